@@ -1,0 +1,1 @@
+"""agent layer: imports no Textual (checked by import-linter)."""

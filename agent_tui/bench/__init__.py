@@ -1,0 +1,1 @@
+"""bench layer: imports no Textual (checked by import-linter)."""

@@ -1,0 +1,1 @@
+"""core layer: imports no Textual (checked by import-linter)."""

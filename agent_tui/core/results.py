@@ -1,0 +1,41 @@
+"""Where whole tool outputs live while the model only sees a shaped view.
+
+A large result is stored whole behind a *handle*; the model gets a summary, the
+size and the handle, and pages the original with ``fetch_result``.  The SQLite
+store implements the same protocol, so compaction never destroys an output.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Protocol
+
+
+class ResultStore(Protocol):
+    """Keeps whole outputs behind short handles (``r12``)."""
+
+    def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
+        """Store ``content`` whole and return its handle."""
+        ...
+
+    def get(self, handle: str) -> str | None:
+        """The exact stored content, or None for an unknown handle."""
+        ...
+
+
+class MemoryResultStore:
+    """An in-memory ResultStore for tests, the benchmark and storeless runs."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, str] = {}
+        self.meta: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1)
+
+    def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
+        handle = f"r{next(self._ids)}"
+        self._data[handle] = content
+        self.meta[handle] = dict(meta or {})
+        return handle
+
+    def get(self, handle: str) -> str | None:
+        return self._data.get(handle)

@@ -1,0 +1,158 @@
+"""Token counting that works offline and never imports litellm.
+
+tiktoken downloads its encodings on first use, which fails here; litellm ships
+cl100k_base and o200k_base inside its package, so we point ``TIKTOKEN_CACHE_DIR``
+at that folder (found with ``importlib.util.find_spec``, which does not execute
+litellm) before tiktoken loads an encoding.
+
+Encoding per model family: o200k_base for the newer OpenAI models (gpt-4o,
+gpt-4.1, gpt-5, o1/o3/o4), cl100k_base for everything else.  Families tiktoken
+does not cover (Claude, Gemini, Llama, Qwen, DeepSeek, Mistral...) are counted
+with cl100k_base and multiplied by a documented correction factor
+(``FAMILY_CORRECTION``) measured against their own tokenizers on English+code
+text; the factor errs high so budgets stay safe.  If no encoding can be loaded
+at all, a character heuristic (``len(text) / 3.6``) is used and ``exact`` is
+False.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+O200K_PATTERN = re.compile(r"(^|/)(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4|codex)", re.I)
+
+#: Multiplier applied to cl100k counts for families tiktoken does not cover.
+FAMILY_CORRECTION: dict[str, float] = {
+    "claude": 1.15,
+    "anthropic": 1.15,
+    "gemini": 1.10,
+    "llama": 1.10,
+    "qwen": 1.05,
+    "deepseek": 1.05,
+    "mistral": 1.15,
+    "codestral": 1.15,
+}
+
+#: Tokens a chat API adds around each message (role markers, separators).
+MESSAGE_OVERHEAD = 4
+#: Tokens added once per request for reply priming.
+REQUEST_OVERHEAD = 3
+
+
+def _litellm_tokenizer_dir() -> str | None:
+    try:
+        spec = importlib.util.find_spec("litellm")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+    return str(path) if path.is_dir() else None
+
+
+def _ensure_cache_dir() -> None:
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        found = _litellm_tokenizer_dir()
+        if found:
+            os.environ["TIKTOKEN_CACHE_DIR"] = found
+
+
+@lru_cache(maxsize=4)
+def _encoding(name: str) -> Any | None:
+    _ensure_cache_dir()
+    try:
+        import tiktoken
+
+        return tiktoken.get_encoding(name)
+    except Exception:  # no cached file and no network: fall back to the heuristic
+        return None
+
+
+def encoding_name_for(model: str | None) -> str:
+    """The tiktoken encoding used for ``model`` (o200k for newer OpenAI models)."""
+    if model and O200K_PATTERN.search(model):
+        return "o200k_base"
+    return "cl100k_base"
+
+
+def correction_for(model: str | None) -> float:
+    """The multiplier for families tiktoken does not cover (1.0 for OpenAI models)."""
+    if not model:
+        return 1.0
+    low = model.lower()
+    for family, factor in FAMILY_CORRECTION.items():
+        if family in low:
+            return factor
+    return 1.0
+
+
+def _as_text(text: str | bytes) -> str:
+    if isinstance(text, bytes):
+        return text.decode("utf-8", errors="replace")
+    # Lone surrogates (from bad decoding upstream) would make tiktoken raise.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
+
+
+class TokenCounter:
+    """Counts tokens for one model; cheap to create, encodings are shared."""
+
+    def __init__(self, model: str | None = None) -> None:
+        self.model = model
+        self.encoding_name = encoding_name_for(model)
+        self.factor = correction_for(model)
+        self._enc = _encoding(self.encoding_name)
+        self.exact = self._enc is not None and self.factor == 1.0
+        #: How many texts this counter has tokenised (benchmarks check caching with it).
+        self.calls = 0
+
+    def count(self, text: str | bytes) -> int:
+        """Tokens in ``text``; never raises on odd input (non-UTF-8 is replaced)."""
+        if not text:
+            return 0
+        self.calls += 1
+        s = _as_text(text)
+        if self._enc is None:
+            n = int(len(s) / 3.6) + 1
+        else:
+            n = len(self._enc.encode(s, disallowed_special=()))
+        if self.factor != 1.0:
+            n = int(n * self.factor + 0.999)
+        return n
+
+    def count_message(self, content: str, extra: str = "") -> int:
+        """Tokens of one chat message with its role overhead (``extra``: tool calls JSON)."""
+        return self.count(content) + (self.count(extra) if extra else 0) + MESSAGE_OVERHEAD
+
+    def count_messages(self, messages: Iterable[dict[str, Any]]) -> int:
+        """Tokens of a whole request's messages, as a provider would bill them (approx.)."""
+        import json
+
+        total = REQUEST_OVERHEAD
+        for m in messages:
+            content = m.get("content") or ""
+            if not isinstance(content, str):
+                content = json.dumps(content, ensure_ascii=False)
+            extra = json.dumps(m["tool_calls"], ensure_ascii=False) if m.get("tool_calls") else ""
+            total += self.count_message(content, extra)
+        return total
+
+
+@lru_cache(maxsize=16)
+def counter_for(model: str | None) -> TokenCounter:
+    """A shared counter per model string."""
+    return TokenCounter(model)
+
+
+def count_tokens(text: str | bytes, model: str | None = None) -> int:
+    """Convenience: tokens in ``text`` for ``model`` (cl100k when unknown)."""
+    return counter_for(model).count(text)

@@ -1,0 +1,1 @@
+"""mcp layer: imports no Textual (checked by import-linter)."""

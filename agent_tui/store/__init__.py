@@ -1,0 +1,1 @@
+"""store layer: imports no Textual (checked by import-linter)."""

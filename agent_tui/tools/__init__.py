@@ -1,0 +1,1 @@
+"""tools layer: imports no Textual (checked by import-linter)."""

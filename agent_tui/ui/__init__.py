@@ -1,0 +1,1 @@
+"""The Textual UI: a thin client of the core, agent and store layers."""
