@@ -1,0 +1,122 @@
+"""Active files: the files this task reads or edits keep their latest content in the window.
+
+An active file is protected even past the history cap.  Before each request the
+engine checks each one's mtime and size; a file changed on disk is re-read and
+flagged, so the model never edits from an old copy (the edit tool also refuses
+when the hash it last saw differs).  Files are released when the task ends or
+when they have not been touched for ``release_after`` turns.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tui.core.hashing import content_hash
+
+
+@dataclass
+class ActiveFile:
+    """The latest known content of one file."""
+
+    path: str
+    """Workspace-relative path."""
+    content: str
+    """Latest content (as read, edited, or re-read after an outside change)."""
+    hash: str
+    """content_hash of ``content``."""
+    mtime: float
+    """mtime when last read (0 when the file is not on disk, e.g. replayed sessions)."""
+    size: int
+    """Size in bytes when last read."""
+    last_touched: int
+    """Turn of the last read or edit."""
+    changed_on_disk: bool = False
+    """True when the last refresh found an outside change."""
+    missing: bool = False
+    """True when the file disappeared from disk (the item is then stale)."""
+
+    @property
+    def item_id(self) -> str:
+        return f"f:{self.path}"
+
+
+def _stat(root: Path | None, path: str) -> tuple[float, int] | None:
+    if root is None:
+        return None
+    try:
+        st = os.stat(root / path)
+    except OSError:
+        return None
+    return st.st_mtime, st.st_size
+
+
+class ActiveFiles:
+    """The set of active files of one session."""
+
+    def __init__(self, workspace: Path | None = None) -> None:
+        self.workspace = workspace
+        self.files: dict[str, ActiveFile] = {}
+
+    def note(self, path: str, content: str, turn: int) -> ActiveFile:
+        """Record a read or an edit: this content is what the model now knows."""
+        st = _stat(self.workspace, path)
+        mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
+        af = ActiveFile(path, content, content_hash(content), mtime, size, turn)
+        self.files[path] = af
+        return af
+
+    def last_seen_hash(self, path: str) -> str | None:
+        af = self.files.get(path)
+        return af.hash if af else None
+
+    def refresh(self) -> list[ActiveFile]:
+        """Re-read files changed on disk since last seen; returns the ones that changed."""
+        changed: list[ActiveFile] = []
+        if self.workspace is None:
+            return changed
+        for af in self.files.values():
+            st = _stat(self.workspace, af.path)
+            if st is None:
+                if af.mtime and not af.missing:
+                    af.missing = True
+                    changed.append(af)
+                continue
+            if st == (af.mtime, af.size) and not af.missing:
+                continue
+            try:
+                text = (self.workspace / af.path).read_bytes().decode("utf-8", "surrogateescape")
+            except OSError:
+                continue
+            h = content_hash(text)
+            af.mtime, af.size, af.missing = st[0], st[1], False
+            if h != af.hash:
+                af.content, af.hash, af.changed_on_disk = text, h, True
+                changed.append(af)
+        return changed
+
+    def release_idle(self, turn: int, after: int) -> list[ActiveFile]:
+        """Release files untouched for more than ``after`` turns."""
+        gone = [af for af in self.files.values() if turn - af.last_touched > after]
+        for af in gone:
+            del self.files[af.path]
+        return gone
+
+    def release_all(self) -> list[ActiveFile]:
+        gone = list(self.files.values())
+        self.files.clear()
+        return gone
+
+    def render(self, af: ActiveFile, max_tokens_chars: int | None = None) -> str:
+        """The block shown to the model for one file."""
+        note = ""
+        if af.missing:
+            note = " — DELETED on disk since it was read"
+        elif af.changed_on_disk:
+            note = " — changed on disk since the agent last saw it; this is the current content"
+        body = af.content
+        if max_tokens_chars is not None and len(body) > max_tokens_chars:
+            body = body[:max_tokens_chars] + "\n[… truncated in the window; use read_file with line ranges]"
+        lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
+        return f"### {af.path} ({lines} lines, sha {af.hash[:10]}){note}\n```\n{body}\n```"

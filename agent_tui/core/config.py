@@ -1,0 +1,200 @@
+"""Settings: one TOML schema, read from a user file and a per-workspace file.
+
+Files, later ones win key by key:
+
+1. ``$XDG_CONFIG_HOME/agent-tui/config.toml`` (default ``~/.config/agent-tui/config.toml``)
+2. ``<workspace>/.agent-tui/config.toml``
+3. command-line flags (``--model``, ``--window`` ...)
+
+Per-model overrides live under ``[models."<model string>"]`` and may set
+``window``, ``output_reserve``, ``compact_at`` and ``fresh_at``.  Every key is
+documented in README.md ("Configuration").
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """A config file that cannot be read or has a wrong value; the message names the file."""
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    """How the window is split and when compaction starts."""
+
+    reserve_share: float = 0.20
+    """Share of the window kept free for the model's answer."""
+    output_reserve: int | None = None
+    """Absolute output reserve in tokens; overrides ``reserve_share`` when set."""
+    system_share: float = 0.10
+    """System prompt + rules + tool definitions (a soft share: warned, never cut)."""
+    memory_share: float = 0.05
+    """Recalled memories and memos."""
+    summary_share: float = 0.05
+    """The rolling summary of evicted rounds."""
+    files_share: float = 0.35
+    """Active files (protected: may overrun, then history gives way)."""
+    history_share: float = 0.25
+    """Verbatim recent history: the sliding memory's token cap."""
+    results_share: float = 0.20
+    """This turn's tool results."""
+    compact_at: float = 0.75
+    """Compact when the request uses this share of (window - reserve)."""
+    fresh_at: float = 0.90
+    """Offer a fresh session seeded by a memo at this share."""
+    safety_margin: float = 0.01
+    """Share of the window left unused to absorb tokenizer differences."""
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """The sliding chat memory."""
+
+    max_rounds: int = 20
+    """Rounds (user turns) kept verbatim; older ones are summarised."""
+    batch_fraction: float = 0.5
+    """When a cap trips, evict down to (1 - batch_fraction) of it, so summaries are rare."""
+    keep_recent_steps: int = 2
+    """Steps of the current turn that are never evicted (the model is working on them)."""
+    release_files_after: int = 3
+    """Turns after which an untouched active file is released."""
+    max_file_tokens: int = 8000
+    """An active file larger than this is kept truncated (the model reads ranges)."""
+    recall_limit: int = 3
+    """Memories recalled into a turn (labelled 'for reference')."""
+    recall_min_score: float = 0.45
+    """Minimum recall score (bm25 scaled by decay and use) to inject a memory."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, after merging files and flags."""
+
+    model: str | None = None
+    """litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server."""
+    window: int | None = None
+    """Window override in tokens (else the model's metadata, else a fallback)."""
+    temperature: float = 0.1
+    """Sampling temperature; coding agents want it low."""
+    max_steps: int = 40
+    """Model calls allowed in one turn before the loop stops and says so."""
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
+    """Window split and thresholds."""
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    """Sliding memory, active files, recall."""
+    approval: dict[str, Any] = field(default_factory=dict)
+    """Per-tool ``ask|allow|deny`` and ``allow_commands`` patterns (see README)."""
+    tools: dict[str, Any] = field(default_factory=dict)
+    """Per-tool result settings: ``{name: {scope, shape, max_tokens}}``."""
+    mcp: dict[str, Any] = field(default_factory=dict)
+    """The ``[mcp]`` table: servers, groups, per-tool result settings."""
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per-model overrides: window, output_reserve, compact_at, fresh_at."""
+    store_path: str | None = None
+    """Database file; default ``<workspace>/.agent-tui/memory.db``."""
+    rules: tuple[str, ...] = ()
+    """Project rules pinned into every request (also pinnable from the CLI/TUI)."""
+
+    @classmethod
+    def default(cls, model: str | None = None, window: int | None = None) -> Settings:
+        """Defaults with an optional model and window (used by tests and the benchmark)."""
+        return cls(model=model, window=window)
+
+    def for_model(self) -> Settings:
+        """These settings with the ``[models."<model>"]`` overrides applied."""
+        over = self.models.get(self.model or "", {})
+        if not over:
+            return self
+        budget_keys = {f.name for f in fields(BudgetConfig)}
+        b = {k: v for k, v in over.items() if k in budget_keys}
+        s = replace(self, budget=replace(self.budget, **b)) if b else self
+        if "window" in over and self.window is None:
+            s = replace(s, window=int(over["window"]))
+        return s
+
+    def with_overrides(self, **kw: Any) -> Settings:
+        """A copy with top-level fields replaced, skipping None values."""
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+
+def user_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agent-tui" / "config.toml"
+
+
+def workspace_config_path(workspace: Path) -> Path:
+    return workspace / ".agent-tui" / "config.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _section(cls: type, data: dict[str, Any], where: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    kw: dict[str, Any] = {}
+    for k, v in data.items():
+        if k not in known:
+            raise ConfigError(f"{where}: unknown key {k!r} (known: {', '.join(sorted(known))})")
+        kw[k] = v
+    try:
+        obj = cls(**kw)
+    except TypeError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    _validate(obj, where)
+    return obj
+
+
+def _validate(obj: Any, where: str) -> None:
+    if isinstance(obj, BudgetConfig):
+        for f in fields(obj):
+            v = getattr(obj, f.name)
+            if f.name.endswith(("share", "_at", "margin")) and not (0 <= float(v) <= 1):
+                raise ConfigError(f"{where}: {f.name} must be between 0 and 1, got {v}")
+        if obj.compact_at > obj.fresh_at:
+            raise ConfigError(f"{where}: compact_at ({obj.compact_at}) must not exceed fresh_at ({obj.fresh_at})")
+
+
+def settings_from_dict(data: dict[str, Any], where: str = "config") -> Settings:
+    """Build Settings from a parsed TOML dict (unknown keys are errors, not silence)."""
+    data = dict(data)
+    budget = _section(BudgetConfig, data.pop("budget", {}), f"{where} [budget]")
+    memory = _section(MemoryConfig, data.pop("memory", {}), f"{where} [memory]")
+    rules = tuple(data.pop("rules", ()) or ())
+    s = _section(Settings, data, where)
+    return replace(s, budget=budget, memory=memory, rules=rules)
+
+
+def load_settings(workspace: Path | None = None, *, user_file: Path | None = None) -> Settings:
+    """Merge the user file and the workspace file into Settings."""
+    up = user_file if user_file is not None else user_config_path()
+    merged = _read_toml(up)
+    where = str(up)
+    if workspace is not None:
+        wp = workspace_config_path(workspace)
+        wdata = _read_toml(wp)
+        if wdata:
+            merged = _merge(merged, wdata)
+            where = f"{up} + {wp}"
+    return settings_from_dict(merged, where)

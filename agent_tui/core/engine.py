@@ -1,0 +1,475 @@
+"""The context engine: the one model of what is in the window and why.
+
+It owns a session's items (messages, pins, files, memos, summaries, recalls),
+keeps them in the store as they change, and assembles the exact request for
+every model call under the budget plan.  It knows nothing of Textual or of
+litellm: the agent loop, the TUI, headless mode and the benchmark all drive
+this same object.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent_tui.core.activefiles import ActiveFiles
+from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
+from agent_tui.core.budget import BudgetPlan, make_plan
+from agent_tui.core.compaction import CompactionResult, summarise_plan
+from agent_tui.core.config import Settings
+from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
+from agent_tui.core.memory import EvictionPlan, Group, group_history, plan_eviction
+from agent_tui.core.results import MemoryResultStore, ResultStore
+from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
+from agent_tui.core.tokens import TokenCounter, counter_for
+
+DEFAULT_SYSTEM = "You are a careful coding agent."
+
+
+class EngineStore(Protocol):
+    """What the engine needs from persistence (agent_tui.store.MemoryStore provides it)."""
+
+    def append_message(self, session_id: str, item: ContextItem) -> None: ...
+    def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None: ...
+    def save_summary(self, session_id: str, item_id: str, content: str, data: str, covers: list[str]) -> None: ...
+    def add_decisions(self, session_id: str, entries: Sequence[tuple[str, str]]) -> None: ...
+    def save_memo(self, session_id: str, item_id: str, content: str, kind: str) -> None: ...
+    def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
+                     item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None: ...
+    def load_items(self, session_id: str) -> list[ContextItem]: ...
+    def put(self, content: str, meta: dict[str, Any] | None = None, session_id: str = "") -> str: ...
+    def get(self, handle: str) -> str | None: ...
+
+
+class EngineError(Exception):
+    """A user action on items that cannot be done (unknown id, unpinning the system prompt...)."""
+
+
+class ContextEngine:
+    """Items, memory, active files and assembly for one session."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: EngineStore | None = None,
+        session_id: str = "local",
+        workspace: Path | None = None,
+        counter: TokenCounter | None = None,
+        summarisers: Sequence[Summariser] | None = None,
+        log_requests: bool = True,
+    ) -> None:
+        self.settings = settings.for_model()
+        self.plan: BudgetPlan = make_plan(self.settings)
+        self.counter = counter or counter_for(self.settings.model)
+        self.store = store
+        self.session_id = session_id
+        self.results: ResultStore = _SessionResults(store, session_id) if store else MemoryResultStore()
+        self.ids = IdAllocator()
+        self.items: dict[str, ContextItem] = {}
+        self.order: list[str] = []
+        self.files = ActiveFiles(workspace)
+        self.summary: Summary | None = None
+        self.summary_item: ContextItem | None = None
+        self.summarisers: list[Summariser] = list(summarisers) if summarisers is not None else [ExtractiveSummariser()]
+        self.turn = 0
+        self.step = 0
+        self.last: Assembly | None = None
+        self.log_requests = log_requests
+        self.compactions: list[CompactionResult] = []
+        self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
+        self._failed_at_len = -1
+        self._tools_key: str = ""
+        self._tools_tokens = 0
+        self.system = self._new_item("sys", Category.SYSTEM, DEFAULT_SYSTEM, pinned=True, scope=Scope.GLOBAL)
+        self.system.id = "sys"
+
+    # item plumbing ---------------------------------------------------------------
+    def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
+        item = ContextItem(id=self.ids.new(prefix), category=category, content=content,
+                           tokens=self.counter.count(content), turn=self.turn, **kw)
+        return item
+
+    def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
+        self.items[item.id] = item
+        self.order.append(item.id)
+        if self.store is not None:
+            if message:
+                self.store.append_message(self.session_id, item)
+            self.store.save_item(self.session_id, item, seq=len(self.order))
+        return item
+
+    def _save(self, item: ContextItem) -> None:
+        if self.store is not None:
+            self.store.save_item(self.session_id, item)
+
+    def get(self, item_id: str) -> ContextItem:
+        if item_id == "sys":
+            return self.system
+        if item_id in self.items:
+            return self.items[item_id]
+        if item_id.startswith("f:"):
+            af = self.files.files.get(item_id[2:])
+            if af is not None:
+                return self._file_item(af)
+        raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
+
+    def all_items(self) -> list[ContextItem]:
+        """Every item of the session, in creation order, active files included."""
+        out = [self.system] + [self.items[i] for i in self.order]
+        out += [self._file_item(af) for af in self.files.files.values()]
+        return out
+
+    # building the session --------------------------------------------------------
+    def set_system_prompt(self, text: str) -> None:
+        self.system.content = text
+        self.system.tokens = self.counter.count(text)
+
+    def pin_rule(self, text: str, item_id: str | None = None) -> ContextItem:
+        """A project rule pinned into every request."""
+        item = self._new_item("rule", Category.RULES, text, pinned=True, scope=Scope.GLOBAL,
+                              priority=Priority.HIGH)
+        if item_id:
+            item.id = item_id
+            self.ids.observe(item_id)
+        return self._add(item)
+
+    def add_user(self, text: str) -> ContextItem:
+        """A user message; starts a new turn."""
+        if self.turn > 0:
+            self.end_turn()
+        self.turn += 1
+        self.step = 0
+        item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH)
+        return self._add(item, message=True)
+
+    def add_assistant(self, text: str, tool_calls: list[dict[str, Any]] | None = None,
+                      provenance: dict[str, Any] | None = None) -> ContextItem:
+        item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
+                              tool_calls=tool_calls or None, provenance=dict(provenance or {}))
+        return self._add(item, message=True)
+
+    def add_tool_result(self, tool_call_id: str, name: str, content: str, *, raw: str | None = None,
+                        scope: Scope | str = Scope.TURN, provenance: dict[str, Any] | None = None) -> ContextItem:
+        """A tool output (``content`` is what the model sees; ``raw`` the whole output if shaped)."""
+        prov = dict(provenance or {})
+        if raw is not None and raw != content and "handle" not in prov:
+            prov["handle"] = self.results.put(raw, {"tool": name, "call": tool_call_id})
+            prov["raw_tokens"] = self.counter.count(raw)
+        item = self._new_item("t", Category.RESULTS, content, role="tool", tool_call_id=tool_call_id,
+                              name=name, scope=Scope(scope), provenance=prov)
+        return self._add(item, message=True)
+
+    def end_turn(self) -> None:
+        """Drop this turn's turn-scoped tool outputs to stubs; release idle files."""
+        for item in self.items.values():
+            if item.role == "tool" and item.scope == Scope.TURN and item.turn == self.turn and not item.pinned \
+                    and "stub" not in item.provenance and item.state == State.IN:
+                self._stub(item)
+        self.files.release_idle(self.turn + 1, self.settings.memory.release_files_after)
+
+    def _stub(self, item: ContextItem) -> None:
+        handle = item.provenance.get("handle")
+        if handle is None:
+            handle = self.results.put(item.content, {"tool": item.name, "item": item.id})
+            item.provenance["handle"] = handle
+        where = ""
+        path = item.provenance.get("path")
+        if path and path in self.files.files:
+            where = f" Its file is in Active files (f:{path})."
+        stub = (f"[{item.name or 'tool'} output {item.id} dropped after its turn ({item.tokens:,} tokens); "
+                f"fetch_result(\"{handle}\") pages it.{where}]")
+        item.provenance["stub"] = stub
+        item.provenance["stub_tokens"] = self.counter.count(stub)
+        self._save(item)
+
+    def end_task(self) -> None:
+        """The task is done: release every active file."""
+        self.files.release_all()
+
+    # active files ---------------------------------------------------------------------
+    def note_file_read(self, path: str, content: str) -> ContextItem:
+        af = self.files.note(path, content, self.turn)
+        return self._file_item(af)
+
+    def note_file_edit(self, path: str, content: str) -> ContextItem:
+        return self.note_file_read(path, content)
+
+    def last_seen_hash(self, path: str) -> str | None:
+        return self.files.last_seen_hash(path)
+
+    def _file_item(self, af: Any) -> ContextItem:
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing)
+        cached = self._file_cache.get(af.path) if hasattr(self, "_file_cache") else None
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        limit_chars = self.settings.memory.max_file_tokens * 4
+        text = self.files.render(af, limit_chars)
+        item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
+                           turn=af.last_touched, pinned=False, priority=Priority.HIGH,
+                           state=State.STALE if af.missing else State.IN,
+                           provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
+        if not hasattr(self, "_file_cache"):
+            self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
+        self._file_cache[af.path] = (key, item)
+        return item
+
+    # user actions -----------------------------------------------------------------------
+    def pin(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        item.pinned = True
+        if item.state in (State.EVICTED, State.SUMMARISED):
+            item.state = State.IN
+        self._save(item)
+        return item
+
+    def unpin(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        item.pinned = False
+        self._save(item)
+        return item
+
+    def evict(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        if item.pinned:
+            raise EngineError(f"{item_id} is pinned; unpin it before evicting")
+        if item.role == "user" and item.turn == self.turn:
+            raise EngineError(f"{item_id} is the current task; it cannot be evicted")
+        item.state = State.EVICTED
+        if item.role == "assistant" and item.tool_calls:
+            ids = {c.get("id") for c in item.tool_calls}
+            for other in self.items.values():
+                if other.role == "tool" and other.tool_call_id in ids and not other.pinned:
+                    other.state = State.EVICTED
+                    self._save(other)
+        self._save(item)
+        return item
+
+    def restore(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        item.state = State.IN
+        item.summarised_into = None
+        for key in ("stub", "stub_tokens"):
+            item.provenance.pop(key, None)
+        if item.role == "tool":
+            item.scope = Scope.SESSION
+            call_owner = self._call_owner(item.tool_call_id)
+            if call_owner is not None and call_owner.state != State.IN:
+                call_owner.state = State.IN
+                self._save(call_owner)
+        self._save(item)
+        return item
+
+    def _call_owner(self, call_id: str | None) -> ContextItem | None:
+        for other in self.items.values():
+            if other.role == "assistant" and any(c.get("id") == call_id for c in other.tool_calls or []):
+                return other
+        return None
+
+    def _mutable(self, item_id: str) -> ContextItem:
+        if item_id == "sys":
+            raise EngineError("the system prompt is always sent; it cannot be pinned, evicted or restored")
+        if item_id.startswith("f:"):
+            raise EngineError(f"{item_id} is an active file; it is protected while the task uses it")
+        if item_id not in self.items:
+            raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
+        return self.items[item_id]
+
+    # memos and recall -----------------------------------------------------------------
+    def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
+        item = self._new_item("memo", Category.MEMORY, f"Progress memo ({kind}, turn {self.turn}):\n{text}",
+                              scope=Scope.SESSION, provenance={"kind": kind})
+        self._add(item)
+        if self.store is not None:
+            self.store.save_memo(self.session_id, item.id, text, kind)
+        return item
+
+    def add_recalled(self, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
+        """Inject recalled memories for this turn, labelled for reference."""
+        for old in self.items.values():
+            if old.id.startswith("rc") and old.state == State.IN and not old.pinned:
+                old.state = State.RELEASED
+                self._save(old)
+        out = []
+        for h in hits:
+            text = f"- (for reference, {h.get('kind')} {h.get('id')}) {h.get('content', '')}"
+            item = self._new_item("rc", Category.MEMORY, text, scope=Scope.TURN, priority=Priority.LOW,
+                                  provenance={"recall": h.get("kind"), "ref": h.get("id"), "score": h.get("score")})
+            out.append(self._add(item))
+        return out
+
+    # compaction ---------------------------------------------------------------------------
+    def _history_items(self) -> list[ContextItem]:
+        return [self.items[i] for i in self.order if self.items[i].role is not None]
+
+    def _window_groups(self) -> tuple[list[Group], list[tuple[ContextItem, str]], list[ContextItem]]:
+        """History groups in the window, excluded items with reasons, and pins carried out of groups."""
+        groups, excluded, carried = [], [], []
+        for g in group_history(self._history_items()):
+            head = g.items[0]
+            if head.state in (State.IN, State.STALE) and not (head.role == "tool"):
+                groups.append(g)
+                continue
+            for it in g.items:
+                if it.pinned:
+                    carried.append(it)
+                elif it.state == State.SUMMARISED:
+                    excluded.append((it, f"summarised into {it.summarised_into}"))
+                elif head.role == "tool" and it.state == State.IN:
+                    excluded.append((it, "orphan tool result (its call is gone)"))
+                else:
+                    excluded.append((it, str(it.state)))
+        return groups, excluded, carried
+
+    def plan_compaction(self, force: bool = False) -> EvictionPlan | None:
+        """The batch the sliding memory would evict now (None if no cap tripped)."""
+        groups, _, _ = self._window_groups()
+        m = self.settings.memory
+        cap = self.plan.caps[Category.HISTORY] + self.plan.caps[Category.RESULTS]
+        pressure = False
+        if self.last is not None:
+            pressure = self.last.breakdown.total >= self.plan.compact_at * self.plan.input_budget
+        plan = plan_eviction(groups, current_turn=self.turn, token_cap=cap, max_rounds=m.max_rounds,
+                             batch_fraction=m.batch_fraction, keep_recent_steps=m.keep_recent_steps,
+                             force=force or pressure)
+        if plan is not None and not force and len(self.order) == self._failed_at_len:
+            return None  # the last attempt failed and nothing changed since: do not hammer
+        return plan
+
+    def apply_compaction(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
+                         input_tokens: int = 0) -> CompactionResult:
+        """Mark the plan's items summarised into a new summary item."""
+        before = sum(g.tokens for g in self._window_groups()[0])
+        if self.summary_item is not None:
+            self.summary_item.state = State.SUMMARISED
+        text = summary.render() or "(nothing worth keeping was found in the evicted rounds)"
+        item = self._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
+                              provenance={"summariser": summariser, "covers": len(summary.covers)})
+        self._add(item)
+        if self.summary_item is not None:
+            self.summary_item.summarised_into = item.id
+            self._save(self.summary_item)
+        evicted = []
+        for it in plan.items:
+            it.state = State.SUMMARISED
+            it.summarised_into = item.id
+            evicted.append(it.id)
+            self._save(it)
+        self.summary, self.summary_item = summary, item
+        decisions = [e.text for e in summary.decisions()]
+        if self.store is not None:
+            self.store.save_summary(self.session_id, item.id, text, summary.to_json(), summary.covers)
+            self.store.add_decisions(self.session_id, [(e.text, e.source) for e in summary.decisions()])
+        after = sum(g.tokens for g in self._window_groups()[0]) + item.tokens
+        res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
+                               tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
+                               reason=plan.reason, decisions=decisions)
+        self.compactions.append(res)
+        return res
+
+    def compact(self, force: bool = False, chain: Sequence[Summariser] | None = None) -> CompactionResult | None:
+        """Evict a batch into the rolling summary with the summariser chain (sync)."""
+        plan = self.plan_compaction(force=force)
+        if plan is None:
+            return None
+        summary, name, sent, errors = summarise_plan(plan, self.summary, chain or self.summarisers)
+        if summary is None:
+            self._failed_at_len = len(self.order)
+            res = CompactionResult(reason=plan.reason, error="; ".join(errors) or "no summariser")
+            self.compactions.append(res)
+            return res
+        return self.apply_compaction(plan, summary, name, sent)
+
+    # assembly -------------------------------------------------------------------------------
+    def tools_tokens(self, tools: Sequence[dict[str, Any]] | None) -> int:
+        if not tools:
+            return 0
+        key = json.dumps(tools, sort_keys=True, ensure_ascii=False)
+        if key != self._tools_key:
+            self._tools_key, self._tools_tokens = key, self.counter.count(key)
+        return self._tools_tokens
+
+    def assemble(self, tools: Sequence[dict[str, Any]] | None = None, *, auto_compact: bool = True,
+                 status: bool = True, status_note: str = "", log: bool = True) -> Assembly:
+        """The exact request for the next model call (compacting first if a cap tripped)."""
+        self.files.refresh()
+        compaction = self.compact() if auto_compact else None
+        groups, excluded, carried = self._window_groups()
+        blocks: list[ContextItem] = []
+        for it in self.items.values():
+            if it.role is not None:
+                continue
+            if it.category == Category.SUMMARY:
+                if it is self.summary_item and it.state == State.IN:
+                    blocks.append(it)
+                elif it.state != State.IN:
+                    excluded.append((it, f"superseded by {it.summarised_into}" if it.summarised_into else str(it.state)))
+                continue
+            if it.in_window:
+                blocks.append(it)
+            else:
+                excluded.append((it, str(it.state)))
+        for it in carried:
+            blocks.append(_carried(it))
+        blocks += [self._file_item(af) for af in self.files.files.values()]
+        inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
+                            groups=groups, excluded=excluded, current_turn=self.turn, tools=list(tools or []),
+                            tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note)
+        asm = assemble(inp)
+        asm.compaction = compaction
+        self.step += 1
+        self.last = asm
+        if log and self.store is not None and self.log_requests:
+            self.store.log_assembly(
+                self.session_id, self.turn, self.step, asm.breakdown.to_json(), asm.item_ids,
+                [t.__dict__ for t in asm.trace], {"messages": asm.messages, "tools": asm.tools},
+            )
+        return asm
+
+    def breakdown(self) -> Breakdown:
+        """The breakdown of the latest assembly (assembling once if there is none)."""
+        return (self.last or self.assemble(auto_compact=False, log=False)).breakdown
+
+    # loading -------------------------------------------------------------------------------
+    def load(self, items: Sequence[ContextItem]) -> None:
+        """Rebuild state from stored items (resume after a crash or a restart)."""
+        for it in items:
+            if it.id == "sys":
+                continue
+            self.ids.observe(it.id)
+            if it.id not in self.items:
+                self.order.append(it.id)
+            self.items[it.id] = it
+            self.turn = max(self.turn, it.turn)
+            if it.category == Category.SUMMARY and it.state == State.IN:
+                self.summary_item = it
+        if self.summary_item is not None and self.store is not None:
+            row = getattr(self.store, "latest_summary", lambda _s: None)(self.session_id)
+            if row and row.get("data"):
+                self.summary = Summary.from_json(row["data"])
+
+
+def _carried(item: ContextItem) -> ContextItem:
+    """A pinned message whose group left the window, shown as a quoted rule."""
+    text = f"Pinned {item.role} message {item.id}: {item.content}"
+    return ContextItem(id=item.id, category=Category.RULES, content=text, tokens=item.tokens + 8, pinned=True,
+                       turn=item.turn, created_at=item.created_at)
+
+
+class _SessionResults:
+    """ResultStore over the engine store, tagging blobs with the session."""
+
+    def __init__(self, store: EngineStore, session_id: str) -> None:
+        self.store, self.session_id = store, session_id
+
+    def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
+        return self.store.put(content, meta, session_id=self.session_id)
+
+    def get(self, handle: str) -> str | None:
+        return self.store.get(handle)
+
+
+def now() -> float:
+    return time.time()

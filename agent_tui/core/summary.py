@@ -1,0 +1,214 @@
+"""The rolling summary of evicted rounds, kept by role, and the extractive summariser.
+
+A summary keeps conclusions, not exploration, in three role sections (DESIGN §2):
+
+* user: instructions, constraints and preferences;
+* agent: decisions and open todos;
+* environment: errors and test/command results.
+
+The extractive summariser copies sentences and lines verbatim (it never
+infers), is deterministic, cannot fail on ordinary text, and is the fallback
+when the LLM summariser fails.  On conflict the newer fact wins: an entry with
+the same *key* (the command that produced a result, the file an edit touched)
+supersedes the older one, which is kept as ``superseded`` for the record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agent_tui.core.items import ContextItem
+
+SECTIONS: tuple[str, ...] = ("instructions", "decisions", "todos", "errors", "results", "files")
+SECTION_TITLES = {
+    "instructions": "User instructions, constraints and preferences",
+    "decisions": "Agent decisions",
+    "todos": "Open todos",
+    "errors": "Errors seen",
+    "results": "Command and test results",
+    "files": "Files changed",
+}
+#: Entries kept per section (newest win); the rest are dropped from the summary but stay in the store.
+SECTION_LIMIT = {"instructions": 24, "decisions": 20, "todos": 10, "errors": 10, "results": 10, "files": 30}
+
+
+@dataclass
+class Entry:
+    """One extracted fact."""
+
+    text: str
+    """The fact, copied verbatim (trimmed)."""
+    source: str
+    """The item id it came from."""
+    key: str = ""
+    """Conflict key: a newer entry with the same key supersedes this one."""
+    uncertain: bool = False
+    """Marked to-confirm (e.g. a question or a 'maybe')."""
+
+
+@dataclass
+class Summary:
+    """A rolling summary: role sections of entries plus what it covers."""
+
+    sections: dict[str, list[Entry]] = field(default_factory=lambda: {s: [] for s in SECTIONS})
+    covers: list[str] = field(default_factory=list)
+    """Ids of every item folded into this summary (over all compactions)."""
+    superseded: list[Entry] = field(default_factory=list)
+    """Older facts replaced by newer ones with the same key."""
+    text_override: str | None = None
+    """Free text from an LLM summariser (rendered instead of the sections)."""
+
+    def merge(self, newer: Summary) -> Summary:
+        """Fold ``newer`` into this summary; newer facts win on key conflicts."""
+        out = Summary(covers=self.covers + [c for c in newer.covers if c not in self.covers])
+        out.superseded = list(self.superseded) + list(newer.superseded)
+        for s in SECTIONS:
+            entries = list(self.sections.get(s, [])) + list(newer.sections.get(s, []))
+            kept: list[Entry] = []
+            seen_text: set[str] = set()
+            for e in reversed(entries):
+                norm = " ".join(e.text.lower().split())
+                if norm in seen_text:
+                    continue
+                if e.key and any(k.key == e.key for k in kept):
+                    out.superseded.append(e)
+                    continue
+                seen_text.add(norm)
+                kept.append(e)
+            kept.reverse()
+            limit = SECTION_LIMIT.get(s, 20)
+            out.sections[s] = kept[-limit:]
+        out.text_override = newer.text_override or self.text_override
+        return out
+
+    def render(self) -> str:
+        """The text sent to the model."""
+        if self.text_override:
+            return self.text_override.strip()
+        parts: list[str] = []
+        for s in SECTIONS:
+            entries = self.sections.get(s) or []
+            if not entries:
+                continue
+            lines = [f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]" for e in entries]
+            parts.append(f"{SECTION_TITLES[s]}:\n" + "\n".join(lines))
+        return "\n".join(parts)
+
+    def decisions(self) -> list[Entry]:
+        """Decision entries (they also go to the decision store)."""
+        return list(self.sections.get("decisions") or [])
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "sections": {s: [e.__dict__ for e in v] for s, v in self.sections.items()},
+                "covers": self.covers,
+                "superseded": [e.__dict__ for e in self.superseded],
+                "text_override": self.text_override,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, raw: str) -> Summary:
+        d = json.loads(raw)
+        out = cls(covers=list(d.get("covers") or []), text_override=d.get("text_override"))
+        for s, v in (d.get("sections") or {}).items():
+            out.sections[s] = [Entry(**e) for e in v]
+        out.superseded = [Entry(**e) for e in d.get("superseded") or []]
+        return out
+
+
+class SummariserError(Exception):
+    """A summariser could not produce a summary; the rounds stay verbatim."""
+
+
+class Summariser(Protocol):
+    """Turns evicted items into a Summary (extract only, never infer)."""
+
+    name: str
+    max_input_tokens: int | None
+    """Largest chunk it accepts; None for unlimited (the engine chunks larger batches)."""
+
+    def summarise(self, items: Sequence[ContextItem], previous: Summary | None) -> Summary:
+        """Summarise ``items``; may raise SummariserError."""
+        ...
+
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_INSTRUCTION = re.compile(
+    r"\b(must|never|always|do not|don't|dont|should|shouldn't|please|only|avoid|prefer|make sure|ensure|"
+    r"use|keep|need to|required?|instead|fix|add|remove|implement|change|rename|update|write|create)\b",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(i will|i'll|i decided|decided|decision|we will|we'll|going to|chose|choose|instead of|"
+    r"the fix is|the cause is|root cause|the problem is|switch(ed)? to|plan:)\b",
+    re.I,
+)
+_TODO = re.compile(r"\b(todo|next step|next,|remaining|still need|left to do|not yet|follow[- ]up)\b", re.I)
+_UNCERTAIN = re.compile(r"\b(maybe|might|perhaps|not sure|unclear|probably|i think|possibly)\b|\?\s*$", re.I)
+_ERROR = re.compile(r"(Traceback|\bError\b|\w+Error:|\bFAILED\b|\bassert|Exception:|\bfatal\b|\bpanic)", re.I)
+_RESULT = re.compile(
+    r"(\d+ (passed|failed|errors?)|\bOK\b|exit code \d+|\bexit(ed)? (with )?\d+|Ran \d+ tests?)", re.I
+)
+
+
+def _sentences(text: str) -> list[str]:
+    out = []
+    for s in _SENT_SPLIT.split(text or ""):
+        s = s.strip(" -*\t")
+        if len(s) >= 8:
+            out.append(s if len(s) <= 300 else s[:299] + "…")
+    return out
+
+
+def _command_of(item: ContextItem) -> str:
+    cmd = item.provenance.get("command") or item.provenance.get("args") or ""
+    if isinstance(cmd, dict):
+        cmd = cmd.get("command") or cmd.get("path") or json.dumps(cmd, sort_keys=True)
+    return f"{item.name or 'tool'}:{cmd}"[:200]
+
+
+class ExtractiveSummariser:
+    """Deterministic, copy-only summariser; the fallback that cannot fail on text."""
+
+    name = "extractive"
+    max_input_tokens: int | None = None
+
+    def summarise(self, items: Sequence[ContextItem], previous: Summary | None) -> Summary:
+        new = Summary(covers=[i.id for i in items])
+        sec = new.sections
+        for it in items:
+            if it.role == "user":
+                for s in _sentences(it.content):
+                    if _INSTRUCTION.search(s) or len(_sentences(it.content)) <= 2:
+                        sec["instructions"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
+            elif it.role == "assistant":
+                for s in _sentences(it.content):
+                    if _TODO.search(s):
+                        sec["todos"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
+                    elif _DECISION.search(s):
+                        sec["decisions"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
+                for call in it.tool_calls or []:
+                    fn = call.get("function") or {}
+                    if fn.get("name") in ("edit_file", "write_file"):
+                        try:
+                            path = json.loads(fn.get("arguments") or "{}").get("path", "?")
+                        except (ValueError, AttributeError):
+                            path = "?"
+                        sec["files"].append(Entry(f"{fn['name']} {path}", it.id, key=f"file:{path}"))
+            elif it.role == "tool":
+                body = it.provenance.get("raw_preview") or it.content
+                key = _command_of(it)
+                errs = [ln.strip() for ln in body.splitlines() if _ERROR.search(ln)]
+                if errs:
+                    text = " | ".join(dict.fromkeys(errs))[:300]
+                    sec["errors"].append(Entry(f"{key}: {text}", it.id, key=f"err:{key}"))
+                res = [ln.strip() for ln in body.splitlines() if _RESULT.search(ln)]
+                if res:
+                    sec["results"].append(Entry(f"{key}: {res[-1][:200]}", it.id, key=f"res:{key}"))
+        return previous.merge(new) if previous is not None else Summary().merge(new)

@@ -1,0 +1,70 @@
+"""Numbered schema migrations, applied in order and recorded in ``PRAGMA user_version``.
+
+Never edit a released migration: add a new one.  A database whose user_version
+is higher than ``len(MIGRATIONS)`` was written by a newer agent-tui and is
+refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlite_utils import Database
+
+
+def _m1_initial(db: Database) -> None:
+    db["sessions"].create(
+        {"id": str, "created": float, "updated": float, "title": str, "model": str, "parent": str, "status": str},
+        pk="id",
+    )
+    db["messages"].create(
+        {
+            "id": int, "session_id": str, "item_id": str, "turn": int, "role": str, "content": str,
+            "tool_calls": str, "tool_call_id": str, "name": str, "created": float,
+        },
+        pk="id",
+    )
+    db["messages"].create_index(["session_id", "id"])
+    db["items"].create(
+        {
+            "session_id": str, "id": str, "category": str, "role": str, "tokens": int, "pinned": int,
+            "state": str, "priority": str, "scope": str, "turn": int, "provenance": str,
+            "summarised_into": str, "tool_calls": str, "tool_call_id": str, "name": str,
+            "content": str, "created": float, "updated": float, "seq": int,
+        },
+        pk=("session_id", "id"),
+    )
+    db["items"].create_index(["session_id", "seq"])
+    db["summaries"].create(
+        {"id": int, "session_id": str, "item_id": str, "content": str, "data": str, "covers": str, "created": float},
+        pk="id",
+    )
+    db["decisions"].create(
+        {"id": int, "session_id": str, "content": str, "source": str, "created": float}, pk="id"
+    )
+    db["memos"].create(
+        {"id": int, "session_id": str, "item_id": str, "content": str, "kind": str, "created": float}, pk="id"
+    )
+    db["capsules"].create(
+        {
+            "id": int, "session_id": str, "content": str, "type": str, "confidence": float,
+            "access_count": int, "last_access": float, "created": float,
+        },
+        pk="id",
+    )
+    db["assemblies"].create(
+        {
+            "id": int, "session_id": str, "turn": int, "step": int, "created": float,
+            "breakdown": str, "item_ids": str, "trace": str, "request": bytes,
+        },
+        pk="id",
+    )
+    db["assemblies"].create_index(["session_id", "id"])
+    db["blobs"].create(
+        {"handle": str, "session_id": str, "content": str, "meta": str, "created": float}, pk="handle"
+    )
+    for table in ("items", "capsules", "decisions", "memos"):
+        db[table].enable_fts(["content"], create_triggers=True, tokenize="porter")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial]

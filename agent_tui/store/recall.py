@@ -1,0 +1,104 @@
+"""Recall: full-text search over memories and the archive, ranked for usefulness.
+
+Score = (0.6 × query-term coverage + 0.4 × bm25 relevance normalised to the
+best hit) × time decay (half-life ``HALF_LIFE_DAYS``) × a small boost for
+memories that were useful before (access count).  Raw bm25 is meaningless
+across collection sizes (tiny stores give near-zero values), so the minimum
+score applies to this normalised blend; the order among equals stays bm25's.  Hits below
+``min_score`` are dropped, so an unrelated question recalls nothing rather
+than noise.  Searched: memory capsules, decisions, memos, and every stored
+item (the archive of what compaction took out of the window).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Any
+
+from agent_tui.store.store import MemoryStore
+
+HALF_LIFE_DAYS = 30.0
+_WORD = re.compile(r"[\w][\w.-]{1,}", re.UNICODE)
+_STOP = set(
+    "the and for with that this from are was were you your not but have has had can could should would "
+    "will what which when where who why how into onto about does did doing done its it's our out use "
+    "any all some there their them they then than also just like more most very".split()
+)
+
+
+def query_terms(text: str, max_terms: int = 12) -> list[str]:
+    """Distinct lower-case words of ``text`` worth searching for."""
+    words: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        w = w.strip(".-")
+        if len(w) > 2 and w not in _STOP and w not in words:
+            words.append(w)
+    return words[:max_terms]
+
+
+def fts_query(text: str, max_terms: int = 12) -> str:
+    """A safe FTS5 query: quoted words joined with OR (no syntax from user text)."""
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in query_terms(text, max_terms))
+
+
+def _decay(ts: float, now: float) -> float:
+    age_days = max(0.0, (now - (ts or now)) / 86400.0)
+    return 0.5 ** (age_days / HALF_LIFE_DAYS)
+
+
+SOURCES = {
+    "capsule": ("capsules", "c.created", "c.access_count", "c.type"),
+    "decision": ("decisions", "c.created", "0", "'decision'"),
+    "memo": ("memos", "c.created", "0", "'memo'"),
+    "archive": ("items", "c.created", "0", "c.category"),
+}
+
+
+def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float = 0.5,
+           kinds: tuple[str, ...] = ("capsule", "decision", "memo", "archive"),
+           session_id: str | None = None, touch: bool = True) -> list[dict[str, Any]]:
+    """Ranked hits ``[{kind, id, content, score, type}]``, best first."""
+    terms = query_terms(query)
+    q = fts_query(query)
+    if not q:
+        return []
+    now = time.time()
+    raw: list[tuple[str, str, str, float, float, int, Any]] = []
+    with store.lock:
+        for kind in kinds:
+            table, created, access, typ = SOURCES[kind]
+            extra = ""
+            args: list[Any] = [q]
+            if kind == "archive" and session_id:
+                extra = " AND c.session_id = ?"
+                args.append(session_id)
+            ident = "c.id" if kind != "archive" else "c.id || '@' || c.session_id"
+            sql = (
+                f"SELECT {ident}, c.content, bm25({table}_fts) AS rank, {created}, {access}, {typ} "
+                f"FROM {table}_fts JOIN {table} c ON c.rowid = {table}_fts.rowid "
+                f"WHERE {table}_fts MATCH ?{extra} ORDER BY rank LIMIT 40"
+            )
+            for ident_v, content, rank, ts, acc, t in store.db.execute(sql, args).fetchall():
+                raw.append((kind, str(ident_v), content or "", -float(rank), ts, acc or 0, t))
+        best = max((r[3] for r in raw), default=0.0) or 1.0
+        hits: list[dict[str, Any]] = []
+        for kind, ident_v, content, rel, ts, acc, t in raw:
+            low = content.lower()
+            coverage = sum(1 for w in terms if re.search(r"\b" + re.escape(w), low)) / len(terms)
+            score = (0.6 * coverage + 0.4 * max(rel, 0.0) / best) * _decay(ts, now) * (1.0 + 0.1 * math.log1p(acc))
+            if score >= min_score:
+                hits.append({"kind": kind, "id": ident_v, "content": content, "score": round(score, 4),
+                             "type": t, "bm25": rel})
+        hits.sort(key=lambda h: (-h["score"], -h["bm25"]))
+        hits = hits[:limit]
+        if touch:
+            ids = [int(h["id"]) for h in hits if h["kind"] == "capsule"]
+            if ids:
+                marks = ",".join("?" * len(ids))
+                store.db.execute(
+                    f"UPDATE capsules SET access_count = access_count + 1, last_access = ? WHERE id IN ({marks})",
+                    [now, *ids],
+                )
+    return hits

@@ -1,0 +1,232 @@
+"""The memory store: everything a session said, kept, and why — in one SQLite file.
+
+Messages are appended before they are sent; item state (pinned, evicted,
+summarised) is upserted on every change; summaries, decisions, memos, memory
+capsules and a per-step assembly log sit beside them.  Nothing compaction
+removes from the window is deleted here: the ``items`` table with its FTS
+index is the archive that ``recall`` and the user can search.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from agent_tui.core.items import ContextItem
+from agent_tui.store.db import open_db
+
+GLOBAL_SESSION = "global"
+"""Session id under which workspace-wide pins (project rules) are stored."""
+
+
+def _j(v: Any) -> str | None:
+    return None if v is None else json.dumps(v, ensure_ascii=False)
+
+
+class MemoryStore:
+    """Thread-safe access to one workspace database."""
+
+    def __init__(self, path: Path, db: Database | None = None) -> None:
+        self.path = path
+        self.db = db if db is not None else open_db(path)
+        self.lock = threading.RLock()
+
+    @classmethod
+    def open(cls, path: Path) -> MemoryStore:
+        return cls(path)
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.conn.close()
+
+    # sessions -----------------------------------------------------------------
+    def new_session(self, model: str | None = None, title: str = "", parent: str | None = None) -> str:
+        sid = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        now = time.time()
+        with self.lock:
+            self.db["sessions"].insert(
+                {"id": sid, "created": now, "updated": now, "title": title, "model": model or "",
+                 "parent": parent or "", "status": "open"}
+            )
+        return sid
+
+    def touch_session(self, session_id: str, **fields: Any) -> None:
+        with self.lock:
+            self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **fields}, pk="id")
+
+    def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages "
+                "FROM sessions s ORDER BY updated DESC LIMIT ?", [limit]
+            ).fetchall()
+            cols = [d[0] for d in self.db.execute("SELECT s.*, 0 AS messages FROM sessions s LIMIT 0").description]
+        return [dict(zip(cols, r, strict=False)) for r in rows]
+
+    def latest_session(self) -> str | None:
+        rows = self.sessions(limit=1)
+        return rows[0]["id"] if rows else None
+
+    def session_exists(self, session_id: str) -> bool:
+        with self.lock:
+            return self.db.execute("SELECT 1 FROM sessions WHERE id = ?", [session_id]).fetchone() is not None
+
+    # messages and items ---------------------------------------------------------
+    def append_message(self, session_id: str, item: ContextItem) -> None:
+        """Append one chat message to the log (called before it is sent anywhere)."""
+        with self.lock:
+            self.db["messages"].insert(
+                {
+                    "session_id": session_id, "item_id": item.id, "turn": item.turn, "role": item.role,
+                    "content": item.content, "tool_calls": _j(item.tool_calls),
+                    "tool_call_id": item.tool_call_id, "name": item.name, "created": item.created_at,
+                }
+            )
+
+    def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None:
+        """Insert or update an item's content and state."""
+        row = item.to_row()
+        row.update(
+            session_id=session_id, pinned=int(item.pinned), provenance=_j(item.provenance),
+            tool_calls=_j(item.tool_calls), created=item.created_at, updated=time.time(),
+        )
+        row.pop("created_at", None)
+        if seq is not None:
+            row["seq"] = seq
+        with self.lock:
+            self.db["items"].upsert(row, pk=("session_id", "id"))
+
+    def save_items(self, session_id: str, items: Iterable[ContextItem]) -> None:
+        with self.lock, self.db.conn:
+            for it in items:
+                self.save_item(session_id, it)
+
+    def load_items(self, session_id: str) -> list[ContextItem]:
+        with self.lock:
+            rows = list(self.db["items"].rows_where("session_id = ?", [session_id], order_by="seq, created"))
+        return [self._item(r) for r in rows]
+
+    def get_item(self, session_id: str, item_id: str) -> ContextItem | None:
+        with self.lock:
+            rows = list(self.db["items"].rows_where("session_id = ? AND id = ?", [session_id, item_id]))
+        return self._item(rows[0]) if rows else None
+
+    @staticmethod
+    def _item(r: dict[str, Any]) -> ContextItem:
+        r = dict(r)
+        r["provenance"] = json.loads(r["provenance"]) if r.get("provenance") else {}
+        r["tool_calls"] = json.loads(r["tool_calls"]) if r.get("tool_calls") else None
+        r["created_at"] = r.get("created")
+        return ContextItem.from_row(r)
+
+    def messages(self, session_id: str) -> list[dict[str, Any]]:
+        with self.lock:
+            return list(self.db["messages"].rows_where("session_id = ?", [session_id], order_by="id"))
+
+    def message_count(self, session_id: str | None = None) -> int:
+        with self.lock:
+            if session_id is None:
+                return self.db["messages"].count
+            return self.db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", [session_id]).fetchone()[0]
+
+    # summaries, decisions, memos ------------------------------------------------
+    def save_summary(self, session_id: str, item_id: str, content: str, data: str, covers: list[str]) -> None:
+        with self.lock:
+            self.db["summaries"].insert(
+                {"session_id": session_id, "item_id": item_id, "content": content, "data": data,
+                 "covers": _j(covers), "created": time.time()}
+            )
+
+    def latest_summary(self, session_id: str) -> dict[str, Any] | None:
+        with self.lock:
+            rows = list(self.db["summaries"].rows_where("session_id = ?", [session_id], order_by="id desc", limit=1))
+        return rows[0] if rows else None
+
+    def add_decisions(self, session_id: str, entries: Iterable[tuple[str, str]]) -> None:
+        """Store (content, source item id) pairs; duplicates of a session are skipped."""
+        with self.lock:
+            have = {r["content"] for r in self.db["decisions"].rows_where("session_id = ?", [session_id])}
+            rows = [{"session_id": session_id, "content": c, "source": s, "created": time.time()}
+                    for c, s in entries if c not in have]
+            if rows:
+                self.db["decisions"].insert_all(rows)
+
+    def decisions(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        with self.lock:
+            if session_id is None:
+                return list(self.db["decisions"].rows_where(order_by="id"))
+            return list(self.db["decisions"].rows_where("session_id = ?", [session_id], order_by="id"))
+
+    def save_memo(self, session_id: str, item_id: str, content: str, kind: str) -> None:
+        with self.lock:
+            self.db["memos"].insert(
+                {"session_id": session_id, "item_id": item_id, "content": content, "kind": kind, "created": time.time()}
+            )
+
+    def memos(self, session_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        with self.lock:
+            where, args = ("session_id = ?", [session_id]) if session_id else (None, [])
+            return list(self.db["memos"].rows_where(where, args, order_by="id desc", limit=limit))
+
+    def latest_memo(self) -> dict[str, Any] | None:
+        rows = self.memos(limit=1)
+        return rows[0] if rows else None
+
+    # capsules (long-term memory) ---------------------------------------------------
+    def add_capsule(self, content: str, type: str = "fact", confidence: float = 0.8,
+                    session_id: str | None = None, created: float | None = None) -> int:
+        now = time.time()
+        with self.lock:
+            t = self.db["capsules"].insert(
+                {"session_id": session_id or "", "content": content, "type": type, "confidence": confidence,
+                 "access_count": 0, "last_access": created or now, "created": created or now}
+            )
+            return int(t.last_pk)
+
+    # assembly log -----------------------------------------------------------------
+    def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
+                     item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None:
+        blob = zlib.compress(json.dumps(request, ensure_ascii=False).encode("utf-8"), 6)
+        with self.lock:
+            self.db["assemblies"].insert(
+                {"session_id": session_id, "turn": turn, "step": step, "created": time.time(),
+                 "breakdown": _j(breakdown), "item_ids": _j(item_ids), "trace": _j(trace), "request": blob}
+            )
+
+    def assemblies(self, session_id: str | None, limit: int = 2) -> list[dict[str, Any]]:
+        """Latest assemblies (newest first), decoded."""
+        with self.lock:
+            where, args = ("session_id = ?", [session_id]) if session_id else (None, [])
+            rows = list(self.db["assemblies"].rows_where(where, args, order_by="id desc", limit=limit))
+        out = []
+        for r in rows:
+            r = dict(r)
+            r["breakdown"] = json.loads(r["breakdown"])
+            r["item_ids"] = json.loads(r["item_ids"])
+            r["trace"] = json.loads(r["trace"])
+            r["request"] = json.loads(zlib.decompress(r["request"]).decode("utf-8"))
+            out.append(r)
+        return out
+
+    # blobs: whole tool outputs behind handles (the ResultStore protocol) -------------
+    def put(self, content: str, meta: dict[str, Any] | None = None, session_id: str = "") -> str:
+        handle = "r" + uuid.uuid4().hex[:8]
+        with self.lock:
+            self.db["blobs"].insert(
+                {"handle": handle, "session_id": session_id, "content": content, "meta": _j(meta or {}),
+                 "created": time.time()}
+            )
+        return handle
+
+    def get(self, handle: str) -> str | None:
+        with self.lock:
+            row = self.db.execute("SELECT content FROM blobs WHERE handle = ?", [handle]).fetchone()
+        return row[0] if row else None
