@@ -27,6 +27,8 @@ from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
 from agent_tui.core.tokens import TokenCounter, counter_for
 
 DEFAULT_SYSTEM = "You are a careful coding agent."
+GLOBAL_SESSION = "global"
+"""Session id under which workspace-wide pins (project rules) are stored."""
 
 
 class EngineStore(Protocol):
@@ -92,18 +94,24 @@ class ContextEngine:
                            tokens=self.counter.count(content), turn=self.turn, **kw)
         return item
 
+    def _home(self, item: ContextItem) -> str:
+        """Project rules live under the workspace-wide session; everything else in this one."""
+        if item.category == Category.RULES and item.scope == Scope.GLOBAL:
+            return GLOBAL_SESSION
+        return self.session_id
+
     def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
         self.items[item.id] = item
         self.order.append(item.id)
         if self.store is not None:
             if message:
                 self.store.append_message(self.session_id, item)
-            self.store.save_item(self.session_id, item, seq=len(self.order))
+            self.store.save_item(self._home(item), item, seq=len(self.order))
         return item
 
     def _save(self, item: ContextItem) -> None:
         if self.store is not None:
-            self.store.save_item(self.session_id, item)
+            self.store.save_item(self._home(item), item)
 
     def get(self, item_id: str) -> ContextItem:
         if item_id == "sys":
@@ -205,7 +213,8 @@ class ContextEngine:
         cached = self._file_cache.get(af.path) if hasattr(self, "_file_cache") else None
         if cached is not None and cached[0] == key:
             return cached[1]
-        limit_chars = self.settings.memory.max_file_tokens * 4
+        limit_tokens = min(self.settings.memory.max_file_tokens, max(256, self.plan.caps[Category.FILES]))
+        limit_chars = int(limit_tokens * 3.2)
         text = self.files.render(af, limit_chars)
         item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
                            turn=af.last_touched, pinned=False, priority=Priority.HIGH,
@@ -413,7 +422,7 @@ class ContextEngine:
                 excluded.append((it, str(it.state)))
         for it in carried:
             blocks.append(_carried(it))
-        blocks += [self._file_item(af) for af in self.files.files.values()]
+        blocks += self._file_blocks(excluded)
         inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
                             groups=groups, excluded=excluded, current_turn=self.turn, tools=list(tools or []),
                             tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note)
@@ -427,6 +436,20 @@ class ContextEngine:
                 [t.__dict__ for t in asm.trace], {"messages": asm.messages, "tools": asm.tools},
             )
         return asm
+
+    def _file_blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
+        """Active files, most recently touched first, within the files share (the newest always)."""
+        cap = self.plan.caps[Category.FILES]
+        out: list[ContextItem] = []
+        used = 0
+        for af in sorted(self.files.files.values(), key=lambda f: -f.last_touched):
+            item = self._file_item(af)
+            if out and used + item.tokens > cap:
+                excluded.append((item, "active file kept out: the files share is full (least recently used)"))
+                continue
+            out.append(item)
+            used += item.tokens
+        return out
 
     def breakdown(self) -> Breakdown:
         """The breakdown of the latest assembly (assembling once if there is none)."""

@@ -1,0 +1,229 @@
+"""Plain events the agent loop yields; the TUI renders them, headless prints them.
+
+Every event is a small dataclass with a ``type`` tag and ``to_json()`` (the
+JSON Lines schema of `agent-tui run --json`, documented in README.md).  No
+event holds a reference into the engine, so a consumer may keep them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass
+class Event:
+    """Base of all loop events."""
+
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+@dataclass
+class TurnStarted(Event):
+    type: ClassVar[str] = "turn_started"
+    turn: int
+    """Turn number within the session."""
+    session: str
+    """Session id."""
+    task: str
+    """The user's message."""
+
+
+@dataclass
+class StepStarted(Event):
+    type: ClassVar[str] = "step_started"
+    step: int
+    """Model call number within the turn (1-based)."""
+
+
+@dataclass
+class BudgetUpdated(Event):
+    """The breakdown of the request about to be sent (shaped like `context --json`)."""
+
+    type: ClassVar[str] = "budget"
+    step: int
+    """Model call number within the turn."""
+    turn: int
+    """Turn number."""
+    window: int
+    """Context window."""
+    reserve: int
+    """Output reserve."""
+    input_budget: int
+    """window - reserve - margin."""
+    total: int
+    """Tokens of the request."""
+    used_pct: float
+    """total / input_budget, in percent."""
+    categories: dict[str, int]
+    """Tokens per category."""
+    over_budget: bool
+    """Mandatory parts alone exceed the budget."""
+    compact_at: float = 0.75
+    """Compaction threshold."""
+    fresh_at: float = 0.90
+    """Fresh-session threshold."""
+
+    @classmethod
+    def from_breakdown(cls, bd: dict[str, Any], step: int, turn: int) -> BudgetUpdated:
+        return cls(step=step, turn=turn, window=bd["window"], reserve=bd["reserve"],
+                   input_budget=bd["input_budget"], total=bd["total"], used_pct=bd["used_pct"],
+                   categories=dict(bd["categories"]), over_budget=bd["over_budget"],
+                   compact_at=bd.get("compact_at", 0.75), fresh_at=bd.get("fresh_at", 0.9))
+
+
+@dataclass
+class ThresholdCrossed(Event):
+    type: ClassVar[str] = "threshold"
+    level: str
+    """`compact` (75 %) or `fresh` (90 %)."""
+    used_pct: float
+    """Share used when it was crossed."""
+    message: str
+    """What the user is told and offered."""
+
+
+@dataclass
+class TextDelta(Event):
+    type: ClassVar[str] = "text"
+    text: str
+    """A piece of the streamed answer."""
+
+
+@dataclass
+class Retrying(Event):
+    type: ClassVar[str] = "retrying"
+    attempt: int
+    """Retry number."""
+    delay: float
+    """Seconds waited before it."""
+    reason: str
+    """What failed (rate limit, server error, timeout)."""
+
+
+@dataclass
+class ToolCallStarted(Event):
+    type: ClassVar[str] = "tool_started"
+    call_id: str
+    """The model's tool call id."""
+    name: str
+    """Tool name (MCP tools: server__tool)."""
+    arguments: Any
+    """Parsed arguments (or the raw string if they were not valid JSON)."""
+    kind: str = "read"
+    """read, write or command."""
+
+
+@dataclass
+class ApprovalRequested(Event):
+    type: ClassVar[str] = "approval"
+    call_id: str
+    """The call awaiting a decision."""
+    name: str
+    """Tool name."""
+    kind: str
+    """write or command."""
+    preview: str
+    """A diff for edits, the command line for shell."""
+
+
+@dataclass
+class ToolCallFinished(Event):
+    type: ClassVar[str] = "tool_finished"
+    call_id: str
+    """The model's tool call id."""
+    name: str
+    """Tool name."""
+    text: str
+    """What the model sees."""
+    is_error: bool = False
+    """The tool failed or was denied."""
+    handle: str | None = None
+    """Where the whole output is stored, if shaped."""
+    raw_tokens: int = 0
+    """Tokens of the whole output."""
+    shaped_tokens: int = 0
+    """Tokens the model sees."""
+    item_id: str = ""
+    """The context item holding the result."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """UI details (diff, path, exit code)."""
+
+
+@dataclass
+class AssistantMessage(Event):
+    type: ClassVar[str] = "assistant"
+    item_id: str
+    """The stored message item."""
+    text: str
+    """The full text of this step's answer."""
+    tool_calls: int
+    """How many tools it called."""
+
+
+@dataclass
+class MemoSaved(Event):
+    type: ClassVar[str] = "memo"
+    memo_id: str
+    """The memo item id."""
+    kind: str
+    """manual, auto (task end), pre-compaction, seed."""
+    text: str
+    """The memo."""
+
+
+@dataclass
+class Compacted(Event):
+    type: ClassVar[str] = "compaction"
+    evicted: int
+    """Items folded into the summary."""
+    summary_id: str | None
+    """The new summary item (None if it failed)."""
+    summariser: str
+    """llm or extractive."""
+    tokens_before: int
+    """History tokens before."""
+    tokens_after: int
+    """History tokens after."""
+    reason: str
+    """Which cap tripped."""
+    error: str | None = None
+    """Why it failed (the rounds then stay verbatim)."""
+
+
+@dataclass
+class Usage(Event):
+    type: ClassVar[str] = "usage"
+    prompt_tokens: int
+    """Input tokens of the call (provider's count)."""
+    completion_tokens: int
+    """Output tokens."""
+    cost_usd: float
+    """Cost of the call."""
+    session_cost_usd: float
+    """Cost so far in the session."""
+
+
+@dataclass
+class ErrorEvent(Event):
+    type: ClassVar[str] = "error"
+    message: str
+    """A clear, one-line message."""
+    fatal: bool = False
+    """The turn cannot continue."""
+
+
+@dataclass
+class TurnFinished(Event):
+    type: ClassVar[str] = "turn_finished"
+    turn: int
+    """Turn number."""
+    steps: int
+    """Model calls made."""
+    text: str
+    """The final answer (partial if cut)."""
+    status: str = "done"
+    """done, cut (cancelled), step_limit, error."""

@@ -1,0 +1,95 @@
+"""`agent-tui run "TASK"`: one turn without a UI, events as text or JSON Lines.
+
+The same Agent and events as the TUI.  Writes and commands are denied unless
+``--yes`` (there is nobody to ask).  The exit code is 0 when the turn
+finished, 1 when it ended in an error or the step limit, 2 for bad usage,
+130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agent_tui.agent import events as ev
+
+
+def _print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        out.write(json.dumps(e.to_json(), ensure_ascii=False, default=str) + "\n")
+        out.flush()
+        return
+    if isinstance(e, ev.TextDelta):
+        out.write(e.text)
+    elif isinstance(e, ev.AssistantMessage):
+        out.write("\n")
+    elif isinstance(e, ev.ToolCallStarted):
+        args = json.dumps(e.arguments, ensure_ascii=False) if not isinstance(e.arguments, str) else e.arguments
+        out.write(f"\n→ {e.name} {args[:200]}\n")
+    elif isinstance(e, ev.ToolCallFinished):
+        first = (e.text.strip().splitlines() or [""])[0][:160]
+        out.write(f"  {'✗' if e.is_error else '✓'} {first} ({e.shaped_tokens:,} tok"
+                  f"{f', whole output {e.handle}' if e.handle else ''})\n")
+    elif isinstance(e, ev.BudgetUpdated):
+        out.write(f"[step {e.step}: {e.total:,}/{e.input_budget:,} tokens, {e.used_pct:.0f}%]\n")
+    elif isinstance(e, ev.Compacted):
+        out.write(f"[compacted {e.evicted} items ({e.summariser}): {e.tokens_before:,} → {e.tokens_after:,}]\n")
+    elif isinstance(e, ev.MemoSaved):
+        out.write(f"[memo {e.memo_id} ({e.kind})]\n")
+    elif isinstance(e, (ev.ErrorEvent, ev.ThresholdCrossed, ev.Retrying)):
+        out.write(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}\n")
+    elif isinstance(e, ev.TurnFinished):
+        out.write(f"\n[turn {e.turn} {e.status} after {e.steps} steps]\n")
+    out.flush()
+
+
+async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
+    from agent_tui.agent.session import SessionOptions, build_agent
+
+    demo = bool(getattr(args, "demo", False))
+    opts = SessionOptions(model=args.model, api_base=args.api_base, window=args.window, session=args.session,
+                          demo=demo, yes=bool(args.yes) or demo, interactive=False,
+                          max_steps=getattr(args, "max_steps", None))
+    agent, ws = build_agent(workspace, opts)
+    try:
+        if agent.llm is None:
+            print("agent-tui: no model configured: pass --model (e.g. openai/gpt-4o) or set `model` in "
+                  ".agent-tui/config.toml, or try --demo", file=sys.stderr)
+            return 2
+        if demo:
+            from agent_tui.agent.demo import register_demo_provider
+
+            await asyncio.to_thread(register_demo_provider)
+        if not args.json:
+            print(f"session {agent.engine.session_id} · {agent.engine.settings.model} · window "
+                  f"{agent.engine.plan.window:,}", file=sys.stderr)
+            for w in agent.engine.warnings:
+                print(f"warning: {w}", file=sys.stderr)
+        status = "error"
+        async for e in agent.run(task):
+            _print_event(e, args.json, sys.stdout)
+            if isinstance(e, ev.TurnFinished):
+                status = e.status
+        return 0 if status == "done" else 1
+    finally:
+        ws.close()
+
+
+def run_headless(args: argparse.Namespace, workspace: Path) -> int:
+    task = args.task
+    if getattr(args, "demo", False):
+        from agent_tui.demo_project import make_demo_workspace
+
+        workspace = make_demo_workspace(workspace if args.workspace is not None else None)
+        task = task or "Items at the restock threshold are not flagged for restocking. Fix it and run the tests."
+    if not task:
+        print("agent-tui run: give a TASK (or --demo)", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_run(task, args, workspace))
+    except KeyboardInterrupt:
+        return 130

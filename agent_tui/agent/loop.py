@@ -1,0 +1,281 @@
+"""The agent loop: one user turn as an async generator of plain events.
+
+Each step (model call) is assembled by the engine under the budget — not only
+turn boundaries.  Before a step, if the sliding memory's caps tripped, the
+loop writes a progress memo, summarises the evicted batch with the LLM (the
+extractive summariser as fallback) and applies it.  The model's answer streams
+out as events; its tool calls pass the approval policy, run, and their shaped
+results go back into the engine.  A context-window error compacts harder and
+retries once.  Cancelling keeps the partial answer, marked as cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.memo_writer import extractive_memo
+from agent_tui.agent.permissions import Policy
+from agent_tui.agent.prompts import render_prompt
+from agent_tui.agent.summariser_llm import summary_request
+from agent_tui.agent.toolctx import EngineToolContext
+from agent_tui.agent.toolrun import ToolRunner
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.items import Category
+from agent_tui.core.memory import chunk_items
+from agent_tui.core.summary import ExtractiveSummariser
+
+Approver = Callable[[ev.ApprovalRequested], Awaitable[str]]
+"""Answers an approval request with 'once', 'always' or 'deny'."""
+
+CUT_MARK = "\n\n[cut: the turn was cancelled by the user]"
+
+
+@dataclass
+class LoopOptions:
+    """Knobs of one agent (from settings and flags)."""
+
+    max_steps: int = 40
+    """Model calls per turn."""
+    memo_writer: str = "llm"
+    """`llm` or `extractive` for automatic memos."""
+    summariser: str = "llm"
+    """`llm` or `extractive` for compaction."""
+    recall: bool = True
+    """Recall memories at the start of each turn."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Reserved for front-ends."""
+
+
+class Agent:
+    """A model, tools and a context engine, run turn by turn."""
+
+    def __init__(self, engine: ContextEngine, *, llm: Any, runner: ToolRunner, policy: Policy,
+                 approver: Approver | None = None, workspace: Path, store: Any | None = None,
+                 options: LoopOptions | None = None) -> None:
+        self.engine = engine
+        self.llm = llm
+        self.runner = runner
+        self.policy = policy
+        self.approver = approver
+        self.workspace = workspace
+        self.store = store
+        self.opts = options or LoopOptions(max_steps=engine.settings.max_steps)
+        self.ctx = EngineToolContext(engine, workspace, store)
+        self.session_cost = 0.0
+        self._announced: set[str] = set()
+        self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
+
+    # helpers ------------------------------------------------------------------------
+    async def _complete_text(self, messages: list[dict[str, Any]]) -> str:
+        """A plain, non-tool model call (summaries, memos)."""
+        from agent_tui.agent.llm import Completion, stream_completion
+
+        text = ""
+        async for e in stream_completion(self.llm, messages, None):
+            if isinstance(e, Completion):
+                text = e.text
+                self._count_usage(e)
+        return text.strip()
+
+    def _count_usage(self, completion: Any) -> ev.Usage | None:
+        u = getattr(completion, "usage", None)
+        if u is None:
+            return None
+        self.session_cost += float(getattr(u, "cost_usd", 0.0) or 0.0)
+        return ev.Usage(int(u.prompt_tokens or 0), int(u.completion_tokens or 0),
+                        float(getattr(u, "cost_usd", 0.0) or 0.0), self.session_cost)
+
+    async def write_memo(self, kind: str) -> ev.MemoSaved:
+        """Write and store a progress memo (LLM first, extractive fallback)."""
+        text = ""
+        if self.llm is not None and self.opts.memo_writer == "llm":
+            try:
+                asm = self.engine.assemble(auto_compact=False, status=False, log=False)
+                msgs = [dict(m) for m in asm.messages]
+                prompt = render_prompt("memo", max_words=150)
+                if msgs[-1]["role"] == "user":
+                    msgs[-1]["content"] = f"{msgs[-1]['content']}\n\n{prompt}"
+                else:
+                    msgs.append({"role": "user", "content": prompt})
+                text = await self._complete_text(msgs)
+            except Exception:  # the extractive memo below never fails
+                text = ""
+        if not text:
+            text = extractive_memo(self.engine)
+        item = self.engine.save_memo(text, kind=kind)
+        return ev.MemoSaved(item.id, kind, text)
+
+    async def compact(self, force: bool = False) -> list[ev.Event]:
+        """Memo, then summarise the evicted batch (LLM, else extractive) and apply it."""
+        plan = self.engine.plan_compaction(force=force)
+        if plan is None:
+            return []
+        out: list[ev.Event] = [await self.write_memo("pre-compaction")]
+        plan = self.engine.plan_compaction(force=force) or plan
+        summary = ExtractiveSummariser().summarise(plan.items, self.engine.summary)
+        name, sent, error = "extractive", 0, None
+        if self.llm is not None and self.opts.summariser == "llm":
+            try:
+                previous = self.engine.summary_item.content if self.engine.summary_item else ""
+                counter = self.engine.counter
+                budget = self.engine.plan.summary_chunk_budget(
+                    counter.count(render_prompt("summary", max_words=400)) + 200, counter.count(previous))
+                text = previous
+                for chunk in chunk_items(plan.items, budget):
+                    msgs = summary_request(chunk, text, max_words=400)
+                    sent += counter.count_messages(msgs)
+                    text = await self._complete_text(msgs)
+                if text:
+                    summary.text_override = text
+                    name = "llm"
+            except Exception as exc:  # fall back to the extractive summary already made
+                error = f"LLM summariser failed ({exc}); used the extractive summary"
+        res = self.engine.apply_compaction(plan, summary, name, sent)
+        out.append(ev.Compacted(len(res.evicted), res.summary_id, name, res.tokens_before, res.tokens_after,
+                                res.reason, error))
+        return out
+
+    def _thresholds(self, bd: dict[str, Any]) -> list[ev.Event]:
+        out: list[ev.Event] = []
+        pct = bd["used_pct"] / 100.0
+        for level, at, msg in (
+            ("fresh", bd["fresh_at"], "The window is {p:.0f}% full: start a fresh session seeded by a memo (/new)."),
+            ("compact", bd["compact_at"], "The window is {p:.0f}% full: compaction runs now; /compact to force it."),
+        ):
+            if pct >= at and level not in self._announced:
+                self._announced.add(level)
+                out.append(ev.ThresholdCrossed(level, bd["used_pct"], msg.format(p=bd["used_pct"])))
+                break
+            if pct < at * 0.9:
+                self._announced.discard(level)
+        return out
+
+    async def _recall(self, task: str) -> None:
+        if not self.opts.recall or self.store is None:
+            return
+        from agent_tui.store.recall import recall
+
+        m = self.engine.settings.memory
+        hits = await asyncio.to_thread(recall, self.store, task, limit=m.recall_limit,
+                                       min_score=m.recall_min_score, kinds=("capsule", "decision", "memo"))
+        if hits:
+            self.engine.add_recalled(hits)
+
+    # the turn -------------------------------------------------------------------------
+    async def run(self, task: str) -> AsyncIterator[ev.Event]:
+        """Run one user turn, yielding events until TurnFinished."""
+        from agent_tui.agent import llm as llm_mod
+
+        eng = self.engine
+        eng.add_user(task)
+        yield ev.TurnStarted(eng.turn, eng.session_id, task)
+        await self._recall(task)
+        final_text, status, step = "", "done", 0
+        memo_saved_this_turn = False
+        partial = ""
+        try:
+            while True:
+                if step >= self.opts.max_steps:
+                    status = "step_limit"
+                    yield ev.ErrorEvent(f"stopped after {step} model calls (the step limit); "
+                                        "say 'continue' to go on, or raise max_steps", fatal=False)
+                    break
+                step += 1
+                for e in await self.compact():
+                    yield e
+                yield ev.StepStarted(step)
+                overflow_retry = False
+                while True:
+                    asm = eng.assemble(self.runner.schemas(eng), auto_compact=False)
+                    bd = asm.breakdown.to_json()
+                    yield ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
+                    for e in self._thresholds(bd):
+                        yield e
+                    completion = None
+                    partial = ""
+                    try:
+                        async for e in llm_mod.stream_completion(self.llm, asm.messages, asm.tools or None):
+                            if isinstance(e, llm_mod.TextDelta):
+                                partial += e.text
+                                yield ev.TextDelta(e.text)
+                            elif isinstance(e, llm_mod.Retrying):
+                                yield ev.Retrying(e.attempt, e.delay, e.reason)
+                            elif isinstance(e, llm_mod.Completion):
+                                completion = e
+                        break
+                    except llm_mod.ContextOverflow as exc:
+                        if overflow_retry:
+                            raise llm_mod.LLMError(f"the request is still too large after compacting: {exc}") from exc
+                        overflow_retry = True
+                        for e in await self.compact(force=True):
+                            yield e
+                        yield ev.Retrying(1, 0.0, "context window exceeded: compacted harder, retrying once")
+                if completion is None:
+                    raise llm_mod.LLMError("the model returned no completion")
+                usage = self._count_usage(completion)
+                if usage is not None:
+                    yield usage
+                calls = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
+                    for c in completion.tool_calls
+                ]
+                item = eng.add_assistant(completion.text, calls or None)
+                partial = ""
+                yield ev.AssistantMessage(item.id, completion.text, len(calls))
+                if not calls:
+                    final_text = completion.text
+                    break
+                for call in completion.tool_calls:
+                    async for e in self.runner.run_call(call, self):
+                        if isinstance(e, ev.MemoSaved):
+                            memo_saved_this_turn = True
+                        yield e
+        except asyncio.CancelledError:
+            self._keep_partial(partial)
+            raise
+        except llm_mod.LLMError as exc:
+            status = "error"
+            yield ev.ErrorEvent(str(exc), fatal=True)
+        if status == "done" and not memo_saved_this_turn and self._was_task():
+            yield await self.write_memo("auto")
+        yield ev.TurnFinished(eng.turn, step, final_text, status)
+
+    def _was_task(self) -> bool:
+        """True if this turn changed something (edits or commands), i.e. a task ended."""
+        for i in reversed(self.engine.order):
+            it = self.engine.items[i]
+            if it.turn != self.engine.turn:
+                break
+            for c in it.tool_calls or []:
+                if c.get("function", {}).get("name") in ("edit_file", "write_file", "run_command"):
+                    return True
+        return False
+
+    def _keep_partial(self, partial: str) -> None:
+        """Cancelled: keep what streamed, marked cut; answer pending calls as cancelled."""
+        eng = self.engine
+        if partial:
+            eng.add_assistant(partial + CUT_MARK, None, provenance={"cut": True})
+        pending = self.runner.pending_calls(eng)
+        for call_id, name in pending:
+            eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]")
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(args, None) or (None, error) for a tool call's JSON arguments."""
+    try:
+        val = json.loads(raw or "{}")
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+    if not isinstance(val, dict):
+        return None, f"must be a JSON object, got {type(val).__name__}"
+    return val, None
+
+
+__all__ = ["Agent", "LoopOptions", "Approver", "Category"]

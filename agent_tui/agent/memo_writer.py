@@ -1,0 +1,56 @@
+"""Progress memos: what changed, why, what is left — written at checkpoints.
+
+The LLM writes them when a model is available (prompt in prompts/memo.md);
+the extractive writer below is the fallback and never fails: it copies the
+task, the files edited, the last command results and the open todos from the
+turn's items.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.items import ContextItem
+
+_TODO = re.compile(r"\b(todo|next step|remaining|still need|left to do|not yet|follow[- ]up)\b", re.I)
+_RESULT = re.compile(r"(\d+ (passed|failed|errors?)|exit code \d+|Ran \d+ tests?|\bOK\b)", re.I)
+
+
+def _turn_items(engine: ContextEngine, turns: int = 1) -> list[ContextItem]:
+    low = max(1, engine.turn - turns + 1)
+    return [engine.items[i] for i in engine.order if engine.items[i].role and engine.items[i].turn >= low]
+
+
+def extractive_memo(engine: ContextEngine, turns: int = 1) -> str:
+    """A memo copied from the last ``turns`` turns (deterministic)."""
+    items = _turn_items(engine, turns)
+    task = next((i.content for i in items if i.role == "user"), "")
+    changed: list[str] = []
+    results: list[str] = []
+    for it in items:
+        for call in it.tool_calls or []:
+            fn = call.get("function") or {}
+            if fn.get("name") in ("edit_file", "write_file"):
+                try:
+                    path = json.loads(fn.get("arguments") or "{}").get("path", "?")
+                except (ValueError, AttributeError):
+                    path = "?"
+                if path not in changed:
+                    changed.append(path)
+        if it.role == "tool" and it.name == "run_command":
+            lines = [ln.strip() for ln in it.content.splitlines() if _RESULT.search(ln)]
+            if lines:
+                results.append(lines[-1][:160])
+    final = next((i.content for i in reversed(items) if i.role == "assistant" and i.content), "")
+    todos = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", final) if _TODO.search(s)]
+    out = [
+        f"Changed: {', '.join(changed) if changed else 'no files changed'}"
+        + (f"; last results: {'; '.join(results[-2:])}" if results else ""),
+        f"Why: {task[:300]}",
+        f"Left: {' '.join(todos)[:400] if todos else 'nothing noted'}",
+    ]
+    if final:
+        out.append(f"Outcome: {final[:300]}")
+    return "\n".join(out)

@@ -1,0 +1,82 @@
+"""Building a ready agent for a workspace: the one factory the TUI, headless mode and tests share.
+
+It merges settings with flags, opens the workspace store, resumes or starts a
+session (a new one is seeded by the pinned rules and the latest memo), wires
+the built-in tools, the approval policy and — for ``--demo`` — the scripted
+offline model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from agent_tui.agent.loop import Agent, Approver, LoopOptions
+from agent_tui.agent.permissions import Policy
+from agent_tui.agent.toolrun import ToolRunner
+from agent_tui.core.config import MemoryConfig, Settings, load_settings
+from agent_tui.store.workspace import Workspace
+
+
+@dataclass
+class SessionOptions:
+    """Flags that shape one run."""
+
+    model: str | None = None
+    """--model."""
+    api_base: str | None = None
+    """--api-base."""
+    window: int | None = None
+    """--window."""
+    session: str | None = None
+    """--session: resume this id."""
+    new: bool = False
+    """Start a new session even if one exists."""
+    demo: bool = False
+    """--demo: the scripted offline model."""
+    yes: bool = False
+    """--yes: allow writes and commands."""
+    interactive: bool = True
+    """False for headless runs (asks become denials unless --yes)."""
+    max_steps: int | None = None
+    """--max-steps."""
+
+
+def demo_settings(settings: Settings) -> Settings:
+    """Settings for the offline demo: the scripted model and a small window."""
+    from agent_tui.agent.demo import DEMO_MODEL, DEMO_WINDOW
+
+    mem = replace(settings.memory or MemoryConfig(), keep_recent_steps=2)
+    return replace(settings, model=DEMO_MODEL, api_base=None, window=DEMO_WINDOW, memory=mem)
+
+
+def resolve_settings(workspace: Path, opts: SessionOptions) -> Settings:
+    settings = load_settings(workspace)
+    settings = settings.with_overrides(model=opts.model, api_base=opts.api_base, window=opts.window,
+                                       max_steps=opts.max_steps)
+    if opts.demo:
+        settings = demo_settings(settings)
+    return settings
+
+
+def llm_config(settings: Settings) -> Any:
+    from agent_tui.agent.llm import LLMConfig
+
+    return LLMConfig(model=settings.model or "", api_base=settings.api_base, temperature=settings.temperature)
+
+
+def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None = None,
+                settings: Settings | None = None, mcp: Any | None = None) -> tuple[Agent, Workspace]:
+    """A ready Agent and its Workspace (close the workspace when done)."""
+    from agent_tui.tools.builtin import builtin_registry
+
+    settings = settings or resolve_settings(workspace, opts)
+    ws = Workspace(workspace, settings)
+    engine = ws.engine(opts.session, new=opts.new or opts.session is None)
+    policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive)
+    runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
+    loop_opts = LoopOptions(max_steps=settings.max_steps)
+    agent = Agent(engine, llm=llm_config(settings) if settings.model else None, runner=runner, policy=policy,
+                  approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
+    return agent, ws

@@ -1,0 +1,59 @@
+"""The ToolContext the built-in tools run against: the engine and store of one session.
+
+Tools never see the engine directly; this adapter is the only door, so what a
+tool reads becomes an active file, what it edits updates the active copy, and
+memos and recall go through the same store the UI shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.results import ResultStore
+
+
+class EngineToolContext:
+    """Implements agent_tui.tools.base.ToolContext over a ContextEngine."""
+
+    def __init__(self, engine: ContextEngine, workspace: Path, store: Any | None = None) -> None:
+        self.engine = engine
+        self.workspace = workspace
+        self.store = store
+        self.results: ResultStore = engine.results
+        self.model = engine.settings.model
+        self.memos_saved: list[str] = []
+
+    def note_read(self, path: str, content: str) -> None:
+        self.engine.note_file_read(path, content)
+
+    def note_edit(self, path: str, content: str) -> None:
+        self.engine.note_file_edit(path, content)
+
+    def last_seen_hash(self, path: str) -> str | None:
+        return self.engine.last_seen_hash(path)
+
+    def save_memo(self, text: str) -> str:
+        item = self.engine.save_memo(text, kind="manual")
+        self.memos_saved.append(item.id)
+        return item.id
+
+    def recall(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        if self.store is not None:
+            from agent_tui.store.recall import recall
+
+            return recall(self.store, query, limit=limit, min_score=self.engine.settings.memory.recall_min_score)
+        return _recall_in_memory(self.engine, query, limit)
+
+
+def _recall_in_memory(engine: ContextEngine, query: str, limit: int) -> list[dict[str, Any]]:
+    """Storeless fallback: substring match over the session's items, newest first."""
+    words = [w for w in query.lower().split() if len(w) > 2]
+    hits = []
+    for item in reversed(engine.all_items()):
+        low = item.content.lower()
+        score = sum(1 for w in words if w in low) / max(1, len(words))
+        if score >= 0.5:
+            hits.append({"id": item.id, "kind": "archive", "content": item.content[:2000], "score": score})
+    return sorted(hits, key=lambda h: -h["score"])[:limit]

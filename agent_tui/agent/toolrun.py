@@ -1,0 +1,151 @@
+"""Running the model's tool calls: approval, execution, shaping, and recording.
+
+Built-in tools come from the tools registry; MCP tools (``server__tool``) from
+an optional MCP manager.  Every outcome — success, tool error, malformed
+arguments, denial — goes back to the model as a tool result, never a crash.
+Results are re-shaped to the window's results share (a 16K window cannot take
+an 8K output), stored whole behind a handle, and recorded in the engine with
+their scope (``turn`` unless configured otherwise).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent import events as ev
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.items import Category
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+
+
+def _preview(name: str, args: dict[str, Any]) -> str:
+    if name == "edit_file":
+        old = str(args.get("old_text", "")).splitlines()
+        new = str(args.get("new_text", "")).splitlines()
+        path = args.get("path", "?")
+        return "\n".join(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm=""))
+    if name == "write_file":
+        content = str(args.get("content", ""))
+        head = "\n".join(content.splitlines()[:40])
+        return f"write {args.get('path', '?')} ({content.count(chr(10)) + 1} lines)\n{head}"
+    if name == "run_command":
+        return f"$ {args.get('command', '')}"
+    return f"{name}({json.dumps(args, ensure_ascii=False)[:800]})"
+
+
+class ToolRunner:
+    """Built-in tools plus optional MCP tools, behind one call interface."""
+
+    def __init__(self, registry: Any, mcp: Any | None = None, tool_settings: dict[str, Any] | None = None) -> None:
+        self.registry = registry
+        self.mcp = mcp
+        self.tool_settings = dict(tool_settings or {})
+
+    def schemas(self, engine: ContextEngine) -> list[dict[str, Any]]:
+        out = list(self.registry.schemas())
+        if self.mcp is not None:
+            try:
+                out += self.mcp.tool_schemas()
+            except Exception:  # a broken MCP layer must not stop built-in tools
+                pass
+        return out
+
+    def kind_of(self, name: str) -> str:
+        spec = self.registry.spec(name)
+        if spec is not None:
+            return spec.kind
+        if self.mcp is not None and "__" in name:
+            try:
+                return "read" if self.mcp.is_read_only(name) else "write"
+            except Exception:
+                return "write"
+        return "read"
+
+    def result_cap(self, engine: ContextEngine, name: str) -> int:
+        configured = (self.tool_settings.get(name) or {}).get("max_tokens")
+        share = max(300, engine.plan.caps[Category.RESULTS] // 2)
+        return min(int(configured), share) if configured else share
+
+    def pending_calls(self, engine: ContextEngine) -> list[tuple[str, str]]:
+        """Calls of the latest assistant message that have no result yet."""
+        answered: set[str] = set()
+        for i in reversed(engine.order):
+            it = engine.items[i]
+            if it.role == "tool":
+                answered.add(it.tool_call_id or "")
+            elif it.role == "assistant":
+                return [(c["id"], c["function"]["name"]) for c in it.tool_calls or [] if c["id"] not in answered]
+            elif it.role == "user":
+                return []
+        return []
+
+    async def _execute(self, name: str, args: dict[str, Any], agent: Agent) -> Any:
+        from agent_tui.tools.base import ToolResult
+
+        if name in self.registry:
+            return await self.registry.run(name, args, agent.ctx)
+        if self.mcp is not None and "__" in name:
+            r = await self.mcp.call(name, args, intent=json.dumps(args)[:200])
+            return ToolResult(text=r.text_for_model, is_error=r.is_error, handle=r.handle,
+                              raw_tokens=r.raw_tokens, shaped_tokens=r.shaped_tokens)
+        return await self.registry.run(name, args, agent.ctx)  # unknown: the registry's clear error
+
+    async def run_call(self, call: Any, agent: Agent) -> AsyncIterator[ev.Event]:
+        """Approve, run, shape and record one tool call."""
+        from agent_tui.agent.loop import parse_arguments
+        from agent_tui.tools.base import ToolResult
+        from agent_tui.tools.shaping import shape_result
+
+        eng = agent.engine
+        name = call.name
+        kind = self.kind_of(name)
+        args, bad = parse_arguments(call.arguments)
+        if getattr(call, "arguments_error", None) and bad is None:
+            bad = str(call.arguments_error)
+        yield ev.ToolCallStarted(call.id, name, args if args is not None else call.arguments, kind)
+        result: Any
+        if args is None:
+            result = ToolResult(text=f"Your arguments for {name} were {bad}. Nothing was run; send the call "
+                                     f"again with one valid JSON object.", is_error=True)
+        else:
+            decision = agent.policy.decide(name, kind, args)
+            if decision == "ask":
+                req = ev.ApprovalRequested(call.id, name, kind, _preview(name, args))
+                yield req
+                answer = await agent.approver(req) if agent.approver is not None else "deny"
+                if answer == "always":
+                    agent.policy.always.add(agent.policy.key(name, args))
+                decision = "deny" if answer == "deny" else "allow"
+            if decision == "deny":
+                what = args.get("command") or args.get("path") or ""
+                result = ToolResult(text=f"The user denied this {kind} ({name} {what}). Do not retry it; "
+                                         "ask the user or choose another way.", is_error=True)
+            else:
+                result = await self._execute(name, args, agent)
+        cap = self.result_cap(eng, name)
+        text, handle = result.text, result.handle
+        raw = None
+        if eng.counter.count(text) > cap:
+            shaped = shape_result(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
+                                  label=name, model=eng.settings.model)
+            text, handle = shaped.text, handle or shaped.handle
+        scope = (self.tool_settings.get(name) or {}).get("scope", "turn")
+        prov: dict[str, Any] = {"args": args if args is not None else call.arguments}
+        if handle:
+            prov["handle"] = handle
+        if isinstance(args, dict) and args.get("path"):
+            prov["path"] = args["path"]
+        if result.is_error:
+            prov["error"] = True
+        item = eng.add_tool_result(call.id, name, text, raw=raw, scope=scope, provenance=prov)
+        if name == "save_memo" and not result.is_error:
+            memo_id = agent.ctx.memos_saved[-1] if agent.ctx.memos_saved else ""
+            yield ev.MemoSaved(memo_id, "manual", str((args or {}).get("text", "")))
+        yield ev.ToolCallFinished(call.id, name, text, bool(result.is_error), handle,
+                                  int(result.raw_tokens or 0), eng.counter.count(text), item.id,
+                                  dict(getattr(result, "meta", {}) or {}))

@@ -1,0 +1,113 @@
+"""The `agent-tui` entry point: TUI by default, plus headless and store commands.
+
+Each command imports only what it needs, so `agent-tui memory list` answers in
+a fraction of a second and the TUI paints before litellm is loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workspace", "-w", type=Path, default=None, help="project folder (default: current directory)")
+
+
+def _model_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="litellm model string, e.g. openai/gpt-4o")
+    p.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--window", type=int, help="override the context window (tokens)")
+    p.add_argument("--session", help="continue this session id")
+    p.add_argument("--demo", action="store_true", help="offline demo: a scripted model on a sample project")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent-tui", description=__doc__.splitlines()[0])
+    _common(parser)
+    _model_flags(parser)
+    sub = parser.add_subparsers(dest="command")
+
+    tui = sub.add_parser("tui", help="open the terminal UI (the default)")
+    _common(tui)
+    _model_flags(tui)
+
+    run = sub.add_parser("run", help="run one task headless")
+    _common(run)
+    _model_flags(run)
+    run.add_argument("task", nargs="?", help="the task (omit with --demo)")
+    run.add_argument("--yes", "-y", action="store_true", help="allow writes and commands without asking")
+    run.add_argument("--json", action="store_true", help="JSON Lines events on stdout")
+    run.add_argument("--max-steps", type=int, help="model calls allowed in the turn")
+
+    from agent_tui.store.cli import add_context_arguments, add_memory_arguments
+
+    mem = sub.add_parser("memory", help="list, show, pin, unpin, evict, restore items")
+    _common(mem)
+    add_memory_arguments(mem)
+    ctx = sub.add_parser("context", help="the budget breakdown of the latest assembly")
+    _common(ctx)
+    add_context_arguments(ctx)
+
+    bench = sub.add_parser("bench", help="replay recorded sessions through context strategies")
+    _common(bench)
+    try:
+        from agent_tui.bench.cli import add_bench_arguments
+    except ImportError:
+        add_bench_arguments = None
+    if add_bench_arguments is not None:
+        add_bench_arguments(bench)
+
+    mcp = sub.add_parser("mcp", help="MCP servers: list tools and their token cost")
+    _common(mcp)
+    mcp_sub = mcp.add_subparsers(dest="mcp_cmd", required=True)
+    ml = mcp_sub.add_parser("list", help="servers, status, tools, tokens raw and shaped")
+    _common(ml)
+    ml.add_argument("--json", action="store_true")
+    ml.add_argument("--config", type=Path, help="a config file other than the workspace's")
+    return parser
+
+
+def _workspace(args: argparse.Namespace) -> Path:
+    return (args.workspace or Path.cwd()).resolve()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    cmd = args.command or "tui"
+    try:
+        if cmd == "memory":
+            from agent_tui.store.cli import run_memory
+
+            return run_memory(args, _workspace(args))
+        if cmd == "context":
+            from agent_tui.store.cli import run_context
+
+            return run_context(args, _workspace(args))
+        if cmd == "bench":
+            from agent_tui.bench.cli import run_bench
+
+            return run_bench(args)
+        if cmd == "mcp":
+            from agent_tui.mcp.cli import run_mcp_list
+
+            return run_mcp_list(args)
+        if cmd == "run":
+            from agent_tui.agent.headless import run_headless
+
+            return run_headless(args, _workspace(args))
+        from agent_tui.ui.launch import run_tui
+
+        return run_tui(args, _workspace(args))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a clear message instead of a traceback; details with AGENT_TUI_DEBUG=1
+        from agent_tui.core.config import ConfigError
+        from agent_tui.store.db import StoreError
+
+        if isinstance(exc, (StoreError, ConfigError)) and not os.environ.get("AGENT_TUI_DEBUG"):
+            print(f"agent-tui: {exc}", file=sys.stderr)
+            return 2
+        raise

@@ -1,0 +1,135 @@
+"""`agent-tui memory ...` and `agent-tui context`: the store from the shell.
+
+So a user (or a script) can pin project rules, inspect what the agent keeps,
+and read the latest budget breakdown without opening the TUI.  JSON shapes are
+documented in README.md and are a stable interface.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.engine import GLOBAL_SESSION, ContextEngine, EngineError
+from agent_tui.core.items import ContextItem
+from agent_tui.store.workspace import Workspace
+
+
+def add_memory_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="memory_cmd", required=True)
+    ls = sub.add_parser("list", help="list items (project rules and the session's items)")
+    ls.add_argument("--all", action="store_true", help="include evicted and summarised items")
+    ls.add_argument("--category", help="only this category")
+    show = sub.add_parser("show", help="show one item in full")
+    show.add_argument("id")
+    pin = sub.add_parser("pin", help="pin an item by id, or pin TEXT as a new project rule")
+    pin.add_argument("target", help='an item id (m12, t3) or the text of a rule, e.g. "Use pnpm, never npm"')
+    for name, helptext in (("unpin", "unpin an item"), ("evict", "take an item out of the window"),
+                           ("restore", "bring an evicted or summarised item back")):
+        sp = sub.add_parser(name, help=helptext)
+        sp.add_argument("id")
+    for sp in (ls, show, pin, *[sub.choices[n] for n in ("unpin", "evict", "restore")]):
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        sp.add_argument("--session", help="session id (default: the latest)")
+
+
+def add_context_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--session", help="session id (default: the latest)")
+
+
+def _row(item: ContextItem) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "category": str(item.category),
+        "tokens": item.tokens,
+        "pinned": item.pinned,
+        "state": str(item.state),
+        "preview": item.preview(100),
+        "role": item.role,
+        "turn": item.turn,
+    }
+
+
+def _engine(ws: Workspace, session: str | None) -> ContextEngine:
+    if session is None and ws.store.latest_session() is None:
+        eng = ContextEngine(ws.settings, store=ws.store, session_id=GLOBAL_SESSION, workspace=ws.root,
+                            log_requests=False)
+        eng.load(ws.global_items())
+        return eng
+    return ws.engine(session)
+
+
+def _print(obj: Any, as_json: bool, text: str) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=None) if as_json else text)
+
+
+def run_memory(args: argparse.Namespace, workspace: Path) -> int:
+    ws = Workspace(workspace)
+    try:
+        eng = _engine(ws, args.session)
+        cmd = args.memory_cmd
+        if cmd == "list":
+            items = [i for i in eng.all_items() if i.id != "sys"]
+            if not args.all:
+                items = [i for i in items if i.in_window]
+            if args.category:
+                items = [i for i in items if str(i.category) == args.category]
+            rows = [_row(i) for i in items]
+            lines = [f"{r['id']:<10} {r['category']:<8} {r['tokens']:>7,}  {'pin ' if r['pinned'] else '    '}"
+                     f"{r['state']:<10} {r['preview']}" for r in rows]
+            _print(rows, args.json, "\n".join(lines) or "(no items)")
+            return 0
+        if cmd == "show":
+            item = eng.get(args.id)
+            _print(item.to_row(), args.json, f"{item.id} [{item.category}, {item.tokens:,} tokens, "
+                   f"{item.state}{', pinned' if item.pinned else ''}]\n{item.content}")
+            return 0
+        if cmd == "pin":
+            target = args.target
+            item = eng.pin(target) if target in eng.items else ws.add_rule(target)
+        elif cmd == "unpin":
+            item = eng.unpin(args.id)
+        elif cmd == "evict":
+            item = eng.evict(args.id)
+        else:
+            item = eng.restore(args.id)
+        _print(_row(item), args.json, f"{cmd}: {item.id} ({item.category}, {item.tokens:,} tokens, "
+               f"{item.state}{', pinned' if item.pinned else ''})")
+        return 0
+    except (EngineError, KeyError) as exc:
+        print(f"agent-tui: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    finally:
+        ws.close()
+
+
+def run_context(args: argparse.Namespace, workspace: Path) -> int:
+    ws = Workspace(workspace)
+    try:
+        sid = args.session or ws.store.latest_session()
+        rows = ws.store.assemblies(sid, limit=1) if sid else []
+        if rows:
+            bd = rows[0]["breakdown"]
+            bd = {**bd, "session": sid, "turn": rows[0]["turn"], "step": rows[0]["step"]}
+        else:
+            eng = _engine(ws, args.session)
+            bd = {**eng.assemble(auto_compact=False, log=False).breakdown.to_json(), "session": sid,
+                  "turn": 0, "step": 0}
+        if args.json:
+            print(json.dumps(bd))
+            return 0
+        print(f"window {bd['window']:,}  reserve {bd['reserve']:,}  total {bd['total']:,}  "
+              f"({bd['used_pct']:.1f}% of {bd['input_budget']:,})" + ("  OVER BUDGET" if bd["over_budget"] else ""))
+        for name, n in bd["categories"].items():
+            share = 100.0 * n / bd["input_budget"] if bd["input_budget"] else 0
+            print(f"  {name:<8} {n:>8,}  {share:5.1f}%  {'#' * int(share / 2)}")
+        return 0
+    except KeyError as exc:
+        print(f"agent-tui: {exc.args[0]}", file=sys.stderr)
+        return 2
+    finally:
+        ws.close()

@@ -1,0 +1,73 @@
+"""A workspace: its settings, its database, and the engines of its sessions.
+
+This is where a session is built the same way for the TUI, headless runs, the
+CLI and tests: global pins (project rules) first, then either the stored
+items of the session being resumed, or — for a new session — the latest
+progress memo as its seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.items import ContextItem
+from agent_tui.core.summary import Summariser
+from agent_tui.store.db import default_db_path
+from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
+
+
+class Workspace:
+    """One project folder with its store."""
+
+    def __init__(self, root: Path, settings: Settings | None = None, store: MemoryStore | None = None) -> None:
+        self.root = root.resolve()
+        self.settings = settings if settings is not None else load_settings(self.root)
+        path = Path(self.settings.store_path) if self.settings.store_path else default_db_path(self.root)
+        if not path.is_absolute():
+            path = self.root / path
+        self.store = store if store is not None else MemoryStore.open(path)
+
+    # global pins ------------------------------------------------------------------------
+    def rules(self) -> list[ContextItem]:
+        return [i for i in self.store.load_items(GLOBAL_SESSION) if i.pinned]
+
+    def global_items(self) -> list[ContextItem]:
+        return self.store.load_items(GLOBAL_SESSION)
+
+    def add_rule(self, text: str) -> ContextItem:
+        """Pin a project rule for every session of this workspace."""
+        eng = ContextEngine(self.settings, store=self.store, session_id=GLOBAL_SESSION, log_requests=False)
+        eng.load(self.store.load_items(GLOBAL_SESSION))
+        return eng.pin_rule(text)
+
+    # sessions -----------------------------------------------------------------------------
+    def engine(self, session_id: str | None = None, *, new: bool = False,
+               summarisers: Sequence[Summariser] | None = None, system_prompt: str | None = None) -> ContextEngine:
+        """The engine of ``session_id`` (resumed), the latest one, or a new seeded session."""
+        sid = session_id
+        if sid is not None and not self.store.session_exists(sid):
+            raise KeyError(f"no session {sid!r} in {self.store.path}")
+        if sid is None and not new:
+            sid = self.store.latest_session()
+        fresh = sid is None
+        if fresh:
+            sid = self.store.new_session(model=self.settings.model)
+        eng = ContextEngine(self.settings, store=self.store, session_id=sid, workspace=self.root,
+                            summarisers=summarisers)
+        if system_prompt:
+            eng.set_system_prompt(system_prompt)
+        eng.load(self.global_items())
+        if fresh:
+            memo = self.store.latest_memo()
+            if memo:
+                eng.save_memo(memo["content"], kind=f"seed from session {memo['session_id']}")
+        else:
+            eng.load(self.store.load_items(sid))
+            self.store.touch_session(sid)
+        return eng
+
+    def close(self) -> None:
+        self.store.close()

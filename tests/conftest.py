@@ -1,0 +1,33 @@
+"""Shared test set-up: a hermetic environment and the fake model server fixtures."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.fixtures import fake_llm, fake_llm_config  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _hermetic_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No user config, no network lookups by litellm, a git identity for temp repos."""
+    home = tmp_path_factory.mktemp("xdg")
+    saved = dict(os.environ)
+    os.environ.update(
+        XDG_CONFIG_HOME=str(home),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        GIT_AUTHOR_NAME="agent-tui tests",
+        GIT_AUTHOR_EMAIL="tests@example.invalid",
+        GIT_COMMITTER_NAME="agent-tui tests",
+        GIT_COMMITTER_EMAIL="tests@example.invalid",
+    )
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        os.environ.pop(key, None)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
