@@ -1,0 +1,151 @@
+"""Adapter for mini-swe-agent trajectories (``*.traj.json``, format ``mini-swe-agent-1.1``).
+
+The file is one JSON document ``{info, messages[], trajectory_format, instance_id}``.
+Messages are OpenAI-style; each assistant message carries the provider's
+response in ``extra.response`` whose ``usage.prompt_tokens`` is what the call
+cost.  Tool messages carry the whole output in ``extra.raw_output``; the
+agent cut outputs over 10k characters to head+tail before the model saw
+them, and for those ``Message.raw`` is the whole output in the same
+``<returncode>/<output>`` wrapper.  The ``exit`` message is the submission, never sent to the model.
+File reads, writes and edits are recovered from the bash commands
+(:mod:`agent_tui.bench.bashops`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agent_tui.bench.bashops import parse_edits, parse_read, parse_write, strip_line_numbers
+from agent_tui.bench.trace import Edit, FileEvent, Message, ModelCall, Session, ToolCall
+
+WINDOW = 128_000
+_RC = re.compile(r"<returncode>(-?\d+)</returncode>")
+
+
+class MiniSweAdapter:
+    """Reads mini-swe-agent ``.traj.json`` files."""
+
+    name = "mini-swe-agent"
+
+    def detect(self, path: Path) -> bool:
+        if path.name.endswith(".traj.json"):
+            return True
+        if path.suffix != ".json":
+            return False
+        try:
+            with path.open("r", encoding="utf-8", errors="replace") as fh:
+                head = fh.read(4096)
+        except OSError:
+            return False
+        return '"trajectory_format"' in head or ('"messages"' in head and '"info"' in head)
+
+    def load(self, path: Path) -> Session:
+        session = Session(id=path.name.removesuffix(".json").removesuffix(".traj"), source=self.name,
+                          model="", default_window=WINDOW, path=str(path))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError):
+            session.malformed += 1
+            return session
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            session.malformed += 1
+            return session
+        session.id = str(data.get("instance_id") or session.id)
+        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        cwd = _get(info, "config", "environment", "cwd") or "/"
+        session.model = str(_get(info, "config", "model", "model_name") or "")
+        _Builder(session, str(cwd)).feed(data["messages"])
+        return session
+
+
+def _get(d: Any, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)
+    return d
+
+
+class _Builder:
+    def __init__(self, session: Session, cwd: str) -> None:
+        self.s = session
+        self.cwd = cwd
+        self.pending: dict[str, tuple[str, str]] = {}
+        """tool_call_id -> (tool name, command)."""
+
+    def feed(self, messages: list[Any]) -> None:
+        for m in messages:
+            if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+                self.s.malformed += 1
+                continue
+            try:
+                self._one(m)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                self.s.malformed += 1
+
+    def _one(self, m: dict[str, Any]) -> None:
+        role, content = m["role"], m.get("content")
+        text = content if isinstance(content, str) else json.dumps(content) if content else ""
+        if role == "system" and not self.s.system_prompt and not self.s.messages:
+            self.s.system_prompt = text
+        elif role in ("user", "system"):
+            self.s.messages.append(Message("user", text))
+        elif role == "assistant":
+            self._assistant(m, text)
+        elif role == "tool":
+            self._tool(m, text)
+        # "exit" and unknown roles are not sent to the model
+
+    def _assistant(self, m: dict[str, Any], text: str) -> None:
+        usage = _get(m, "extra", "response", "usage") or {}
+        prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        self.s.calls.append(ModelCall(len(self.s.messages), int(prompt) if prompt is not None else None))
+        if not self.s.model:
+            self.s.model = str(_get(m, "extra", "response", "model") or "")
+        calls: list[ToolCall] = []
+        for tc in m.get("tool_calls") or []:
+            fn = tc.get("function") or {}
+            call = ToolCall(str(tc.get("id") or ""), str(fn.get("name") or ""), str(fn.get("arguments") or ""))
+            calls.append(call)
+            try:
+                command = str(json.loads(call.arguments).get("command") or "")
+            except (ValueError, AttributeError):
+                command = ""
+            self.pending[call.id] = (call.name, command)
+            k = len(self.s.calls) - 1
+            for op in parse_edits(command, self.cwd):
+                if op.path:
+                    self.s.edits.append(Edit(k, op.path, op.old))
+        self.s.messages.append(Message("assistant", text, tuple(calls)))
+
+    def _tool(self, m: dict[str, Any], text: str) -> None:
+        call_id = str(m.get("tool_call_id") or "")
+        name, command = self.pending.pop(call_id, ("bash", ""))
+        whole = _get(m, "extra", "raw_output")
+        raw = None
+        if isinstance(whole, str) and "<elided_chars>" in text:
+            rc = _RC.search(text)
+            raw = f"<returncode>{rc.group(1) if rc else ''}</returncode>\n<output>\n{whole}</output>"
+        at = len(self.s.messages)
+        self.s.messages.append(Message("tool", text, tool_call_id=call_id, name=name, raw=raw))
+        rc = _RC.search(text)
+        if not command or (rc and rc.group(1) != "0"):
+            return
+        if (read := parse_read(command, self.cwd)) and "<elided_chars>" not in text:
+            seen = _unwrap(text)
+            if read.numbered:
+                seen = strip_line_numbers(seen)
+            self.s.file_events.append(FileEvent(at, read.path, "read", seen, read.start_line, read.whole))
+        if write := parse_write(command, self.cwd):
+            self.s.file_events.append(FileEvent(at, write.path, "write", write.content, whole=True))
+        for op in parse_edits(command, self.cwd):
+            if op.path and op.literal:
+                self.s.file_events.append(FileEvent(at, op.path, "edit", old=op.old, new=op.new))
+
+
+def _unwrap(text: str) -> str:
+    m = re.search(r"<output>\n?(.*?)</output>", text, re.S)
+    return m.group(1) if m else text

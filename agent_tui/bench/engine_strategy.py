@@ -1,0 +1,123 @@
+"""The ``agent-tui`` strategy: the recorded session driven through this project's engine.
+
+Replay mapping (everything the engine gets is what the product's agent loop
+would give it):
+
+* the system prompt → ``set_system_prompt`` (Claude Code's is unrecorded: the
+  engine keeps its default and the unrecorded prefix is counted for every
+  strategy alike); the engine's window is the session window minus that prefix;
+* a user message → ``add_user`` (a new turn; the task is protected for it);
+* an assistant message → ``add_assistant`` with its tool calls;
+* a tool result → shaped by the product's shapers (:mod:`agent_tui.bench.shaping`)
+  and added with ``add_tool_result(content=shaped, raw=whole)``;
+* a file read, write or edit → the merged view of what the agent has seen of
+  the file (:class:`~agent_tui.bench.fileview.FileView`) goes to
+  ``note_file_read`` / ``note_file_edit``;
+* at each recorded call → ``assemble()`` (which compacts with the extractive
+  summariser when a cap trips); its messages are the request, and a
+  compaction's summarising input tokens are charged to that request.
+
+The recording agent's own compaction summary is not replayed: the engine
+manages the whole recorded history itself.  Nothing is pinned: the engine
+is measured as a user who pinned nothing would get it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from agent_tui.bench.fileview import FileView
+from agent_tui.bench.shaping import ProductShaper
+from agent_tui.bench.strategies import Request
+from agent_tui.bench.trace import COMPACT_SUMMARY, FileEvent, Message, Session
+from agent_tui.core.config import Settings
+from agent_tui.core.engine import ContextEngine
+
+#: Smallest window handed to the engine (a prefix larger than the window leaves this).
+MIN_ENGINE_WINDOW = 4096
+
+SettingsFactory = Callable[[Session, int], Settings]
+
+
+def default_settings(session: Session, window: int) -> Settings:
+    """The product defaults for the session's model, at the window left after the prefix."""
+    return Settings.default(model=session.model or None,
+                            window=max(MIN_ENGINE_WINDOW, window - session.prefix_tokens))
+
+
+class AgentTuiStrategy:
+    """Drives a ContextEngine over the recorded history."""
+
+    name = "agent-tui"
+
+    def __init__(self, settings: SettingsFactory = default_settings) -> None:
+        self.settings_factory = settings
+        self.engine: ContextEngine | None = None
+        self.shaper: ProductShaper | None = None
+        self.views: dict[str, FileView] = {}
+        self.events: dict[int, list[FileEvent]] = {}
+        self.commands: dict[str, dict[str, object]] = {}
+
+    def start(self, session: Session, window: int) -> None:
+        self.engine = ContextEngine(self.settings_factory(session, window), store=None, log_requests=False)
+        if session.system_prompt:
+            self.engine.set_system_prompt(session.system_prompt)
+        self.shaper = ProductShaper(session.model or None)
+        self.views = {}
+        self.events = session.events_by_message()
+        self.commands = {}
+
+    def observe(self, index: int, message: Message) -> str | None:
+        eng, shaper = self.engine, self.shaper
+        assert eng is not None and shaper is not None, "start() first"
+        sent: str | None = None
+        if message.kind == COMPACT_SUMMARY:
+            return None
+        if message.role == "user":
+            eng.add_user(message.content)
+        elif message.role == "assistant":
+            calls = [tc.to_openai() for tc in message.tool_calls]
+            for tc in message.tool_calls:
+                try:
+                    args = json.loads(tc.arguments)
+                except ValueError:
+                    args = {"arguments": tc.arguments}
+                self.commands[tc.id] = args if isinstance(args, dict) else {"arguments": args}
+            eng.add_assistant(message.content, calls or None)
+        else:
+            whole = message.raw_output
+            sent = shaper.shape(message.name, whole)
+            args = self.commands.get(message.tool_call_id, {})
+            prov: dict[str, object] = {"args": args}
+            if isinstance(args.get("command"), str):
+                prov["command"] = args["command"]
+            if isinstance(args.get("file_path"), str):
+                prov["path"] = args["file_path"]
+            eng.add_tool_result(message.tool_call_id, message.name, sent,
+                                raw=whole if whole != sent else None, provenance=prov)
+        for ev in self.events.get(index, []):
+            self._file_event(ev)
+        return sent
+
+    def _file_event(self, ev: FileEvent) -> None:
+        assert self.engine is not None
+        view = self.views.setdefault(ev.path, FileView())
+        if ev.kind == "read":
+            view.read(ev.content, ev.start_line, ev.whole)
+            self.engine.note_file_read(ev.path, view.render())
+            return
+        if ev.kind == "write":
+            view.write(ev.content)
+        elif not view.edit(ev.old, ev.new, ev.full_after):
+            return  # the replaced text is not in what the agent has seen: nothing to update
+        self.engine.note_file_edit(ev.path, view.render())
+
+    def build(self, call_index: int) -> Request:
+        assert self.engine is not None, "start() first"
+        asm = self.engine.assemble()
+        comp = asm.compaction
+        summarising = comp.input_tokens if comp is not None else 0
+        summary = comp.summary_tokens if comp is not None and comp.ok else 0
+        return Request(asm.messages, summarising_input_tokens=summarising, summary_tokens=summary,
+                       extra={"over_budget": asm.breakdown.over_budget})

@@ -1,0 +1,80 @@
+"""What the agent has seen of one file, merged across partial reads and edits.
+
+Agents read files in ranges (``sed -n '120,180p'``, ``Read offset/limit``), so
+the replay keeps, per path, the lines seen so far by line number, applies
+writes and edits to them, and renders the view the ``agent-tui`` strategy
+hands to the engine as the active file's content.  Unseen stretches render as
+one marker line, so the model would know they exist without paying for them.
+"""
+
+from __future__ import annotations
+
+
+class FileView:
+    """The known lines of one file (1-based line numbers)."""
+
+    def __init__(self) -> None:
+        self.lines: dict[int, str] = {}
+        self.whole = False
+
+    def read(self, content: str, start_line: int = 1, whole: bool = False) -> None:
+        """Merge lines seen by a read (``whole``: the read returned the entire file)."""
+        if whole:
+            self.write(content)
+            return
+        for i, line in enumerate(_split(content)):
+            self.lines[start_line + i] = line
+
+    def write(self, content: str) -> None:
+        """The file now holds exactly ``content``."""
+        self.lines = {i + 1: line for i, line in enumerate(_split(content))}
+        self.whole = True
+
+    def edit(self, old: str, new: str, full_after: str | None = None) -> bool:
+        """Apply a replacement; False when ``old`` is not in a known stretch."""
+        if full_after is not None:
+            self.write(full_after)
+            return True
+        for start, block in self._blocks():
+            text = "\n".join(block)
+            if old and old in text:
+                replaced = _split(text.replace(old, new, 1))
+                delta = len(replaced) - len(block)
+                end = start + len(block)
+                kept = {n: s for n, s in self.lines.items() if n < start}
+                kept.update({start + i: s for i, s in enumerate(replaced)})
+                kept.update({n + delta: s for n, s in self.lines.items() if n >= end})
+                self.lines = kept
+                return True
+        return False
+
+    def _blocks(self) -> list[tuple[int, list[str]]]:
+        blocks: list[tuple[int, list[str]]] = []
+        prev = None
+        for n in sorted(self.lines):
+            if prev is not None and n == prev + 1:
+                blocks[-1][1].append(self.lines[n])
+            else:
+                blocks.append((n, [self.lines[n]]))
+            prev = n
+        return blocks
+
+    def render(self) -> str:
+        """The known text; gaps between read stretches become one marker line."""
+        if self.whole:
+            return "\n".join(self.lines[n] for n in sorted(self.lines))
+        parts: list[str] = []
+        expected = 1
+        for start, block in self._blocks():
+            if start > expected:
+                parts.append(f"… (lines {expected}-{start - 1} not read)")
+            parts.extend(block)
+            expected = start + len(block)
+        return "\n".join(parts)
+
+
+def _split(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

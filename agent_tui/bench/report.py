@@ -1,0 +1,160 @@
+"""The benchmark's output: a Markdown report and a JSON document.
+
+Markdown is for the README and notes: the overall table (one row per
+strategy), the same by trace source, the aims checked against the numbers,
+and one line per session.  JSON has, at least, ``{"strategies": {name:
+{total_input_tokens, peak_window_pct, overflows, active_file_retention,
+rule_retention, prefix_stable_share, ...}}, "sessions": N}``, plus the same
+by source and per session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent_tui.bench.metrics import CACHE_READ_WEIGHT, Metrics, compute
+from agent_tui.bench.runner import BenchResult
+
+#: The issue's aims for the ``agent-tui`` strategy.
+AIM_VS_FULL = 0.60
+AIM_VS_WINDOW = 0.25
+AIM_FILE_RETENTION = 0.99
+
+
+def _pct(v: float | None, digits: int = 1) -> str:
+    return "–" if v is None else f"{100 * v:.{digits}f} %"
+
+
+def _int(v: float) -> str:
+    return f"{int(round(v)):,}"
+
+
+def _vs(m: Metrics, base: Metrics | None) -> str:
+    if base is None or not base.total_input_tokens:
+        return "–"
+    return f"{100 * (m.total_input_tokens / base.total_input_tokens - 1):+.1f} %"
+
+
+def overall(result: BenchResult) -> dict[str, Metrics]:
+    """Pooled metrics per strategy."""
+    return {name: compute(runs) for name, runs in result.runs.items()}
+
+
+def by_source(result: BenchResult) -> dict[str, dict[str, Metrics]]:
+    """Pooled metrics per trace source, per strategy."""
+    sources = sorted({s.source for s in result.sessions})
+    out: dict[str, dict[str, Metrics]] = {}
+    for src in sources:
+        out[src] = {name: compute([r for r in runs if r.source == src]) for name, runs in result.runs.items()}
+    return out
+
+
+def _table(rows: dict[str, Metrics], base: Metrics | None) -> list[str]:
+    head = ("| strategy | total input tokens | vs full | tokens/request mean | p95 | peak window | overflows "
+            "| prefix-stable | cache-weighted cost | active-file retention | rule retention (every / last) "
+            "| shaped/raw | error-line recall | assembly p50 / p95 |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for name, m in rows.items():
+        files = f"{_pct(m.active_file_retention)} ({m.edits_present}/{m.edits_checked})"
+        lines.append(
+            f"| {name} | {_int(m.total_input_tokens)} | {_vs(m, base)} | {_int(m.mean_tokens)} | {_int(m.p95_tokens)} "
+            f"| {m.peak_window_pct:.1f} % | {m.overflows} | {_pct(m.prefix_stable_share)} "
+            f"| {_int(m.cache_weighted_cost)} | {files} "
+            f"| {_pct(m.rule_retention)} / {_pct(m.rule_retention_last)} | {_pct(m.shaped_raw_ratio)} "
+            f"| {_pct(m.error_line_recall)} | {m.latency_p50_ms:.2f} / {m.latency_p95_ms:.2f} ms |"
+        )
+    return lines
+
+
+def aims(rows: dict[str, Metrics]) -> list[tuple[str, bool, str]]:
+    """The issue's aims for ``agent-tui``: (aim, met, measured)."""
+    a, f, w = rows.get("agent-tui"), rows.get("full"), rows.get("window")
+    if a is None:
+        return []
+    out: list[tuple[str, bool, str]] = []
+    if f is not None and f.total_input_tokens:
+        saving = 1 - a.total_input_tokens / f.total_input_tokens
+        out.append((f"≥ {AIM_VS_FULL:.0%} fewer input tokens than full", saving >= AIM_VS_FULL, f"{saving:.1%}"))
+    if w is not None and w.total_input_tokens:
+        saving = 1 - a.total_input_tokens / w.total_input_tokens
+        out.append((f"≥ {AIM_VS_WINDOW:.0%} fewer input tokens than window", saving >= AIM_VS_WINDOW,
+                    f"{saving:.1%}"))
+    out.append(("never over the window", a.overflows == 0, f"{a.overflows} overflows, peak {a.peak_window_pct:.1f} %"))
+    ret = a.active_file_retention
+    out.append((f"active-file retention ≥ {AIM_FILE_RETENTION:.0%}", ret is None or ret >= AIM_FILE_RETENTION,
+                _pct(ret)))
+    rr = a.rule_retention
+    out.append(("rule retention 100 %", rr is None or rr >= 1.0, _pct(rr, 2)))
+    return out
+
+
+def to_markdown(result: BenchResult) -> str:
+    """The whole report as Markdown."""
+    rows = overall(result)
+    base = rows.get("full")
+    n_req = sum(s.calls for s in result.sessions)
+    srcs = sorted({s.source for s in result.sessions})
+    counts = ", ".join(f"{sum(1 for s in result.sessions if s.source == src)} {src}" for src in srcs)
+    if result.window:
+        win = f"{result.window:,} tokens for every session"
+    else:
+        per = sorted({(s.source, s.window) for s in result.sessions})
+        win = "per source: " + ", ".join(f"{src} {w:,}" for src, w in per)
+    out = [
+        f"## Replay benchmark: {len(result.sessions)} sessions ({counts}), {n_req:,} model calls",
+        "",
+        f"Window {win}; `window` keeps the last {result.rounds} rounds; cache reads weighted "
+        f"{CACHE_READ_WEIGHT}; run time {result.seconds:.1f} s; malformed records skipped: {result.malformed}.",
+        "",
+        *_table(rows, base),
+    ]
+    checks = aims(rows)
+    if checks:
+        out += ["", "Aims for `agent-tui`:", ""]
+        out += [f"- {'met' if ok else 'MISSED'}: {aim} — measured {val}" for aim, ok, val in checks]
+    for src, srows in by_source(result).items():
+        out += ["", f"### {src}", "", *_table(srows, srows.get("full"))]
+    out += ["", "### Per session (total input tokens)", ""]
+    names = result.strategies
+    out.append("| session | source | calls | " + " | ".join(names)
+               + " | agent-tui vs full | agent-tui vs window | agent-tui peak | agent-tui rules |")
+    out.append("|" + "---|" * (len(names) + 7))
+    for i, s in enumerate(result.sessions):
+        ms = {n: compute([result.runs[n][i]]) for n in names}
+        a = ms.get("agent-tui")
+        cells = [_int(ms[n].total_input_tokens) for n in names]
+        extra = ["–", "–", "–", "–"]
+        if a is not None:
+            extra = [_vs(a, ms.get("full")), _vs(a, ms.get("window")), f"{a.peak_window_pct:.1f} %",
+                     _pct(a.rule_retention)]
+        out.append(f"| {s.id} | {s.source} | {s.calls} | " + " | ".join(cells + extra) + " |")
+    return "\n".join(out) + "\n"
+
+
+def to_json(result: BenchResult) -> dict[str, Any]:
+    """The report as a JSON-friendly dict."""
+    rows = overall(result)
+    per_session: list[dict[str, Any]] = []
+    for i, s in enumerate(result.sessions):
+        per_session.append({
+            "id": s.id, "source": s.source, "model": s.model, "path": s.path, "window": s.window,
+            "calls": s.calls, "prefix_tokens": s.prefix_tokens, "malformed": s.malformed,
+            "strategies": {n: compute([result.runs[n][i]]).to_json() for n in result.strategies},
+        })
+    return {
+        "sessions": len(result.sessions),
+        "requests": sum(s.calls for s in result.sessions),
+        "config": {"window": result.window, "rounds": result.rounds, "cache_read_weight": CACHE_READ_WEIGHT},
+        "run_seconds": round(result.seconds, 2),
+        "malformed": result.malformed,
+        "strategies": {n: m.to_json() for n, m in rows.items()},
+        "aims": [{"aim": a, "met": ok, "measured": v} for a, ok, v in aims(rows)],
+        "by_source": {src: {n: m.to_json() for n, m in srows.items()} for src, srows in by_source(result).items()},
+        "per_session": per_session,
+    }
+
+
+def series(result: BenchResult, session_index: int) -> dict[str, Sequence[int]]:
+    """Tokens per request of one session, per strategy (for plots)."""
+    return {n: [s.tokens for s in result.runs[n][session_index].steps] for n in result.strategies}

@@ -1,0 +1,97 @@
+"""The two adapters read the recorded formats into the normalised session, skipping bad records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_tui.bench.adapters import adapter_for, discover, load_sessions
+from agent_tui.bench.adapters.claude_code import ClaudeCodeAdapter
+from agent_tui.bench.adapters.mini_swe import MiniSweAdapter
+from agent_tui.bench.trace import COMPACT_SUMMARY, Compaction, Edit
+from tests.bench.helpers import FIXTURES
+
+MINI = FIXTURES / "mini-swe-agent" / "tiny.traj.json"
+CLAUDE = FIXTURES / "claude-code" / "tiny.jsonl"
+
+
+def test_mini_swe_messages_calls_and_usage() -> None:
+    s = MiniSweAdapter().load(MINI)
+    assert s.id == "tiny__greeting-1"
+    assert s.model == "deepseek/deepseek-chat"
+    assert s.system_prompt == "You are a helpful assistant."
+    assert [m.role for m in s.messages] == ["user", "assistant", "tool"] * 1 + ["assistant", "tool"] * 2 + ["assistant"]
+    assert [(c.history_len, c.recorded_input_tokens) for c in s.calls] == [(1, 100), (3, 150), (5, 200), (7, 260)]
+    assert s.messages[1].tool_calls[0].name == "bash"
+    assert s.messages[2].tool_call_id == "c1" and s.messages[2].name == "bash"
+    assert s.malformed == 1  # the bare 42 in the message list; the exit message is not sent, not malformed
+
+
+def test_mini_swe_raw_output_only_for_cut_outputs() -> None:
+    s = MiniSweAdapter().load(MINI)
+    assert s.messages[2].raw is None  # shown whole
+    cut = s.messages[6]
+    assert "<elided_chars>" in cut.content
+    assert cut.raw is not None and "AssertionError: boom" in cut.raw and cut.raw.startswith("<returncode>1")
+
+
+def test_mini_swe_file_events_and_edits_from_bash() -> None:
+    s = MiniSweAdapter().load(MINI)
+    assert s.edits == [Edit(1, "/testbed/src/app.py", "helo world")]
+    kinds = [(e.at, e.kind, e.path) for e in s.file_events]
+    assert kinds == [(2, "read", "/testbed/src/app.py"), (4, "edit", "/testbed/src/app.py")]
+    read = s.file_events[0]
+    assert read.whole and read.content == "def greet():\n    return 'helo world'\n"
+    assert (s.file_events[1].old, s.file_events[1].new) == ("helo world", "hello world")
+
+
+def test_claude_code_merges_blocks_of_one_call() -> None:
+    s = ClaudeCodeAdapter().load(CLAUDE)
+    assert s.model == "claude-opus-4-6"
+    assert [m.role for m in s.messages] == ["user", "assistant", "tool", "assistant", "tool", "user", "assistant"]
+    first = s.messages[1]
+    assert first.content == "Read it first.\n\nReading."  # thinking + text, one message
+    assert [tc.name for tc in first.tool_calls] == ["Read"]
+    assert [(c.history_len, c.recorded_input_tokens) for c in s.calls] == [(1, 10003), (3, 10251), (6, 10002)]
+
+
+def test_claude_code_compaction_edits_and_files() -> None:
+    s = ClaudeCodeAdapter().load(CLAUDE)
+    assert s.compactions == [Compaction(5, 12000)]
+    assert s.messages[5].kind == COMPACT_SUMMARY
+    assert s.edits == [Edit(1, "/w/app.py", "return 'helo'")]
+    by_kind = {(e.kind, e.at): e for e in s.file_events}
+    assert by_kind[("read", 2)].whole and by_kind[("read", 2)].content == "def greet():\n    return 'helo'\n"
+    assert by_kind[("write", 4)].content == "def greet():\n    return 'hello'\n"  # original file + edit
+
+
+def test_claude_code_counts_malformed_and_skips_sidechains_and_synthetic() -> None:
+    s = ClaudeCodeAdapter().load(CLAUDE)
+    assert s.malformed == 2  # a non-JSON line and a JSON array
+    assert all("sub-agent" not in m.content and "No response requested" not in m.content for m in s.messages)
+
+
+def test_garbage_never_crashes(tmp_path: Path) -> None:
+    bad_jsonl = tmp_path / "bad.jsonl"
+    bad_jsonl.write_text('{"type": "user"}\n{"type": "assistant", "message": 3}\n\x00\x01garbage\n', encoding="utf-8")
+    s = ClaudeCodeAdapter().load(bad_jsonl)
+    assert s.calls == [] and s.malformed == 3
+    bad_json = tmp_path / "bad.traj.json"
+    bad_json.write_text('{"messages": [', encoding="utf-8")
+    s2 = MiniSweAdapter().load(bad_json)
+    assert s2.calls == [] and s2.malformed == 1
+    weird = tmp_path / "weird.traj.json"
+    weird.write_text(json.dumps({"messages": [{"role": "assistant", "tool_calls": 5}, {"no": "role"}]}))
+    s3 = MiniSweAdapter().load(weird)
+    assert s3.malformed == 2
+
+
+def test_discovery_finds_both_formats_and_ignores_others(tmp_path: Path) -> None:
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    (tmp_path / "readme.md").write_text("# hi")
+    found = discover([FIXTURES, tmp_path])
+    assert found == sorted([CLAUDE, MINI])
+    assert isinstance(adapter_for(MINI), MiniSweAdapter)
+    assert isinstance(adapter_for(CLAUDE), ClaudeCodeAdapter)
+    sessions = load_sessions([FIXTURES])
+    assert {s.source for s in sessions} == {"mini-swe-agent", "claude-code"}

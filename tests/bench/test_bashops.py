@@ -1,0 +1,105 @@
+"""Reads, writes and edits are recognised in the bash commands mini-swe-agent ran."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui.bench.bashops import (
+    EditOp,
+    ReadOp,
+    WriteOp,
+    parse_edits,
+    parse_read,
+    parse_write,
+    regex_literal,
+    strip_line_numbers,
+)
+
+
+@pytest.mark.parametrize(
+    ("cmd", "expected"),
+    [
+        ("cat src/a.py", ReadOp("/testbed/src/a.py", 1, True, False)),
+        ("cd /testbed && cat -n src/a.py", ReadOp("/testbed/src/a.py", 1, True, True)),
+        ("sed -n '120,180p' pkg/mod.py", ReadOp("/testbed/pkg/mod.py", 120, False, False)),
+        ("head -50 ./pkg/mod.py", ReadOp("/testbed/pkg/mod.py", 1, False, False)),
+        ("head -n 50 pkg/mod.py", ReadOp("/testbed/pkg/mod.py", 1, False, False)),
+        ("nl -ba pkg/mod.py | sed -n '10,20p'", ReadOp("/testbed/pkg/mod.py", 10, False, True)),
+        ("cd /other && cat x.py", ReadOp("/other/x.py", 1, True, False)),
+    ],
+)
+def test_reads(cmd: str, expected: ReadOp) -> None:
+    assert parse_read(cmd, "/testbed") == expected
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    ["cat a.py b.py", "cat a.py | grep x", "cat *.py", "grep -n foo a.py", "cat a.py && cat b.py", "ls src",
+     "cat patch", "cat > a.py << 'EOF'\nx\nEOF"],
+)
+def test_not_reads(cmd: str) -> None:
+    assert parse_read(cmd, "/testbed") is None
+
+
+def test_heredoc_writes() -> None:
+    body = "def f():\n    return 1\n"
+    assert parse_write(f"cat > src/a.py << 'EOF'\n{body}EOF", "/t") == WriteOp("/t/src/a.py", body)
+    assert parse_write(f"cat <<EOF > b.py\n{body}EOF\n", "/t") == WriteOp("/t/b.py", body)
+    assert parse_write("cat a.py", "/t") is None
+
+
+def test_sed_substitution_edits() -> None:
+    cmd = "cd /testbed && sed -i 's/if not isinstance(data, collections.Mapping):/if not isinstance(data, Mapping):/' m.py"
+    assert parse_edits(cmd, "/") == [
+        EditOp("/testbed/m.py", "if not isinstance(data, collections.Mapping):", "if not isinstance(data, Mapping):", True)
+    ]
+    (op,) = parse_edits(r"sed -i 's/np\.Inf/np.inf/g' pvlib/x.py", "/t")
+    assert (op.old, op.new, op.literal) == ("np.Inf", "np.inf", True)
+    (op,) = parse_edits("sed -i 's|a/b/c|d|' f.py", "/t")
+    assert op.old == "a/b/c"
+    assert parse_edits("sed -i '863,866d' f.py", "/t") == []
+
+
+def test_python_replace_scripts() -> None:
+    script = (
+        "cat > fix.py << 'EOF'\n"
+        "with open('src/s.py') as f:\n    c = f.read()\n"
+        "old = '''    def run(self):\n        return 1\n'''\n"
+        "c = c.replace(old, 'new')\n"
+        "c = c.replace(\"x = 1\", \"x = 2\")\n"
+        "EOF"
+    )
+    ops = parse_edits(script, "/t")
+    assert [(o.path, o.old) for o in ops] == [
+        ("/t/src/s.py", "    def run(self):\n        return 1\n"),
+        ("/t/src/s.py", "x = 1"),
+    ]
+    inline = "python -c \"s=open('a.py').read(); open('a.py','w').write(s.replace('foo_bar', 'baz'))\""
+    assert [(o.path, o.old) for o in parse_edits(inline, "/t")] == [("/t/a.py", "foo_bar")]
+    regex = "python - <<'EOF'\nimport re\nopen('m.py')\nre.sub(r'(def _invoke\\(self, data\\):)', r'x', s)\nEOF"
+    (op,) = parse_edits(regex, "/t")
+    assert (op.old, op.literal) == ("def _invoke(self, data):", True)
+    assert parse_edits("python - <<'EOF'\nthis is not python(\nEOF", "/t") == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "sed", "expected"),
+    [
+        ("hello world", True, ("hello world", True)),
+        (r"foo\(bar\)", True, ("foobar", True)),
+        ("foo(bar)", True, ("foo(bar)", True)),
+        (r"foo\(bar\)", False, ("foo(bar)", True)),
+        (r"(def f\(x\):)", False, ("def f(x):", True)),
+        (r"timeout\s*=\s*30, retries", False, ("30, retries", False)),
+        ("abc.*defghi", False, ("defghi", False)),
+        ("x[0-9]+yyyy", False, ("yyyy", False)),
+        ("^start$", True, ("start", True)),
+        ("ab{2}cdef", False, ("cdef", False)),
+    ],
+)
+def test_regex_literal(pattern: str, sed: bool, expected: tuple[str, bool]) -> None:
+    assert regex_literal(pattern, sed=sed) == expected
+
+
+def test_strip_line_numbers() -> None:
+    assert strip_line_numbers("     1\tdef f():\n    12\t    pass") == "def f():\n    pass"

@@ -1,0 +1,70 @@
+"""`agent-tui bench`: flags, Markdown and JSON output, the optional plot."""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.bench.cli import add_bench_arguments, main, run_bench
+from tests.bench.helpers import FIXTURES
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return add_bench_arguments(argparse.ArgumentParser()).parse_args(list(argv))
+
+
+def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_bench(parse("--traces", str(FIXTURES), "--json", "--jobs", "1")) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["sessions"] == 2
+    assert set(data["strategies"]) == {"full", "window", "agent-tui"}
+    for m in data["strategies"].values():
+        for key in ("total_input_tokens", "peak_window_pct", "overflows", "active_file_retention",
+                    "rule_retention", "prefix_stable_share"):
+            assert key in m
+    assert {s["source"] for s in data["per_session"]} == {"mini-swe-agent", "claude-code"}
+    assert data["malformed"] == 3
+
+
+def test_markdown_table_and_one_window_for_all(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--traces", str(FIXTURES), "--window", "64000", "--strategy", "full", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "| strategy | total input tokens |" in out
+    assert "| full |" in out and "| window |" not in out
+    assert "64,000 tokens for every session" in out
+
+
+def test_bad_arguments(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert run_bench(parse("--traces", str(tmp_path / "nope"))) == 2
+    assert run_bench(parse("--traces", str(tmp_path))) == 2  # empty folder: nothing recognised
+    assert run_bench(parse("--traces", str(FIXTURES), "--window", "10")) == 2
+    assert "no such trace folder" in capsys.readouterr().err
+
+
+def test_plot_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "tokens.png"
+    assert run_bench(parse("--traces", str(FIXTURES), "--plot", str(out), "--jobs", "1")) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_is_a_clear_message(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    real_import = builtins.__import__
+
+    def no_matplotlib(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    code = run_bench(parse("--traces", str(FIXTURES), "--plot", str(tmp_path / "x.png"), "--jobs", "1"))
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "pip install" in captured.err and "matplotlib" in captured.err
+    assert "| strategy |" in captured.out  # the report is still printed

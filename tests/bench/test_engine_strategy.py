@@ -1,0 +1,74 @@
+"""The agent-tui strategy drives the real engine: valid requests, shaped outputs, active files."""
+
+from __future__ import annotations
+
+import json
+
+from agent_tui.bench.engine_strategy import AgentTuiStrategy
+from agent_tui.bench.measure import MessageCache
+from agent_tui.bench.metrics import compute
+from agent_tui.bench.replay import replay
+from agent_tui.bench.trace import FileEvent, Message, ModelCall, Session, ToolCall
+from agent_tui.core.assembler import check_pairing
+from agent_tui.core.tokens import counter_for
+
+FILE = "".join(f"def func_{i}(x):\n    return x + {i}\n\n" for i in range(60))
+NOISE = "".join(f"collecting module_{i} ... ok\n" for i in range(3000))
+FAILURE = "Traceback (most recent call last):\n  File \"pkg/core.py\", line 12, in run\nValueError: broken input\n"
+
+
+def session() -> Session:
+    def call(cid: str, command: str) -> tuple[ToolCall, ...]:
+        return (ToolCall(cid, "bash", json.dumps({"command": command})),)
+
+    msgs = [
+        Message("user", "Fix pkg/core.py. You must not modify tests."),
+        Message("assistant", "Reading it.", call("c1", "cat pkg/core.py")),
+        Message("tool", f"<returncode>0</returncode>\n<output>\n{FILE}</output>", tool_call_id="c1", name="bash"),
+        Message("assistant", "Running the tests.", call("c2", "pytest")),
+        Message("tool", f"<returncode>1</returncode>\n<output>\n{NOISE}{FAILURE}</output>", tool_call_id="c2",
+                name="bash"),
+        Message("assistant", "Editing.", call("c3", "sed -i 's/return x + 7/return x - 7/' pkg/core.py")),
+        Message("tool", "<returncode>0</returncode>\n<output>\n</output>", tool_call_id="c3", name="bash"),
+    ]
+    return Session(
+        id="eng", source="hand", model="gpt-4o", default_window=128_000, messages=msgs,
+        calls=[ModelCall(1, None), ModelCall(3, None), ModelCall(5, None), ModelCall(7, None)],
+        file_events=[FileEvent(2, "/t/pkg/core.py", "read", FILE, whole=True),
+                     FileEvent(6, "/t/pkg/core.py", "edit", old="return x + 7", new="return x - 7")],
+    )
+
+
+def test_requests_are_valid_and_fit() -> None:
+    s = session()
+    strat = AgentTuiStrategy()
+    strat.start(s, s.default_window)
+    seen = 0
+    for k, c in enumerate(s.calls):
+        for i in range(seen, c.history_len):
+            strat.observe(i, s.messages[i])
+        seen = c.history_len
+        req = strat.build(k)
+        assert check_pairing(req.messages) == []
+        assert req.messages[0]["role"] == "system"
+
+
+def test_shaping_cuts_noise_but_keeps_errors_and_the_file_stays_active() -> None:
+    s = session()
+    run = replay(s, AgentTuiStrategy(), s.default_window, MessageCache(counter_for("gpt-4o")))
+    m = compute([run])
+    big = run.shapes[1]
+    assert big.sent_tokens < big.raw_tokens / 4
+    assert big.error_lines_kept == big.error_lines == 3
+    assert m.rule_retention == 1.0
+    assert m.overflows == 0
+
+
+def test_active_file_carries_the_edit() -> None:
+    s = session()
+    strat = AgentTuiStrategy()
+    strat.start(s, s.default_window)
+    for i, msg in enumerate(s.messages):
+        strat.observe(i, msg)
+    system = strat.build(3).messages[0]["content"]
+    assert "return x - 7" in system and "return x + 7" not in system

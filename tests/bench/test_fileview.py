@@ -1,0 +1,34 @@
+"""The merged view of a file across partial reads, writes and edits."""
+
+from __future__ import annotations
+
+from agent_tui.bench.fileview import FileView
+
+
+def test_partial_reads_merge_with_gap_marker() -> None:
+    v = FileView()
+    v.read("a\nb\n", start_line=1)
+    v.read("e\nf\n", start_line=5)
+    assert v.render() == "a\nb\n… (lines 3-4 not read)\ne\nf"
+    v.read("c\nd\n", start_line=3)
+    assert v.render() == "a\nb\nc\nd\ne\nf"
+
+
+def test_whole_read_and_write_replace_everything() -> None:
+    v = FileView()
+    v.read("x\n", start_line=10)
+    v.read("one\ntwo\n", whole=True)
+    assert v.render() == "one\ntwo"
+    v.write("three\n")
+    assert v.render() == "three"
+
+
+def test_edit_shifts_later_lines() -> None:
+    v = FileView()
+    v.read("a\nb\nc\n", start_line=1)
+    v.read("z\n", start_line=10)
+    assert v.edit("b\n", "b1\nb2\nb3\n")
+    assert v.lines == {1: "a", 2: "b1", 3: "b2", 4: "b3", 5: "c", 12: "z"}
+    assert not v.edit("not there", "x")
+    assert v.edit("ignored", "x", full_after="new\n")
+    assert v.render() == "new"
