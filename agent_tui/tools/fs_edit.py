@@ -1,0 +1,144 @@
+"""edit_file: exact search/replace, refused unless it is safe and unambiguous.
+
+Search/replace (not line numbers, not whole-file rewrites) is the edit format models
+get right most often and that costs the fewest output tokens.  It fails loudly and
+helpfully: a stale read, text not found (with the most similar lines shown, numbered,
+so the model can copy them exactly) and an ambiguous match (with the count and where)
+are all refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.fs_common import (
+    compact_diff,
+    diff_stats,
+    from_lf,
+    newline_of,
+    require_fresh,
+    to_lf,
+    unified,
+)
+from agent_tui.tools.workspace import number_lines, read_text, split_lines
+
+#: Files longer than this are searched for the nearest window on stripped lines only.
+NEAREST_FULL_SCAN_LINES = 20000
+
+SPEC = ToolSpec(
+    name="edit_file",
+    description=(
+        "Edit a file by replacing old_text with new_text (exact match, whitespace included). "
+        "Use it for changes to existing files; read the file first (edits to files you have "
+        "not read, or that changed since, are refused). old_text must be copied exactly from "
+        "the file without line-number prefixes and must occur once; include a few more "
+        "surrounding lines if it is not unique, or set replace_all to change every "
+        "occurrence. Not for creating files: use write_file."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the workspace."},
+            "old_text": {"type": "string", "description": "Exact text to replace."},
+            "new_text": {"type": "string", "description": "Replacement text."},
+            "replace_all": {"type": "boolean", "default": False},
+        },
+        "required": ["path", "old_text", "new_text"],
+        "additionalProperties": False,
+    },
+    kind="write",
+    group="files",
+)
+
+
+def nearest_window(lines: list[str], needle: str) -> tuple[int, int, float]:
+    """(start, end, similarity) of the window of ``lines`` most like ``needle`` (0-based, exclusive end)."""
+    wanted = split_lines(needle) or [needle]
+    size = min(len(wanted), max(1, len(lines)))
+    target = "\n".join(line.strip() for line in wanted)
+    matcher = difflib.SequenceMatcher(None, "", target, autojunk=False)
+    stripped = [line.strip() for line in lines]
+    best_start, best_ratio = 0, -1.0
+    for start in range(max(1, len(lines) - size + 1)):
+        matcher.set_seq1("\n".join(stripped[start : start + size]))
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best_start, best_ratio = start, ratio
+    return best_start, min(len(lines), best_start + size), max(best_ratio, 0.0)
+
+
+def not_found_message(rel: str, lines: list[str], old_text: str) -> str:
+    """old_text is missing: show the most similar lines with numbers and a hint."""
+    if not lines:
+        return f"old_text was not found: {rel} is empty."
+    start, end, ratio = nearest_window(lines, old_text)
+    lo, hi = max(0, start - 1), min(len(lines), end + 1)
+    shown = number_lines(lines[lo:hi], lo + 1, len(lines))
+    window = [line.strip() for line in lines[start:end]]
+    wanted = [line.strip() for line in split_lines(old_text)]
+    hint = (
+        "They differ from old_text only in whitespace/indentation: copy them exactly."
+        if window == wanted
+        else "Copy old_text exactly from the file (no line-number prefixes), or read_file again."
+    )
+    span = f"line {start + 1} is" if end - start == 1 else f"lines {start + 1}-{end} are"
+    return (
+        f"old_text was not found in {rel}. The most similar {span} ({ratio:.0%} similar), "
+        f"shown with a line of context:\n{shown}\n{hint}"
+    )
+
+
+def occurrence_lines(text: str, needle: str) -> list[int]:
+    """1-based line numbers where each non-overlapping occurrence of ``needle`` starts."""
+    found, pos = [], text.find(needle)
+    while pos != -1:
+        found.append(text.count("\n", 0, pos) + 1)
+        pos = text.find(needle, pos + len(needle))
+    return found
+
+
+async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The edit_file tool."""
+    target, rel, current = read_text(ctx.workspace, args["path"])
+    old_text, new_text = to_lf(args["old_text"]), to_lf(args["new_text"])
+    if not old_text:
+        raise ToolError(
+            "old_text is empty. To create a file use write_file; to insert, "
+            "include the neighbouring lines in old_text and new_text."
+        )
+    if old_text == new_text:
+        raise ToolError("old_text and new_text are identical: nothing to change.")
+    require_fresh(ctx, rel, current, "edit")
+    newline = newline_of(current)
+    text = to_lf(current) if newline == "\r\n" else current
+    where = occurrence_lines(text, old_text)
+    if not where:
+        raise ToolError(not_found_message(rel, split_lines(text), old_text))
+    if len(where) > 1 and not args.get("replace_all"):
+        at = ", ".join(str(n) for n in where[:20])
+        raise ToolError(
+            f"old_text occurs {len(where)} times in {rel} (at lines {at}). Include more "
+            "surrounding lines so it is unique, or set replace_all=true to change all of them."
+        )
+    updated = text.replace(old_text, new_text)
+    written = from_lf(updated, newline)
+    target.write_bytes(written.encode("utf-8"))
+    ctx.note_edit(rel, written)
+    diff = unified(text, updated, rel)
+    added, removed = diff_stats(diff)
+    summary = (
+        f"Edited {rel}: replaced {len(where)} occurrence(s) (first at line {where[0]}); "
+        f"+{added} -{removed} lines, {len(split_lines(updated))} lines now."
+    )
+    meta = {
+        "path": rel,
+        "diff": diff,
+        "replacements": len(where),
+        "added": added,
+        "removed": removed,
+    }
+    return make_result(f"{summary}\n{compact_diff(text, updated, rel)}", ctx, meta=meta)

@@ -1,0 +1,70 @@
+"""write_file: create files, and overwrite only what the model has seen.
+
+Creating a file is the common case and needs no prior read.  Overwriting an existing
+file throws its content away, so it is held to the same rule as an edit: the model
+must have read the current version.  Parent folders are created (inside the workspace
+only: the path guard runs first).  An overwritten CRLF file keeps CRLF endings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.fs_common import (
+    compact_diff,
+    diff_stats,
+    newline_of,
+    require_fresh,
+    to_lf,
+    unified,
+)
+from agent_tui.tools.workspace import decode_text, relative, resolve, split_lines
+
+SPEC = ToolSpec(
+    name="write_file",
+    description=(
+        "Create a file with the given content (parent folders are created). Use it for new "
+        "files. Overwriting an existing file is allowed only after reading it. Not for "
+        "changing part of an existing file: use edit_file, which is cheaper and safer."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the workspace."},
+            "content": {"type": "string", "description": "The complete file content."},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    },
+    kind="write",
+    group="files",
+)
+
+
+async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The write_file tool."""
+    target = resolve(ctx.workspace, args["path"])
+    rel = relative(ctx.workspace, target)
+    content: str = args["content"]
+    if target.is_dir():
+        raise ToolError(f"'{rel}' is a directory; give a file path.")
+    old: str | None = None
+    if target.exists():
+        old = decode_text(target.read_bytes(), target, rel)
+        require_fresh(ctx, rel, old, "overwrite")
+        if newline_of(old) == "\r\n" and "\r\n" not in content:
+            content = content.replace("\n", "\r\n")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content.encode("utf-8"))
+    ctx.note_edit(rel, content)
+    lines = len(split_lines(content))
+    size = len(content.encode("utf-8"))
+    if old is None:
+        text = f"Created {rel} ({lines} lines, {size:,} bytes)."
+        return make_result(text, ctx, meta={"path": rel, "created": True, "diff": ""})
+    diff = unified(to_lf(old), to_lf(content), rel)
+    added, removed = diff_stats(diff)
+    text = f"Overwrote {rel}: +{added} -{removed} lines, {lines} lines now.\n"
+    text += compact_diff(to_lf(old), to_lf(content), rel)
+    return make_result(text, ctx, meta={"path": rel, "created": False, "diff": diff})

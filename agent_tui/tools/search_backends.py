@@ -1,0 +1,165 @@
+"""Two ways to find matching lines: ripgrep when installed, pure Python otherwise.
+
+ripgrep is much faster and already honours .gitignore; the Python walker gives the
+same answers (same skipped folders, same .gitignore rules via ``IgnoreMatcher``,
+smart case, binary files skipped) on machines without it.  Both return the same
+``Hit`` tuples and stop collecting at ``MAX_HITS`` so a pattern like ``e`` cannot
+flood memory; the total is then reported as "at least".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+from agent_tui.tools.base import ToolError
+from agent_tui.tools.ignore import IgnoreMatcher, walk_files
+from agent_tui.tools.workspace import SKIP_DIRS, SNIFF_BYTES
+
+#: Matches collected at most; beyond this the count is a lower bound.
+MAX_HITS = 5000
+#: Files larger than this are skipped by the Python fallback.
+MAX_FILE_BYTES = 5_000_000
+#: Set this environment variable to force the Python fallback even when rg exists.
+NO_RG_ENV = "AGENT_TUI_NO_RG"
+RG_TIMEOUT = 60.0
+
+
+class Hit(NamedTuple):
+    path: str  # workspace-relative POSIX path
+    line: int  # 1-based
+    text: str
+
+
+def rg_binary() -> str | None:
+    """The ripgrep executable, unless missing or disabled with AGENT_TUI_NO_RG."""
+    if os.environ.get(NO_RG_ENV):
+        return None
+    return shutil.which("rg")
+
+
+def smart_case(pattern: str) -> bool:
+    """True (ignore case) when the pattern has no upper-case letter, like ``rg -S``."""
+    return not any(c.isupper() for c in pattern)
+
+
+def compile_pattern(pattern: str, regex: bool) -> re.Pattern[str]:
+    """The pattern as a Python regex (escaped unless ``regex``), smart case."""
+    flags = re.IGNORECASE if smart_case(pattern) else 0
+    try:
+        return re.compile(pattern if regex else re.escape(pattern), flags)
+    except re.error as exc:
+        raise ToolError(
+            f"Invalid regular expression {pattern!r}: {exc}. Fix it, or set regex=false "
+            "to search for the literal text."
+        ) from None
+
+
+def glob_matches(rel: str, glob: str | None) -> bool:
+    """rg-style glob: without '/', match the file name; with '/', the relative path."""
+    if not glob:
+        return True
+    if "/" in glob:
+        return fnmatch.fnmatchcase(rel, glob.lstrip("/")) or fnmatch.fnmatchcase(rel, glob)
+    return fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], glob)
+
+
+def parse_rg_json(lines: list[bytes], root: Path, cwd: Path) -> list[Hit]:
+    """Hits from ``rg --json`` output lines (paths made workspace-relative)."""
+    hits: list[Hit] = []
+    for raw in lines:
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            continue
+        if event.get("type") != "match":
+            continue
+        data = event["data"]
+        path = data["path"].get("text")
+        text = data["lines"].get("text")
+        if path is None or text is None:  # non-UTF-8 names or lines come as base64: skip
+            continue
+        full = (cwd / path).resolve()
+        if not full.is_relative_to(root):
+            continue
+        rel = full.relative_to(root).as_posix()
+        hits.append(Hit(rel, int(data["line_number"]), text.rstrip("\r\n")))
+    return hits
+
+
+async def search_rg(
+    rg: str, root: Path, start: Path, pattern: str, glob: str | None, regex: bool
+) -> list[Hit]:
+    """Run ripgrep and collect at most MAX_HITS hits."""
+    if regex:
+        compile_pattern(pattern, regex)  # same error message as the fallback
+    argv = [rg, "--json", "--smart-case", "--no-messages", "--no-require-git"]
+    if not regex:
+        argv.append("--fixed-strings")
+    for skip in sorted(SKIP_DIRS):
+        argv += ["--glob", f"!{skip}"]
+    if glob:
+        argv += ["--glob", glob]
+    argv += ["--", pattern, str(start)]
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=root,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None
+    lines: list[bytes] = []
+    matches = 0
+    try:
+        async with asyncio.timeout(RG_TIMEOUT):
+            async for raw in proc.stdout:
+                if raw.startswith(b'{"type":"match"'):
+                    matches += 1
+                    lines.append(raw)
+                    if matches >= MAX_HITS:
+                        break
+    except TimeoutError:
+        pass
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        await proc.wait()
+    return parse_rg_json(lines, root, root)
+
+
+def search_python(
+    root: Path, start: Path, pattern: str, glob: str | None, regex: bool
+) -> list[Hit]:
+    """The fallback: walk visible files, skip binary and huge ones, match line by line."""
+    compiled = compile_pattern(pattern, regex)
+    root = root.resolve()
+    files = [start] if start.is_file() else walk_files(root, start, IgnoreMatcher(root))
+    hits: list[Hit] = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if not glob_matches(rel, glob):
+            continue
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data[:SNIFF_BYTES]:
+            continue
+        text = data.decode("utf-8", errors="replace")
+        for number, line in enumerate(text.split("\n"), start=1):
+            if compiled.search(line):
+                hits.append(Hit(rel, number, line.rstrip("\r")))
+                if len(hits) >= MAX_HITS:
+                    return hits
+    return hits

@@ -1,0 +1,125 @@
+"""run_command: run a shell command in the workspace and show what matters of its output.
+
+Test and build output is long and the signal sits at both ends and in the error lines:
+the first lines (what ran), the last lines (the summary) and tracebacks/FAILED/
+``file:line`` lines in between.  Those are shown; the full output is stored behind a
+handle so nothing is lost.  The environment is inherited as is and never logged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tui.core.tokens import TokenCounter, counter_for
+from agent_tui.tools.base import ToolContext, ToolResult, ToolSpec, make_result
+from agent_tui.tools.cleaning import clean_text
+from agent_tui.tools.paging import fetch_hint
+from agent_tui.tools.shaping_text import clip, error_lines, spread
+from agent_tui.tools.shell_exec import run_shell
+
+HEAD_LINES = 40
+TAIL_LINES = 80
+MIDDLE_ERROR_LINES = 30
+LINE_WIDTH = 400
+#: Tokens the shown output may cost at most.
+OUTPUT_TOKEN_CAP = 5000
+MAX_TIMEOUT = 1800
+
+SPEC = ToolSpec(
+    name="run_command",
+    description=(
+        "Run a shell command in the workspace root and get its exit code and output "
+        "(stdout+stderr). Use it for tests, builds, linters and scripts. Long output shows the first 40 and last "
+        "80 lines plus error lines from the middle; the full output is stored behind a "
+        "handle for fetch_result. The process group is killed after timeout seconds. "
+        "Not for reading, searching or editing files: use the file tools; not for git "
+        "status/diff/log: use the git tools."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1},
+            "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+    kind="command",
+    group="shell",
+)
+
+
+def excerpt(lines: list[str], head: int, tail: int, errors: int, width: int) -> tuple[str, int]:
+    """Head, middle error lines (numbered) and tail with gap markers; (text, errors shown)."""
+    n = len(lines)
+    if n <= head + tail:
+        return "\n".join(clip(line, width) for line in lines), 0
+    middle = error_lines(lines[head : n - tail])
+    chosen = [i + head for i in spread(middle, errors)]
+    out = [clip(line, width) for line in lines[:head]]
+    prev = head - 1
+    for i in chosen:
+        if i - prev > 1:
+            out.append(f"… {i - prev - 1:,} lines omitted …")
+        out.append(f"L{i + 1}: {clip(lines[i], width)}")
+        prev = i
+    if n - tail - prev > 1:
+        out.append(f"… {n - tail - prev - 1:,} lines omitted …")
+    out += [clip(line, width) for line in lines[n - tail :]]
+    return "\n".join(out), len(chosen)
+
+
+def shape_output(output: str, counter: TokenCounter) -> tuple[str, bool]:
+    """The output as shown and whether anything was left out."""
+    lines = clean_text(output).split("\n")
+    full = "\n".join(lines)
+    if len(lines) <= HEAD_LINES + TAIL_LINES and counter.count(full) <= OUTPUT_TOKEN_CAP:
+        return full, "[base64 " in full and "[base64 " not in output
+    for scale in (1.0, 0.6, 0.35, 0.2, 0.1):
+        text, _ = excerpt(
+            lines,
+            max(1, int(HEAD_LINES * scale)),
+            max(1, int(TAIL_LINES * scale)),
+            max(1, int(MIDDLE_ERROR_LINES * scale)),
+            max(80, int(LINE_WIDTH * scale)),
+        )
+        if counter.count(text) <= OUTPUT_TOKEN_CAP:
+            return text, True
+    return text, True  # the registry's cap shapes whatever is still too long
+
+
+async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The run_command tool."""
+    command: str = args["command"]
+    timeout = max(1, min(MAX_TIMEOUT, int(args.get("timeout") or 120)))
+    outcome = await run_shell(command, ctx.workspace.resolve(), timeout)
+    counter = counter_for(ctx.model)
+    output = outcome.output
+    shown, cut = shape_output(output, counter)
+    n_lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
+    if outcome.timed_out:
+        status = f"TIMED OUT after {timeout}s: the command's process group was killed"
+    else:
+        status = f"exit code {outcome.exit_code}"
+    head = f"$ {command}\n{status} ({outcome.seconds:.1f}s, {n_lines:,} lines of output)"
+    if outcome.dropped_bytes:
+        head += f"; {outcome.dropped_bytes:,} bytes beyond the capture limit were dropped"
+    handle = None
+    if cut:
+        handle = ctx.results.put(output, {"kind": "command", "command": command})
+        head += f"\n[full output stored as {handle}: {fetch_hint(handle, output)}]"
+    text = f"{head}\n{shown}" if output.strip() else f"{head}\n(no output)"
+    meta = {
+        "command": command,
+        "exit_code": outcome.exit_code,
+        "timed_out": outcome.timed_out,
+        "seconds": round(outcome.seconds, 3),
+    }
+    return make_result(
+        text,
+        ctx,
+        is_error=outcome.timed_out,
+        handle=handle,
+        raw_tokens=counter.count(output),
+        meta=meta,
+    )

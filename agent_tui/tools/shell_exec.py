@@ -1,0 +1,105 @@
+"""Running one shell command with a hard timeout that really stops it.
+
+The command gets its own session (process group), so on timeout or cancellation the
+whole group is killed - a test runner's worker processes included - instead of only
+the shell.  Output (stdout and stderr interleaved, as a user would see it) is read
+concurrently so a chatty command cannot block on a full pipe, and capped in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Bytes of output kept in memory at most (the rest is counted, not kept).
+MAX_CAPTURE_BYTES = 20_000_000
+#: Seconds to keep reading after the shell exited (background children may hold the pipe).
+DRAIN_GRACE = 2.0
+#: How often the exit status is polled.
+POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    exit_code: int | None
+    output: str
+    timed_out: bool
+    seconds: float
+    dropped_bytes: int
+
+
+async def exited(proc: asyncio.subprocess.Process) -> int:
+    """The shell's exit code, as soon as it exits.
+
+    ``Process.wait()`` on Python 3.11 only returns once every pipe is closed, so a
+    backgrounded child still holding stdout would make it hang; polling the return
+    code (set by the child watcher at exit) does not.
+    """
+    while proc.returncode is None:
+        await asyncio.sleep(POLL_SECONDS)
+    return proc.returncode
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by ``pid`` (ignore if already gone)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def run_shell(command: str, cwd: Path, timeout: float) -> CommandOutcome:
+    """Run ``command`` in ``cwd``; kill its process group after ``timeout`` seconds."""
+    began = time.monotonic()
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    buf = bytearray()
+    dropped = 0
+
+    async def pump() -> None:
+        nonlocal dropped
+        while chunk := await stdout.read(65536):
+            room = MAX_CAPTURE_BYTES - len(buf)
+            buf.extend(chunk[: max(0, room)])
+            dropped += max(0, len(chunk) - max(0, room))
+
+    reader = asyncio.create_task(pump())
+    timed_out = False
+    try:
+        await asyncio.wait_for(exited(proc), timeout)
+    except TimeoutError:
+        timed_out = True
+        kill_group(proc.pid)
+        await exited(proc)
+    except asyncio.CancelledError:
+        kill_group(proc.pid)
+        reader.cancel()
+        with contextlib.suppress(Exception):  # reap it so no transport is left running
+            await asyncio.wait_for(exited(proc), DRAIN_GRACE)
+        raise
+    try:
+        await asyncio.wait_for(reader, DRAIN_GRACE)
+    except TimeoutError:
+        # A background child (``server &``) still holds the pipe: stop reading and close
+        # our end, so the child gets EPIPE instead of blocking on a full pipe.
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+    return CommandOutcome(
+        exit_code=proc.returncode,
+        output=buf.decode("utf-8", errors="replace"),
+        timed_out=timed_out,
+        seconds=time.monotonic() - began,
+        dropped_bytes=dropped,
+    )

@@ -1,0 +1,171 @@
+"""The path guard and safe text reading: tools never leave the workspace.
+
+Every path a model names is resolved against the workspace root with symlinks
+followed, and refused unless the result is still inside the root.  That single check
+covers ``../`` escapes, absolute paths elsewhere and symlinks pointing out.  Files are
+read as bytes and decoded strictly as UTF-8: a binary or undecodable file is refused
+with its size and type rather than poured into the context as mojibake.
+"""
+
+from __future__ import annotations
+
+import difflib
+import mimetypes
+import os
+from pathlib import Path
+
+from agent_tui.tools.base import ToolError
+
+#: Directories no listing or search descends into.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".hypothesis",
+        ".idea",
+        ".DS_Store",
+    }
+)
+
+#: Bytes sniffed for NUL when deciding whether a file is binary.
+SNIFF_BYTES = 8192
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF8", "GIF image"),
+    (b"%PDF", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive"),
+    (b"\x1f\x8b", "gzip archive"),
+    (b"\x7fELF", "ELF executable"),
+    (b"SQLite format 3", "SQLite database"),
+    (b"\x00asm", "WebAssembly module"),
+)
+
+
+class WorkspaceError(ToolError):
+    """A path or file the tools refuse to touch; the message is for the model."""
+
+
+class BinaryFileError(WorkspaceError):
+    """The file is not UTF-8 text."""
+
+
+def resolve(workspace: Path, path: str) -> Path:
+    """The absolute, symlink-resolved path for ``path`` (relative to ``workspace``).
+
+    Raises WorkspaceError when the result lies outside the workspace.
+    """
+    root = workspace.resolve()
+    raw = (path or ".").strip() or "."
+    given = Path(raw)
+    candidate = given if given.is_absolute() else root / given
+    resolved = candidate.resolve(strict=False)
+    if resolved == root or resolved.is_relative_to(root):
+        return resolved
+    lexical = Path(os.path.normpath(candidate))
+    if given.is_absolute() and not lexical.is_relative_to(root):
+        raise WorkspaceError(
+            f"Refused: '{raw}' is an absolute path outside the workspace ({root}). "
+            "Use a path relative to the workspace root."
+        )
+    if lexical.is_relative_to(root):
+        raise WorkspaceError(
+            f"Refused: '{raw}' goes through a symlink that points outside the workspace "
+            f"(it resolves to {resolved}). Only files inside {root} can be used."
+        )
+    raise WorkspaceError(
+        f"Refused: '{raw}' escapes the workspace with '..' (it resolves to {resolved}). "
+        "Use a path inside the workspace root."
+    )
+
+
+def relative(workspace: Path, path: Path) -> str:
+    """``path`` (already resolved) as a workspace-relative POSIX path; ``.`` for the root."""
+    rel = path.relative_to(workspace.resolve()).as_posix()
+    return rel or "."
+
+
+def describe_binary(data: bytes, path: Path) -> str:
+    """A short type for binary ``data`` (magic bytes, then the extension)."""
+    for magic, name in _MAGIC:
+        if data.startswith(magic):
+            return name
+    guessed, _ = mimetypes.guess_type(path.name)
+    return guessed or "binary data"
+
+
+def decode_text(data: bytes, path: Path, shown: str) -> str:
+    """``data`` as text, or BinaryFileError naming the size and type."""
+    if b"\x00" in data[:SNIFF_BYTES]:
+        kind = describe_binary(data, path)
+        raise BinaryFileError(
+            f"'{shown}' is a binary file ({len(data):,} bytes, {kind}); its contents are not shown."
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        kind = describe_binary(data, path)
+        if kind.startswith("text/"):
+            kind = "probably text in a non-UTF-8 encoding"
+        raise BinaryFileError(
+            f"'{shown}' is not UTF-8 text ({len(data):,} bytes, {kind}; undecodable byte at "
+            f"offset {exc.start}); its contents are not shown."
+        ) from None
+
+
+def missing_message(workspace: Path, path: Path, shown: str) -> str:
+    """'No such file' with the closest names in the nearest existing folder."""
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    names: list[str] = []
+    if parent.is_dir():
+        try:
+            names = [p.name for p in parent.iterdir()]
+        except OSError:
+            names = []
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.5)
+    where = relative(workspace, parent) if parent.is_relative_to(workspace.resolve()) else "."
+    hint = f" Similar names in '{where}': {', '.join(close)}." if close else ""
+    return f"No such file: '{shown}'.{hint} Use list_dir or search to find files."
+
+
+def read_text(workspace: Path, path: str) -> tuple[Path, str, str]:
+    """Resolve, check and read ``path``: (absolute path, relative path, text).
+
+    Raises WorkspaceError for escapes, missing files, directories and binary files.
+    """
+    target = resolve(workspace, path)
+    rel = relative(workspace, target)
+    if not target.exists():
+        raise WorkspaceError(missing_message(workspace, target, path))
+    if target.is_dir():
+        raise WorkspaceError(f"'{rel}' is a directory; use list_dir to see its contents.")
+    data = target.read_bytes()
+    return target, rel, decode_text(data, target, rel)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` without their endings (``\\n`` or ``\\r\\n``); no trailing empty line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def number_lines(lines: list[str], start: int, total: int | None = None) -> str:
+    """``lines`` prefixed with right-aligned 1-based numbers starting at ``start``."""
+    width = len(str(total if total is not None else start + len(lines)))
+    return "\n".join(f"{start + i:>{width}}| {line}" for i, line in enumerate(lines))

@@ -1,0 +1,1 @@
+"""Tests of the built-in tools, the registry and result shaping."""

@@ -1,0 +1,49 @@
+"""A fake ToolContext that records what the tools told it (the agent implements the real one)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.hashing import content_hash
+from agent_tui.core.results import MemoryResultStore
+from agent_tui.tools.base import ToolResult
+
+
+@dataclass
+class FakeContext:
+    """A ToolContext that records what the tools told it."""
+
+    workspace: Path
+    results: MemoryResultStore = field(default_factory=MemoryResultStore)
+    model: str | None = None
+    seen: dict[str, str] = field(default_factory=dict)
+    reads: list[tuple[str, str]] = field(default_factory=list)
+    edits: list[tuple[str, str]] = field(default_factory=list)
+    memos: list[str] = field(default_factory=list)
+    memories: list[dict[str, Any]] = field(default_factory=list)
+
+    def note_read(self, path: str, content: str) -> None:
+        self.seen[path] = content_hash(content)
+        self.reads.append((path, content))
+
+    def note_edit(self, path: str, content: str) -> None:
+        self.seen[path] = content_hash(content)
+        self.edits.append((path, content))
+
+    def last_seen_hash(self, path: str) -> str | None:
+        return self.seen.get(path)
+
+    def save_memo(self, text: str) -> str:
+        self.memos.append(text)
+        return f"memo{len(self.memos)}"
+
+    def recall(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        words = query.lower().split()
+        found = [m for m in self.memories if any(w in m["content"].lower() for w in words)]
+        return found[:limit]
+
+
+Call = Callable[..., Awaitable[ToolResult]]
