@@ -130,7 +130,9 @@ class ToolRunner:
         cap = self.result_cap(eng, name)
         text, handle = result.text, result.handle
         raw = None
-        if eng.counter.count(text) > cap:
+        spec = self.registry.spec(name)
+        exempt = spec is not None and spec.max_result_tokens is None  # fetch_result pages are bounded
+        if not exempt and eng.counter.count(text) > cap:
             shaped = shape_result(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
                                   label=name, model=eng.settings.model)
             text, handle = shaped.text, handle or shaped.handle
