@@ -111,8 +111,11 @@ class Agent:
         item = self.engine.save_memo(text, kind=kind)
         return ev.MemoSaved(item.id, kind, text)
 
-    async def compact(self, force: bool = False) -> list[ev.Event]:
-        """Memo, then summarise the evicted batch (LLM, else extractive) and apply it."""
+    async def compact(self, force: bool = False, focus: str = "") -> list[ev.Event]:
+        """Memo, then summarise the evicted batch (LLM, else extractive) and apply it.
+
+        ``focus`` (from `/compact FOCUS`) tells the LLM summariser what to keep above all.
+        """
         plan = self.engine.plan_compaction(force=force)
         if plan is None:
             return []
@@ -129,6 +132,8 @@ class Agent:
                 text = previous
                 for chunk in chunk_items(plan.items, budget):
                     msgs = summary_request(chunk, text, max_words=400)
+                    if focus:
+                        msgs[-1]["content"] += f"\n\nThe user asks to keep above all: {focus}"
                     sent += counter.count_messages(msgs)
                     text = await self._complete_text(msgs)
                 if text:
