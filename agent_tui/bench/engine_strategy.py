@@ -38,6 +38,12 @@ from agent_tui.core.engine import ContextEngine
 MIN_ENGINE_WINDOW = 4096
 
 SettingsFactory = Callable[[Session, int], Settings]
+EngineFactory = Callable[[Settings], ContextEngine]
+
+
+def default_engine(settings: Settings) -> ContextEngine:
+    """The product's engine, in memory only."""
+    return ContextEngine(settings, store=None, log_requests=False)
 
 
 def default_settings(session: Session, window: int) -> Settings:
@@ -51,8 +57,10 @@ class AgentTuiStrategy:
 
     name = "agent-tui"
 
-    def __init__(self, settings: SettingsFactory = default_settings) -> None:
+    def __init__(self, settings: SettingsFactory = default_settings,
+                 engine: EngineFactory = default_engine) -> None:
         self.settings_factory = settings
+        self.engine_factory = engine
         self.engine: ContextEngine | None = None
         self.shaper: ProductShaper | None = None
         self.views: dict[str, FileView] = {}
@@ -60,7 +68,7 @@ class AgentTuiStrategy:
         self.commands: dict[str, dict[str, object]] = {}
 
     def start(self, session: Session, window: int) -> None:
-        self.engine = ContextEngine(self.settings_factory(session, window), store=None, log_requests=False)
+        self.engine = self.engine_factory(self.settings_factory(session, window))
         if session.system_prompt:
             self.engine.set_system_prompt(session.system_prompt)
         self.shaper = ProductShaper(session.model or None)
@@ -87,8 +95,8 @@ class AgentTuiStrategy:
             eng.add_assistant(message.content, calls or None)
         else:
             whole = message.raw_output
-            sent = shaper.shape(message.name, whole)
             args = self.commands.get(message.tool_call_id, {})
+            sent = shaper.shape(message.name, whole, intent=json.dumps(args))
             prov: dict[str, object] = {"args": args}
             if isinstance(args.get("command"), str):
                 prov["command"] = args["command"]

@@ -75,11 +75,12 @@ def aims(rows: dict[str, Metrics]) -> list[tuple[str, bool, str]]:
     out: list[tuple[str, bool, str]] = []
     if f is not None and f.total_input_tokens:
         saving = 1 - a.total_input_tokens / f.total_input_tokens
-        out.append((f"≥ {AIM_VS_FULL:.0%} fewer input tokens than full", saving >= AIM_VS_FULL, f"{saving:.1%}"))
+        out.append((f"≥ {AIM_VS_FULL:.0%} fewer input tokens than full", saving >= AIM_VS_FULL,
+                    f"saving {saving:.1%}"))
     if w is not None and w.total_input_tokens:
         saving = 1 - a.total_input_tokens / w.total_input_tokens
         out.append((f"≥ {AIM_VS_WINDOW:.0%} fewer input tokens than window", saving >= AIM_VS_WINDOW,
-                    f"{saving:.1%}"))
+                    f"saving {saving:.1%}"))
     out.append(("never over the window", a.overflows == 0, f"{a.overflows} overflows, peak {a.peak_window_pct:.1f} %"))
     ret = a.active_file_retention
     out.append((f"active-file retention ≥ {AIM_FILE_RETENTION:.0%}", ret is None or ret >= AIM_FILE_RETENTION,

@@ -39,9 +39,9 @@ class ProductShaper:
         self.counter = counter_for(model)
         self.store: ResultStore = store if store is not None else MemoryResultStore()
 
-    def shape(self, tool: str, text: str) -> str:
-        """What the model would see of ``text``, an output of ``tool``."""
+    def shape(self, tool: str, text: str, intent: str = "") -> str:
+        """What the model would see of ``text``, an output of ``tool`` (``intent``: the call's arguments)."""
         if tool in COMMAND_TOOLS:
             text, _ = shape_output(text, self.counter)
-        return shape_result(text, max_tokens=result_cap(tool), store=self.store, label=tool,
-                            model=self.model).text
+        return shape_result(text, max_tokens=result_cap(tool), store=self.store, intent=intent[:300],
+                            label=tool, model=self.model).text

@@ -27,8 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_tui.bench.trace import COMPACT_SUMMARY, Message, Session
+from agent_tui.core.config import MemoryConfig
 
-DEFAULT_ROUNDS = 20
+#: Rounds ``window`` keeps: the engine's own cap on rounds kept verbatim, so both
+#: strategies get the same verbatim budget and differ only in what the engine adds.
+DEFAULT_ROUNDS = MemoryConfig().max_rounds
 
 
 @dataclass

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.bench.bashops import (
-    EditOp,
-    ReadOp,
-    WriteOp,
-    parse_edits,
-    parse_read,
-    parse_write,
-    regex_literal,
-    strip_line_numbers,
-)
+from agent_tui.bench.bashedits import EditOp, parse_edits, regex_literal
+from agent_tui.bench.bashops import ReadOp, WriteOp, parse_read, parse_write, strip_line_numbers
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ agent cut outputs over 10k characters to head+tail before the model saw
 them, and for those ``Message.raw`` is the whole output in the same
 ``<returncode>/<output>`` wrapper.  The ``exit`` message is the submission, never sent to the model.
 File reads, writes and edits are recovered from the bash commands
-(:mod:`agent_tui.bench.bashops`).
+(:mod:`agent_tui.bench.bashops`, :mod:`agent_tui.bench.bashedits`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_tui.bench.bashops import parse_edits, parse_read, parse_write, strip_line_numbers
+from agent_tui.bench.bashedits import parse_edits
+from agent_tui.bench.bashops import parse_read, parse_write, strip_line_numbers
 from agent_tui.bench.trace import Edit, FileEvent, Message, ModelCall, Session, ToolCall
 
 WINDOW = 128_000
