@@ -21,8 +21,14 @@ from agent_tui.bench.strategies import DEFAULT_ROUNDS
 
 
 def default_traces() -> Path:
-    """``../shared/traces`` beside the repository (where CI and this machine keep them)."""
-    return Path(__file__).resolve().parents[3] / "shared" / "traces"
+    """``../shared/traces`` beside the repository (where CI and this machine keep them).
+
+    Looked up beside the source checkout first, then beside the current directory
+    (for an installed package run from the repository root).
+    """
+    beside_repo = Path(__file__).resolve().parents[3] / "shared" / "traces"
+    beside_cwd = Path.cwd().resolve().parent / "shared" / "traces"
+    return beside_repo if beside_repo.is_dir() or not beside_cwd.is_dir() else beside_cwd
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -68,3 +68,10 @@ def test_plot_without_matplotlib_is_a_clear_message(monkeypatch: pytest.MonkeyPa
     assert code == 3
     assert "pip install" in captured.err and "matplotlib" in captured.err
     assert "| strategy |" in captured.out  # the report is still printed
+
+
+def test_default_traces_is_shared_beside_the_repo() -> None:
+    from agent_tui.bench.cli import default_traces
+    from tests.bench.helpers import SHARED_TRACES
+
+    assert default_traces() == SHARED_TRACES or not SHARED_TRACES.is_dir()
