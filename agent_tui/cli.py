@@ -24,7 +24,12 @@ def _model_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--demo", action="store_true", help="offline demo: a scripted model on a sample project")
 
 
-def build_parser() -> argparse.ArgumentParser:
+SUBCOMMANDS = ("tui", "run", "memory", "context", "bench", "mcp")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser; ``only`` names the subcommand being run, so the (slow to import)
+    arguments of the others are not loaded — the TUI's first frame does not wait for them."""
     parser = argparse.ArgumentParser(prog="agent-tui", description=__doc__.splitlines()[0])
     _common(parser)
     _model_flags(parser)
@@ -42,23 +47,25 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="JSON Lines events on stdout")
     run.add_argument("--max-steps", type=int, help="model calls allowed in the turn")
 
-    from agent_tui.store.cli import add_context_arguments, add_memory_arguments
-
     mem = sub.add_parser("memory", help="list, show, pin, unpin, evict, restore items")
     _common(mem)
-    add_memory_arguments(mem)
     ctx = sub.add_parser("context", help="the budget breakdown of the latest assembly")
     _common(ctx)
-    add_context_arguments(ctx)
+    if only in (None, "memory", "context"):
+        from agent_tui.store.cli import add_context_arguments, add_memory_arguments
+
+        add_memory_arguments(mem)
+        add_context_arguments(ctx)
 
     bench = sub.add_parser("bench", help="replay recorded sessions through context strategies")
     _common(bench)
-    try:
-        from agent_tui.bench.cli import add_bench_arguments
-    except ImportError:
-        add_bench_arguments = None
-    if add_bench_arguments is not None:
-        add_bench_arguments(bench)
+    if only in (None, "bench"):
+        try:
+            from agent_tui.bench.cli import add_bench_arguments
+        except ImportError:
+            add_bench_arguments = None
+        if add_bench_arguments is not None:
+            add_bench_arguments(bench)
 
     mcp = sub.add_parser("mcp", help="MCP servers: list tools and their token cost")
     _common(mcp)
@@ -75,7 +82,8 @@ def _workspace(args: argparse.Namespace) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(next((w for w in words if w in SUBCOMMANDS), "tui")).parse_args(argv)
     cmd = args.command or "tui"
     try:
         if cmd == "memory":
