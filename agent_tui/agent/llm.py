@@ -1,0 +1,296 @@
+"""The single place the agent talks to models, through litellm.
+
+litellm is imported lazily (``import litellm`` costs seconds): call
+:func:`preload_litellm` from a background worker to pay it early; otherwise the
+first call imports it in a thread so the event loop is not blocked.
+
+    async with contextlib.aclosing(stream_completion(config, messages, tools)) as events:
+        async for ev in events:
+            match ev:
+                case TextDelta(text): ...
+                case Retrying(attempt, delay, reason): ...
+                case Completion() as done: ...
+
+Retries (429, 5xx, timeouts, connection errors; ``Retry-After`` honoured) only
+happen while nothing has been streamed to the caller for that attempt; a stream
+that breaks later raises :class:`StreamInterrupted` carrying the partial text.
+A context-window overflow raises :class:`ContextOverflow` at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import threading
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from .llm_assemble import ReplyAssembler, reply_usage
+from .llm_errors import (
+    ContextOverflow,
+    LLMError,
+    NoModelConfigured,
+    StreamInterrupted,
+    classify,
+    redact,
+    secrets_for,
+)
+from .llm_types import (
+    Completion,
+    LLMConfig,
+    LLMEvent,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+    UsageTotals,
+)
+
+__all__ = [
+    "Completion", "ContextOverflow", "LLMClient", "LLMConfig", "LLMError", "LLMEvent",
+    "NoModelConfigured", "ReasoningDelta", "Retrying", "StreamInterrupted", "TextDelta",
+    "ToolCall", "ToolCallDelta", "Usage", "UsageTotals", "backoff_delay", "complete",
+    "context_window", "is_litellm_loaded", "preload_litellm", "stream_completion",
+]
+
+# Without this litellm fetches its price map from the network at import time.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+log = logging.getLogger("agent_tui.llm")
+
+_load_lock = threading.Lock()
+_litellm: Any = None
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def preload_litellm() -> Any:
+    """Import and configure litellm (blocking, ~4 s the first time); returns the module.
+
+    Thread-safe: a UI worker thread can call it at start-up.
+    """
+    global _litellm
+    if _litellm is not None:
+        return _litellm
+    with _load_lock:
+        if _litellm is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            litellm.suppress_debug_info = True
+            litellm.drop_params = True
+            litellm.set_verbose = False
+            litellm.turn_off_message_logging = True
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            _litellm = litellm
+    return _litellm
+
+
+def is_litellm_loaded() -> bool:
+    """True once :func:`preload_litellm` has finished."""
+    return _litellm is not None
+
+
+async def _aload() -> Any:
+    if _litellm is not None:
+        return _litellm
+    return await asyncio.to_thread(preload_litellm)
+
+
+def context_window(model: str) -> int | None:
+    """The model's input window in tokens from litellm's metadata (None if unknown)."""
+    try:
+        info = preload_litellm().get_model_info(model)
+        value = info.get("max_input_tokens") or info.get("max_tokens")
+        return int(value) if value else None
+    except Exception:
+        return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def backoff_delay(config: LLMConfig, retry: int, retry_after: float | None = None) -> float:
+    """Seconds before retry number ``retry`` (1-based): ``Retry-After`` if given, else
+    exponential backoff ``base * 2**(retry-1)`` capped at ``backoff_cap``, with jitter."""
+    if retry_after is not None:
+        return retry_after + random.uniform(0.0, min(0.25, retry_after * 0.1))
+    ceiling = min(config.backoff_cap, config.backoff_base * (2 ** (retry - 1)))
+    return ceiling * random.uniform(0.5, 1.0)
+
+
+def _request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
+    kw: dict[str, Any] = {
+        "model": config.model,
+        "messages": list(messages),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "timeout": config.timeout,
+        # We retry ourselves (Retry-After, events); the openai client would retry twice more.
+        "max_retries": 0,
+        "num_retries": 0,
+    }
+    if config.temperature is not None:
+        kw["temperature"] = config.temperature
+    if config.max_output_tokens:
+        kw["max_tokens"] = config.max_output_tokens
+    if config.api_base:
+        kw["api_base"] = config.api_base
+    if config.api_key:
+        kw["api_key"] = config.api_key
+    if tools:
+        kw["tools"] = list(tools)
+    kw.update(config.extra)
+    return kw
+
+
+async def _close(response: Any) -> None:
+    closer = getattr(response, "aclose", None)
+    if closer is None:
+        return
+    try:
+        await closer()
+    except Exception:  # closing is best effort
+        pass
+
+
+# --------------------------------------------------------------------------- the call
+
+
+async def stream_completion(
+    config: LLMConfig,
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]] | None = None,
+) -> AsyncIterator[LLMEvent]:
+    """Stream one model call: ``TextDelta``/``ReasoningDelta``/``ToolCallDelta`` events,
+    ``Retrying`` before each retry, and a final ``Completion``.
+
+    Raises :class:`NoModelConfigured`, :class:`ContextOverflow`,
+    :class:`StreamInterrupted` or :class:`LLMError`.  Cancelling the consuming task
+    (or closing this generator) closes the HTTP stream.
+    """
+    if not (config.model or "").strip():
+        raise NoModelConfigured()
+    litellm = await _aload()
+    kwargs = _request_kwargs(config, messages, tools)
+    attempt = 0
+    while True:
+        attempt += 1
+        asm = ReplyAssembler()
+        streamed = False
+        failed: tuple[float, str] | None = None
+        try:
+            response = None
+            try:
+                response = await litellm.acompletion(**kwargs)
+                async for chunk in response:
+                    for event in asm.feed(chunk):
+                        streamed = True
+                        yield event
+            finally:
+                if response is not None:
+                    await _close(response)
+        except Exception as exc:
+            failed = _after_failure(exc, config, attempt, asm, streamed)
+        if failed is None:
+            calls = asm.tool_calls()
+            yield Completion(
+                text="".join(asm.text),
+                tool_calls=calls,
+                usage=reply_usage(litellm, config, asm, messages, tools, calls),
+                finish_reason=asm.finish_reason,
+                model=asm.model or config.model,
+                reasoning="".join(asm.reasoning),
+                attempts=attempt,
+            )
+            return
+        delay, reason = failed
+        log.info("LLM call failed (%s); retry %d/%d in %.2f s", reason, attempt, config.max_retries, delay)
+        yield Retrying(attempt, delay, reason, config.max_retries)
+        await asyncio.sleep(delay)
+
+
+def _after_failure(exc: Exception, config: LLMConfig, attempt: int, asm: ReplyAssembler,
+                   streamed: bool) -> tuple[float, str]:
+    """Raise the right error for a failed attempt, or return ``(delay, reason)`` to retry."""
+    failure = classify(exc, config)
+    err = failure.error
+    err.attempts = attempt
+    if isinstance(err, ContextOverflow):
+        raise err from None
+    if streamed:  # the caller already has part of the reply: a retry would duplicate it
+        text = "".join(asm.text)
+        raise StreamInterrupted(
+            f"The reply from {config.model} broke off after {len(text)} characters: {err.message}",
+            partial_text=text,
+            partial_tool_calls=asm.tool_calls(),
+            status_code=err.status_code,
+            model=config.model,
+            attempts=attempt,
+            original_type=err.original_type,
+        ) from None
+    if not failure.retryable:
+        raise err from None
+    if failure.retry_after is not None and failure.retry_after > config.max_retry_after:
+        err.message = (f"{err.message}; the provider asks to wait {failure.retry_after:.0f} s, "
+                       f"more than max_retry_after={config.max_retry_after:g} s")
+        raise err from None
+    if attempt > config.max_retries:
+        err.message = f"Model call to {config.model} failed after {attempt} attempts: {err.message}"
+        raise err from None
+    return backoff_delay(config, attempt, failure.retry_after), err.message
+
+
+async def complete(
+    config: LLMConfig,
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]] | None = None,
+) -> Completion:
+    """One model call without the deltas (summaries, memos): the final :class:`Completion`."""
+    stream = stream_completion(config, messages, tools)
+    try:
+        async for event in stream:
+            if isinstance(event, Completion):
+                return event
+    finally:
+        await stream.aclose()
+    raise LLMError(f"The call to {config.model} ended without a reply", model=config.model)
+
+
+class LLMClient:
+    """A config plus the session's usage totals; what the agent loop holds."""
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        #: Tokens and cost summed over every completed call.
+        self.usage = UsageTotals()
+
+    async def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+    ) -> AsyncIterator[LLMEvent]:
+        """:func:`stream_completion` that also adds the final usage to ``self.usage``."""
+        stream = stream_completion(self.config, messages, tools)
+        try:
+            async for event in stream:
+                if isinstance(event, Completion):
+                    self.usage.add(event.usage)
+                yield event
+        finally:
+            await stream.aclose()
+
+    async def complete(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+    ) -> Completion:
+        done = await complete(self.config, messages, tools)
+        self.usage.add(done.usage)
+        return done
+
+    def redact(self, text: str) -> str:
+        """``text`` with this config's key (and anything key-like) masked."""
+        return redact(text, secrets_for(self.config))

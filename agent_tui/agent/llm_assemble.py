@@ -1,0 +1,123 @@
+"""Turning litellm stream chunks into one reply: text, parallel tool calls, usage, cost."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from .llm_types import (
+    LLMConfig,
+    LLMEvent,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+    check_arguments,
+)
+
+
+def call_cost(litellm: Any, model: str, prompt: int, completion: int) -> float:
+    """USD cost from litellm's price table; 0.0 when the model is unknown (never raises)."""
+    try:
+        resp = litellm.ModelResponse(
+            usage=litellm.Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+        )
+        return float(litellm.completion_cost(completion_response=resp, model=model) or 0.0)
+    except Exception:  # unknown model, odd provider: cost is a nicety
+        return 0.0
+
+
+class ReplyAssembler:
+    """Builds the reply from stream chunks; parallel tool calls by their ``index``."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish_reason: str | None = None
+        self.usage: Any = None
+        self.model = ""
+
+    def feed(self, chunk: Any) -> list[LLMEvent]:
+        events: list[LLMEvent] = []
+        usage = getattr(chunk, "usage", None)
+        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+            self.usage = usage
+        self.model = getattr(chunk, "model", None) or self.model
+        for choice in getattr(chunk, "choices", None) or []:
+            if getattr(choice, "index", 0):
+                continue  # n > 1 is never requested
+            if getattr(choice, "finish_reason", None):
+                self.finish_reason = choice.finish_reason
+            delta = getattr(choice, "delta", None)
+            if delta is None:
+                continue
+            if content := getattr(delta, "content", None):
+                self.text.append(content)
+                events.append(TextDelta(content))
+            if reasoning := getattr(delta, "reasoning_content", None):
+                self.reasoning.append(reasoning)
+                events.append(ReasoningDelta(reasoning))
+            for tc in getattr(delta, "tool_calls", None) or []:
+                events.append(self._tool_delta(tc))
+        return events
+
+    def _tool_delta(self, tc: Any) -> ToolCallDelta:
+        fn = getattr(tc, "function", None)
+        name = getattr(fn, "name", None) if fn is not None else None
+        args = (getattr(fn, "arguments", None) if fn is not None else None) or ""
+        call_id = getattr(tc, "id", None)
+        index = getattr(tc, "index", None)
+        if index is None:  # providers without index: a new id starts a new call
+            known = [i for i, c in self.calls.items() if call_id and c["id"] == call_id]
+            if known:
+                index = known[0]
+            elif call_id or not self.calls:
+                index = len(self.calls)
+            else:
+                index = max(self.calls)
+        slot = self.calls.setdefault(index, {"id": None, "name": "", "args": []})
+        if call_id and not slot["id"]:
+            slot["id"] = call_id
+        if name and name != slot["name"]:
+            slot["name"] = name if not slot["name"] else slot["name"] + name
+        if args:
+            slot["args"].append(args)
+        return ToolCallDelta(index, call_id, name, args)
+
+    def tool_calls(self) -> list[ToolCall]:
+        out = []
+        for index in sorted(self.calls):
+            slot = self.calls[index]
+            arguments = "".join(slot["args"])
+            out.append(
+                ToolCall(
+                    id=slot["id"] or f"call_{uuid.uuid4().hex[:12]}",
+                    name=slot["name"],
+                    arguments=arguments,
+                    arguments_error=check_arguments(slot["name"], arguments),
+                )
+            )
+        return out
+
+
+def reply_usage(litellm: Any, config: LLMConfig, asm: ReplyAssembler, messages: Sequence[dict[str, Any]],
+                tools: Sequence[dict[str, Any]] | None, calls: list[ToolCall]) -> Usage:
+    """The call's usage: the provider's numbers, else a local count (``estimated``)."""
+    if asm.usage is not None:
+        prompt = int(asm.usage.prompt_tokens or 0)
+        completion = int(getattr(asm.usage, "completion_tokens", 0) or 0)
+        estimated = False
+    else:  # provider sent no usage: count locally
+        from agent_tui.core.tokens import counter_for
+
+        counter = counter_for(config.model)
+        prompt = counter.count_messages(messages) + (counter.count(json.dumps(list(tools))) if tools else 0)
+        completion = counter.count("".join(asm.text)) + sum(
+            counter.count(c.name) + counter.count(c.arguments) for c in calls
+        )
+        estimated = True
+    return Usage(prompt, completion, call_cost(litellm, config.model, prompt, completion), estimated)

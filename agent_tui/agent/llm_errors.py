@@ -1,0 +1,250 @@
+"""Errors of the LLM layer, key redaction, and the mapping from litellm's exceptions.
+
+Every error we raise carries a one-line, key-free message.  They are raised
+``from None``: the original litellm exception (whose text may echo a key or a
+request) is not chained into tracebacks; its type name is kept instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .llm_types import LLMConfig
+
+
+class LLMError(Exception):
+    """A model call failed; ``str(err)`` is one clear, key-free line."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "other",
+        status_code: int | None = None,
+        model: str = "",
+        attempts: int = 1,
+        original_type: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        #: auth, not_found, bad_request, rate_limit, server, timeout, connection,
+        #: no_model, unknown_provider, stream_interrupted, other.
+        self.kind = kind
+        self.status_code = status_code
+        self.model = model
+        self.attempts = attempts
+        #: Class name of the underlying exception (the exception itself is dropped).
+        self.original_type = original_type
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NoModelConfigured(LLMError):
+    """No model string was given."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "No model configured: pass --model (e.g. --model openai/gpt-4o), set `model` in the "
+            "config file, or run with --demo to try the app without a model.",
+            kind="no_model",
+        )
+
+
+class ContextOverflow(LLMError):
+    """The request did not fit the model's context window (compact harder and retry once)."""
+
+
+class StreamInterrupted(LLMError):
+    """The stream broke after part of the reply had been streamed (not retried)."""
+
+    def __init__(self, message: str, *, partial_text: str, partial_tool_calls: list[Any], **kw: Any) -> None:
+        super().__init__(message, kind="stream_interrupted", **kw)
+        #: The text streamed before the break.
+        self.partial_text = partial_text
+        #: Tool calls (possibly incomplete) assembled before the break.
+        self.partial_tool_calls = partial_tool_calls
+
+
+# --------------------------------------------------------------------------- redaction
+
+_KEY_PATTERNS = [
+    (re.compile(r"sk-[A-Za-z0-9_\-\*]{6,}"), "sk-***"),
+    (re.compile(r"AIza[0-9A-Za-z_\-]{20,}"), "AIza***"),
+    (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/]{8,}=*"), r"\1***"),
+    (re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"), r"\1***"),
+]
+
+
+def secrets_for(config: LLMConfig | None) -> list[str]:
+    """Strings that must never be shown: the configured key and ``*_API_KEY`` env values."""
+    found: list[str] = []
+    if config is not None and config.api_key:
+        found.append(config.api_key)
+    for name, value in os.environ.items():
+        if value and len(value) >= 8 and (name.endswith("_API_KEY") or name.endswith("_TOKEN")):
+            found.append(value)
+    return sorted(set(found), key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with known secrets and anything that looks like an API key masked."""
+    for s in secrets or []:
+        if len(s) >= 6:
+            text = text.replace(s, "***")
+            if len(s) >= 12:  # providers often echo a key's head and tail only
+                text = text.replace(s[-8:], "***")
+    for pattern, repl in _KEY_PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+# --------------------------------------------------------------------------- classification
+
+
+@dataclass
+class Failure:
+    """How one failed attempt should be handled."""
+
+    error: LLMError
+    """What to raise if we do not retry."""
+    retryable: bool = False
+    retry_after: float | None = None
+    """Seconds the provider asked us to wait (``Retry-After``)."""
+
+    @property
+    def reason(self) -> str:
+        return self.error.message
+
+
+_PREFIX = re.compile(r"^(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*[:\-]\s*")
+
+
+def provider_message(exc: BaseException) -> str:
+    """The provider's own words from a litellm exception, one line, prefixes removed."""
+    text = str(getattr(exc, "message", "") or exc) or type(exc).__name__
+    if "Exception - " in text:
+        text = text.split("Exception - ", 1)[1]
+    for _ in range(4):
+        new = _PREFIX.sub("", text)
+        if new == text:
+            break
+        text = new
+    text = text.split("LiteLLM Retried:")[0]
+    text = " ".join(text.split())
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+def _headers(exc: BaseException) -> Any:
+    for attr in ("litellm_response_headers", "headers"):
+        h = getattr(exc, attr, None)
+        if h:
+            return h
+    try:
+        resp = getattr(exc, "response", None)
+    except Exception:  # openai errors raise on a missing response
+        resp = None
+    return getattr(resp, "headers", None)
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """``Retry-After`` (seconds or HTTP date) or ``retry-after-ms`` from an error's response."""
+    headers = _headers(exc)
+    if not headers:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000.0)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except Exception:
+        return None
+
+
+def _status(exc: BaseException) -> int | None:
+    code = getattr(exc, "status_code", None)
+    try:
+        return int(code) if code is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _key_env_vars(model: str) -> list[str]:
+    try:
+        import litellm
+
+        missing = litellm.validate_environment(model).get("missing_keys") or []
+        if missing:
+            return list(missing)
+        provider = litellm.get_llm_provider(model)[1]
+    except Exception:
+        provider = model.split("/", 1)[0] if "/" in model else "openai"
+    return [f"{provider.upper()}_API_KEY"]
+
+
+_CONTEXT_HINTS = ("context_length_exceeded", "maximum context length", "context window", "too many tokens",
+                  "prompt is too long", "input is too long")
+
+
+def classify(exc: BaseException, config: LLMConfig) -> Failure:
+    """Map any exception from a litellm call to a :class:`Failure`."""
+    import litellm.exceptions as le
+
+    model = config.model
+    inner = getattr(exc, "original_exception", None)
+    if isinstance(exc, le.MidStreamFallbackError) and isinstance(inner, BaseException):
+        exc = inner
+    secrets = secrets_for(config)
+    status = _status(exc)
+    said = redact(provider_message(exc), secrets)
+    low = said.lower()
+    kw = {"status_code": status, "model": model, "original_type": type(exc).__name__}
+
+    def fail(msg: str, kind: str, retryable: bool = False, retry_after: float | None = None) -> Failure:
+        return Failure(LLMError(redact(msg, secrets), kind=kind, **kw), retryable, retry_after)
+
+    if isinstance(exc, le.ContextWindowExceededError) or (
+        isinstance(exc, le.BadRequestError) and any(h in low for h in _CONTEXT_HINTS)
+    ):
+        msg = redact(f"Context window exceeded for {model}: {said}", secrets)
+        return Failure(ContextOverflow(msg, kind="context_overflow", **kw))
+    if isinstance(exc, le.AuthenticationError | le.PermissionDeniedError) or (
+        "missing credentials" in low or ("api key" in low and ("missing" in low or "not set" in low))
+    ):
+        env = " or ".join(_key_env_vars(model))
+        code = f" (HTTP {status})" if status in (401, 403) else ""
+        return fail(f"Authentication failed for {model}{code}: set {env} or `api_key` in the config. "
+                    f"Provider said: {said}", "auth")
+    if isinstance(exc, le.NotFoundError):
+        where = f" at {config.api_base}" if config.api_base else ""
+        return fail(f"Model {model!r} not found{where} (HTTP {status or 404}): check the model name. "
+                    f"Provider said: {said}", "not_found")
+    if isinstance(exc, le.RateLimitError) or status == 429:
+        return fail(f"rate limited (HTTP 429): {said}", "rate_limit", True, retry_after_seconds(exc))
+    if isinstance(exc, le.Timeout | asyncio.TimeoutError | TimeoutError) or status == 408:
+        return fail(f"timed out after {config.timeout:g} s", "timeout", True)
+    if isinstance(exc, le.APIConnectionError) or "connection error" in low:
+        return fail(f"connection error: {said}", "connection", True)
+    if isinstance(exc, le.BadRequestError) and "provider not provided" in low:
+        return fail(f"Unknown provider for model {model!r}: use a litellm model string such as "
+                    f"'openai/gpt-4o' or 'anthropic/claude-sonnet-4-5'", "unknown_provider")
+    if status is not None and status >= 500:
+        return fail(f"server error (HTTP {status}): {said}", "server", True, retry_after_seconds(exc))
+    if isinstance(exc, le.BadRequestError | le.UnprocessableEntityError) or status in (400, 413, 422):
+        return fail(f"Request rejected by {model} (HTTP {status or 400}): {said}", "bad_request")
+    if isinstance(exc, OSError) or type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
+        return fail(f"connection error: {type(exc).__name__}: {said}", "connection", True)
+    return fail(f"Model call failed ({type(exc).__name__}): {said}", "other")

@@ -1,0 +1,217 @@
+"""Plain data for the LLM layer: config, streamed events, tool calls, usage.
+
+No litellm here (it is imported lazily by :mod:`agent_tui.agent.llm`), so the UI
+and the loop can import these types for free.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class LLMConfig:
+    """How to reach one model through litellm."""
+
+    model: str = ""
+    """Any litellm model string (``openai/gpt-4o``, ``anthropic/claude-sonnet-4-5``, ...)."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible or self-hosted endpoint (None: provider default)."""
+    api_key: str | None = None
+    """API key; None lets litellm read the provider's usual env var (``OPENAI_API_KEY``...)."""
+    temperature: float | None = 0.1
+    """Sampling temperature (None: provider default; dropped for models that refuse it)."""
+    max_output_tokens: int | None = None
+    """Cap on the reply's tokens (sent as ``max_tokens``; None: provider default)."""
+    timeout: float = 120.0
+    """Seconds to wait for the connection and for each read of the stream."""
+    max_retries: int = 4
+    """Retries after the first attempt on 429, 5xx, timeouts and connection errors."""
+    backoff_base: float = 1.0
+    """First retry delay in seconds; doubles per retry, with jitter."""
+    backoff_cap: float = 30.0
+    """Longest computed backoff delay in seconds."""
+    max_retry_after: float = 120.0
+    """Longest ``Retry-After`` we agree to wait; a longer one fails the call at once."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """More keyword arguments for ``litellm.acompletion`` (e.g. ``extra_headers``)."""
+
+    def __repr__(self) -> str:  # never show the key
+        key = "***" if self.api_key else None
+        return (
+            f"LLMConfig(model={self.model!r}, api_base={self.api_base!r}, api_key={key!r}, "
+            f"temperature={self.temperature!r}, max_output_tokens={self.max_output_tokens!r}, "
+            f"timeout={self.timeout!r}, max_retries={self.max_retries!r})"
+        )
+
+
+# --------------------------------------------------------------------------- usage
+
+
+@dataclass
+class Usage:
+    """Tokens and cost of one model call."""
+
+    prompt_tokens: int = 0
+    """Input tokens as billed (reported by the provider, or estimated)."""
+    completion_tokens: int = 0
+    """Output tokens as billed."""
+    cost_usd: float = 0.0
+    """Cost from litellm's price table; 0.0 for models it does not know."""
+    estimated: bool = False
+    """True when the provider reported no usage and we counted locally."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost_usd + other.cost_usd,
+            self.estimated or other.estimated,
+        )
+
+
+@dataclass
+class UsageTotals:
+    """Running totals for a session (add each call's :class:`Usage`)."""
+
+    calls: int = 0
+    """Model calls that completed."""
+    prompt_tokens: int = 0
+    """Sum of input tokens."""
+    completion_tokens: int = 0
+    """Sum of output tokens."""
+    cost_usd: float = 0.0
+    """Sum of costs in USD."""
+    last: Usage | None = None
+    """The most recent call's usage."""
+
+    def add(self, usage: Usage) -> None:
+        self.calls += 1
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.cost_usd += usage.cost_usd
+        self.last = usage
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+# --------------------------------------------------------------------------- tool calls
+
+
+@dataclass
+class ToolCall:
+    """One assembled tool call from the model."""
+
+    id: str
+    """The provider's call id (answer it with a ``tool`` message of this id)."""
+    name: str
+    """Tool name as the model wrote it."""
+    arguments: str
+    """The raw arguments JSON string, exactly as received."""
+    arguments_error: str | None = None
+    """Why ``arguments`` is unusable (not JSON, not an object); None when fine."""
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """Parsed arguments ({} when ``arguments_error`` is set)."""
+        if self.arguments_error:
+            return {}
+        value = json.loads(self.arguments or "{}")
+        return value if isinstance(value, dict) else {}
+
+    def to_message_dict(self, raw: bool = False) -> dict[str, Any]:
+        """The OpenAI ``tool_calls`` entry for the assistant message.
+
+        Unparsable arguments are replaced by ``{}`` unless ``raw`` (some providers
+        re-parse the history and would reject the request).
+        """
+        arguments = self.arguments if (raw or not self.arguments_error) else "{}"
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": arguments}}
+
+
+def check_arguments(name: str, arguments: str) -> str | None:
+    """The problem with a tool call's arguments string, or None if it is a JSON object."""
+    if not name:
+        return "the tool call has no tool name"
+    if not arguments.strip():
+        return None  # no arguments at all: treated as {}
+    try:
+        value = json.loads(arguments)
+    except ValueError as e:
+        return f"arguments are not valid JSON ({e.msg} at position {e.pos})"
+    if not isinstance(value, dict):
+        return f"arguments must be a JSON object, got {type(value).__name__}"
+    return None
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the assistant's visible text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning text (models that stream it); not part of the reply."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallDelta:
+    """A fragment of a streamed tool call (``id``/``name`` arrive on the first one)."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The call failed before anything was streamed and will be retried after ``delay`` s."""
+
+    attempt: int
+    """Retry number, 1 for the first retry."""
+    delay: float
+    """Seconds we wait before the retry."""
+    reason: str
+    """One line: why (``rate limited (HTTP 429)``...), key-free."""
+    max_retries: int = 0
+    """The configured number of retries, for ``retry 1/4`` displays."""
+
+
+@dataclass
+class Completion:
+    """The end of one model call: the whole reply."""
+
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    model: str = ""
+    reasoning: str = ""
+    attempts: int = 1
+    """How many HTTP attempts the call took (1 = no retry)."""
+
+    def to_message(self) -> dict[str, Any]:
+        """The assistant message to append to the history."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [tc.to_message_dict() for tc in self.tool_calls]
+        return msg
+
+
+LLMEvent = TextDelta | ReasoningDelta | ToolCallDelta | Retrying | Completion
