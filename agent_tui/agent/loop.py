@@ -246,6 +246,10 @@ class Agent:
             raise
         except llm_mod.LLMError as exc:
             status = "error"
+            cut = getattr(exc, "partial_text", "") or partial
+            if cut:
+                eng.add_assistant(cut + "\n\n[cut: the model's stream broke]", None, provenance={"cut": True})
+                final_text = cut
             yield ev.ErrorEvent(str(exc), fatal=True)
         if status == "done" and not memo_saved_this_turn and self._was_task():
             yield await self.write_memo("auto")

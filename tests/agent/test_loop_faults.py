@@ -1,0 +1,122 @@
+"""Fault modes through the real loop: each is retried or ends in a clear error; nothing is lost."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agent_tui.agent import events as ev
+from tests.agent.helpers import make_agent, make_repo, run_turn
+from tests.support.fake_openai import Reply
+
+PLANTED = "sk-test-PLANTED-0123456789abcdef"
+
+
+async def _turn(tmp_path: Path, fake_llm, *replies: Reply, task: str = "read calc.py"):
+    root = make_repo(tmp_path / "proj")
+    fake_llm.script(*replies)
+    agent, ws = make_agent(root, fake_llm.base_url)
+    try:
+        events = await run_turn(agent, task)
+        stored = ws.store.messages(agent.engine.session_id)
+    finally:
+        ws.close()
+    return events, stored
+
+
+async def test_rate_limit_is_retried_after_retry_after(tmp_path: Path, fake_llm) -> None:
+    events, stored = await _turn(tmp_path, fake_llm, Reply.rate_limit(retry_after=1), Reply.text("hello"))
+    retries = [e for e in events if isinstance(e, ev.Retrying)]
+    assert retries and retries[0].delay >= 1.0
+    assert events[-1].status == "done" and events[-1].text == "hello"
+    assert [m["role"] for m in stored] == ["user", "assistant"]
+
+
+async def test_server_error_then_success(tmp_path: Path, fake_llm) -> None:
+    events, _ = await _turn(tmp_path, fake_llm, Reply.server_error(), Reply.text("recovered"))
+    assert any(isinstance(e, ev.Retrying) for e in events)
+    assert events[-1].text == "recovered"
+
+
+async def test_hang_times_out_and_retries(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    fake_llm.script(Reply.hang(seconds=5), Reply.text("after the hang"))
+    agent, ws = make_agent(root, fake_llm.base_url)
+    agent.llm.timeout = 1.0
+    try:
+        events = await run_turn(agent, "hello")
+    finally:
+        ws.close()
+    assert any(isinstance(e, ev.Retrying) for e in events)
+    assert events[-1].text == "after the hang"
+
+
+async def test_retries_exhausted_is_a_clear_error_and_the_task_is_stored(tmp_path: Path, fake_llm) -> None:
+    events, stored = await _turn(tmp_path, fake_llm, *[Reply.server_error() for _ in range(8)], task="do it")
+    errors = [e for e in events if isinstance(e, ev.ErrorEvent)]
+    assert errors and errors[-1].fatal
+    assert "500" in errors[-1].message or "server" in errors[-1].message.lower()
+    assert PLANTED not in errors[-1].message
+    assert events[-1].status == "error"
+    assert stored[0]["role"] == "user" and stored[0]["content"] == "do it"
+
+
+async def test_context_length_exceeded_compacts_and_retries_once(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "calc.py"}),
+        Reply.context_length_exceeded(),
+        Reply.text("fits now"),
+    )
+    agent, ws = make_agent(root, fake_llm.base_url)
+    try:
+        events = await run_turn(agent, "read calc.py")
+    finally:
+        ws.close()
+    assert any(isinstance(e, ev.Retrying) and "context window" in e.reason for e in events)
+    assert events[-1].status == "done" and events[-1].text == "fits now"
+
+
+async def test_context_length_exceeded_twice_is_a_clear_error(tmp_path: Path, fake_llm) -> None:
+    events, _ = await _turn(tmp_path, fake_llm, Reply.context_length_exceeded(), Reply.context_length_exceeded())
+    err = [e for e in events if isinstance(e, ev.ErrorEvent)][-1]
+    assert "too large" in err.message
+    assert events[-1].status == "error"
+
+
+async def test_cut_stream_keeps_partial_text(tmp_path: Path, fake_llm) -> None:
+    events, stored = await _turn(tmp_path, fake_llm, Reply.cut("The answer begins here and then", after_chunks=3))
+    assert events[-1].status == "error"
+    cut = [m for m in stored if m["role"] == "assistant"]
+    assert cut and "[cut" in cut[-1]["content"] and cut[-1]["content"].startswith("The ")
+
+
+async def test_cancel_mid_stream_keeps_the_partial_answer(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    fake_llm.script(Reply.text("word " * 400, chunk_size=5, chunk_delay=0.01))
+    agent, ws = make_agent(root, fake_llm.base_url)
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for e in agent.run("write a long answer"):
+            if isinstance(e, ev.TextDelta):
+                seen.append(e.text)
+
+    task = asyncio.create_task(consume())
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if len("".join(seen)) > 40:
+            break
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    try:
+        stored = ws.store.messages(agent.engine.session_id)
+    finally:
+        ws.close()
+    last = [m for m in stored if m["role"] == "assistant"][-1]
+    assert last["content"].startswith("word word")
+    assert "[cut: the turn was cancelled by the user]" in last["content"]
+    assert len(last["content"]) < len("word " * 400)
