@@ -1,0 +1,420 @@
+"""The Textual app: one session's agent behind a keyboard-first UI.
+
+The app owns the session lifecycle and the workers — opening a session, loading
+litellm after the first frame, running a turn, changing items, compacting,
+writing memos — and routes what they produce to the screens as messages.
+Every worker failure lands in ``on_worker_state_changed`` and is shown, never
+raised.  Slash commands and palette entries live in ``app_commands``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.app_commands import CommandsMixin, UserError
+from agent_tui.ui.controller import SessionController
+from agent_tui.ui.gauge_feed import GaugeFeed
+from agent_tui.ui.messages import (
+    ITEM_MESSAGES,
+    ActionFailed,
+    AgentEventReceived,
+    ApprovalAnswered,
+    BudgetChanged,
+    CommandEntered,
+    ItemChanged,
+    LlmLoaded,
+    SessionOpened,
+    TaskSubmitted,
+    TurnEnded,
+)
+from agent_tui.ui.options import SessionSpec, UiOptions
+from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.screens.main import MainScreen
+from agent_tui.ui.theme import pick_theme
+from agent_tui.ui.widgets import CSS_FILES
+
+
+@dataclass
+class Opened:
+    """What the session worker hands back."""
+
+    controller: SessionController
+    breakdown: dict[str, Any]
+    note: str
+
+
+class AgentApp(CommandsMixin, App[int]):
+    """agent-tui."""
+
+    TITLE = "agent-tui"
+    CSS_PATH = [Path(__file__).parent / "app.tcss", *CSS_FILES]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, options: UiOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.controller: SessionController | None = None
+        self.mcp: Any | None = None
+        self.llm_ready = asyncio.Event()
+        self.turn_worker: Worker[str] | None = None
+        self.gauge = GaugeFeed(self._deliver_gauge, self.set_timer)
+        self.theme = options.theme or pick_theme()
+
+    def get_default_screen(self) -> Screen[Any]:
+        prefill = self.options.demo_task if self.options.demo else ""
+        return MainScreen(self.options.banner(), prefill)
+
+    @property
+    def main(self) -> MainScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None and self.turn_worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    # start-up: paint first, then load ------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        if self.options.first_frame_probe:
+            facts = {"painted_at": time.time(), "litellm": "litellm" in sys.modules,
+                     "agent_loaded": "agent_tui.agent.loop" in sys.modules}
+            Path(self.options.first_frame_probe).write_text(json.dumps(facts), encoding="utf-8")
+            self.exit(0)
+            return
+        self.main.status.state = "opening session…"
+        self.open_session(self.options.session, "")
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def open_session(self, spec: SessionSpec, note: str, memo_first: bool = False) -> Opened:
+        """Open (or switch to) a session; a fresh one may first get a memo of the current one."""
+        old = self.controller
+        if memo_first and old is not None and old.transcript():
+            await self._model_ready()
+            memo = await old.agent.write_memo("before new session")
+            self.main.post_message(AgentEventReceived(memo))
+        opts = spec.to_options()
+        ctl = await asyncio.to_thread(SessionController.open, self.options.workspace, opts, self.approve)
+        if self.mcp is not None:
+            ctl.attach_mcp(self.mcp)
+        breakdown = await asyncio.to_thread(ctl.assemble)
+        return Opened(ctl, breakdown, note)
+
+    def _install(self, opened: Opened) -> None:
+        old, self.controller = self.controller, opened.controller
+        ctl = opened.controller
+        if old is not None:
+            old.close()
+        self.options.session = self.options.session.resume(ctl.session_id)
+        transcript = ctl.transcript()
+        self.main.post_message(SessionOpened(ctl.session_id, ctl.model, transcript, opened.note))
+        self.gauge.show(opened.breakdown, reset=True)
+        self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
+        for warning in ctl.engine.warnings:
+            self.notify(warning, severity="warning")
+        if old is None:
+            if self.options.preload_llm:
+                self.preload()
+            else:
+                self.llm_ready.set()
+            if self.options.mcp:
+                self.start_mcp()
+
+    @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
+    def preload(self) -> float:
+        """Import litellm (and register the demo model) off the UI thread, after the first frame."""
+        started = time.perf_counter()
+        from agent_tui.agent.llm import preload_litellm
+
+        preload_litellm()
+        if self.options.demo or (self.controller is not None and self.controller.options.demo):
+            from agent_tui.agent.demo import register_demo_provider
+
+            register_demo_provider()
+        return time.perf_counter() - started
+
+    @work(exclusive=True, group="mcp", exit_on_error=False)
+    async def start_mcp(self) -> str:
+        """Connect the configured MCP servers (none configured: nothing to do)."""
+        from agent_tui.ui import mcp_link
+
+        ctl = self.controller
+        if ctl is None:
+            return "none configured"
+        manager = await asyncio.to_thread(mcp_link.make_manager, ctl)
+        if manager is None:
+            return "none configured"
+        self.mcp = manager
+        ctl.attach_mcp(manager)
+        self.main.status.mcp = "connecting…"
+        await manager.start()
+        if not self.turn_running:
+            self.gauge.show(await asyncio.to_thread(ctl.assemble))
+        return mcp_link.summary(manager)
+
+    async def _model_ready(self) -> None:
+        if not self.llm_ready.is_set():
+            self.main.status.state = "loading model client…"
+            await self.llm_ready.wait()
+
+    # the turn -------------------------------------------------------------------------------------
+    @on(TaskSubmitted)
+    def _task_submitted(self, message: TaskSubmitted) -> None:
+        if self.controller is None:
+            self.notify("The session is still opening; try again in a moment.", severity="warning")
+            return
+        if self.turn_running:
+            self.notify("A turn is running: wait for it, or press esc to cancel it.", severity="warning")
+            return
+        self.turn_worker = self.run_turn(message.text)
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, task: str) -> str:
+        ctl = self.controller
+        assert ctl is not None
+        status_line = self.main.status
+        status_line.busy = True
+        await self._model_ready()
+        status, turn = "error", ctl.engine.turn
+        status_line.state = "thinking…"
+        streamed = 0
+        async for e in ctl.agent.run(task):
+            if isinstance(e, ev.BudgetUpdated):
+                self.gauge.show(_breakdown_of(e), point=e.total)
+                streamed = 0
+            elif isinstance(e, ev.TextDelta):
+                streamed += len(e.text)
+                self.gauge.output((streamed + 3) // 4)
+                status_line.state = "streaming…"
+            elif isinstance(e, ev.Usage):
+                self.gauge.output(e.completion_tokens)
+            elif isinstance(e, ev.ToolCallStarted):
+                status_line.state = f"running {e.name}…"
+            elif isinstance(e, ev.ApprovalRequested):
+                status_line.state = "awaiting approval"
+            elif isinstance(e, ev.ThresholdCrossed):
+                self.notify(e.message, severity="warning", timeout=8)
+            elif isinstance(e, ev.TurnFinished):
+                status, turn = e.status, e.turn
+            self.main.post_message(AgentEventReceived(e))
+        return f"{status}:{turn}"
+
+    def action_cancel_turn(self) -> None:
+        """Esc: cancel the running turn (the loop keeps the partial answer, marked cut)."""
+        if self.turn_running and self.turn_worker is not None:
+            self.turn_worker.cancel()
+
+    async def approve(self, request: ev.ApprovalRequested) -> str:
+        """The agent's approver: show the dialog and wait for once / always / deny."""
+        answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        screen = ApprovalScreen(request)
+
+        def done(answer: str | None) -> None:
+            if not answered.done():
+                answered.set_result(answer or "deny")
+
+        self.push_screen(screen, callback=done)
+        try:
+            answer = await answered
+        except asyncio.CancelledError:
+            if screen.is_attached and self.screen is screen:
+                screen.dismiss("deny")
+            raise
+        self.post_message(ApprovalAnswered(request.call_id, answer))
+        self.main.status.state = "running…"
+        return answer
+
+    # item actions (thread workers; the engine is guarded by the controller's lock) -----------------
+    @work(thread=True, group="engine", exit_on_error=False)
+    def item_action(self, action: str, item_id: str) -> str:
+        ctl = self._controller()
+        with ctl.lock:
+            item = ctl.act(action, item_id)
+            breakdown = None if self.turn_running else ctl.assemble()
+        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned)
+        self.screen.post_message(message)
+        if breakdown is not None:
+            self.call_from_thread(self.gauge.show, breakdown)
+        return item.id
+
+    @work(thread=True, group="engine", exit_on_error=False)
+    def pin_rule(self, text: str) -> str:
+        ctl = self._controller()
+        with ctl.lock:
+            item = ctl.pin_rule(text)
+            breakdown = None if self.turn_running else ctl.assemble()
+        self.screen.post_message(ITEM_MESSAGES["pin"](item.id, str(item.state), item.pinned))
+        if breakdown is not None:
+            self.call_from_thread(self.gauge.show, breakdown)
+        return item.id
+
+    @work(thread=True, group="engine", exit_on_error=False)
+    def set_threshold(self, share: float) -> str:
+        ctl = self._controller()
+        with ctl.lock:
+            compact_at, fresh_at = ctl.set_compact_at(share)
+            breakdown = ctl.assemble()
+        self.call_from_thread(self.gauge.show, breakdown)
+        self.call_from_thread(self.notify, f"compaction at {compact_at:.0%}, fresh session offered at {fresh_at:.0%}")
+        return "threshold"
+
+    @work(thread=True, group="view", exit_on_error=False)
+    def view_item(self, item_id: str) -> None:
+        from agent_tui.ui.screens.item_view import ItemScreen
+
+        ctl = self._controller()
+        item = ctl.item(item_id)
+        whole = ctl.whole_output(item)
+        self.call_from_thread(self.push_screen, ItemScreen(item, whole))
+
+    # compaction and memos (async: they may call the model) --------------------------------------------
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def compact_now(self, focus: str) -> str:
+        ctl = self._controller()
+        await self._model_ready()
+        self.main.status.state = "compacting…"
+        produced = await ctl.compact(focus)
+        for e in produced:
+            self.main.post_message(AgentEventReceived(e))
+        if not produced:
+            self.notify("Nothing to compact: no completed rounds outside the latest steps.")
+        self.gauge.show(await asyncio.to_thread(ctl.assemble))
+        self.main.status.state = "ready"
+        return "compact"
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def write_memo(self) -> str:
+        ctl = self._controller()
+        await self._model_ready()
+        self.main.status.state = "writing a memo…"
+        memo = await ctl.agent.write_memo("manual")
+        self.main.post_message(AgentEventReceived(memo))
+        if self.screen is not self.main:
+            self.screen.post_message(AgentEventReceived(memo))
+        self.gauge.show(await asyncio.to_thread(ctl.assemble))
+        self.main.status.state = "ready"
+        return memo.memo_id
+
+    def _controller(self) -> SessionController:
+        if self.controller is None:
+            raise UserError("the session is still opening; try again in a moment")
+        return self.controller
+
+    # gauges ---------------------------------------------------------------------------------------------
+    def _deliver_gauge(self, message: BudgetChanged) -> None:
+        self.main.post_message(message)
+        if self.screen is not self.main:
+            self.screen.post_message(BudgetChanged(message.breakdown, (), message.output_tokens))
+
+    # one place for worker outcomes ------------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.state == WorkerState.ERROR:
+            self._worker_failed(worker)
+        elif worker.state == WorkerState.CANCELLED and worker.group == "turn":
+            self.call_later(self._turn_cut, worker)
+        elif worker.state == WorkerState.SUCCESS:
+            if worker.group == "session":
+                self._install(worker.result)
+            elif worker.group == "preload":
+                self.llm_ready.set()
+                self.post_message(LlmLoaded(float(worker.result or 0.0)))
+            elif worker.group == "mcp":
+                self.main.status.mcp = str(worker.result)
+            elif worker.group == "turn":
+                status, _, turn = str(worker.result).partition(":")
+                self._turn_over(status, int(turn or 0))
+
+    def _worker_failed(self, worker: Worker[Any]) -> None:
+        error = worker.error
+        text = str(error) if isinstance(error, UserError) else f"{_what(worker)} failed: {_describe(error)}"
+        if worker.group == "preload":
+            self.llm_ready.set()
+            text = f"the model client could not be loaded: {_describe(error)}"
+        elif worker.group == "mcp":
+            self.main.status.mcp = "failed"
+        elif worker.group == "session" and self.controller is None:
+            self.main.status.state = "no session"
+        elif worker.group == "turn":
+            self._turn_over("error", self.controller.engine.turn if self.controller else 0)
+        elif worker.group in ("agent",):
+            self.main.status.state = "ready"
+        self.post_message(ActionFailed(text))
+
+    async def _turn_cut(self, worker: Worker[Any]) -> None:
+        await self.main.conversation.end_reply()
+        await self.main.conversation.note("turn cancelled: the partial answer is kept, marked cut", "info")
+        self._turn_over("cut", self.controller.engine.turn if self.controller else 0)
+
+    def _turn_over(self, status: str, turn: int) -> None:
+        self.main.status.busy = False
+        self.main.status.state = "ready"
+        self.gauge.output(0)
+        self.post_message(TurnEnded(status, turn))
+
+    # messages from screens ------------------------------------------------------------------------------
+    @on(CommandEntered)
+    def _command_entered(self, message: CommandEntered) -> None:
+        self.run_command(message.name, message.arg)
+
+    @on(ActionFailed)
+    def _action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.message, severity="error", timeout=8)
+
+    @on(ItemChanged)
+    def _item_changed(self, message: ItemChanged) -> None:
+        self.notify(f"{message.item_id} {message.verb} ({message.state}{', pinned' if message.pinned else ''})")
+
+    @on(LlmLoaded)
+    def _llm_loaded(self, message: LlmLoaded) -> None:
+        if not self.turn_running:
+            self.main.status.state = "ready"
+
+    async def on_unmount(self) -> None:
+        if self.mcp is not None:
+            try:
+                await asyncio.wait_for(self.mcp.close(), 5)
+            except Exception:  # closing is best effort: the process is ending
+                pass
+        if self.controller is not None:
+            self.controller.close()
+
+
+def _breakdown_of(e: ev.BudgetUpdated) -> dict[str, Any]:
+    """The `context --json` shape of a BudgetUpdated event."""
+    bd = {k: v for k, v in e.to_json().items() if k not in ("type", "step", "turn")}
+    bd["free"] = e.input_budget - e.total
+    return bd
+
+
+def _describe(error: BaseException | None) -> str:
+    if error is None:
+        return "unknown error"
+    text = str(error.args[0]) if getattr(error, "args", None) else str(error)
+    return text or type(error).__name__
+
+
+def _what(worker: Worker[Any]) -> str:
+    return {"session": "opening the session", "turn": "the turn", "engine": "the action",
+            "agent": "the command", "view": "viewing the item"}.get(worker.group, worker.name or "a task")
+
+
+def make_app(options: UiOptions) -> AgentApp:
+    """The app for ``options`` — the one factory the CLI, tests and snapshot apps share."""
+    return AgentApp(options)

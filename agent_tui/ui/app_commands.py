@@ -1,0 +1,194 @@
+"""Slash commands, screen actions and command-palette entries: what each command does.
+
+The app's workers do the work; this mixin only checks preconditions, asks for
+a missing argument, and starts the right worker or opens the right screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from agent_tui.ui import commands
+
+if TYPE_CHECKING:
+    from agent_tui.ui.app import AgentApp
+
+
+class UserError(Exception):
+    """A request that cannot be done now; its message is shown as it is."""
+
+
+class CommandsMixin:
+    """Mixed into AgentApp: `/name arg` dispatch and the actions bound to keys."""
+
+    def run_command(self: AgentApp, name: str, arg: str) -> None:
+        """Run one slash command (from the input, the palette, a key or a threshold offer)."""
+        handler = getattr(self, f"cmd_{name}", None)
+        if handler is None:
+            self.notify(f"unknown command /{name}", severity="error")
+            return
+        if name not in ("help", "quit", "mcp") and self.controller is None:
+            self.notify("The session is still opening; try again in a moment.", severity="warning")
+            return
+        handler(arg)
+
+    def _idle(self: AgentApp, what: str) -> bool:
+        if self.turn_running:
+            self.notify(f"A turn is running: {what} when it ends, or press esc to cancel it.", severity="warning")
+            return False
+        return True
+
+    def _ask(self: AgentApp, command: str, question: str, value: str = "", placeholder: str = "") -> None:
+        from agent_tui.ui.screens.ask import AskScreen
+
+        def answered(text: str | None) -> None:
+            if text:
+                self.run_command(command, text)
+
+        self.push_screen(AskScreen(question, value, placeholder), callback=answered)
+
+    # commands ---------------------------------------------------------------------------------------------
+    def cmd_context(self: AgentApp, arg: str) -> None:
+        self.action_inspector()
+
+    def cmd_pin(self: AgentApp, arg: str) -> None:
+        if not arg:
+            self.action_inspector()
+        elif self.controller is not None and arg in self.controller.item_ids():
+            self.item_action("pin", arg)
+        else:
+            self.pin_rule(arg)
+
+    def _item_command(self: AgentApp, action: str, arg: str) -> None:
+        if not arg:
+            self.action_inspector()
+            return
+        self.item_action(action, arg.split()[0])
+
+    def cmd_unpin(self: AgentApp, arg: str) -> None:
+        self._item_command("unpin", arg)
+
+    def cmd_evict(self: AgentApp, arg: str) -> None:
+        self._item_command("evict", arg)
+
+    def cmd_restore(self: AgentApp, arg: str) -> None:
+        self._item_command("restore", arg)
+
+    def cmd_compact(self: AgentApp, arg: str) -> None:
+        if self._idle("compact"):
+            self.compact_now(arg)
+
+    def cmd_memo(self: AgentApp, arg: str) -> None:
+        if self._idle("write a memo"):
+            self.write_memo()
+
+    def cmd_memos(self: AgentApp, arg: str) -> None:
+        self.action_memos()
+
+    def cmd_new(self: AgentApp, arg: str) -> None:
+        if self._idle("start a new session"):
+            self.open_session(self.options.session.fresh(), "new session, seeded by the latest memo",
+                              memo_first=True)
+
+    def cmd_resume(self: AgentApp, arg: str) -> None:
+        if not self._idle("switch sessions"):
+            return
+        if arg:
+            self.open_session(self.options.session.resume(arg), f"resumed session {arg}")
+            return
+        from agent_tui.ui.screens.sessions import SessionsScreen
+
+        def picked(session_id: str | None) -> None:
+            if session_id and self.controller is not None and session_id != self.controller.session_id:
+                self.open_session(self.options.session.resume(session_id), f"resumed session {session_id}")
+
+        current = self.controller.session_id if self.controller is not None else ""
+        self.push_screen(SessionsScreen(current), callback=picked)
+
+    def cmd_model(self: AgentApp, arg: str) -> None:
+        ctl = self.controller
+        if ctl is None:
+            return
+        if not arg:
+            self._ask("model", f"Model (now {ctl.model}; window {ctl.engine.plan.window:,} tokens):",
+                      placeholder="openai/gpt-4o")
+            return
+        if self._idle("switch models"):
+            self.open_session(self.options.session.with_model(arg, ctl.session_id), f"model switched to {arg}")
+
+    def cmd_threshold(self: AgentApp, arg: str) -> None:
+        ctl = self.controller
+        if ctl is None:
+            return
+        current = ctl.engine.plan.compact_at
+        if not arg:
+            self._ask("threshold", f"Compaction point (now {current:.0%}): a percentage, or +5 / -5",
+                      placeholder="70")
+            return
+        try:
+            value = commands.threshold_value(arg, current)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.set_threshold(value)
+
+    def cmd_request(self: AgentApp, arg: str) -> None:
+        self.action_request()
+
+    def cmd_mcp(self: AgentApp, arg: str) -> None:
+        self.action_mcp()
+
+    def cmd_help(self: AgentApp, arg: str) -> None:
+        self.action_help()
+
+    def cmd_quit(self: AgentApp, arg: str) -> None:
+        self.exit(0)
+
+    # screens ------------------------------------------------------------------------------------------------
+    def _open(self: AgentApp, screen: Screen[Any]) -> None:
+        if type(self.screen) is not type(screen):
+            self.push_screen(screen)
+
+    def action_inspector(self: AgentApp) -> None:
+        from agent_tui.ui.screens.inspector import InspectorScreen
+
+        self._open(InspectorScreen())
+
+    def action_request(self: AgentApp) -> None:
+        from agent_tui.ui.screens.request_view import RequestScreen
+
+        self._open(RequestScreen())
+
+    def action_memos(self: AgentApp) -> None:
+        from agent_tui.ui.screens.memos import MemosScreen
+
+        self._open(MemosScreen())
+
+    def action_mcp(self: AgentApp) -> None:
+        from agent_tui.ui.screens.mcp import McpScreen
+
+        self._open(McpScreen())
+
+    def action_help(self: AgentApp) -> None:
+        from agent_tui.ui.screens.help import HelpScreen
+
+        self._open(HelpScreen(str(self.options.workspace)))
+
+    def action_resume(self: AgentApp) -> None:
+        self.run_command("resume", "")
+
+    # the command palette ---------------------------------------------------------------------------------------
+    def get_system_commands(self: AgentApp, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        for cmd in commands.COMMANDS:
+            title = f"/{cmd.name}{' ' + cmd.args if cmd.args else ''}"
+            if cmd.needs_arg:
+                callback = partial(self._ask, cmd.name, f"/{cmd.name} {cmd.args}: {cmd.help}")
+            else:
+                callback = partial(self.run_command, cmd.name, "")
+            yield SystemCommand(title, cmd.help, callback)
+        yield SystemCommand("Theme", "Change the colours", self.action_change_theme)

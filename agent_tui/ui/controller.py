@@ -1,0 +1,149 @@
+"""The session behind the UI: one Agent and its Workspace, and the engine operations the UI offers.
+
+Nothing here imports Textual: it is the thin, synchronous glue between widgets
+and the core (pin, evict, re-assemble, read the store), so the app can run each
+call in a worker and tests can check it directly.  Heavy modules (the agent,
+the tools, sqlite-utils) are imported when a session is opened — in a worker,
+after the first frame — never when the UI module is imported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.ui.rows import ItemRow, build_rows
+
+if TYPE_CHECKING:
+    from agent_tui.agent.events import Event
+    from agent_tui.agent.loop import Agent, Approver
+    from agent_tui.agent.session import SessionOptions
+    from agent_tui.core.engine import ContextEngine
+    from agent_tui.core.items import ContextItem
+    from agent_tui.store.workspace import Workspace
+
+ITEM_ACTIONS: tuple[str, ...] = ("pin", "unpin", "evict", "restore")
+
+McpFactory = Callable[[Path, Any], Any]
+"""Builds an MCP manager for a workspace and settings (None when nothing is configured)."""
+
+
+class SessionController:
+    """One open session: the agent, its workspace, and what the UI may do with them."""
+
+    def __init__(self, agent: Agent, workspace: Workspace, options: SessionOptions, mcp: Any | None = None) -> None:
+        self.agent = agent
+        self.ws = workspace
+        self.options = options
+        self.mcp = mcp
+        self.lock = threading.RLock()
+        """Held by worker threads while they change or assemble the engine."""
+
+    @classmethod
+    def open(cls, root: Path, options: SessionOptions, approver: Approver | None,
+             mcp: Any | None = None) -> SessionController:
+        """Build the agent for ``options`` (blocking: call it from a worker thread)."""
+        from agent_tui.agent.session import build_agent
+
+        agent, ws = build_agent(root, options, approver, mcp=mcp)
+        return cls(agent, ws, options, mcp)
+
+    def attach_mcp(self, manager: Any) -> None:
+        """Give the agent the MCP servers' tools (the manager outlives session switches)."""
+        self.mcp = manager
+        self.agent.runner.mcp = manager
+        manager.store = self.engine.results
+
+    async def compact(self, focus: str = "") -> list[Event]:
+        """Compact now (memo, then summary); the events say what happened ([] if nothing to fold)."""
+        return await self.agent.compact(force=True, focus=focus)
+
+    # facts ------------------------------------------------------------------------------
+    @property
+    def engine(self) -> ContextEngine:
+        return self.agent.engine
+
+    @property
+    def session_id(self) -> str:
+        return self.engine.session_id
+
+    @property
+    def model(self) -> str:
+        return self.engine.settings.model or "(no model)"
+
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    def item_ids(self) -> list[str]:
+        """Ids the user can act on (completion for /pin, /evict ...)."""
+        return [i.id for i in self.engine.all_items() if i.id != "sys" and not i.id.startswith("f:")]
+
+    # assembly ---------------------------------------------------------------------------
+    def schemas(self) -> list[dict[str, Any]]:
+        return self.agent.runner.schemas(self.engine)
+
+    def assemble(self) -> dict[str, Any]:
+        """Assemble (and log) the request as it stands now; returns its breakdown.
+
+        Logged so the gauge, the request view and `agent-tui context --json` all
+        describe the same latest assembly.
+        """
+        asm = self.engine.assemble(self.schemas(), auto_compact=False)
+        return asm.breakdown.to_json()
+
+    def breakdown(self) -> dict[str, Any] | None:
+        last = self.engine.last
+        return last.breakdown.to_json() if last is not None else None
+
+    # user actions on items ----------------------------------------------------------------
+    def act(self, action: str, item_id: str) -> ContextItem:
+        """pin, unpin, evict or restore ``item_id`` (EngineError with a clear message if it cannot)."""
+        if action not in ITEM_ACTIONS:
+            raise ValueError(f"unknown action {action!r}")
+        return getattr(self.engine, action)(item_id)
+
+    def pin_rule(self, text: str) -> ContextItem:
+        """Pin ``text`` as a project rule (every session of this workspace)."""
+        return self.engine.pin_rule(text)
+
+    def set_compact_at(self, share: float) -> tuple[float, float]:
+        """Move the compaction point (the fresh-session point stays above it); returns both."""
+        plan = self.engine.plan
+        fresh = max(plan.fresh_at, min(0.99, share + 0.05))
+        self.engine.plan = dataclasses.replace(plan, compact_at=share, fresh_at=fresh)
+        return share, fresh
+
+    # reading ------------------------------------------------------------------------------
+    def rows(self) -> list[ItemRow]:
+        items = self.engine.all_items()
+        trace = self.engine.last.trace if self.engine.last is not None else None
+        return build_rows(items, trace, self.engine.turn)
+
+    def item(self, item_id: str) -> ContextItem:
+        return self.engine.get(item_id)
+
+    def whole_output(self, item: ContextItem) -> str | None:
+        """The whole output behind a shaped or stubbed tool result, if stored."""
+        handle = item.provenance.get("handle")
+        return self.engine.results.get(handle) if handle else None
+
+    def requests(self, limit: int = 2) -> list[dict[str, Any]]:
+        """The latest logged assemblies of this session, newest first (store rows)."""
+        return self.ws.store.assemblies(self.session_id, limit=limit)
+
+    def memos(self) -> list[dict[str, Any]]:
+        return self.ws.store.memos(limit=50)
+
+    def sessions(self) -> list[dict[str, Any]]:
+        return self.ws.store.sessions(limit=50)
+
+    def transcript(self) -> list[ContextItem]:
+        """The session's chat messages in order (to redraw the conversation on resume)."""
+        return [self.engine.items[i] for i in self.engine.order if self.engine.items[i].role is not None]
+
+    def close(self) -> None:
+        self.ws.close()

@@ -1,0 +1,51 @@
+"""`agent-tui` (no subcommand): open the TUI.
+
+Decides between a real model and the offline demo from the flags and the
+config files only (a TOML read, no agent imports), builds the app and runs it.
+Without a configured model the TUI still opens — in the demo, on a scratch
+copy of the sample project, with a banner saying how to configure a model.
+
+``AGENT_TUI_FIRST_FRAME_PROBE=FILE`` makes the app write its start-up facts
+(when the first frame was painted, whether litellm was loaded) to FILE and
+exit: the start-up benchmark and the lazy-import test use it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from agent_tui.ui.options import SessionSpec, UiOptions
+
+PROBE_ENV = "AGENT_TUI_FIRST_FRAME_PROBE"
+
+
+def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
+    """UiOptions for the parsed command line."""
+    from agent_tui.core.config import load_settings
+
+    demo = bool(getattr(args, "demo", False))
+    model = getattr(args, "model", None)
+    reason: str | None = "flag" if demo else None
+    if not demo and not model and not load_settings(workspace).model:
+        reason = "no-model"
+    if reason is not None:
+        from agent_tui.demo_project import make_demo_workspace
+
+        explicit = getattr(args, "workspace", None)
+        workspace = make_demo_workspace(workspace if (demo and explicit is not None) else None)
+    spec = SessionSpec(model=None if reason else model, api_base=getattr(args, "api_base", None),
+                       window=getattr(args, "window", None), session=getattr(args, "session", None),
+                       demo=reason is not None)
+    return UiOptions(workspace=workspace, session=spec, demo_reason=reason,
+                     first_frame_probe=os.environ.get(PROBE_ENV) or None)
+
+
+def run_tui(args: argparse.Namespace, workspace: Path) -> int:
+    """Run the TUI until the user quits; the exit code."""
+    from agent_tui.ui.app import make_app
+
+    app = make_app(options_from_args(args, workspace))
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,73 @@
+"""The UI's side of MCP: build the manager from the session's settings, and read what the
+MCP panel and the status line show (servers, state, tools and their token costs).
+
+Imported in workers only: the MCP SDK is not on the first-frame path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tui.ui.controller import SessionController
+
+
+@dataclass(frozen=True)
+class ToolCost:
+    name: str
+    tokens_raw: int
+    tokens_shaped: int
+    loaded: bool
+
+
+@dataclass(frozen=True)
+class ServerView:
+    name: str
+    transport: str
+    state: str
+    error: str | None
+    tools: tuple[ToolCost, ...]
+
+
+@dataclass(frozen=True)
+class McpView:
+    """Everything the MCP panel shows."""
+
+    servers: tuple[ServerView, ...]
+    tokens_raw: int
+    tokens_sent: int
+    errors: tuple[str, ...]
+
+
+def make_manager(ctl: SessionController) -> Any | None:
+    """An McpManager for the session's `[mcp]` settings and `.mcp.json`, or None when none is configured."""
+    from agent_tui.mcp.config import load_mcp_config
+    from agent_tui.mcp.manager import McpManager
+
+    config = load_mcp_config(ctl.engine.settings.mcp, ctl.root)
+    if not config.servers:
+        return None
+    return McpManager(config, ctl.root / ".agent-tui" / "logs", store=ctl.engine.results,
+                      model=ctl.engine.settings.model)
+
+
+def summary(manager: Any | None) -> str:
+    """'none configured', or '2/3 up'."""
+    if manager is None:
+        return "none configured"
+    states = [s.state for s in manager.status()]
+    return f"{sum(1 for s in states if s == 'up')}/{len(states)} up"
+
+
+def view(manager: Any | None) -> McpView:
+    if manager is None:
+        return McpView((), 0, 0, ())
+    loaded = set(getattr(manager.toolset, "loaded", ()))
+    by_server: dict[str, list[ToolCost]] = {}
+    for entry in manager.entries.values():
+        by_server.setdefault(entry.server, []).append(
+            ToolCost(entry.qualified, entry.tokens_raw, entry.tokens_shaped, entry.qualified in loaded))
+    servers = tuple(ServerView(s.name, s.transport, s.state, s.error, tuple(by_server.get(s.name, [])))
+                    for s in manager.status())
+    costs = manager.costs()
+    return McpView(servers, costs.tokens_raw, costs.tokens_sent, tuple(manager.config.errors))

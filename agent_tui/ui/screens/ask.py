@@ -1,0 +1,33 @@
+"""A one-line question (a model name, a threshold, an item id): the palette's way to take arguments."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label
+
+
+class AskScreen(ModalScreen[str | None]):
+    """Dismisses with the text entered, or None on escape."""
+
+    CSS_PATH = "ask.tcss"
+    AUTO_FOCUS = "#answer"
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, question: str, value: str = "", placeholder: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.value = value
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="ask-dialog"):
+            yield Label(self.question, id="ask-question")
+            yield Input(self.value, placeholder=self.placeholder, id="answer")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)

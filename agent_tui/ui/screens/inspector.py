@@ -1,0 +1,170 @@
+"""The inspector: every context item, one key away from pin, unpin, evict, restore and view.
+
+Rows come from the engine (via the controller) with the latest trace's reason
+each item is in or out, so the user sees not only what is in the window but
+why.  Actions go through the app's engine worker; the table reloads when the
+app reports the item changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label
+
+from agent_tui.ui.messages import BudgetChanged, ItemChanged
+from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_rows
+
+STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
+               "stubbed": "$warning", "released": "$foreground 50%"}
+
+
+class InspectorScreen(Screen[None]):
+    """A sortable, filterable table of context items."""
+
+    CSS_PATH = "inspector.tcss"
+    AUTO_FOCUS = "#items"
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("p", "act('pin')", "Pin"),
+        Binding("u", "act('unpin')", "Unpin"),
+        Binding("e,d", "act('evict')", "Evict/drop"),
+        Binding("r", "act('restore')", "Restore"),
+        Binding("enter,v", "view", "View"),
+        Binding("x", "app.request", "Exact request"),
+        Binding("s", "sort", "Sort"),
+        Binding("slash,f", "filter", "Filter"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sort_key = "order"
+        self.rows: list[ItemRow] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="inspector-head"):
+            yield Label("Context items", id="inspector-title")
+            yield Input(placeholder="filter: text, cat:history, state:evicted, pinned, out", id="filter")
+        yield Label("", id="flags")
+        yield DataTable(id="items", cursor_type="row", zebra_stripes=True)
+        yield Label("", id="why")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("id", key="id", width=9)
+        table.add_column("category", key="category", width=8)
+        table.add_column("tokens", key="tokens", width=7)
+        table.add_column("age", key="age", width=3)
+        table.add_column("state", key="state", width=10)
+        table.add_column("pin", key="pin", width=3)
+        table.add_column("preview", key="preview")
+        self.reload()
+
+    # data ---------------------------------------------------------------------------------------
+    @property
+    def controller(self) -> Any:
+        return getattr(self.app, "controller", None)
+
+    @work(thread=True, exclusive=True, group="inspector", exit_on_error=False)
+    def reload(self) -> None:
+        """Read the rows off the UI thread, then show them."""
+        ctl = self.controller
+        if ctl is None:
+            return
+        rows = ctl.rows()
+        self.app.call_from_thread(self._show, rows, ctl.breakdown())
+
+    def _show(self, rows: list[ItemRow], breakdown: dict[str, Any] | None) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        keep = self.selected_id()
+        table.clear()
+        shown = sort_rows(filter_rows(rows, self.query_one("#filter", Input).value), self.sort_key)
+        for r in shown:
+            table.add_row(
+                r.id, r.category, f"{r.tokens:,}", str(r.age),
+                Content.styled(r.state, STATE_STYLE.get(r.state, "")), "📌" if r.pinned else "",
+                Content(r.preview), key=r.id,
+            )
+        if keep is not None and any(r.id == keep for r in shown):
+            table.move_cursor(row=table.get_row_index(keep))
+        total = sum(r.tokens for r in rows if r.in_request)
+        self.query_one("#inspector-title", Label).update(
+            f"{len(shown)}/{len(rows)} items · {total:,} tokens in the last request · sort: {self.sort_key}")
+        flags = red_flags(rows, breakdown)
+        self.query_one("#flags", Label).update("⚠ " + "; ".join(flags) if flags else "")
+        self._explain()
+
+    def selected_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def selected_row(self) -> ItemRow | None:
+        item_id = self.selected_id()
+        return next((r for r in self.rows if r.id == item_id), None)
+
+    def _explain(self) -> None:
+        row = self.selected_row()
+        text = ""
+        if row is not None:
+            where = {True: "in the last request", False: "not in the last request", None: "not assembled yet"}
+            text = f"{row.id}: {where[row.in_request]} — {row.reason}"
+        self.query_one("#why", Label).update(text)
+
+    # events ---------------------------------------------------------------------------------------
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._explain()
+
+    @on(DataTable.RowSelected)
+    def _selected(self) -> None:
+        self.action_view()
+
+    @on(Input.Changed, "#filter")
+    def _filtered(self) -> None:
+        self._show(self.rows, self.controller.breakdown() if self.controller else None)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(ItemChanged)
+    def _item_changed(self) -> None:
+        self.reload()
+
+    @on(BudgetChanged)
+    def _budget_changed(self) -> None:
+        self.reload()
+
+    # actions --------------------------------------------------------------------------------------
+    def action_act(self, action: str) -> None:
+        item_id = self.selected_id()
+        if item_id is not None:
+            self.app.item_action(action, item_id)  # type: ignore[attr-defined]
+
+    def action_view(self) -> None:
+        item_id = self.selected_id()
+        if item_id is not None:
+            self.app.view_item(item_id)  # type: ignore[attr-defined]
+
+    def action_sort(self) -> None:
+        self.sort_key = SORT_KEYS[(SORT_KEYS.index(self.sort_key) + 1) % len(SORT_KEYS)]
+        self._show(self.rows, self.controller.breakdown() if self.controller else None)
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_close(self) -> None:
+        if self.focused is self.query_one("#filter", Input):
+            self.query_one(DataTable).focus()
+            return
+        self.dismiss()

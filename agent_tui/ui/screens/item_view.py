@@ -1,0 +1,51 @@
+"""One item in full: its content as sent, its facts, and the whole output behind its handle."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, TabbedContent, TabPane, TextArea
+
+
+def item_facts(item: Any) -> str:
+    parts = [item.id, str(item.category), f"{item.tokens:,} tokens", str(item.state), f"turn {item.turn}"]
+    if item.pinned:
+        parts.append("pinned")
+    if item.role:
+        parts.append(f"role {item.role}")
+    if item.name:
+        parts.append(f"tool {item.name}")
+    if item.summarised_into:
+        parts.append(f"summarised into {item.summarised_into}")
+    return " · ".join(parts)
+
+
+class ItemScreen(ModalScreen[None]):
+    """The full content of one context item."""
+
+    CSS_PATH = "item_view.tcss"
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+
+    def __init__(self, item: Any, whole: str | None) -> None:
+        super().__init__()
+        self.item = item
+        self.whole = whole
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="item-dialog"):
+            yield Label(item_facts(self.item), id="item-facts")
+            with TabbedContent():
+                with TabPane("As sent", id="sent"):
+                    yield TextArea(self.item.content, read_only=True, soft_wrap=True, id="item-content")
+                if self.whole is not None:
+                    with TabPane("Whole output", id="whole"):
+                        yield TextArea(self.whole, read_only=True, soft_wrap=True, id="item-whole")
+                with TabPane("Provenance", id="provenance"):
+                    yield TextArea(json.dumps(self.item.provenance, indent=2, ensure_ascii=False, default=str),
+                                   read_only=True, id="item-provenance")
+        yield Footer()

@@ -1,0 +1,67 @@
+"""The MCP panel: each server's state, and its tools with what their definitions cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Label
+
+NONE_CONFIGURED = ("No MCP servers configured. Add them under [mcp.servers] in .agent-tui/config.toml "
+                   "or in a .mcp.json file (the usual mcpServers layout).")
+
+
+class McpScreen(ModalScreen[None]):
+    """Servers and tools with their token costs."""
+
+    CSS_PATH = "mcp.tcss"
+    BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("r", "reload", "Refresh")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="mcp-dialog"):
+            yield Label("MCP servers", id="mcp-title")
+            yield Label("", id="mcp-summary")
+            yield DataTable(id="mcp-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for name, width in (("server / tool", 36), ("state", 10), ("raw tok", 8), ("sent tok", 8), ("", 20)):
+            table.add_column(name, width=width)
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="mcp-view", exit_on_error=False)
+    def load(self) -> None:
+        manager = getattr(self.app, "mcp", None)
+        if manager is None:
+            self.app.call_from_thread(self._show, None)
+            return
+        from agent_tui.ui.mcp_link import view
+
+        self.app.call_from_thread(self._show, view(manager))
+
+    def _show(self, view: Any | None) -> None:
+        summary = self.query_one("#mcp-summary", Label)
+        table = self.query_one(DataTable)
+        table.clear()
+        if view is None or not view.servers:
+            summary.update(NONE_CONFIGURED)
+            return
+        summary.update(f"{len(view.servers)} servers · definitions {view.tokens_raw:,} tokens raw, "
+                       f"{view.tokens_sent:,} sent now" + ("; errors: " + "; ".join(view.errors) if view.errors else ""))
+        for s in view.servers:
+            colour = "$success" if s.state == "up" else "$error"
+            table.add_row(Content.styled(s.name, "bold"), Content.styled(s.state, colour), "", "",
+                          Content(s.error or s.transport))
+            for t in s.tools:
+                table.add_row(f"  {t.name}", "loaded" if t.loaded else "", f"{t.tokens_raw:,}",
+                              f"{t.tokens_shaped:,}", "")
+

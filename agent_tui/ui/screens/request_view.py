@@ -1,0 +1,95 @@
+"""The exact last request: what the model was (or will be) sent, the diff against the
+previous request, and the trace's reason every item is in or out.
+
+Read from the store's assembly log — the same rows `agent-tui context` reads —
+in a worker, never on the UI thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, Static, TabbedContent, TabPane, TextArea
+
+from agent_tui.ui.diffview import diff_content, unified
+from agent_tui.ui.request_text import header, request_text
+
+DIFF_LINES = 3000
+
+
+class RequestScreen(Screen[None]):
+    """Request / Diff / Trace tabs for the latest logged assembly."""
+
+    CSS_PATH = "request_view.tcss"
+    BINDINGS = [
+        Binding("escape,q", "close", "Back"),
+        Binding("1", "tab('request')", "Request"),
+        Binding("2", "tab('diff')", "Diff"),
+        Binding("3", "tab('trace')", "Trace"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.latest: dict[str, Any] | None = None
+        self.previous: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("loading the last request…", id="request-head")
+        with TabbedContent(initial="request"):
+            with TabPane("Request", id="request"):
+                yield TextArea("", read_only=True, id="request-text", soft_wrap=True)
+            with TabPane("Diff", id="diff"):
+                with VerticalScroll():
+                    yield Static("", id="diff-text")
+            with TabPane("Trace", id="trace"):
+                yield DataTable(id="trace-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#trace-table", DataTable)
+        table.add_column("item", width=10)
+        table.add_column("in", width=3)
+        table.add_column("tokens", width=7)
+        table.add_column("reason")
+        self.load()
+
+    @work(thread=True, exclusive=True, group="request", exit_on_error=False)
+    def load(self) -> None:
+        ctl = getattr(self.app, "controller", None)
+        rows = ctl.requests(2) if ctl is not None else []
+        self.app.call_from_thread(self._show, rows)
+
+    def _show(self, rows: list[dict[str, Any]]) -> None:
+        head = self.query_one("#request-head", Label)
+        if not rows:
+            head.update("no request has been assembled in this session yet")
+            return
+        self.latest = rows[0]
+        self.previous = rows[1] if len(rows) > 1 else None
+        text = request_text(self.latest["request"])
+        self.query_one("#request-text", TextArea).load_text(text)
+        head.update(f"Last request: {header(self.latest)}"
+                    + (f" — diff against {header(self.previous)}" if self.previous else ""))
+        if self.previous is None:
+            self.query_one("#diff-text", Static).update("(no previous request to compare with)")
+        else:
+            diff = unified(request_text(self.previous["request"]), text)
+            self.query_one("#diff-text", Static).update(
+                diff_content(diff, DIFF_LINES) if diff else Content("(identical to the previous request)"))
+        table = self.query_one("#trace-table", DataTable)
+        table.clear()
+        for t in self.latest["trace"]:
+            mark = Content.styled("✓", "$success") if t["included"] else Content.styled("✗", "$error")
+            table.add_row(t["item_id"], mark, f"{int(t.get('tokens') or 0):,}", Content(str(t["reason"])))
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,57 @@
+"""The session picker for /resume: past sessions of this workspace, newest first."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, OptionList
+from textual.widgets.option_list import Option
+
+
+def session_label(row: dict[str, Any], current: str) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(row.get("updated") or 0)))
+    mark = " (current)" if row["id"] == current else ""
+    return f"{row['id']}{mark} · {row.get('messages', 0)} messages · {row.get('model') or '?'} · {when}"
+
+
+class SessionsScreen(ModalScreen[str | None]):
+    """Pick a session; dismisses with its id (None to keep the current one)."""
+
+    CSS_PATH = "sessions.tcss"
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Cancel")]
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="sessions-dialog"):
+            yield Label("Resume a session", id="sessions-title")
+            yield OptionList(id="session-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
+    def load(self) -> None:
+        ctl = getattr(self.app, "controller", None)
+        rows = ctl.sessions() if ctl is not None else []
+        self.app.call_from_thread(self._show, rows)
+
+    def _show(self, rows: list[dict[str, Any]]) -> None:
+        options = self.query_one(OptionList)
+        options.add_options([Option(session_label(r, self.current), id=r["id"]) for r in rows])
+        if rows:
+            options.highlighted = 0
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)

@@ -1,0 +1,83 @@
+"""The budget panel: what the latest request is made of, against the window.
+
+It shows the engine's breakdown of the latest assembly and nothing else —
+never its own estimate — so it agrees with `agent-tui context --json` and is
+right again after every compaction.  Always on screen; on a narrow terminal it
+collapses to one line (ctrl+b).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Label, Sparkline, Static
+
+from agent_tui.ui.gauge import CATEGORIES, Gauge, gauge_from_breakdown
+from agent_tui.ui.widgets.bars import CategoryBar, TotalBar, fmt_tokens
+
+SPARK_POINTS = 40
+
+
+class BudgetPanel(Vertical):
+    """Bars per category, the total with thresholds, the output reserve, a sparkline of requests."""
+
+    gauge: reactive[Gauge | None] = reactive(None)
+    over_budget: reactive[bool] = reactive(False, toggle_class="-over")
+    collapsed: reactive[bool] = reactive(False, toggle_class="-collapsed")
+    output_tokens: reactive[int] = reactive(0)
+    history: reactive[list[int]] = reactive(list, always_update=True)
+
+    def compose(self) -> ComposeResult:
+        yield Label("Context —", id="budget-title")
+        yield TotalBar(id="total-bar")
+        yield Label("", id="thresholds")
+        with Vertical(id="category-bars"):
+            for name in CATEGORIES:
+                yield CategoryBar(name)
+        yield Label("", id="reserve")
+        yield Static("OVER BUDGET: the mandatory parts alone exceed the window", id="over-flag")
+        yield Label("tokens per request", id="spark-label")
+        yield Sparkline([], id="sparkline")
+
+    # input -----------------------------------------------------------------------------------
+    def show(self, breakdown: dict[str, Any], points: tuple[int, ...] = (), output_tokens: int = 0,
+             reset: bool = False) -> None:
+        """Show a breakdown; ``points`` are new request totals for the sparkline."""
+        self.gauge = gauge_from_breakdown(breakdown)
+        if reset or points:
+            self.history = ([] if reset else self.history[:]) + list(points)
+            self.history = self.history[-SPARK_POINTS:]
+        self.output_tokens = output_tokens
+
+    # rendering -------------------------------------------------------------------------------
+    def watch_gauge(self, gauge: Gauge | None) -> None:
+        if gauge is None:
+            return
+        self.over_budget = gauge.over_budget
+        self.set_class(gauge.level in ("compact", "fresh"), "-warn")
+        self.query_one("#budget-title", Label).update(
+            f"Context {fmt_tokens(gauge.total)} / {fmt_tokens(gauge.input_budget)} · {gauge.used_pct:.1f}%")
+        bar = self.query_one(TotalBar)
+        bar.total, bar.input_budget = gauge.total, gauge.input_budget
+        bar.compact_at, bar.fresh_at, bar.level = gauge.compact_at, gauge.fresh_at, gauge.level
+        self.query_one("#thresholds", Label).update(
+            f"┃{gauge.compact_at:.0%} compact ┃{gauge.fresh_at:.0%} fresh · free {fmt_tokens(gauge.free)}")
+        for row in gauge.rows:
+            self.query_one(f"#bar-{row.name}", CategoryBar).set_value(row.tokens, row.pct)
+        self._show_reserve()
+
+    def watch_output_tokens(self) -> None:
+        self._show_reserve()
+
+    def watch_history(self, history: list[int]) -> None:
+        self.query_one(Sparkline).data = [float(x) for x in history]
+
+    def _show_reserve(self) -> None:
+        if self.gauge is None:
+            return
+        answer = f" · answer {fmt_tokens(self.output_tokens)}" if self.output_tokens else ""
+        self.query_one("#reserve", Label).update(
+            f"window {fmt_tokens(self.gauge.window)} · reserve {fmt_tokens(self.gauge.reserve)}{answer}")

@@ -1,0 +1,152 @@
+"""The conversation: the agent's events drawn as a scrolling flow.
+
+Every loop event has one visible form here — the answer streams into a Markdown
+widget through ``Markdown.get_stream()``, tool calls become collapsible panels,
+compactions, memos and threshold warnings become notes in the flow — so what
+the engine did to the context is never hidden from the user.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from textual.containers import VerticalScroll
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.widgets.chat_items import EventNote, ThresholdOffer, UserMessage
+from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from agent_tui.ui.widgets.reply import AssistantReply
+
+
+class Conversation(VerticalScroll):
+    """User messages, streamed answers, tool panels and context notes."""
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._reply: AssistantReply | None = None
+        self._stream: MarkdownStream | None = None
+        self._panels: dict[str, ToolCallPanel] = {}
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # the flow ------------------------------------------------------------------------------
+    async def add_user(self, text: str, item_id: str = "") -> None:
+        await self.mount(UserMessage(text, item_id))
+
+    async def note(self, text: str, kind: str = "info") -> EventNote:
+        note = EventNote(text, kind)
+        await self.mount(note)
+        return note
+
+    async def write_text(self, text: str) -> None:
+        """Append streamed answer text (starts a reply if none is open)."""
+        if self._stream is None:
+            from agent_tui.ui.widgets.reply import AssistantReply
+
+            self._reply = AssistantReply()
+            await self.mount(self._reply)
+            self._stream = self._reply.stream()
+        await self._stream.write(text)
+
+    async def end_reply(self) -> None:
+        """Close the open reply's stream (end of a step, a turn, or a cancel)."""
+        if self._stream is not None:
+            stream, self._stream, self._reply = self._stream, None, None
+            await stream.stop()
+
+    def panel(self, call_id: str) -> ToolCallPanel | None:
+        return self._panels.get(call_id)
+
+    async def clear(self) -> None:
+        await self.end_reply()
+        self._panels.clear()
+        await self.remove_children()
+
+    # events ---------------------------------------------------------------------------------
+    async def show(self, e: ev.Event) -> None:
+        """Draw one loop event."""
+        if isinstance(e, ev.TextDelta):
+            await self.write_text(e.text)
+        elif isinstance(e, ev.TurnStarted):
+            await self.add_user(e.task)
+        elif isinstance(e, ev.AssistantMessage):
+            await self.end_reply()
+        elif isinstance(e, ev.ToolCallStarted):
+            await self.end_reply()
+            panel = ToolCallPanel(e.call_id, e.name, e.arguments, e.kind)
+            self._panels[e.call_id] = panel
+            await self.mount(panel)
+        elif isinstance(e, ev.ApprovalRequested):
+            if (panel := self._panels.get(e.call_id)) is not None:
+                panel.asking()
+        elif isinstance(e, ev.ToolCallFinished):
+            if (panel := self._panels.get(e.call_id)) is not None:
+                panel.finish_event(e)
+        elif isinstance(e, ev.Compacted):
+            await self.end_reply()
+            await self.note(_compaction_text(e), "compaction" if e.summary_id else "error")
+        elif isinstance(e, ev.MemoSaved):
+            await self.note(f"memo {e.memo_id} saved ({e.kind}): {_first_line(e.text)}", "memo")
+        elif isinstance(e, ev.ThresholdCrossed):
+            await self.mount(ThresholdOffer(e.level, e.message))
+        elif isinstance(e, ev.Retrying):
+            await self.note(f"retrying ({e.attempt}) in {e.delay:.1f}s: {e.reason}", "retry")
+        elif isinstance(e, ev.ErrorEvent):
+            await self.end_reply()
+            await self.note(e.message, "error")
+        elif isinstance(e, ev.TurnFinished):
+            await self.end_reply()
+            if e.status not in ("done", "error"):
+                await self.note(f"turn {e.turn} ended: {e.status.replace('_', ' ')}", "info")
+
+    # a resumed session ------------------------------------------------------------------------
+    async def replay(self, items: Sequence[Any]) -> None:
+        """Redraw a stored transcript (ContextItems with roles) without streaming."""
+        from agent_tui.ui.widgets.reply import AssistantReply
+
+        await self.clear()
+        widgets: list[Any] = []
+        for it in items:
+            if it.role == "user":
+                widgets.append(UserMessage(it.content, it.id))
+            elif it.role == "assistant":
+                if it.content:
+                    widgets.append(AssistantReply(it.content))
+                for call in it.tool_calls or []:
+                    fn = call.get("function") or {}
+                    panel = ToolCallPanel(call.get("id", ""), fn.get("name", "?"), _args(fn.get("arguments")))
+                    self._panels[panel.call_id] = panel
+                    widgets.append(panel)
+            elif it.role == "tool" and (panel := self._panels.get(it.tool_call_id or "")) is not None:
+                panel.finish(it.content, is_error=bool(it.provenance.get("error")), item_id=it.id,
+                             shaped_tokens=it.tokens, handle=it.provenance.get("handle"),
+                             raw_tokens=int(it.provenance.get("raw_tokens") or 0))
+        if widgets:
+            await self.mount_all(widgets)
+
+
+def _first_line(text: str, width: int = 90) -> str:
+    line = (text.strip().splitlines() or [""])[0]
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _compaction_text(e: ev.Compacted) -> str:
+    if e.summary_id is None:
+        return f"compaction failed ({e.error or 'no summary'}): the rounds stay verbatim"
+    text = (f"compacted {e.evicted} items into {e.summary_id} ({e.summariser}): history "
+            f"{e.tokens_before:,} → {e.tokens_after:,} tokens ({e.reason})")
+    return text + (f" — {e.error}" if e.error else "")
+
+
+def _args(raw: Any) -> Any:
+    try:
+        return json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return raw

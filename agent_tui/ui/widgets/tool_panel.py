@@ -1,0 +1,61 @@
+"""A tool call in the conversation: collapsed to one line, expandable to its arguments,
+the shaped result the model saw, and where the whole output is kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.diffview import args_summary, diff_content, pretty_args
+
+RESULT_LINES = 40
+
+
+class ToolCallPanel(Collapsible):
+    """One call: ``▶ ✓ read_file inventory/stock.py · 312 tok · t2``."""
+
+    def __init__(self, call_id: str, name: str, arguments: Any, kind: str = "read") -> None:
+        self.call_id = call_id
+        self.tool_name = name
+        self.arguments = arguments
+        self.kind = kind
+        self.status = "running"
+        self._args = Static(Content(pretty_args(arguments)), classes="tool-args")
+        self._result = Static("…", classes="tool-result")
+        self._meta = Static("", classes="tool-meta")
+        super().__init__(self._args, self._result, self._meta, title=self._make_title(), collapsed=True,
+                         classes=f"tool-panel -{kind}")
+
+    def _make_title(self, tail: str = "") -> Any:
+        mark = {"running": "⋯", "ok": "✓", "error": "✗", "asking": "?"}[self.status]
+        return Content(f"{mark} {self.tool_name} {args_summary(self.tool_name, self.arguments)}{tail}")
+
+    def asking(self) -> None:
+        self.status = "asking"
+        self.title = self._make_title(" · awaiting approval")
+
+    def finish(self, text: str, *, is_error: bool = False, item_id: str = "", shaped_tokens: int = 0,
+               raw_tokens: int = 0, handle: str | None = None, meta: dict[str, Any] | None = None) -> None:
+        """Show the outcome (from a ToolCallFinished event or a stored tool item)."""
+        self.status = "error" if is_error else "ok"
+        self.set_class(is_error, "-error")
+        tail = f" · {shaped_tokens:,} tok" + (f" · {item_id}" if item_id else "")
+        self.title = self._make_title(tail)
+        meta = meta or {}
+        lines = text.splitlines()
+        shown = "\n".join(lines[:RESULT_LINES]) + (f"\n… {len(lines) - RESULT_LINES} more lines"
+                                                   if len(lines) > RESULT_LINES else "")
+        self._result.update(diff_content(meta["diff"], 60) if meta.get("diff") else Content(shown))
+        facts = [f"item {item_id}" if item_id else "", f"{shaped_tokens:,} tokens sent"]
+        if handle:
+            facts.append(f"whole output {raw_tokens:,} tokens behind handle {handle}")
+        if "exit_code" in meta:
+            facts.append(f"exit {meta['exit_code']}")
+        self._meta.update(" · ".join(f for f in facts if f))
+
+    def finish_event(self, e: ev.ToolCallFinished) -> None:
+        self.finish(e.text, is_error=e.is_error, item_id=e.item_id, shaped_tokens=e.shaped_tokens,
+                    raw_tokens=e.raw_tokens, handle=e.handle, meta=e.meta)

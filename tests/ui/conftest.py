@@ -1,0 +1,146 @@
+"""Fixtures for the Pilot tests: a demo workspace, the app on it, and helpers to drive a turn
+and to check that the gauges agree with the engine and with `agent-tui context --json`."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from collections.abc import Callable
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.message import Message
+from textual.pilot import Pilot
+
+from agent_tui.demo_project import make_demo_workspace
+from agent_tui.ui.app import AgentApp, make_app
+from agent_tui.ui.options import SessionSpec, UiOptions
+
+HANG = 60.0
+"""Seconds after which a wait is a hang (a failure), not a slow machine."""
+
+
+@pytest.fixture
+def demo_workspace(tmp_path: Path) -> Path:
+    return make_demo_workspace(tmp_path / "inventory-app")
+
+
+class Recorder:
+    """A message hook that keeps every message the app dispatched."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    def __call__(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [m for m in self.messages if isinstance(m, kind)]
+
+    def events(self, kind: type[Any]) -> list[Any]:
+        from agent_tui.ui.messages import AgentEventReceived
+
+        return [m.event for m in self.of(AgentEventReceived) if isinstance(m.event, kind)]
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+def demo_app(workspace: Path, **kw: Any) -> AgentApp:
+    return make_app(UiOptions(workspace=workspace, session=SessionSpec(demo=True), demo_reason="flag",
+                              theme="textual-dark", **kw))
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], Any], what: str, timeout: float = HANG) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot: Pilot[Any]) -> AgentApp:
+    """Wait until the session is open, the model client loaded and the gauge drawn."""
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    await wait_for(pilot, lambda: app.controller is not None and app.llm_ready.is_set(), "the session")
+    await wait_for(pilot, lambda: app.main.budget.gauge is not None, "the first gauge")
+    return app
+
+
+async def demo_until_approval(pilot: Pilot[Any]) -> Any:
+    """Send the demo task (prefilled) and wait for the first approval dialog (the test command)."""
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+    app = await ready(pilot)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+    return app.screen
+
+
+async def turn_done(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    await wait_for(pilot, lambda: app.turn_worker is not None and not app.turn_running, "the turn to end")
+    await pilot.pause()
+
+
+async def denied_demo_turn(pilot: Pilot[Any]) -> AgentApp:
+    """One demo turn whose test command is denied: list, read, read, deny, answer."""
+    await demo_until_approval(pilot)
+    await pilot.press("n")
+    await turn_done(pilot)
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    return app
+
+
+def context_json(workspace: Path, session: str) -> dict[str, Any]:
+    """What `agent-tui context --json --session S` prints (run in-process)."""
+    from agent_tui.store.cli import run_context
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert run_context(argparse.Namespace(json=True, session=session), workspace) == 0
+    return json.loads(out.getvalue())
+
+
+def shown_gauge(app: AgentApp) -> dict[str, Any]:
+    """The numbers the budget panel's widgets display."""
+    from agent_tui.ui.widgets.bars import CategoryBar, TotalBar
+
+    panel = app.main.budget
+    bar = panel.query_one(TotalBar)
+    assert panel.gauge is not None
+    return {
+        "window": panel.gauge.window, "reserve": panel.gauge.reserve, "input_budget": bar.input_budget,
+        "total": bar.total, "used_pct": panel.gauge.used_pct, "over_budget": panel.over_budget,
+        "compact_at": bar.compact_at, "fresh_at": bar.fresh_at,
+        "categories": {b.category: b.tokens for b in panel.query(CategoryBar)},
+        "pct": {b.category: b.pct for b in panel.query(CategoryBar)},
+    }
+
+
+async def gauge_agrees(pilot: Pilot[Any]) -> dict[str, Any]:
+    """Wait for the gauge to show the latest logged assembly, then check it against `context --json`."""
+    app = pilot.app
+    assert isinstance(app, AgentApp) and app.controller is not None
+    expected = app.controller.requests(1)[0]["breakdown"]
+    await wait_for(pilot, lambda: shown_gauge(app)["total"] == expected["total"]
+                   and shown_gauge(app)["categories"] == expected["categories"], "the gauge to update")
+    shown = shown_gauge(app)
+    cli = context_json(app.controller.root, app.controller.session_id)
+    for key in ("window", "reserve", "input_budget", "total", "used_pct", "over_budget", "compact_at", "fresh_at",
+                "categories"):
+        assert shown[key] == cli[key] == expected[key], key
+    for name, n in cli["categories"].items():
+        assert shown["pct"][name] == pytest.approx(100.0 * n / cli["input_budget"])
+    title = str(app.main.budget.query_one("#budget-title").render())
+    assert f"{cli['used_pct']:.1f}%" in title
+    return cli

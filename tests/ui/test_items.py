@@ -1,0 +1,112 @@
+"""Pilot tests: pin, unpin, evict, restore and drop a tool output from the inspector —
+each checks the engine's items and the gauge (against `agent-tui context --json`)."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from agent_tui.core.items import State
+from agent_tui.ui.messages import ItemEvicted, ItemPinned, ItemRestored, ItemUnpinned
+from agent_tui.ui.screens.inspector import InspectorScreen
+
+from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_for
+
+
+async def open_inspector_at(pilot, item_id: str) -> InspectorScreen:
+    await pilot.press("f2")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen), "the inspector")
+    screen = pilot.app.screen
+    table = screen.query_one(DataTable)
+    await wait_for(pilot, lambda: table.row_count > 0, "the inspector rows")
+    table.move_cursor(row=table.get_row_index(item_id))
+    await pilot.pause()
+    assert screen.selected_id() == item_id
+    return screen
+
+
+async def test_pin_and_unpin_from_inspector(demo_workspace, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        screen = await open_inspector_at(pilot, "m1")
+        await pilot.press("p")
+        await wait_for(pilot, lambda: recorder.of(ItemPinned), "ItemPinned")
+        assert engine.get("m1").pinned
+        assert recorder.of(ItemPinned)[0].item_id == "m1"
+        await gauge_agrees(pilot)
+        await wait_for(pilot, lambda: any(r.id == "m1" and r.pinned for r in screen.rows), "the row to show the pin")
+        assert "📌" in str(screen.query_one(DataTable).get_row("m1")[5])
+
+        await pilot.press("u")
+        await wait_for(pilot, lambda: recorder.of(ItemUnpinned), "ItemUnpinned")
+        assert not engine.get("m1").pinned
+        await gauge_agrees(pilot)
+
+
+async def test_evict_and_restore_a_message(demo_workspace, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        before = await gauge_agrees(pilot)
+        await open_inspector_at(pilot, "m2")
+        calls = {c["id"] for c in engine.get("m2").tool_calls}
+        await pilot.press("e")
+        await wait_for(pilot, lambda: recorder.of(ItemEvicted), "ItemEvicted")
+        assert engine.get("m2").state == State.EVICTED
+        answers = [i for i in engine.items.values() if i.tool_call_id in calls]
+        assert answers and all(i.state == State.EVICTED for i in answers)
+        after = await gauge_agrees(pilot)
+        assert after["categories"]["history"] < before["categories"]["history"]
+        assert "m2" not in engine.last.item_ids
+
+        await pilot.press("r")
+        await wait_for(pilot, lambda: recorder.of(ItemRestored), "ItemRestored")
+        assert engine.get("m2").state == State.IN
+        restored = await gauge_agrees(pilot)
+        assert "m2" in engine.last.item_ids
+        assert restored["categories"]["history"] > after["categories"]["history"]
+
+
+async def test_drop_a_single_tool_output(demo_workspace, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        output = next(i for i in engine.items.values() if i.role == "tool" and i.name == "read_file")
+        before = await gauge_agrees(pilot)
+        await open_inspector_at(pilot, output.id)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: recorder.of(ItemEvicted), "ItemEvicted")
+        assert engine.get(output.id).state == State.EVICTED
+        owner = next(i for i in engine.items.values() if i.tool_calls and
+                     any(c["id"] == output.tool_call_id for c in i.tool_calls))
+        assert owner.state == State.IN, "dropping an output keeps the call that made it"
+        trace = {t.item_id: t for t in engine.last.trace}
+        assert trace[output.id].reason.startswith("stubbed"), trace[output.id]
+        after = await gauge_agrees(pilot)
+        assert sum(after["categories"].values()) < sum(before["categories"].values())
+        assert after["total"] < before["total"]
+
+
+async def test_slash_commands_pin_a_rule_and_refuse_clearly(demo_workspace, recorder: Recorder) -> None:
+    from agent_tui.ui.messages import ActionFailed
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        before = await gauge_agrees(pilot)
+        await pilot.click("#prompt")
+        await pilot.press(*"/pin Always run the tests with -q", "enter")
+        await wait_for(pilot, lambda: recorder.of(ItemPinned), "ItemPinned")
+        rule = engine.get(recorder.of(ItemPinned)[0].item_id)
+        assert rule.pinned and rule.category == "rules"
+        after = await gauge_agrees(pilot)
+        assert after["categories"]["rules"] > before["categories"]["rules"] == 0
+
+        await pilot.press(*f"/evict {rule.id}", "enter")
+        await wait_for(pilot, lambda: recorder.of(ActionFailed), "the refusal")
+        assert "pinned" in recorder.of(ActionFailed)[0].message
+        assert engine.get(rule.id).state == State.IN

@@ -1,0 +1,115 @@
+"""Pilot tests: compact, memo, new session, resume, threshold — each checks the engine,
+the store and the gauge (against `agent-tui context --json`)."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.messages import SessionOpened
+from agent_tui.ui.screens.memos import MemosScreen
+from agent_tui.ui.screens.sessions import SessionsScreen
+from agent_tui.ui.widgets.chat_items import EventNote, UserMessage
+
+from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_for
+
+
+async def type_command(pilot, text: str) -> None:
+    await pilot.click("#prompt")
+    await pilot.press(*text, "enter")
+
+
+async def test_compact_now_keeps_the_gauge_right(demo_workspace, recorder: Recorder) -> None:
+    config = demo_workspace / ".agent-tui" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("[budget]\nhistory_share = 0.10\nresults_share = 0.10\n")  # a small history cap
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        before = await gauge_agrees(pilot)
+        await type_command(pilot, "/compact the restock threshold decision")
+        await wait_for(pilot, lambda: recorder.events(ev.Compacted), "the compaction")
+        done = recorder.events(ev.Compacted)[0]
+        assert done.summary_id is not None and done.evicted > 0
+        assert engine.summary_item is not None and engine.summary_item.id == done.summary_id
+        assert sum(1 for i in engine.items.values() if i.summarised_into == done.summary_id) == done.evicted
+        assert recorder.events(ev.MemoSaved)[-1].kind == "pre-compaction"
+        await wait_for(pilot, lambda: not app.main.status.busy and app.main.status.state == "ready", "idle")
+        after = await gauge_agrees(pilot)
+        assert after["categories"]["summary"] > 0
+        assert after["categories"]["history"] < before["categories"]["history"]
+        notes = [str(n.render()) for n in app.main.conversation.query(EventNote)]
+        assert any(f"into {done.summary_id}" in n for n in notes)
+
+
+async def test_write_a_memo_now_from_the_memos_panel(demo_workspace, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        store = app.controller.ws.store
+        had = len(store.memos())
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemosScreen), "the memos panel")
+        screen = app.screen
+        await wait_for(pilot, lambda: len(screen.memos) == had, "the memo list")
+        await pilot.press("w")
+        await wait_for(pilot, lambda: any(e.kind == "manual" for e in recorder.events(ev.MemoSaved)), "the memo")
+        memo = [e for e in recorder.events(ev.MemoSaved) if e.kind == "manual"][-1]
+        assert len(store.memos()) == had + 1
+        item = app.controller.engine.get(memo.memo_id)
+        assert item.category == "memory" and memo.text in item.content
+        await wait_for(pilot, lambda: len(screen.memos) == had + 1, "the list to show it")
+        assert screen.query_one(OptionList).option_count == had + 1
+        await pilot.press("escape")
+        shown = await gauge_agrees(pilot)
+        assert shown["categories"]["memory"] >= item.tokens
+
+
+async def test_new_session_is_seeded_by_a_memo_and_resume_brings_the_old_one_back(
+        demo_workspace, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        old = app.controller.session_id
+        old_items = set(app.controller.engine.items)
+        await type_command(pilot, "/new")
+        await wait_for(pilot, lambda: app.controller.session_id != old, "the new session")
+        engine = app.controller.engine
+        seeds = [i for i in engine.items.values() if i.category == "memory" and "seed from session" in i.content]
+        assert seeds, "a new session starts from the latest memo"
+        assert any(e.kind == "before new session" for e in recorder.events(ev.MemoSaved))
+        assert not any(i.role for i in engine.items.values()), "no messages in the new session"
+        await wait_for(pilot, lambda: not app.main.conversation.query(UserMessage), "the conversation to clear")
+        fresh = await gauge_agrees(pilot)
+        assert fresh["categories"]["history"] == 0 and fresh["categories"]["memory"] > 0
+
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session picker")
+        options = app.screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
+        options.highlighted = next(n for n in range(options.option_count) if options.get_option_at_index(n).id == old)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.controller.session_id == old, "the resumed session")
+        assert old_items <= set(app.controller.engine.items)
+        assert recorder.of(SessionOpened)[-1].session_id == old
+        await wait_for(pilot, lambda: app.main.conversation.query(UserMessage), "the replayed conversation")
+        resumed = await gauge_agrees(pilot)
+        assert resumed["categories"]["history"] > 0
+
+
+async def test_threshold_moves_the_compaction_mark(demo_workspace, recorder: Recorder) -> None:
+    from agent_tui.ui.widgets.bars import TotalBar
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        await type_command(pilot, "/threshold 60")
+        await wait_for(pilot, lambda: app.controller.engine.plan.compact_at == 0.6, "the new threshold")
+        shown = await gauge_agrees(pilot)
+        assert shown["compact_at"] == 0.6 and app.main.budget.query_one(TotalBar).compact_at == 0.6
+        await type_command(pilot, "/threshold +10")
+        await wait_for(pilot, lambda: app.controller.engine.plan.compact_at == 0.7, "raised threshold")
+        assert (await gauge_agrees(pilot))["compact_at"] == 0.7
+        await type_command(pilot, "/threshold 150")
+        assert app.controller.engine.plan.compact_at == 0.7
