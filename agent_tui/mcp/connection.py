@@ -195,7 +195,8 @@ class ServerConnection:
                 failures = 0
                 continue
             delay = self.backoff.delay(failures if not connected else 0)
-            self.state = ServerState.RESTARTING
+            # RESTARTING: it was up a moment ago; DOWN: it does not start (retried in the background).
+            self.state = ServerState.RESTARTING if connected else ServerState.DOWN
             self._log(f"reconnecting in {delay:.2f}s ({self.error})")
             with anyio.move_on_after(delay):
                 await self._wake.wait()
@@ -387,11 +388,10 @@ class ServerConnection:
                 raise self._timed_out(what, timeout) from exc
             if exc.code == CONNECTION_CLOSED:
                 self._mark_dead(client, f"connection closed during {what}")
-                tail = self.stderr_tail()
+                tail = self.stderr_tail() if self.config.transport == "stdio" else ""
                 detail = f"; its last stderr: {tail}" if tail else ""
                 raise McpCallError(
-                    "died",
-                    f"MCP server {self.name!r} died during {what}{detail}. It is being restarted; retry the call.",
+                    "died", self._lost(what) + detail + ". " + self._recovery()
                 ) from exc
             raise McpCallError(
                 "protocol",
@@ -406,8 +406,18 @@ class ServerConnection:
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             self._mark_dead(client, f"connection lost during {what}")
             raise McpCallError(
-                "died", f"MCP server {self.name!r} connection lost during {what}: {describe(exc)}"
+                "died", f"{self._lost(what)} ({describe(exc)}). {self._recovery()}"
             ) from exc
+
+    def _lost(self, what: str) -> str:
+        if self.config.transport == "http":
+            return f"the connection to MCP server {self.name!r} was lost during {what}"
+        return f"MCP server {self.name!r} died during {what}"
+
+    def _recovery(self) -> str:
+        if self.config.transport == "http":
+            return "Reconnecting; retry the call."
+        return "It is being restarted; retry the call."
 
     def _timed_out(self, what: str, timeout: float) -> McpCallError:
         self._timeouts += 1

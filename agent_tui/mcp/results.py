@@ -130,7 +130,12 @@ def render(result: types.CallToolResult) -> str:
     if all(leaf in payload for leaf in _leaves(structured)):
         texts = [b for b in blocks if isinstance(b, types.TextContent)]
         compound = isinstance(structured, dict | list)
-        if compound and texts and len(texts) == len(blocks) and all(_is_json(b.text) for b in texts):
+        if (
+            compound
+            and texts
+            and len(texts) == len(blocks)
+            and all(_is_json(b.text) for b in texts)
+        ):
             return as_json  # one compact JSON document instead of pretty-printed pieces
         return rendered
     return f"{rendered}\n[structured content]\n{as_json}"
