@@ -7,6 +7,7 @@ what the dispatcher accepts.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 
@@ -58,7 +59,7 @@ def parse(text: str) -> tuple[SlashCommand, str] | None:
     name, _, arg = stripped[1:].partition(" ")
     cmd = BY_NAME.get(name.lower())
     if cmd is None:
-        close = [c.name for c in COMMANDS if c.name.startswith(name.lower()[:2])] if name else []
+        close = difflib.get_close_matches(name.lower(), list(BY_NAME), n=1)
         hint = f" (did you mean /{close[0]}?)" if close else ""
         raise UnknownCommand(f"unknown command /{name}{hint}; /help lists them")
     return cmd, arg.strip()

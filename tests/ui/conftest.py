@@ -80,7 +80,8 @@ async def demo_until_approval(pilot: Pilot[Any]) -> Any:
 
     app = await ready(pilot)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval dialog")
+    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-preview Static"),
+                   "the approval dialog")
     return app.screen
 
 

@@ -1,0 +1,76 @@
+"""Pilot tests: the approval dialog (a diff for edits, the command for shell) and its answers —
+allow once, always, deny — checked in the engine, on disk and on the gauge."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
+from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
+from .conftest import Recorder, demo_app, demo_until_approval, gauge_agrees, turn_done, wait_for
+
+
+async def next_approval(pilot, seen: int) -> ApprovalScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen)
+                   and pilot.app.screen.request.call_id not in seen
+                   and pilot.app.screen.query("#approval-preview Static"), "the next approval")
+    return pilot.app.screen
+
+
+async def test_approve_once_and_always_fix_the_bug(demo_workspace, recorder: Recorder) -> None:
+    stock = demo_workspace / "inventory" / "stock.py"
+    assert "qty < threshold" in stock.read_text()
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        assert dialog.request.kind == "command"
+        assert "$ python -m pytest -q" in str(dialog.query_one("#approval-command", Static).render())
+        seen = {dialog.request.call_id}
+        await pilot.press("y")
+
+        dialog = await next_approval(pilot, seen)
+        assert dialog.request.name == "edit_file"
+        diff = str(dialog.query_one("#approval-diff", Static).render())
+        assert "-if item.qty < threshold" in diff and "+if item.qty <= threshold" in diff
+        seen.add(dialog.request.call_id)
+        await pilot.press("a")
+
+        dialog = await next_approval(pilot, seen)
+        assert dialog.request.kind == "command", "'always' for edits does not cover commands"
+        await pilot.click("#once")
+        await turn_done(pilot)
+
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once", "always", "once"]
+        assert "edit_file" in app.controller.agent.policy.always
+        assert "qty <= threshold" in stock.read_text()
+        finished = {e.name: e for e in recorder.events(ev.ToolCallFinished)}
+        assert not finished["edit_file"].is_error
+        engine = app.controller.engine
+        assert not engine.get(finished["edit_file"].item_id).provenance.get("error")
+        assert recorder.of(TurnEnded)[-1].status == "done"
+        panel = next(p for p in app.main.conversation.query(ToolCallPanel) if p.tool_name == "edit_file")
+        assert panel.status == "ok"
+        await gauge_agrees(pilot)
+
+
+async def test_deny_keeps_the_file_and_tells_the_model(demo_workspace, recorder: Recorder) -> None:
+    stock = demo_workspace / "inventory" / "stock.py"
+    original = stock.read_text()
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        call_id = dialog.request.call_id
+        await pilot.press("n")
+        await turn_done(pilot)
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
+        result = next(e for e in recorder.events(ev.ToolCallFinished) if e.call_id == call_id)
+        assert result.is_error and "denied" in result.text
+        engine = app.controller.engine
+        assert "denied" in engine.get(result.item_id).content
+        assert stock.read_text() == original
+        panel = app.main.conversation.panel(call_id)
+        assert panel is not None and panel.status == "error"
+        await gauge_agrees(pilot)

@@ -1,0 +1,77 @@
+"""Pilot tests against the fake OpenAI server (the real wire path through litellm): the answer
+streams into Markdown, the input stays live while it streams, and esc cancels the turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.loop import CUT_MARK
+from agent_tui.ui.app import make_app
+from agent_tui.ui.messages import TurnEnded
+from agent_tui.ui.options import SessionSpec, UiOptions
+from agent_tui.ui.widgets.chat_items import EventNote
+from agent_tui.ui.widgets.prompt import PromptInput
+from tests.support.fake_openai import Reply
+from tests.support.fixtures import FAKE_MODEL, PLANTED_KEY
+
+from .conftest import Recorder, gauge_agrees, ready, turn_done, wait_for
+
+
+@pytest.fixture
+def fake_app(fake_llm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("# Notes\nThe answer is 42.\n")
+    return make_app(UiOptions(workspace=project, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                              theme="textual-dark"))
+
+
+async def test_answer_streams_into_markdown(fake_llm, fake_app, recorder: Recorder) -> None:
+    from agent_tui.ui.widgets.reply import AssistantReply
+
+    fake_llm.script(Reply.tool_call("read_file", {"path": "notes.md"}),
+                    Reply.text("The notes say **42**.\n\n- one\n- two", chunk_size=3))
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"what do the notes say?", "enter")
+        await turn_done(pilot)
+        deltas = recorder.events(ev.TextDelta)
+        assert len(deltas) > 5, "the answer arrived in pieces"
+        reply = list(fake_app.main.conversation.query(AssistantReply))[-1]
+        assert reply.source == "The notes say **42**.\n\n- one\n- two"
+        assert fake_app.main.status.cost >= 0
+        engine = fake_app.controller.engine
+        assert engine.items[engine.order[-1]].content == reply.source
+        assert recorder.of(TurnEnded)[-1].status == "done"
+        sent = fake_llm.requests[-1].messages
+        assert any(m["role"] == "tool" and "The answer is 42" in m["content"] for m in sent)
+        await gauge_agrees(pilot)
+
+
+async def test_input_stays_live_and_esc_cancels_the_turn(fake_llm, fake_app, recorder: Recorder) -> None:
+    words = " ".join(f"word{n}" for n in range(600))
+    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))  # ~30 s unless cancelled
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"tell me a long story", "enter")
+        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        prompt = fake_app.main.query_one(PromptInput)
+        await pilot.press("o", "k")
+        assert fake_app.turn_running, "typed while the answer was still streaming"
+        assert prompt.value == "ok"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+        assert recorder.of(TurnEnded)[-1].status == "cut"
+        engine = fake_app.controller.engine
+        cut = [i for i in engine.items.values() if i.provenance.get("cut")]
+        assert len(cut) == 1 and cut[0].content.endswith(CUT_MARK)
+        partial = cut[0].content.removesuffix(CUT_MARK)
+        assert partial and words.startswith(partial) and len(partial) < len(words)
+        notes = [str(n.render()) for n in fake_app.main.conversation.query(EventNote)]
+        assert any("cancelled" in n for n in notes)
+        assert prompt.value == "ok", "the draft survives the cancel"
+        await gauge_agrees(pilot)
