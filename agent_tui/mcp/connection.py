@@ -15,65 +15,26 @@ import math
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
-from mcp import Client, MCPError
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
 from agent_tui.mcp.config import ServerConfig
 from agent_tui.mcp.errors import McpCallError, describe
+from agent_tui.mcp.rpc import ServerRequests, all_pages
+from agent_tui.mcp.state import Backoff, ServerState, ServerStatus
 from agent_tui.mcp.transport import open_transport
 
-T = TypeVar("T")
+__all__ = ["Backoff", "ChangeCallback", "ServerConnection", "ServerState", "ServerStatus"]
 ChangeCallback = Callable[[str, str], Awaitable[None]]
 """Called with (server name, what changed: ``tools``/``prompts``/``resources``)."""
 
 
-class ServerState(StrEnum):
-    STARTING = "starting"
-    UP = "up"
-    RESTARTING = "restarting"
-    DOWN = "down"
-    STOPPED = "stopped"
-    DISABLED = "disabled"
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Restart delays: ``first`` then ``factor`` times more, capped; give up after ``max_failures``."""
-
-    first: float = 0.25
-    factor: float = 2.0
-    cap: float = 30.0
-    max_failures: int = 6
-    """Consecutive failed connects before the server is left down (``restart()`` revives it)."""
-
-    def delay(self, failures: int) -> float:
-        return min(self.cap, self.first * self.factor ** max(0, failures))
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """What the MCP panel and ``mcp list`` show for one server."""
-
-    name: str
-    transport: str
-    state: str
-    protocol: str | None
-    tools: int
-    error: str | None
-    restarts: int
-    log_path: str | None
-
-
-class ServerConnection:
+class ServerConnection(ServerRequests):
     """A supervised connection to one server (see the module docstring)."""
 
     def __init__(
@@ -342,20 +303,12 @@ class ServerConnection:
 
     @staticmethod
     async def _fetch_tools(client: Client) -> list[types.Tool]:
-        """All pages of tools/list (a cursor seen twice ends the walk)."""
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        for _ in range(1000):
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor or cursor in seen:
-                break
-            seen.add(cursor)
-        return tools
+        """All pages of tools/list, fresh (not from the response cache)."""
+        return await all_pages(
+            lambda cursor: client.list_tools(cursor=cursor, cache_mode="refresh"), "tools"
+        )
 
-    # ----------------------------------------------------------------- requests
+    # ----------------------------------------------------------------- for requests
     async def _ready_client(self, timeout: float) -> Client:
         if self.state is ServerState.DISABLED:
             raise McpCallError("down", f"MCP server {self.name!r} is disabled in the config")
@@ -369,125 +322,3 @@ class ServerConnection:
                 "down", f"MCP server {self.name!r} is not available ({self.state}): {why}"
             )
         return self._client
-
-    async def request(
-        self, what: str, send: Callable[[Client, float], Awaitable[T]], timeout: float | None = None
-    ) -> T:
-        """Run ``send(client, seconds_left)`` against the live connection, classifying failures."""
-        timeout = timeout or self.timeout
-        deadline = time.monotonic() + timeout
-        client = await self._ready_client(timeout)
-        left = max(0.05, deadline - time.monotonic())
-        try:
-            with anyio.fail_after(left + 1.0):  # guard in case the SDK's own timeout never fires
-                result = await send(client, left)
-            self._timeouts = 0
-            return result
-        except MCPError as exc:
-            if exc.code == REQUEST_TIMEOUT:
-                raise self._timed_out(what, timeout) from exc
-            if exc.code == CONNECTION_CLOSED:
-                self._mark_dead(client, f"connection closed during {what}")
-                tail = self.stderr_tail() if self.config.transport == "stdio" else ""
-                detail = f"; its last stderr: {tail}" if tail else ""
-                raise McpCallError(
-                    "died", self._lost(what) + detail + ". " + self._recovery()
-                ) from exc
-            raise McpCallError(
-                "protocol",
-                f"MCP server {self.name!r} rejected {what}: {exc.message} (code {exc.code})",
-            ) from exc
-        except TimeoutError as exc:
-            raise self._timed_out(what, timeout) from exc
-        except ValidationError as exc:
-            raise McpCallError(
-                "malformed", f"MCP server {self.name!r} answered {what} with a {describe(exc)}"
-            ) from exc
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            self._mark_dead(client, f"connection lost during {what}")
-            raise McpCallError(
-                "died", f"{self._lost(what)} ({describe(exc)}). {self._recovery()}"
-            ) from exc
-
-    def _lost(self, what: str) -> str:
-        if self.config.transport == "http":
-            return f"the connection to MCP server {self.name!r} was lost during {what}"
-        return f"MCP server {self.name!r} died during {what}"
-
-    def _recovery(self) -> str:
-        if self.config.transport == "http":
-            return "Reconnecting; retry the call."
-        return "It is being restarted; retry the call."
-
-    def _timed_out(self, what: str, timeout: float) -> McpCallError:
-        self._timeouts += 1
-        if self._timeouts >= 3:
-            self.restart(f"{self._timeouts} timeouts in a row")
-        return McpCallError(
-            "timeout",
-            f"MCP server {self.name!r} did not finish {what} within {timeout:g}s; the call was cancelled.",
-        )
-
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout: float | None = None
-    ) -> types.CallToolResult:
-        return await self.request(
-            f"tool {name!r}",
-            lambda c, left: c.call_tool(name, arguments, read_timeout_seconds=left),
-            timeout,
-        )
-
-    def supports(self, feature: str) -> bool:
-        """Whether the server advertised ``tools``/``resources``/``prompts``."""
-        caps = self.capabilities
-        return caps is not None and getattr(caps, feature, None) is not None
-
-    async def list_resources(self, timeout: float | None = None) -> list[types.Resource]:
-        """All pages of resources/list ([] when the server has no resources)."""
-        if not self.supports("resources"):
-            return []
-
-        async def send(client: Client, left: float) -> list[types.Resource]:
-            found: list[types.Resource] = []
-            cursor: str | None = None
-            for _ in range(1000):
-                page = await client.list_resources(cursor=cursor)
-                found.extend(page.resources)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return found
-
-        return await self.request("resources/list", send, timeout)
-
-    async def read_resource(
-        self, uri: str, timeout: float | None = None
-    ) -> types.ReadResourceResult:
-        return await self.request(
-            f"resources/read {uri}", lambda c, left: c.read_resource(uri), timeout
-        )
-
-    async def list_prompts(self, timeout: float | None = None) -> list[types.Prompt]:
-        """All pages of prompts/list ([] when the server has no prompts)."""
-        if not self.supports("prompts"):
-            return []
-
-        async def send(client: Client, left: float) -> list[types.Prompt]:
-            found: list[types.Prompt] = []
-            cursor: str | None = None
-            for _ in range(1000):
-                page = await client.list_prompts(cursor=cursor)
-                found.extend(page.prompts)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return found
-
-        return await self.request("prompts/list", send, timeout)
-
-    async def get_prompt(
-        self, name: str, arguments: dict[str, str] | None = None, timeout: float | None = None
-    ) -> types.GetPromptResult:
-        return await self.request(
-            f"prompt {name!r}", lambda c, left: c.get_prompt(name, arguments), timeout
-        )

@@ -41,6 +41,13 @@ from agent_tui.mcp.validation import check_arguments
 Listener = Callable[[str, str], Awaitable[None] | None]
 
 
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except (TypeError, ValueError):
+        return default
+
+
 @dataclass(frozen=True)
 class McpCall:
     """One tool call of a (possibly parallel) batch."""
@@ -128,9 +135,12 @@ class McpManager:
         if kind == "tools":
             self._rebuild()
         for listener in self._listeners:
-            outcome = listener(server, kind)
-            if asyncio.iscoroutine(outcome):
-                await outcome
+            try:
+                outcome = listener(server, kind)
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+            except Exception:  # a UI callback must not break a server connection
+                logging.getLogger(__name__).exception("MCP change listener failed")
 
     def _rebuild(self) -> None:
         entries: dict[str, ToolEntry] = {}
@@ -241,7 +251,7 @@ class McpManager:
                 str(args.get("query", "")),
                 self._entries,
                 self.toolset.loaded,
-                int(args.get("limit") or 8),
+                _int(args.get("limit"), 8),
             )
             return self._plain(name, text)
         if name == meta.ENABLE_TOOLS:

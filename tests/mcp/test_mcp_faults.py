@@ -30,6 +30,7 @@ async def started(
         "servers": {"fault": fault_server(**server)},
         "timeout": TIMEOUT,
         "tools": {"fault__slow": {"timeout": slow_timeout}},
+        "always_load": ["fault__echo"],
     }
     manager = McpManager(
         load_mcp_config(table, tmp_path), tmp_path / "logs", backoff=Backoff(first=0.1)
@@ -58,6 +59,7 @@ async def pid_of(manager: McpManager) -> int:
 
 async def test_paged_listing_env_cwd_and_stderr_log(manager: McpManager) -> None:
     assert len(manager.entries) == 11  # listed three per page
+    assert manager.toolset.loaded.get("fault__echo") == "always"
     out = await manager.call("fault__env", {"name": "FAULT_FLAG"})
     cwd = manager.config.servers["fault"].cwd
     assert '"value": "on"' in out.text and f'"cwd": "{cwd}"' in out.text
