@@ -148,7 +148,9 @@ class ServerConnection(ServerRequests):
             else:
                 failures += 1
             self._settled.set()
-            if failures >= self.backoff.max_failures:
+            # A command that keeps failing is a config problem: stop spawning it.  A URL
+            # may come back at any time: keep trying at the capped delay.
+            if failures >= self.backoff.max_failures and self.config.transport == "stdio":
                 self.state = ServerState.DOWN
                 self._log(f"giving up after {failures} failed starts: {self.error}")
                 await self._wake.wait()  # restart() or close()

@@ -29,7 +29,8 @@ class Backoff:
     factor: float = 2.0
     cap: float = 30.0
     max_failures: int = 6
-    """Consecutive failed connects before the server is left down (``restart()`` revives it)."""
+    """Consecutive failed starts before a stdio server is left down (``restart()`` revives it);
+    an HTTP server is retried at the capped delay for as long as it is configured."""
 
     def delay(self, failures: int) -> float:
         return min(self.cap, self.first * self.factor ** max(0, failures))
