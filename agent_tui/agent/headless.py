@@ -69,11 +69,24 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
                   f"{agent.engine.plan.window:,}", file=sys.stderr)
             for w in agent.engine.warnings:
                 print(f"warning: {w}", file=sys.stderr)
+        from agent_tui.agent.mcp_setup import make_mcp_manager
+
+        mcp = make_mcp_manager(agent.engine, ws.root)
+        if mcp is not None:
+            await mcp.start()
+            agent.runner.mcp = mcp
+            if not args.json:
+                for st in mcp.status():
+                    print(f"mcp {st.name}: {st.state}{f' ({st.error})' if st.error else ''}", file=sys.stderr)
         status = "error"
-        async for e in agent.run(task):
-            _print_event(e, args.json, sys.stdout)
-            if isinstance(e, ev.TurnFinished):
-                status = e.status
+        try:
+            async for e in agent.run(task):
+                _print_event(e, args.json, sys.stdout)
+                if isinstance(e, ev.TurnFinished):
+                    status = e.status
+        finally:
+            if mcp is not None:
+                await mcp.close()
         return 0 if status == "done" else 1
     finally:
         ws.close()

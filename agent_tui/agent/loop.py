@@ -70,6 +70,7 @@ class Agent:
         self.session_cost = 0.0
         self._announced: set[str] = set()
         self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
+        self.engine.add_secret(getattr(llm, "api_key", None))
 
     # helpers ------------------------------------------------------------------------
     async def _complete_text(self, messages: list[dict[str, Any]]) -> str:
@@ -142,6 +143,11 @@ class Agent:
             except Exception as exc:  # fall back to the extractive summary already made
                 error = f"LLM summariser failed ({exc}); used the extractive summary"
         res = self.engine.apply_compaction(plan, summary, name, sent)
+        if self.runner.mcp is not None:
+            try:
+                self.runner.mcp.compact()  # the loaded tool set shrinks only at compaction
+            except Exception:
+                pass
         out.append(ev.Compacted(len(res.evicted), res.summary_id, name, res.tokens_before, res.tokens_after,
                                 res.reason, error))
         return out
@@ -179,6 +185,11 @@ class Agent:
 
         eng = self.engine
         eng.add_user(task)
+        if self.runner.mcp is not None:
+            try:
+                self.runner.mcp.select_for_task(task)  # load the MCP tool groups this task needs
+            except Exception as exc:  # MCP trouble must not stop the built-in tools
+                yield ev.ErrorEvent(f"MCP tool selection failed: {exc}", fatal=False)
         yield ev.TurnStarted(eng.turn, eng.session_id, task)
         await self._recall(task)
         final_text, status, step = "", "done", 0

@@ -59,12 +59,20 @@ class ToolRunner:
         spec = self.registry.spec(name)
         if spec is not None:
             return spec.kind
-        if self.mcp is not None and "__" in name:
+        if self._is_mcp(name):
             try:
                 return "read" if self.mcp.is_read_only(name) else "write"
             except Exception:
                 return "write"
         return "read"
+
+    def _is_mcp(self, name: str) -> bool:
+        if self.mcp is None or name in self.registry:
+            return False
+        try:
+            return bool(self.mcp.is_mcp_tool(name))
+        except Exception:
+            return "__" in name
 
     def result_cap(self, engine: ContextEngine, name: str) -> int:
         configured = (self.tool_settings.get(name) or {}).get("max_tokens")
@@ -89,7 +97,7 @@ class ToolRunner:
 
         if name in self.registry:
             return await self.registry.run(name, args, agent.ctx)
-        if self.mcp is not None and "__" in name:
+        if self._is_mcp(name):
             r = await self.mcp.call(name, args, intent=json.dumps(args)[:200])
             return ToolResult(text=r.text_for_model, is_error=r.is_error, handle=r.handle,
                               raw_tokens=r.raw_tokens, shaped_tokens=r.shaped_tokens)
@@ -140,8 +148,11 @@ class ToolRunner:
         prov: dict[str, Any] = {"args": args if args is not None else call.arguments}
         if handle:
             prov["handle"] = handle
-        if isinstance(args, dict) and args.get("path"):
-            prov["path"] = args["path"]
+        meta = dict(getattr(result, "meta", {}) or {})
+        if meta.get("path"):
+            prov["path"] = meta["path"]  # normalised, workspace-relative: the active file's key
+        if meta.get("outline") or meta.get("query") or "start_line" in (args or {}):
+            prov["partial"] = True
         if result.is_error:
             prov["error"] = True
         item = eng.add_tool_result(call.id, name, text, raw=raw, scope=scope, provenance=prov)

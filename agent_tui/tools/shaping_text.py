@@ -18,6 +18,7 @@ from agent_tui.core.tokens import TokenCounter
 ERROR_RE = re.compile(
     r"Traceback \(most recent call last\)"
     r"|\b\w*(?:Error|Exception)\b"
+    r"|\b(?:ERROR|FATAL|CRITICAL)\b"
     r"|\berror(?:\[\w+\])?:"
     r"|\bFAIL(?:ED|URE)?\b"
     r"|\bassert(?:ion)?\b"

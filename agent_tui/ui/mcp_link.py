@@ -41,14 +41,9 @@ class McpView:
 
 def make_manager(ctl: SessionController) -> Any | None:
     """An McpManager for the session's `[mcp]` settings and `.mcp.json`, or None when none is configured."""
-    from agent_tui.mcp.config import load_mcp_config
-    from agent_tui.mcp.manager import McpManager
+    from agent_tui.agent.mcp_setup import make_mcp_manager
 
-    config = load_mcp_config(ctl.engine.settings.mcp, ctl.root)
-    if not config.servers:
-        return None
-    return McpManager(config, ctl.root / ".agent-tui" / "logs", store=ctl.engine.results,
-                      model=ctl.engine.settings.model)
+    return make_mcp_manager(ctl.engine, ctl.root)
 
 
 def summary(manager: Any | None) -> str:

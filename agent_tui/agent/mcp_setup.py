@@ -1,0 +1,23 @@
+"""Building the MCP manager of a session from its settings and the workspace's `.mcp.json`.
+
+Shared by headless runs and the TUI, so both see the same servers.  The MCP SDK is
+imported here, inside the function, so nothing pays for it unless servers are configured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.engine import ContextEngine
+
+
+def make_mcp_manager(engine: ContextEngine, root: Path) -> Any | None:
+    """An McpManager for the session, or None when no server is configured."""
+    from agent_tui.mcp.config import load_mcp_config
+    from agent_tui.mcp.manager import McpManager
+
+    config = load_mcp_config(engine.settings.mcp, root)
+    if not config.servers:
+        return None
+    return McpManager(config, root / ".agent-tui" / "logs", store=engine.results, model=engine.settings.model)

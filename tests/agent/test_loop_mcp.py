@@ -1,0 +1,40 @@
+"""MCP tools through the real loop: meta-tools reach the manager, MCP calls pass approval."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.mcp_setup import make_mcp_manager
+from tests.agent.helpers import make_agent, make_repo, run_turn
+from tests.support.fake_openai import Reply
+
+
+async def test_model_finds_enables_and_calls_an_mcp_tool(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    (root / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}}))
+    fake_llm.script(
+        Reply.tool_call("find_tools", {"query": "current time timezone"}),
+        Reply.tool_call("time__get_current_time", {"timezone": "Asia/Tokyo"}),
+        Reply.text("It is late in Tokyo."),
+    )
+    agent, ws = make_agent(root, fake_llm.base_url)
+    mcp = make_mcp_manager(agent.engine, ws.root)
+    assert mcp is not None
+    await mcp.start()
+    agent.runner.mcp = mcp
+    try:
+        events = await run_turn(agent, "hello there")
+    finally:
+        await mcp.close()
+        ws.close()
+    finished = {e.name: e for e in events if isinstance(e, ev.ToolCallFinished)}
+    assert not finished["find_tools"].is_error and "time__get_current_time" in finished["find_tools"].text
+    assert not finished["time__get_current_time"].is_error, finished["time__get_current_time"].text
+    assert "Asia/Tokyo" in finished["time__get_current_time"].text
+    first_tools = {t["function"]["name"] for t in fake_llm.requests[0].tools}
+    assert {"find_tools", "enable_tools"} <= first_tools
+    assert "read_file" in first_tools
