@@ -36,7 +36,7 @@ async def test_pin_and_unpin_from_inspector(demo_workspace, recorder: Recorder) 
         assert recorder.of(ItemPinned)[0].item_id == "m1"
         await gauge_agrees(pilot)
         await wait_for(pilot, lambda: any(r.id == "m1" and r.pinned for r in screen.rows), "the row to show the pin")
-        assert "📌" in str(screen.query_one(DataTable).get_row("m1")[5])
+        assert str(screen.query_one(DataTable).get_row("m1")[5]) == "●"
 
         await pilot.press("u")
         await wait_for(pilot, lambda: recorder.of(ItemUnpinned), "ItemUnpinned")

@@ -42,9 +42,9 @@ class ApprovalScreen(ModalScreen[str]):
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
             with Horizontal(id="approval-buttons"):
-                yield Button("Allow once [y]", id="once", variant="success")
-                yield Button("Always [a]", id="always", variant="primary")
-                yield Button("Deny [n]", id="deny", variant="error")
+                yield Button(Content("Allow once (y)"), id="once", variant="success")
+                yield Button(Content("Always (a)"), id="always", variant="primary")
+                yield Button(Content("Deny (n)"), id="deny", variant="error")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

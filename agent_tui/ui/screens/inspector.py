@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 from agent_tui.ui.messages import BudgetChanged, ItemChanged
 from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_rows
 
+PREVIEW = 80
 STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
                "stubbed": "$warning", "released": "$foreground 50%"}
 
@@ -64,7 +65,7 @@ class InspectorScreen(Screen[None]):
         table.add_column("age", key="age", width=3)
         table.add_column("state", key="state", width=10)
         table.add_column("pin", key="pin", width=3)
-        table.add_column("preview", key="preview")
+        table.add_column("preview", key="preview", width=PREVIEW)
         self.reload()
 
     # data ---------------------------------------------------------------------------------------
@@ -90,14 +91,14 @@ class InspectorScreen(Screen[None]):
         for r in shown:
             table.add_row(
                 r.id, r.category, f"{r.tokens:,}", str(r.age),
-                Content.styled(r.state, STATE_STYLE.get(r.state, "")), "📌" if r.pinned else "",
-                Content(r.preview), key=r.id,
+                Content.styled(r.state, STATE_STYLE.get(r.state, "")), "●" if r.pinned else "",
+                Content(r.preview[:PREVIEW]), key=r.id,
             )
         if keep is not None and any(r.id == keep for r in shown):
             table.move_cursor(row=table.get_row_index(keep))
         total = sum(r.tokens for r in rows if r.in_request)
         self.query_one("#inspector-title", Label).update(
-            f"{len(shown)}/{len(rows)} items · {total:,} tokens in the last request · sort: {self.sort_key}")
+            f"{len(shown)}/{len(rows)} items · {total:,} tok in the last request · by {self.sort_key}")
         flags = red_flags(rows, breakdown)
         self.query_one("#flags", Label).update("⚠ " + "; ".join(flags) if flags else "")
         self._explain()

@@ -35,8 +35,8 @@ class MainScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
         Binding("f2", "app.inspector", "Inspector"),
         Binding("ctrl+r", "app.request", "Request"),
-        Binding("f3", "app.memos", "Memos"),
-        Binding("f4", "app.mcp", "MCP"),
+        Binding("f3", "app.memos", "Memos", show=False),
+        Binding("f4", "app.mcp", "MCP", show=False),
         Binding("f5", "app.resume", "Sessions", show=False),
         Binding("ctrl+b", "toggle_budget", "Budget", show=False),
     ]

@@ -33,6 +33,7 @@ class BudgetPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Label("Context —", id="budget-title")
         yield TotalBar(id="total-bar")
+        yield Label("", id="used")
         yield Label("", id="thresholds")
         with Vertical(id="category-bars"):
             for name in CATEGORIES:
@@ -59,12 +60,13 @@ class BudgetPanel(Vertical):
         self.over_budget = gauge.over_budget
         self.set_class(gauge.level in ("compact", "fresh"), "-warn")
         self.query_one("#budget-title", Label).update(
-            f"Context {fmt_tokens(gauge.total)} / {fmt_tokens(gauge.input_budget)} · {gauge.used_pct:.1f}%")
+            f"Context {gauge.used_pct:.1f}% of {fmt_tokens(gauge.input_budget)}")
+        self.query_one("#used", Label).update(f"{fmt_tokens(gauge.total)} used · {fmt_tokens(gauge.free)} free")
         bar = self.query_one(TotalBar)
         bar.total, bar.input_budget = gauge.total, gauge.input_budget
         bar.compact_at, bar.fresh_at, bar.level = gauge.compact_at, gauge.fresh_at, gauge.level
         self.query_one("#thresholds", Label).update(
-            f"┃{gauge.compact_at:.0%} compact ┃{gauge.fresh_at:.0%} fresh · free {fmt_tokens(gauge.free)}")
+            f"┃{gauge.compact_at:.0%} compact  ┃{gauge.fresh_at:.0%} fresh")
         for row in gauge.rows:
             self.query_one(f"#bar-{row.name}", CategoryBar).set_value(row.tokens, row.pct)
         self._show_reserve()

@@ -42,7 +42,7 @@ class ToolCallPanel(Collapsible):
         """Show the outcome (from a ToolCallFinished event or a stored tool item)."""
         self.status = "error" if is_error else "ok"
         self.set_class(is_error, "-error")
-        tail = f" · {shaped_tokens:,} tok" + (f" · {item_id}" if item_id else "")
+        tail = f" ({item_id + ', ' if item_id else ''}{shaped_tokens:,} tok)"
         self.title = self._make_title(tail)
         meta = meta or {}
         lines = text.splitlines()

@@ -1,0 +1,125 @@
+"""End to end in a real terminal: the installed `agent-tui --demo` under tmux, driven by keys.
+
+The screen is read back with `tmux capture-pane`: the budget bars are drawn, a demo
+turn runs (the test command is denied), an item is pinned from the inspector, and
+the store — read by `agent-tui memory list --json`, a separate process — agrees.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+AGENT_TUI = Path(sys.executable).parent / "agent-tui"
+HANG = 90.0
+
+
+class Tmux:
+    """One detached tmux session running a command."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+    def start(self, command: list[str], width: int, height: int, env: dict[str, str]) -> None:
+        exports = [f"{k}={v}" for k, v in env.items()]
+        self.run("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
+                 "env", *exports, *command)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.name, *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", self.name, "-l", text)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    def wait_for(self, found: Callable[[str], bool], what: str, timeout: float = HANG) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if found(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"gave up waiting for {what}; the screen was:\n{text}")
+            time.sleep(0.2)
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    session = Tmux(f"agent-tui-e2e-{uuid.uuid4().hex[:8]}")
+    try:
+        yield session
+    finally:
+        session.kill()
+
+
+def memory_list(workspace: Path) -> list[dict]:
+    out = subprocess.run([str(AGENT_TUI), "memory", "--workspace", str(workspace), "list", "--json", "--all"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, tmp_path: Path) -> None:
+    workspace = tmp_path / "inventory-app"
+    env = {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "HOME": str(tmp_path)}
+    tmux.start([str(AGENT_TUI), "--demo", "--workspace", str(workspace)], 120, 40, env)
+
+    screen = tmux.wait_for(lambda s: "% of " in s and "used ·" in s and "history" in s, "the budget panel")
+    for name in ("system", "tools", "memory", "summary", "files", "history", "results"):
+        assert name in screen
+    assert "█" in screen and "Offline demo" in screen
+    tmux.wait_for(lambda s: "● ready" in s, "the model client", timeout=120)
+
+    tmux.keys("Enter")  # the demo task is prefilled
+    tmux.wait_for(lambda s: "Allow run_command" in s, "the approval dialog")
+    tmux.keys("n")
+    tmux.wait_for(lambda s: "user denied the command" in s and "● ready" in s, "the end of the turn")
+
+    tmux.keys("F2")
+    tmux.wait_for(lambda s: "tok in the last request" in s and "m1" in s, "the inspector")
+    tmux.keys("Down")  # the first row is the system prompt; m1 (the task) is next
+    screen = tmux.wait_for(lambda s: "m1: in the last request" in s, "m1 selected")
+    tmux.keys("p")
+    screen = tmux.wait_for(lambda s: any(line.startswith(" m1") and "●" in line or
+                                         line.lstrip().startswith("m1") and "●" in line
+                                         for line in s.splitlines()), "m1 pinned in the table")
+    tmux.keys("Escape")
+    screen = tmux.wait_for(lambda s: "% of " in s and "Offline demo" in s, "the main screen")
+    shown = re.search(r"Context ([\d.]+)% of ([\d,]+)", screen)
+    used = re.search(r"([\d,]+) used", screen)
+    assert shown and used
+    tmux.keys("C-q")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if subprocess.run(["tmux", "has-session", "-t", tmux.name], capture_output=True).returncode != 0:
+            break
+        time.sleep(0.2)
+
+    context = json.loads(subprocess.run([str(AGENT_TUI), "context", "--workspace", str(workspace), "--json"],
+                                        check=True, capture_output=True, text=True).stdout)
+    assert f"{context['used_pct']:.1f}" == shown.group(1)
+    assert f"{context['input_budget']:,}" == shown.group(2)
+    assert f"{context['total']:,}" == used.group(1)
+
+    rows = {r["id"]: r for r in memory_list(workspace)}
+    assert rows["m1"]["pinned"] is True
+    assert rows["t4"]["state"] == "in" and not rows["t4"]["pinned"]

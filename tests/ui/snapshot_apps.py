@@ -1,0 +1,60 @@
+"""Deterministic apps for the snapshot tests: the demo on a fixed path with a fixed session id.
+
+The system prompt names the workspace, so its path must not change between
+runs (token counts would); the session id is shown on the status line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.demo_project import make_demo_workspace
+from agent_tui.store.store import MemoryStore
+from agent_tui.ui.app import AgentApp, make_app
+from agent_tui.ui.options import SessionSpec, UiOptions
+
+SNAPSHOT_ROOT = Path(tempfile.gettempdir()) / "agent-tui-snapshots" / "inventory-app"
+SESSION_ID = "20250101-090000-snap01"
+
+
+class _CountingUuid:
+    """Stands in for the uuid module in the demo model: call ids count up instead of being random
+    (their tokens are part of the request, so random ids would move the gauge numbers)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def uuid4(self) -> uuid.UUID:
+        self.n += 1
+        return uuid.UUID(int=0xA5A5_0000_0000 + self.n)
+
+
+def fixed_session_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """New sessions get SESSION_ID (then SESSION_ID-2 ...), created at a fixed time; demo call ids count up."""
+    counter = {"n": 0}
+    monkeypatch.setattr("agent_tui.agent.demo.uuid", _CountingUuid())
+
+    def new_session(self: MemoryStore, model: str | None = None, title: str = "", parent: str | None = None) -> str:
+        counter["n"] += 1
+        sid = SESSION_ID if counter["n"] == 1 else f"{SESSION_ID}-{counter['n']}"
+        with self.lock:
+            self.db["sessions"].insert({"id": sid, "created": 1735722000.0, "updated": time.time(), "title": title,
+                                        "model": model or "", "parent": parent or "", "status": "open"})
+        return sid
+
+    monkeypatch.setattr(MemoryStore, "new_session", new_session)
+
+
+def snapshot_app(**kw: Any) -> AgentApp:
+    """The demo app on a fresh copy of the sample project at a fixed path."""
+    shutil.rmtree(SNAPSHOT_ROOT, ignore_errors=True)
+    workspace = make_demo_workspace(SNAPSHOT_ROOT)
+    return make_app(UiOptions(workspace=workspace, session=SessionSpec(demo=True), demo_reason="flag",
+                              theme="textual-dark", **kw))

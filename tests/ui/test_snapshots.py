@@ -1,0 +1,61 @@
+"""Snapshots of the main screen mid-conversation, the inspector and the approval dialog,
+at 80×24 and 120×40 (update with `pytest tests/ui --snapshot-update`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_tui.ui.screens.inspector import InspectorScreen
+from agent_tui.ui.widgets.prompt import PromptInput
+
+from .conftest import demo_until_approval, denied_demo_turn, wait_for
+from .snapshot_apps import fixed_session_ids, snapshot_app
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+async def _settle(pilot: Any) -> None:
+    pilot.app.main.query_one(PromptInput).cursor_blink = False
+    pilot.app.clear_notifications()
+    await pilot.pause(0.1)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_main_screen_mid_conversation(snap_compare: Any, monkeypatch: pytest.MonkeyPatch,
+                                      size: tuple[int, int]) -> None:
+    fixed_session_ids(monkeypatch)
+
+    async def run_before(pilot: Any) -> None:
+        await denied_demo_turn(pilot)
+        await _settle(pilot)
+
+    assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_inspector(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]) -> None:
+    fixed_session_ids(monkeypatch)
+
+    async def run_before(pilot: Any) -> None:
+        await denied_demo_turn(pilot)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen)
+                       and pilot.app.screen.rows, "the inspector rows")
+        await _settle(pilot)
+
+    assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_approval_dialog(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]) -> None:
+    fixed_session_ids(monkeypatch)
+
+    async def run_before(pilot: Any) -> None:
+        await demo_until_approval(pilot)
+        await _settle(pilot)
+
+    assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)
