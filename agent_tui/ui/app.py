@@ -117,6 +117,8 @@ class AgentApp(CommandsMixin, App[int]):
         return Opened(ctl, breakdown, note)
 
     def _install(self, opened: Opened) -> None:
+        if opened.controller is self.controller:
+            return
         old, self.controller = self.controller, opened.controller
         ctl = opened.controller
         if old is not None:
@@ -324,12 +326,12 @@ class AgentApp(CommandsMixin, App[int]):
 
     # one place for worker outcomes ------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.state == WorkerState.ERROR:
+        worker, state = event.worker, event.state
+        if state == WorkerState.ERROR:
             self._worker_failed(worker)
-        elif worker.state == WorkerState.CANCELLED and worker.group == "turn":
+        elif state == WorkerState.CANCELLED and worker.group == "turn":
             self.call_later(self._turn_cut, worker)
-        elif worker.state == WorkerState.SUCCESS:
+        elif state == WorkerState.SUCCESS:
             if worker.group == "session":
                 self._install(worker.result)
             elif worker.group == "preload":
