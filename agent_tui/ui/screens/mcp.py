@@ -55,7 +55,8 @@ class McpScreen(ModalScreen[None]):
         if view is None or not view.servers:
             summary.update(NONE_CONFIGURED)
             return
-        summary.update(f"{len(view.servers)} servers · definitions {view.tokens_raw:,} tokens raw, "
+        count = len(view.servers)
+        summary.update(f"{count} server{'' if count == 1 else 's'} · definitions {view.tokens_raw:,} tokens raw, "
                        f"{view.tokens_sent:,} sent now" + ("; errors: " + "; ".join(view.errors) if view.errors else ""))
         for s in view.servers:
             colour = "$success" if s.state == "up" else "$error"

@@ -1,0 +1,47 @@
+"""Pilot test: a real MCP server (mcp-server-time, stdio) shows up on the status line and in the
+MCP panel with its tools and their token costs, and its tool definitions count in the gauge."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from agent_tui.ui.screens.mcp import McpScreen
+
+from .conftest import Recorder, demo_app, gauge_agrees, ready, wait_for
+
+SERVER = Path(sys.executable).parent / "mcp-server-time"
+
+
+@pytest.mark.skipif(not SERVER.exists() and shutil.which("mcp-server-time") is None,
+                    reason="mcp-server-time comes with the dev extras")
+async def test_mcp_server_status_tools_and_costs(demo_workspace, recorder: Recorder) -> None:
+    command = str(SERVER) if SERVER.exists() else shutil.which("mcp-server-time")
+    (demo_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": command}}}))
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.main.status.mcp == "1/1 up", "the MCP server")
+        assert app.controller.agent.runner.mcp is app.mcp
+        shown = await gauge_agrees(pilot)
+        schemas = app.controller.schemas()
+        assert any(s["function"]["name"] not in app.controller.agent.runner.registry for s in schemas)
+        assert shown["categories"]["tools"] == app.controller.engine.tools_tokens(schemas)
+
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP panel")
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count > 1, "the server and its tools")
+        rows = [[str(c) for c in table.get_row_at(n)] for n in range(table.row_count)]
+        assert rows[0][0] == "time" and rows[0][1] == "up"
+        tools = {r[0].strip(): r for r in rows[1:]}
+        assert "time__get_current_time" in tools
+        raw, sent = (int(x.replace(",", "")) for x in tools["time__get_current_time"][2:4])
+        assert 0 < sent <= raw
+        summary = str(app.screen.query_one("#mcp-summary").render())
+        assert "1 server ·" in summary and "tokens raw" in summary
