@@ -117,6 +117,7 @@ class Agent:
 
         ``focus`` (from `/compact FOCUS`) tells the LLM summariser what to keep above all.
         """
+        self.engine.prepare_step()
         plan = self.engine.plan_compaction(force=force)
         if plan is None:
             return []

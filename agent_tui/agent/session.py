@@ -47,7 +47,8 @@ def demo_settings(settings: Settings) -> Settings:
     """Settings for the offline demo: the scripted model and a small window."""
     from agent_tui.agent.demo import DEMO_MODEL, DEMO_WINDOW
 
-    mem = replace(settings.memory or MemoryConfig(), keep_recent_steps=2)
+    # a short verbatim-step window so the eight-step demo shows a compaction
+    mem = replace(settings.memory or MemoryConfig(), keep_recent_steps=2, max_steps=4, stub_after_steps=3)
     return replace(settings, model=DEMO_MODEL, api_base=None, window=DEMO_WINDOW, memory=mem)
 
 

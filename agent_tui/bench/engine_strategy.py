@@ -114,6 +114,10 @@ class AgentTuiStrategy:
         if ev.kind == "read":
             view.read(ev.content, ev.start_line, ev.whole)
             self.engine.note_file_read(ev.path, view.render())
+            if ev.whole and self.engine.order:
+                last = self.engine.items[self.engine.order[-1]]
+                if last.role == "tool":  # the output is the file: the active copy supersedes it
+                    last.provenance.update(path=ev.path, file_read=True)
             return
         if ev.kind == "write":
             view.write(ev.content)

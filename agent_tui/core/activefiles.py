@@ -36,6 +36,10 @@ class ActiveFile:
     """True when the last refresh found an outside change."""
     missing: bool = False
     """True when the file disappeared from disk (the item is then stale)."""
+    edited: bool = False
+    """The agent edited or wrote it in this task (kept longer than files only read)."""
+    last_step: int = 0
+    """Engine step of the last read or edit."""
 
     @property
     def item_id(self) -> str:
@@ -59,11 +63,13 @@ class ActiveFiles:
         self.workspace = workspace
         self.files: dict[str, ActiveFile] = {}
 
-    def note(self, path: str, content: str, turn: int) -> ActiveFile:
+    def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False) -> ActiveFile:
         """Record a read or an edit: this content is what the model now knows."""
         st = _stat(self.workspace, path)
         mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
-        af = ActiveFile(path, content, content_hash(content), mtime, size, turn)
+        was_edited = edited or (path in self.files and self.files[path].edited)
+        af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step)
+        self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         return af
 
@@ -99,6 +105,13 @@ class ActiveFiles:
     def release_idle(self, turn: int, after: int) -> list[ActiveFile]:
         """Release files untouched for more than ``after`` turns."""
         gone = [af for af in self.files.values() if turn - af.last_touched > after]
+        for af in gone:
+            del self.files[af.path]
+        return gone
+
+    def release_idle_reads(self, step: int, after: int) -> list[ActiveFile]:
+        """Release files only read (never edited) and untouched for more than ``after`` steps."""
+        gone = [af for af in self.files.values() if not af.edited and step - af.last_step > after]
         for af in gone:
             del self.files[af.path]
         return gone

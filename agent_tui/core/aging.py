@@ -68,10 +68,13 @@ def due_for_stub(items: Iterable[ContextItem], step_now: int, after: int, batch:
 
 
 def superseded_reads(items: Iterable[ContextItem], active: dict[str, object], truncated: set[str]) -> list[ContextItem]:
-    """read_file outputs whose file is active (and shown whole), so the output duplicates it."""
+    """File reads (``read_file``, or outputs marked ``file_read``) whose file is active and shown
+    whole, so the output duplicates the active copy."""
     out = []
     for it in items:
-        if it.role != "tool" or it.name != "read_file" or it.pinned or it.state != State.IN:
+        if it.role != "tool" or it.pinned or it.state != State.IN:
+            continue
+        if it.name != "read_file" and not it.provenance.get("file_read"):
             continue
         if "stub" in it.provenance or it.provenance.get("error") or it.provenance.get("restored_turn") is not None:
             continue

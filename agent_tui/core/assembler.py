@@ -24,7 +24,7 @@ from typing import Any
 
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.items import CATEGORY_ORDER, Category, ContextItem, State
-from agent_tui.core.memory import Group
+from agent_tui.core.memory import Group, recently_restored
 from agent_tui.core.tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, TokenCounter
 
 SECTION_HEADERS: dict[Category, str] = {
@@ -165,25 +165,35 @@ class _Builder:
         self.cats: dict[str, int] = {str(c): 0 for c in CATEGORY_ORDER}
         self.used = REQUEST_OVERHEAD
         self.chosen: dict[int, list[tuple[ContextItem, str | None, int]]] = {}
-        self.stubs: dict[str, int] = {}
+        self.stub_why: dict[str, str] = {}
 
     def stub_tokens(self, item: ContextItem, why: str) -> tuple[str, int]:
+        self.stub_why[item.id] = why
         text = _stub_for(item, why)
-        return text, self.counter.count(text) + MESSAGE_OVERHEAD
+        return text, self.counter.count_cached(text) + MESSAGE_OVERHEAD
 
-    def render_group(self, g: Group, squeeze: bool) -> tuple[list[tuple[ContextItem, str | None, int]], int]:
-        """Messages of a group with their costs; ``squeeze`` stubs its tool outputs."""
+    def render_group(self, g: Group, squeeze: bool,
+                     keep_restored: bool = False) -> tuple[list[tuple[ContextItem, str | None, int]], int]:
+        """Messages of a group with their costs; ``squeeze`` stubs its tool outputs
+        (except, with ``keep_restored``, the ones the user just restored)."""
         out: list[tuple[ContextItem, str | None, int]] = []
         answered: set[str] = set()
         for it in g.items:
             if it.role == "tool":
                 answered.add(it.tool_call_id or "")
-                if it.state == State.EVICTED and not it.pinned:
+                if it.pinned:
+                    out.append((it, None, it.tokens + MESSAGE_OVERHEAD))
+                elif it.state == State.EVICTED:
                     text, n = self.stub_tokens(it, "evicted by the user")
                     out.append((it, text, n))
-                elif it.provenance.get("stub") and not it.pinned:
+                elif it.state not in (State.IN, State.STALE):
+                    why = f"summarised into {it.summarised_into}" if it.summarised_into else f"{it.state}"
+                    text, n = self.stub_tokens(it, why)
+                    out.append((it, text, n))
+                elif it.provenance.get("stub"):
                     out.append((it, it.provenance["stub"], int(it.provenance["stub_tokens"]) + MESSAGE_OVERHEAD))
-                elif squeeze and it.tokens > 64:
+                elif squeeze and it.tokens > 64 and not (keep_restored and
+                                                         recently_restored(it, self.inp.current_turn)):
                     text, n = self.stub_tokens(it, "left out to fit the window")
                     out.append((it, text, n))
                 else:
@@ -206,7 +216,7 @@ class _Builder:
                     tool_call_id=call.get("id"),
                     turn=head.turn,
                 )
-                synth.tokens = self.counter.count(synth.content)
+                synth.tokens = self.counter.count_cached(synth.content)
                 out.append((synth, None, synth.tokens + MESSAGE_OVERHEAD))
         return out, sum(n for _, _, n in out)
 
@@ -222,7 +232,7 @@ class _Builder:
         for it, text, n in rendered:
             self.cats[self.category_of(it)] += n
             self.used += n
-            why = reason if text is None else "stubbed: " + text[1:40]
+            why = reason if text is None else f"stubbed: {self.stub_why.get(it.id, 'dropped after its turn')} ({reason})"
             self.trace.append(TraceEntry(it.id, True, why, n))
 
 
@@ -230,7 +240,8 @@ def assemble(inp: AssemblyInput) -> Assembly:
     """Build the request: mandatory parts first, then fill by priority under the budget."""
     plan, counter = inp.plan, inp.counter
     b = _Builder(inp)
-    budget = plan.input_budget - (STATUS_RESERVE if inp.status else 0)
+    status_reserve = _status_reserve(plan, counter, inp.status_note) if inp.status else 0
+    budget = plan.input_budget - status_reserve
 
     # Fixed: system prompt, tool definitions, pins and active files.
     sys_tokens = inp.system.tokens + MESSAGE_OVERHEAD
@@ -243,7 +254,7 @@ def assemble(inp: AssemblyInput) -> Assembly:
     def add_block(it: ContextItem, reason: str) -> None:
         cat = it.category if it.category in SECTION_HEADERS else Category.RULES
         if cat not in header_cost:
-            header_cost[cat] = counter.count(SECTION_HEADERS[cat]) + 2
+            header_cost[cat] = counter.count_cached(SECTION_HEADERS[cat]) + 2
             b.cats[str(Category.SYSTEM)] += header_cost[cat]
             b.used += header_cost[cat]
         b.cats[str(it.category)] += it.tokens + 1
@@ -266,25 +277,36 @@ def assemble(inp: AssemblyInput) -> Assembly:
     cur = inp.current_turn
     task_idx = [i for i, g in enumerate(groups) if g.turn == cur and g.is_user]
     step_idx = [i for i, g in enumerate(groups) if g.turn == cur and not g.is_user]
-    mandatory = task_idx + step_idx[-1:]
-    for i in mandatory:
-        rendered, cost = b.render_group(groups[i], squeeze=False)
-        if b.used + cost > budget and i not in task_idx:
-            rendered, cost = b.render_group(groups[i], squeeze=True)
-        b.take(i, rendered, "current task" if i in task_idx else "latest step")
+    pinned_idx = [i for i, g in enumerate(groups) if g.pinned and i not in task_idx and i not in step_idx[-1:]]
+    # Mandatory groups go in whole if they all fit; otherwise the unpinned outputs of pinned
+    # groups are stubbed (oldest first), then those of the latest step.  The task is never cut.
+    squeezable = pinned_idx + step_idx[-1:]
+    full = {i: b.render_group(groups[i], squeeze=False) for i in task_idx + squeezable}
+    chosen = dict(full)
+    need = b.used + sum(cost for _, cost in full.values())
+    for i in squeezable:
+        if need <= budget:
+            break
+        chosen[i] = b.render_group(groups[i], squeeze=True)
+        need -= full[i][1] - chosen[i][1]
+    for i in task_idx + squeezable:
+        reason = "current task" if i in task_idx else ("latest step" if i in step_idx else "pinned")
+        b.take(i, chosen[i][0], reason)
     over_budget = b.used > budget
 
-    def try_group(i: int, reason: str, allow_squeeze: bool) -> bool:
+    def try_group(i: int, reason: str, allow_squeeze: bool, keep_restored: bool = False) -> bool:
+        if i in b.chosen:
+            return True
         rendered, cost = b.render_group(groups[i], squeeze=False)
         if b.used + cost > budget and allow_squeeze:
-            rendered, cost = b.render_group(groups[i], squeeze=True)
+            rendered, cost = b.render_group(groups[i], squeeze=True, keep_restored=keep_restored)
         if b.used + cost > budget:
             return False
         b.take(i, rendered, reason)
         return True
 
     def try_block(it: ContextItem, reason: str) -> bool:
-        hdr = 0 if (it.category in header_cost) else counter.count(SECTION_HEADERS.get(it.category, "")) + 2
+        hdr = 0 if (it.category in header_cost) else counter.count_cached(SECTION_HEADERS.get(it.category, "")) + 2
         if b.used + it.tokens + 1 + hdr > budget:
             b.trace.append(TraceEntry(it.id, False, "over budget", it.tokens))
             return False
@@ -292,8 +314,14 @@ def assemble(inp: AssemblyInput) -> Assembly:
         chosen_blocks.append(it)
         return True
 
+    # Groups the user restored this turn or the last come back first (tool outputs squeezed if needed).
+    for i, g in enumerate(groups):
+        if i not in b.chosen and any(recently_restored(it, cur) for it in g.items):
+            try_group(i, "restored by the user", allow_squeeze=True, keep_restored=True)  # else traced later
     # This turn's earlier steps, newest first (squeezed rather than dropped).
     for i in reversed(step_idx[:-1]):
+        if i in b.chosen:
+            continue
         if not try_group(i, "this turn", allow_squeeze=True):
             for it in groups[i].items:
                 b.trace.append(TraceEntry(it.id, False, "over budget (this turn)", it.tokens))
@@ -304,7 +332,7 @@ def assemble(inp: AssemblyInput) -> Assembly:
     for it in summaries + memos[:1] + others:
         try_block(it, "fits")
     # Older history, newest first, contiguous: once a group does not fit, older ones stay out.
-    older = [i for i in range(len(groups)) if groups[i].turn != cur]
+    older = [i for i in range(len(groups)) if groups[i].turn != cur and i not in b.chosen]
     stop = False
     for i in reversed(older):
         if not stop and try_group(i, "recent history", allow_squeeze=False):
@@ -324,7 +352,7 @@ def assemble(inp: AssemblyInput) -> Assembly:
         last = messages[-1]
         if last["role"] in ("user", "tool"):
             last["content"] = f"{last['content']}\n\n{line}"
-            status_tokens = counter.count(line) + 1
+            status_tokens = status_reserve  # an upper bound, so the line is never re-tokenised
             b.cats[str(Category.SYSTEM)] += status_tokens
             b.used += status_tokens
     total = b.used
@@ -339,6 +367,12 @@ def assemble(inp: AssemblyInput) -> Assembly:
         fresh_at=plan.fresh_at,
     )
     return Assembly(messages=messages, tools=inp.tools, breakdown=bd, trace=b.trace)
+
+
+def _status_reserve(plan: BudgetPlan, counter: TokenCounter, note: str) -> int:
+    """Tokens the status line can cost at most (its longest form: full window, memo advice, note)."""
+    worst = _status_line(plan, {"history": plan.window * 10}, plan.input_budget * 10, note)
+    return max(STATUS_RESERVE, counter.count_cached(worst) + 4)
 
 
 def _status_line(plan: BudgetPlan, cats: dict[str, int], used: int, note: str) -> str:

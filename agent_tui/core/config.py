@@ -38,7 +38,7 @@ class BudgetConfig:
     """Recalled memories and memos."""
     summary_share: float = 0.05
     """The rolling summary of evicted rounds."""
-    files_share: float = 0.35
+    files_share: float = 0.25
     """Active files (protected: may overrun, then history gives way)."""
     history_share: float = 0.25
     """Verbatim recent history: the sliding memory's token cap."""
@@ -64,6 +64,14 @@ class MemoryConfig:
     """Steps of the current turn that are never evicted (the model is working on them)."""
     release_files_after: int = 3
     """Turns after which an untouched active file is released."""
+    max_steps: int = 16
+    """Steps (model calls with their tool results) kept verbatim; older ones are summarised."""
+    stub_after_steps: int = 4
+    """A tool output older than this many steps is replaced by a stub (handle + error/result lines)."""
+    stub_batch: int = 3
+    """Stubs are applied every this many steps, so the request prefix changes rarely."""
+    release_reads_after_steps: int = 15
+    """A file that was only read (never edited) is released after this many steps untouched."""
     max_file_tokens: int = 8000
     """An active file larger than this is kept truncated (the model reads ranges)."""
     recall_limit: int = 3
@@ -151,7 +159,9 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _section(cls: type, data: dict[str, Any], where: str) -> Any:
+def _section(cls: type, data: Any, where: str, cross: bool = True) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table, got {data!r}")
     known = {f.name: f for f in fields(cls)}
     kw: dict[str, Any] = {}
     for k, v in data.items():
@@ -162,28 +172,90 @@ def _section(cls: type, data: dict[str, Any], where: str) -> Any:
         obj = cls(**kw)
     except TypeError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
-    _validate(obj, where)
+    _validate(obj, where, cross)
     return obj
 
 
-def _validate(obj: Any, where: str) -> None:
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _int_at_least(obj: Any, name: str, low: int, where: str, optional: bool = False) -> None:
+    v = getattr(obj, name)
+    if optional and v is None:
+        return
+    if not isinstance(v, int) or isinstance(v, bool) or v < low:
+        raise ConfigError(f"{where}: {name} must be a whole number >= {low}, got {v!r}")
+
+
+def _validate(obj: Any, where: str, cross: bool = True) -> None:
+    if isinstance(obj, Settings):
+        _int_at_least(obj, "window", 1, where, optional=True)
+        _int_at_least(obj, "max_steps", 1, where)
+        if not _number(obj.temperature):
+            raise ConfigError(f"{where}: temperature must be a number, got {obj.temperature!r}")
+        for name in ("model", "api_base", "store_path"):
+            if getattr(obj, name) is not None and not isinstance(getattr(obj, name), str):
+                raise ConfigError(f"{where}: {name} must be a string, got {getattr(obj, name)!r}")
+        for name in ("approval", "tools", "mcp", "models"):
+            if not isinstance(getattr(obj, name), dict):
+                raise ConfigError(f"{where}: {name} must be a table, got {getattr(obj, name)!r}")
+    if isinstance(obj, MemoryConfig):
+        for name in ("max_rounds", "release_files_after", "max_file_tokens", "max_steps", "stub_after_steps",
+                     "stub_batch", "release_reads_after_steps"):
+            _int_at_least(obj, name, 1, where)
+        for name in ("keep_recent_steps", "recall_limit"):
+            _int_at_least(obj, name, 0, where)
+        for name in ("batch_fraction", "recall_min_score"):
+            v = getattr(obj, name)
+            if not _number(v) or not (0 <= v <= 1):
+                raise ConfigError(f"{where}: {name} must be between 0 and 1, got {v!r}")
     if isinstance(obj, BudgetConfig):
+        _int_at_least(obj, "output_reserve", 0, where, optional=True)
         for f in fields(obj):
             v = getattr(obj, f.name)
-            if f.name.endswith(("share", "_at", "margin")) and not (0 <= float(v) <= 1):
-                raise ConfigError(f"{where}: {f.name} must be between 0 and 1, got {v}")
-        if obj.compact_at > obj.fresh_at:
+            if f.name.endswith(("share", "_at", "margin")) and not (_number(v) and 0 <= v <= 1):
+                raise ConfigError(f"{where}: {f.name} must be between 0 and 1, got {v!r}")
+        if cross and obj.compact_at > obj.fresh_at:
             raise ConfigError(f"{where}: compact_at ({obj.compact_at}) must not exceed fresh_at ({obj.fresh_at})")
 
 
-def settings_from_dict(data: dict[str, Any], where: str = "config") -> Settings:
-    """Build Settings from a parsed TOML dict (unknown keys are errors, not silence)."""
+def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thresholds: bool = True) -> Settings:
+    """Build Settings from a parsed TOML dict (unknown keys are errors, not silence).
+
+    ``check_thresholds=False`` skips the cross-key check (compact_at <= fresh_at), for
+    checking one file of several whose merge is checked whole.
+    """
     data = dict(data)
-    budget = _section(BudgetConfig, data.pop("budget", {}), f"{where} [budget]")
+    cross = check_thresholds
+    budget = _section(BudgetConfig, data.pop("budget", {}), f"{where} [budget]", cross)
     memory = _section(MemoryConfig, data.pop("memory", {}), f"{where} [memory]")
-    rules = tuple(data.pop("rules", ()) or ())
+    rules = data.pop("rules", ()) or ()
+    if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
+        raise ConfigError(f"{where}: rules must be a list of strings, got {rules!r}")
     s = _section(Settings, data, where)
-    return replace(s, budget=budget, memory=memory, rules=rules)
+    for model, over in s.models.items():
+        _check_model_override(model, over, budget, f'{where} [models."{model}"]', cross)
+    return replace(s, budget=budget, memory=memory, rules=tuple(rules))
+
+
+def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: str, cross: bool) -> None:
+    """A ``[models."x"]`` table may set ``window`` and any [budget] key, with the same checks."""
+    if not isinstance(over, dict):
+        raise ConfigError(f"{where}: expected a table, got {over!r}")
+    budget_keys = {f.name for f in fields(BudgetConfig)}
+    known = budget_keys | {"window"}
+    for k in over:
+        if k not in known:
+            raise ConfigError(f"{where}: unknown key {k!r} (known: {', '.join(sorted(known))})")
+    w = over.get("window")
+    if w is not None and (not isinstance(w, int) or isinstance(w, bool) or w < 1):
+        raise ConfigError(f"{where}: window must be a whole number >= 1, got {w!r}")
+    try:
+        merged = replace(budget, **{k: v for k, v in over.items() if k in budget_keys})
+    except TypeError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    _validate(merged, where, cross)
 
 
 def load_settings(workspace: Path | None = None, *, user_file: Path | None = None) -> Settings:
@@ -191,10 +263,12 @@ def load_settings(workspace: Path | None = None, *, user_file: Path | None = Non
     up = user_file if user_file is not None else user_config_path()
     merged = _read_toml(up)
     where = str(up)
+    settings_from_dict(merged, where, check_thresholds=False)  # each file alone first: errors name it
     if workspace is not None:
         wp = workspace_config_path(workspace)
         wdata = _read_toml(wp)
         if wdata:
+            settings_from_dict(wdata, str(wp), check_thresholds=False)
             merged = _merge(merged, wdata)
             where = f"{up} + {wp}"
     return settings_from_dict(merged, where)

@@ -15,15 +15,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent_tui.core import aging
 from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
 from agent_tui.core.budget import BudgetPlan, make_plan
 from agent_tui.core.compaction import CompactionResult, summarise_plan
 from agent_tui.core.config import Settings
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
-from agent_tui.core.memory import EvictionPlan, Group, group_history, plan_eviction
+from agent_tui.core.memory import EvictionPlan, Group, HistoryGroups, plan_eviction
+from agent_tui.core.redact import Redactor
 from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
+from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter, counter_for
 
 DEFAULT_SYSTEM = "You are a careful coding agent."
@@ -63,12 +66,13 @@ class ContextEngine:
         summarisers: Sequence[Summariser] | None = None,
         log_requests: bool = True,
     ) -> None:
+        self.redact = Redactor.from_env()
         self.settings = settings.for_model()
         self.plan: BudgetPlan = make_plan(self.settings)
         self.counter = counter or counter_for(self.settings.model)
         self.store = store
         self.session_id = session_id
-        self.results: ResultStore = _SessionResults(store, session_id) if store else MemoryResultStore()
+        self.results: ResultStore = _SessionResults(store, session_id, self) if store else MemoryResultStore()
         self.ids = IdAllocator()
         self.items: dict[str, ContextItem] = {}
         self.order: list[str] = []
@@ -85,11 +89,17 @@ class ContextEngine:
         self._failed_at_len = -1
         self._tools_key: str = ""
         self._tools_tokens = 0
+        self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
+        self._file_releases: list[tuple[ContextItem, str]] = []
+        self.steps_total = 0
+        """Model steps (assistant messages) over the whole session: the clock tool outputs age by."""
+        self._reset_history()
         self.system = self._new_item("sys", Category.SYSTEM, DEFAULT_SYSTEM, pinned=True, scope=Scope.GLOBAL)
         self.system.id = "sys"
 
     # item plumbing ---------------------------------------------------------------
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
+        content = clean_text(self.redact(content))
         item = ContextItem(id=self.ids.new(prefix), category=category, content=content,
                            tokens=self.counter.count(content), turn=self.turn, **kw)
         return item
@@ -101,6 +111,7 @@ class ContextEngine:
         return self.session_id
 
     def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
+        self._version += 1
         self.items[item.id] = item
         self.order.append(item.id)
         if self.store is not None:
@@ -110,6 +121,7 @@ class ContextEngine:
         return item
 
     def _save(self, item: ContextItem) -> None:
+        self._version += 1  # every change of state goes through here: the window cache is stale
         if self.store is not None:
             self.store.save_item(self._home(item), item)
 
@@ -132,8 +144,8 @@ class ContextEngine:
 
     # building the session --------------------------------------------------------
     def set_system_prompt(self, text: str) -> None:
-        self.system.content = text
-        self.system.tokens = self.counter.count(text)
+        self.system.content = clean_text(text)
+        self.system.tokens = self.counter.count(self.system.content)
 
     def pin_rule(self, text: str, item_id: str | None = None) -> ContextItem:
         """A project rule pinned into every request."""
@@ -155,14 +167,31 @@ class ContextEngine:
 
     def add_assistant(self, text: str, tool_calls: list[dict[str, Any]] | None = None,
                       provenance: dict[str, Any] | None = None) -> ContextItem:
+        self.steps_total += 1
+        prov = {**(provenance or {}), "step": self.steps_total}
         item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
-                              tool_calls=tool_calls or None, provenance=dict(provenance or {}))
+                              tool_calls=self._redact_calls(tool_calls), provenance=prov)
         return self._add(item, message=True)
+
+    def _redact_calls(self, calls: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        if not calls:
+            return None
+        out = []
+        for c in calls:
+            fn = dict(c.get("function") or {})
+            fn["arguments"] = self.redact(str(fn.get("arguments") or ""))
+            out.append({**c, "function": fn})
+        return out
+
+    def add_secret(self, value: str | None) -> None:
+        """Also mask ``value`` (e.g. an API key given in config rather than the environment)."""
+        if value:
+            self.redact = Redactor([*self.redact.values, value])
 
     def add_tool_result(self, tool_call_id: str, name: str, content: str, *, raw: str | None = None,
                         scope: Scope | str = Scope.TURN, provenance: dict[str, Any] | None = None) -> ContextItem:
         """A tool output (``content`` is what the model sees; ``raw`` the whole output if shaped)."""
-        prov = dict(provenance or {})
+        prov = {**(provenance or {}), "step": self.steps_total}
         if raw is not None and raw != content and "handle" not in prov:
             prov["handle"] = self.results.put(raw, {"tool": name, "call": tool_call_id})
             prov["raw_tokens"] = self.counter.count(raw)
@@ -175,53 +204,76 @@ class ContextEngine:
         for item in self.items.values():
             if item.role == "tool" and item.scope == Scope.TURN and item.turn == self.turn and not item.pinned \
                     and "stub" not in item.provenance and item.state == State.IN:
-                self._stub(item)
-        self.files.release_idle(self.turn + 1, self.settings.memory.release_files_after)
+                self._stub(item, "dropped after its turn")
+        after = self.settings.memory.release_files_after
+        for af in self.files.release_idle(self.turn + 1, after):
+            self._file_releases.append((self._file_item(af), f"released: untouched for {after} turns"))
 
-    def _stub(self, item: ContextItem) -> None:
+    def _stub(self, item: ContextItem, why: str) -> None:
+        """Replace a tool output in the window by a stub; the whole output stays behind a handle."""
         handle = item.provenance.get("handle")
         if handle is None:
             handle = self.results.put(item.content, {"tool": item.name, "item": item.id})
             item.provenance["handle"] = handle
-        where = ""
         path = item.provenance.get("path")
-        if path and path in self.files.files:
-            where = f" Its file is in Active files (f:{path})."
-        stub = (f"[{item.name or 'tool'} output {item.id} dropped after its turn ({item.tokens:,} tokens); "
-                f"fetch_result(\"{handle}\") pages it.{where}]")
+        is_read = item.name == "read_file" or item.provenance.get("file_read")
+        active = path if (path and path in self.files.files and is_read) else None
+        stub = aging.stub_text(item, handle, why, active)
         item.provenance["stub"] = stub
         item.provenance["stub_tokens"] = self.counter.count(stub)
         self._save(item)
 
     def end_task(self) -> None:
         """The task is done: release every active file."""
-        self.files.release_all()
+        for af in self.files.release_all():
+            self._file_releases.append((self._file_item(af), "released: the task ended"))
 
     # active files ---------------------------------------------------------------------
-    def note_file_read(self, path: str, content: str) -> ContextItem:
-        af = self.files.note(path, content, self.turn)
-        return self._file_item(af)
+    def note_file_read(self, path: str, content: str, *, edited: bool = False) -> ContextItem:
+        af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
+        item = self._file_item(af)
+        self._release_crowded_files()
+        return item
+
+    def _release_crowded_files(self) -> None:
+        """Keep active files within the files share: release the least recently touched (never the newest).
+
+        Active files are protected (always sent, whole up to the per-file limit), so the set
+        itself is bounded; a released file leaves the window visibly (trace) and is re-read
+        when the agent needs it again.
+        """
+        cap = self.plan.caps[Category.FILES]
+        ordered = list(self.files.files.values())  # least recently touched first
+        # files only read go before the task's files (edited, or named in the task); the newest always stays
+        files = [af for af in ordered[:-1] if not self._task_file(af)] + \
+                [af for af in ordered[:-1] if self._task_file(af)]
+        total = sum(self._file_item(af).tokens for af in ordered)
+        for af in files:
+            if total <= cap:
+                break
+            n = self._file_item(af).tokens
+            del self.files.files[af.path]
+            total -= n
+            self._file_releases.append((self._file_item(af), "released: the files share is full "
+                                                             "(read-only files first, least recently touched)"))
 
     def note_file_edit(self, path: str, content: str) -> ContextItem:
-        return self.note_file_read(path, content)
+        return self.note_file_read(path, content, edited=True)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.files.last_seen_hash(path)
 
     def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing)
-        cached = self._file_cache.get(af.path) if hasattr(self, "_file_cache") else None
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af))
+        cached = self._file_cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        limit_tokens = min(self.settings.memory.max_file_tokens, max(256, self.plan.caps[Category.FILES]))
-        limit_chars = int(limit_tokens * 3.2)
-        text = self.files.render(af, limit_chars)
+        limit_chars = self._file_char_limit(af)
+        text = clean_text(self.files.render(af, limit_chars))
         item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
                            turn=af.last_touched, pinned=False, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
-        if not hasattr(self, "_file_cache"):
-            self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
         self._file_cache[af.path] = (key, item)
         return item
 
@@ -247,28 +299,47 @@ class ContextEngine:
         if item.role == "user" and item.turn == self.turn:
             raise EngineError(f"{item_id} is the current task; it cannot be evicted")
         item.state = State.EVICTED
-        if item.role == "assistant" and item.tool_calls:
-            ids = {c.get("id") for c in item.tool_calls}
-            for other in self.items.values():
-                if other.role == "tool" and other.tool_call_id in ids and not other.pinned:
-                    other.state = State.EVICTED
-                    self._save(other)
+        item.provenance.pop("restored_turn", None)
+        for other in self._results_of(item):
+            if not other.pinned:
+                other.state = State.EVICTED
+                other.provenance.pop("restored_turn", None)
+                self._save(other)
         self._save(item)
         return item
 
-    def restore(self, item_id: str) -> ContextItem:
-        item = self._mutable(item_id)
+    def _results_of(self, item: ContextItem) -> list[ContextItem]:
+        """The tool results answering an assistant message's calls (none for other items)."""
+        if item.role != "assistant" or not item.tool_calls:
+            return []
+        ids = {c.get("id") for c in item.tool_calls}
+        return [o for o in self.items.values() if o.role == "tool" and o.tool_call_id in ids]
+
+    def _bring_back(self, item: ContextItem) -> None:
         item.state = State.IN
         item.summarised_into = None
         for key in ("stub", "stub_tokens"):
             item.provenance.pop(key, None)
         if item.role == "tool":
             item.scope = Scope.SESSION
-            call_owner = self._call_owner(item.tool_call_id)
-            if call_owner is not None and call_owner.state != State.IN:
-                call_owner.state = State.IN
-                self._save(call_owner)
         self._save(item)
+
+    def restore(self, item_id: str) -> ContextItem:
+        """Bring an item back verbatim; it goes into the next request and is spared by the
+        automatic compaction for this turn and the next (its call or its results come with it)."""
+        item = self._mutable(item_id)
+        was = (item.state, item.summarised_into)
+        if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
+            item.provenance["restored_turn"] = self.turn
+        self._bring_back(item)
+        if item.role == "tool":
+            owner = self._call_owner(item.tool_call_id)
+            if owner is not None and owner.state not in (State.IN, State.STALE):
+                self._bring_back(owner)
+        for other in self._results_of(item):
+            if was[0] not in (State.IN, State.STALE) and not other.pinned \
+                    and (other.state, other.summarised_into) == was:
+                self._bring_back(other)
         return item
 
     def _call_owner(self, call_id: str | None) -> ContextItem | None:
@@ -310,13 +381,41 @@ class ContextEngine:
         return out
 
     # compaction ---------------------------------------------------------------------------
+    def _reset_history(self) -> None:
+        """Forget the incremental history index (after items were replaced by ``load``)."""
+        self._version = getattr(self, "_version", 0) + 1
+        self._window_cache: tuple[tuple[int, int], Any] | None = None
+        self._hist: list[ContextItem] = []
+        self._hist_seen = 0
+        self._hgroups = HistoryGroups()
+
     def _history_items(self) -> list[ContextItem]:
-        return [self.items[i] for i in self.order if self.items[i].role is not None]
+        """Message items in order (maintained incrementally: ``order`` only grows)."""
+        for i in self.order[self._hist_seen:]:
+            it = self.items[i]
+            if it.role is not None:
+                self._hist.append(it)
+        self._hist_seen = len(self.order)
+        return self._hist
 
     def _window_groups(self) -> tuple[list[Group], list[tuple[ContextItem, str]], list[ContextItem]]:
-        """History groups in the window, excluded items with reasons, and pins carried out of groups."""
-        groups, excluded, carried = [], [], []
-        for g in group_history(self._history_items()):
+        """History groups in the window, excluded items with reasons, and pins carried out of groups.
+
+        Cached until an item is added or changes state (both go through ``_add``/``_save``), so an
+        assembly does not rescan a long summarised history; callers get fresh lists.
+        """
+        key = (self._version, len(self.order))
+        if self._window_cache is None or self._window_cache[0] != key:
+            self._window_cache = (key, self._scan_window())
+        groups, excluded, carried = self._window_cache[1]
+        return list(groups), list(excluded), list(carried)
+
+    def _scan_window(self) -> tuple[list[Group], list[tuple[ContextItem, str]], list[ContextItem]]:
+        groups: list[Group] = []
+        excluded: list[tuple[ContextItem, str]] = []
+        carried: list[ContextItem] = []
+        into: dict[str | None, str] = {}
+        for g in self._hgroups.extend(self._history_items()):
             head = g.items[0]
             if head.state in (State.IN, State.STALE) and not (head.role == "tool"):
                 groups.append(g)
@@ -325,12 +424,54 @@ class ContextEngine:
                 if it.pinned:
                     carried.append(it)
                 elif it.state == State.SUMMARISED:
-                    excluded.append((it, f"summarised into {it.summarised_into}"))
+                    why = into.get(it.summarised_into)
+                    if why is None:
+                        why = into[it.summarised_into] = f"summarised into {it.summarised_into}"
+                    excluded.append((it, why))
                 elif head.role == "tool" and it.state == State.IN:
                     excluded.append((it, "orphan tool result (its call is gone)"))
                 else:
                     excluded.append((it, str(it.state)))
         return groups, excluded, carried
+
+    def _task_file(self, af: Any) -> bool:
+        """Edited in this task, or named in the current task message: kept before files only read."""
+        if af.edited:
+            return True
+        task = self._current_task_text()
+        return bool(task) and (af.path in task or af.path.rsplit("/", 1)[-1] in task)
+
+    def _current_task_text(self) -> str:
+        for i in reversed(self.order):
+            it = self.items[i]
+            if it.role == "user":
+                return it.content
+        return ""
+
+    def _file_char_limit(self, af: Any | None = None) -> int:
+        """Characters of a file kept in the window: a file only read gets a third of the files share."""
+        share = max(256, self.plan.caps[Category.FILES])
+        if af is not None and not self._task_file(af):
+            share = max(256, share // 3)
+        return int(min(self.settings.memory.max_file_tokens, share) * 3.2)
+
+    def prepare_step(self) -> None:
+        """Before a model call: re-read files changed on disk, release idle read-only files, and
+        age tool outputs (stub the ones older than the step window, and reads an active file
+        already shows).  Idempotent; assemble() calls it, the loop may call it earlier."""
+        self.files.refresh()
+        m = self.settings.memory
+        for af in self.files.release_idle_reads(self.steps_total, m.release_reads_after_steps):
+            self._file_releases.append((self._file_item(af), f"released: only read, untouched for "
+                                                             f"{m.release_reads_after_steps} steps"))
+        tools = [self.items[i] for i in self.order if self.items[i].role == "tool"]
+        for it in aging.due_for_stub(tools, self.steps_total, m.stub_after_steps, m.stub_batch):
+            self._stub(it, f"aged out after {m.stub_after_steps} steps")
+        truncated = {p for p, af in self.files.files.items() if len(af.content) > self._file_char_limit(af)}
+        for it in aging.superseded_reads(tools, self.files.files, truncated):
+            if it.provenance.get("partial"):
+                continue
+            self._stub(it, "shown in Active files")
 
     def plan_compaction(self, force: bool = False) -> EvictionPlan | None:
         """The batch the sliding memory would evict now (None if no cap tripped)."""
@@ -342,7 +483,7 @@ class ContextEngine:
             pressure = self.last.breakdown.total >= self.plan.compact_at * self.plan.input_budget
         plan = plan_eviction(groups, current_turn=self.turn, token_cap=cap, max_rounds=m.max_rounds,
                              batch_fraction=m.batch_fraction, keep_recent_steps=m.keep_recent_steps,
-                             force=force or pressure)
+                             force=force, pressure=pressure, max_steps=m.max_steps)
         if plan is not None and not force and len(self.order) == self._failed_at_len:
             return None  # the last attempt failed and nothing changed since: do not hammer
         return plan
@@ -403,7 +544,7 @@ class ContextEngine:
     def assemble(self, tools: Sequence[dict[str, Any]] | None = None, *, auto_compact: bool = True,
                  status: bool = True, status_note: str = "", log: bool = True) -> Assembly:
         """The exact request for the next model call (compacting first if a cap tripped)."""
-        self.files.refresh()
+        self.prepare_step()
         compaction = self.compact() if auto_compact else None
         groups, excluded, carried = self._window_groups()
         blocks: list[ContextItem] = []
@@ -411,7 +552,7 @@ class ContextEngine:
             if it.role is not None:
                 continue
             if it.category == Category.SUMMARY:
-                if it is self.summary_item and it.state == State.IN:
+                if it.pinned or (it is self.summary_item and it.state == State.IN):
                     blocks.append(it)
                 elif it.state != State.IN:
                     excluded.append((it, f"superseded by {it.summarised_into}" if it.summarised_into else str(it.state)))
@@ -438,18 +579,11 @@ class ContextEngine:
         return asm
 
     def _file_blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
-        """Active files, most recently touched first, within the files share (the newest always)."""
-        cap = self.plan.caps[Category.FILES]
-        out: list[ContextItem] = []
-        used = 0
-        for af in sorted(self.files.files.values(), key=lambda f: -f.last_touched):
-            item = self._file_item(af)
-            if out and used + item.tokens > cap:
-                excluded.append((item, "active file kept out: the files share is full (least recently used)"))
-                continue
-            out.append(item)
-            used += item.tokens
-        return out
+        """Every active file, most recently touched first (protected: the set is bounded on note)."""
+        self._release_crowded_files()
+        excluded.extend(self._file_releases)
+        self._file_releases = []
+        return [self._file_item(af) for af in reversed(list(self.files.files.values()))]
 
     def breakdown(self) -> Breakdown:
         """The breakdown of the latest assembly (assembling once if there is none)."""
@@ -458,6 +592,7 @@ class ContextEngine:
     # loading -------------------------------------------------------------------------------
     def load(self, items: Sequence[ContextItem]) -> None:
         """Rebuild state from stored items (resume after a crash or a restart)."""
+        self._reset_history()
         for it in items:
             if it.id == "sys":
                 continue
@@ -466,6 +601,7 @@ class ContextEngine:
                 self.order.append(it.id)
             self.items[it.id] = it
             self.turn = max(self.turn, it.turn)
+            self.steps_total = max(self.steps_total, int(it.provenance.get("step") or 0))
             if it.category == Category.SUMMARY and it.state == State.IN:
                 self.summary_item = it
         if self.summary_item is not None and self.store is not None:
@@ -484,11 +620,11 @@ def _carried(item: ContextItem) -> ContextItem:
 class _SessionResults:
     """ResultStore over the engine store, tagging blobs with the session."""
 
-    def __init__(self, store: EngineStore, session_id: str) -> None:
-        self.store, self.session_id = store, session_id
+    def __init__(self, store: EngineStore, session_id: str, engine: ContextEngine) -> None:
+        self.store, self.session_id, self.engine = store, session_id, engine
 
     def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
-        return self.store.put(content, meta, session_id=self.session_id)
+        return self.store.put(self.engine.redact(content), meta, session_id=self.session_id)
 
     def get(self, handle: str) -> str | None:
         return self.store.get(handle)

@@ -151,10 +151,19 @@ _DECISION = re.compile(
 )
 _TODO = re.compile(r"\b(todo|next step|next,|remaining|still need|left to do|not yet|follow[- ]up)\b", re.I)
 _UNCERTAIN = re.compile(r"\b(maybe|might|perhaps|not sure|unclear|probably|i think|possibly)\b|\?\s*$", re.I)
-_ERROR = re.compile(r"(Traceback|\bError\b|\w+Error:|\bFAILED\b|\bassert|Exception:|\bfatal\b|\bpanic)", re.I)
+_ERROR = re.compile(r"(Traceback|\bError\b|(?<=\w)Error:|\bFAILED\b|\bassert|Exception:|\bfatal\b|\bpanic)", re.I)
 _RESULT = re.compile(
     r"(\d+ (passed|failed|errors?)|\bOK\b|exit code \d+|\bexit(ed)? (with )?\d+|Ran \d+ tests?)", re.I
 )
+
+
+#: Cheap substring pre-checks: a line without any of these cannot match the regex after it.
+_ERROR_WORDS = ("traceback", "error", "failed", "assert", "exception:", "fatal", "panic")
+_RESULT_WORDS = ("passed", "failed", "error", "ok", "exit", "ran ")
+
+
+def _could_be(low: str, words: tuple[str, ...]) -> bool:
+    return any(w in low for w in words)
 
 
 def _sentences(text: str) -> list[str]:
@@ -184,9 +193,11 @@ class ExtractiveSummariser:
         sec = new.sections
         for it in items:
             if it.role == "user":
-                for s in _sentences(it.content):
-                    if _INSTRUCTION.search(s) or len(_sentences(it.content)) <= 2:
-                        sec["instructions"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
+                # the user's words are the one thing never filtered: keep each message (capped)
+                text = " ".join(it.content.split())
+                text = text if len(text) <= 600 else text[:599] + "…"
+                if text:
+                    sec["instructions"].append(Entry(text, it.id, uncertain=bool(_UNCERTAIN.search(text))))
             elif it.role == "assistant":
                 for s in _sentences(it.content):
                     if _TODO.search(s):
@@ -204,11 +215,12 @@ class ExtractiveSummariser:
             elif it.role == "tool":
                 body = it.provenance.get("raw_preview") or it.content
                 key = _command_of(it)
-                errs = [ln.strip() for ln in body.splitlines() if _ERROR.search(ln)]
+                lines = [(ln, ln.lower()) for ln in body.splitlines()]
+                errs = [ln.strip() for ln, low in lines if _could_be(low, _ERROR_WORDS) and _ERROR.search(ln)]
                 if errs:
                     text = " | ".join(dict.fromkeys(errs))[:300]
                     sec["errors"].append(Entry(f"{key}: {text}", it.id, key=f"err:{key}"))
-                res = [ln.strip() for ln in body.splitlines() if _RESULT.search(ln)]
+                res = [ln.strip() for ln, low in lines if _could_be(low, _RESULT_WORDS) and _RESULT.search(ln)]
                 if res:
                     sec["results"].append(Entry(f"{key}: {res[-1][:200]}", it.id, key=f"res:{key}"))
         return previous.merge(new) if previous is not None else Summary().merge(new)

@@ -114,6 +114,7 @@ class TokenCounter:
         self.exact = self._enc is not None and self.factor == 1.0
         #: How many texts this counter has tokenised (benchmarks check caching with it).
         self.calls = 0
+        self._memo: dict[str, int] = {}
 
     def count(self, text: str | bytes) -> int:
         """Tokens in ``text``; never raises on odd input (non-UTF-8 is replaced)."""
@@ -127,6 +128,15 @@ class TokenCounter:
             n = len(self._enc.encode(s, disallowed_special=()))
         if self.factor != 1.0:
             n = int(n * self.factor + 0.999)
+        return n
+
+    def count_cached(self, text: str) -> int:
+        """``count`` for short texts that recur in every request (headers, stubs): tokenised once."""
+        n = self._memo.get(text)
+        if n is None:
+            if len(self._memo) >= 8192:
+                self._memo.clear()
+            n = self._memo[text] = self.count(text)
         return n
 
     def count_message(self, content: str, extra: str = "") -> int:

@@ -34,6 +34,10 @@ def add_memory_arguments(p: argparse.ArgumentParser) -> None:
     for sp in (ls, show, pin, *[sub.choices[n] for n in ("unpin", "evict", "restore")]):
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.add_argument("--session", help="session id (default: the latest)")
+        # Also accepted after the action (`memory pin TEXT --workspace DIR`); SUPPRESS keeps an
+        # earlier --workspace when it is not repeated here.
+        sp.add_argument("--workspace", "-w", type=Path, default=argparse.SUPPRESS,
+                        help="project folder (default: current directory)")
 
 
 def add_context_arguments(p: argparse.ArgumentParser) -> None:

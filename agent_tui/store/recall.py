@@ -8,6 +8,10 @@ score applies to this normalised blend; the order among equals stays bm25's.  Hi
 ``min_score`` are dropped, so an unrelated question recalls nothing rather
 than noise.  Searched: memory capsules, decisions, memos, and every stored
 item (the archive of what compaction took out of the window).
+
+Cost is bounded for large stores: words present in more than 2% of a source's
+rows are dropped from its query (like stop words, they do not tell memories
+apart), and only the newest 1,000 matching rows of a source are ranked.
 """
 
 from __future__ import annotations
@@ -56,21 +60,46 @@ SOURCES = {
 }
 
 
+#: A word found in more than this share of a source's rows (and in more than COMMON_MIN rows)
+#: tells rows apart no better than a stop word: it is left out of that source's query.
+COMMON_SHARE = 0.02
+COMMON_MIN = 200
+#: Rows bm25-ranked per source at most: the newest matches (time decay favours them anyway),
+#: so a query costs the same over 1K or 100K memories.
+CANDIDATES = 1000
+
+
+def _quoted(words: list[str]) -> str:
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+
+
+def _informative(store: MemoryStore, table: str, terms: list[str]) -> list[str]:
+    """``terms`` without the ones too common in ``table`` to mean anything (bounded-cost counts)."""
+    rows = store.db.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+    limit = max(COMMON_MIN, int(rows * COMMON_SHARE))
+    if rows <= limit:
+        return terms
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM {table}_fts WHERE {table}_fts MATCH ? LIMIT ?)"
+    return [w for w in terms if store.db.execute(sql, [_quoted([w]), limit + 1]).fetchone()[0] <= limit]
+
+
 def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float = 0.5,
            kinds: tuple[str, ...] = ("capsule", "decision", "memo", "archive"),
            session_id: str | None = None, touch: bool = True) -> list[dict[str, Any]]:
     """Ranked hits ``[{kind, id, content, score, type}]``, best first."""
-    terms = query_terms(query)
-    q = fts_query(query)
-    if not q:
+    all_terms = query_terms(query)
+    if not all_terms:
         return []
     now = time.time()
-    raw: list[tuple[str, str, str, float, float, int, Any]] = []
+    raw: list[tuple[str, str, str, float, float, int, Any, list[str]]] = []
     with store.lock:
         for kind in kinds:
             table, created, access, typ = SOURCES[kind]
+            terms = _informative(store, table, all_terms)
+            if not terms:
+                continue
             extra = ""
-            args: list[Any] = [q]
+            args: list[Any] = [_quoted(terms)]
             if kind == "archive" and session_id:
                 extra = " AND c.session_id = ?"
                 args.append(session_id)
@@ -78,13 +107,14 @@ def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float =
             sql = (
                 f"SELECT {ident}, c.content, bm25({table}_fts) AS rank, {created}, {access}, {typ} "
                 f"FROM {table}_fts JOIN {table} c ON c.rowid = {table}_fts.rowid "
-                f"WHERE {table}_fts MATCH ?{extra} ORDER BY rank LIMIT 40"
+                f"WHERE {table}_fts MATCH ?{extra} ORDER BY {table}_fts.rowid DESC LIMIT {CANDIDATES}"
             )
-            for ident_v, content, rank, ts, acc, t in store.db.execute(sql, args).fetchall():
-                raw.append((kind, str(ident_v), content or "", -float(rank), ts, acc or 0, t))
+            rows = sorted(store.db.execute(sql, args).fetchall(), key=lambda r: r[2])[:40]
+            for ident_v, content, rank, ts, acc, t in rows:
+                raw.append((kind, str(ident_v), content or "", -float(rank), ts, acc or 0, t, terms))
         best = max((r[3] for r in raw), default=0.0) or 1.0
         hits: list[dict[str, Any]] = []
-        for kind, ident_v, content, rel, ts, acc, t in raw:
+        for kind, ident_v, content, rel, ts, acc, t, terms in raw:
             low = content.lower()
             coverage = sum(1 for w in terms if re.search(r"\b" + re.escape(w), low)) / len(terms)
             score = (0.6 * coverage + 0.4 * max(rel, 0.0) / best) * _decay(ts, now) * (1.0 + 0.1 * math.log1p(acc))

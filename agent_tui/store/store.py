@@ -10,6 +10,7 @@ index is the archive that ``recall`` and the user can search.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 import uuid
@@ -20,28 +21,55 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from agent_tui.core.engine import GLOBAL_SESSION
 from agent_tui.core.items import ContextItem
-from agent_tui.store.db import open_db
+from agent_tui.core.text import clean_text
+from agent_tui.store.db import open_db, store_error
 
-GLOBAL_SESSION = "global"
-"""Session id under which workspace-wide pins (project rules) are stored."""
+__all__ = ["GLOBAL_SESSION", "MemoryStore"]
 
 
 def _j(v: Any) -> str | None:
-    return None if v is None else json.dumps(v, ensure_ascii=False)
+    return None if v is None else clean_text(json.dumps(v, ensure_ascii=False))
+
+
+def _s(v: str | None) -> str | None:
+    """Text as SQLite can hold it (lone surrogates from undecodable bytes become U+FFFD)."""
+    return None if v is None else clean_text(v)
+
+
+class _Guard:
+    """The store's lock: serialises threads, and turns a locked, busy or corrupt database into a
+    StoreError naming the file (other sqlite errors are bugs and propagate as they are)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> _Guard:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.DatabaseError):
+            err = store_error(self.path, exc)
+            if err is not None:
+                raise err from exc
 
 
 class MemoryStore:
     """Thread-safe access to one workspace database."""
 
-    def __init__(self, path: Path, db: Database | None = None) -> None:
+    def __init__(self, path: Path, db: Database | None = None, *, timeout: float = 5.0) -> None:
         self.path = path
-        self.db = db if db is not None else open_db(path)
-        self.lock = threading.RLock()
+        self.db = db if db is not None else open_db(path, timeout=timeout)
+        self.lock = _Guard(path)
 
     @classmethod
-    def open(cls, path: Path) -> MemoryStore:
-        return cls(path)
+    def open(cls, path: Path, *, timeout: float = 5.0) -> MemoryStore:
+        """Open (creating and migrating) the database; ``timeout``: seconds to wait for a lock."""
+        return cls(path, timeout=timeout)
 
     def close(self) -> None:
         with self.lock:
@@ -86,7 +114,7 @@ class MemoryStore:
             self.db["messages"].insert(
                 {
                     "session_id": session_id, "item_id": item.id, "turn": item.turn, "role": item.role,
-                    "content": item.content, "tool_calls": _j(item.tool_calls),
+                    "content": _s(item.content), "tool_calls": _j(item.tool_calls),
                     "tool_call_id": item.tool_call_id, "name": item.name, "created": item.created_at,
                 }
             )
@@ -96,7 +124,7 @@ class MemoryStore:
         row = item.to_row()
         row.update(
             session_id=session_id, pinned=int(item.pinned), provenance=_j(item.provenance),
-            tool_calls=_j(item.tool_calls), created=item.created_at, updated=time.time(),
+            tool_calls=_j(item.tool_calls), created=item.created_at, updated=time.time(), content=_s(item.content),
         )
         row.pop("created_at", None)
         if seq is not None:
@@ -141,7 +169,7 @@ class MemoryStore:
     def save_summary(self, session_id: str, item_id: str, content: str, data: str, covers: list[str]) -> None:
         with self.lock:
             self.db["summaries"].insert(
-                {"session_id": session_id, "item_id": item_id, "content": content, "data": data,
+                {"session_id": session_id, "item_id": item_id, "content": _s(content), "data": _s(data),
                  "covers": _j(covers), "created": time.time()}
             )
 
@@ -154,7 +182,7 @@ class MemoryStore:
         """Store (content, source item id) pairs; duplicates of a session are skipped."""
         with self.lock:
             have = {r["content"] for r in self.db["decisions"].rows_where("session_id = ?", [session_id])}
-            rows = [{"session_id": session_id, "content": c, "source": s, "created": time.time()}
+            rows = [{"session_id": session_id, "content": _s(c), "source": s, "created": time.time()}
                     for c, s in entries if c not in have]
             if rows:
                 self.db["decisions"].insert_all(rows)
@@ -168,7 +196,8 @@ class MemoryStore:
     def save_memo(self, session_id: str, item_id: str, content: str, kind: str) -> None:
         with self.lock:
             self.db["memos"].insert(
-                {"session_id": session_id, "item_id": item_id, "content": content, "kind": kind, "created": time.time()}
+                {"session_id": session_id, "item_id": item_id, "content": _s(content), "kind": kind,
+                 "created": time.time()}
             )
 
     def memos(self, session_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -186,7 +215,7 @@ class MemoryStore:
         now = time.time()
         with self.lock:
             t = self.db["capsules"].insert(
-                {"session_id": session_id or "", "content": content, "type": type, "confidence": confidence,
+                {"session_id": session_id or "", "content": _s(content), "type": type, "confidence": confidence,
                  "access_count": 0, "last_access": created or now, "created": created or now}
             )
             return int(t.last_pk)
@@ -194,7 +223,7 @@ class MemoryStore:
     # assembly log -----------------------------------------------------------------
     def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
                      item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None:
-        blob = zlib.compress(json.dumps(request, ensure_ascii=False).encode("utf-8"), 6)
+        blob = zlib.compress(clean_text(json.dumps(request, ensure_ascii=False)).encode("utf-8"), 6)
         with self.lock:
             self.db["assemblies"].insert(
                 {"session_id": session_id, "turn": turn, "step": step, "created": time.time(),
@@ -221,7 +250,7 @@ class MemoryStore:
         handle = "r" + uuid.uuid4().hex[:8]
         with self.lock:
             self.db["blobs"].insert(
-                {"handle": handle, "session_id": session_id, "content": content, "meta": _j(meta or {}),
+                {"handle": handle, "session_id": session_id, "content": _s(content), "meta": _j(meta or {}),
                  "created": time.time()}
             )
         return handle

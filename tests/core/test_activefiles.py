@@ -1,0 +1,159 @@
+"""Active files: protected past the history cap, re-read when changed on disk, released when idle."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent_tui.core.assembler import check_pairing
+from agent_tui.core.config import Settings
+from agent_tui.core.engine import ContextEngine, EngineError
+from agent_tui.core.hashing import content_hash
+from agent_tui.core.items import State
+from tests.core.core_helpers import call, filler, request_text
+
+
+def make(tmp_path: Path, window: int = 16_384) -> ContextEngine:
+    return ContextEngine(Settings.default(window=window), workspace=tmp_path)
+
+
+def write(root: Path, rel: str, text: str, mtime: float | None = None) -> str:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    if mtime is not None:
+        os.utime(p, (mtime, mtime))
+    return text
+
+
+def test_active_file_is_protected_past_the_history_cap(tmp_path: Path) -> None:
+    eng = make(tmp_path, window=8_192)
+    body = write(tmp_path, "src/app.py", "def main():\n    return 42\n" * 40)
+    eng.add_user("Refactor src/app.py")
+    eng.add_assistant("Reading it.", [call("r1", name="read_file", path="src/app.py")])
+    eng.add_tool_result("r1", "read_file", body, provenance={"path": "src/app.py"})
+    eng.note_file_read("src/app.py", body)
+    eng.note_file_edit("src/app.py", body)  # edited in this task: kept however many steps pass
+    # Many steps of big outputs in the same task: history overflows and is compacted...
+    for step in range(30):
+        eng.add_assistant(f"Step {step}.", [call(f"s{step}", command="pytest")])
+        eng.add_tool_result(f"s{step}", "run_command", filler(f"out{step}", 400), scope="session")
+        asm = eng.assemble()
+        # ...but the file's latest content is always there, in the active files section.
+        assert body in asm.messages[0]["content"]
+        assert any(t.item_id == "f:src/app.py" and t.included and "active file" in t.reason for t in asm.trace)
+        assert check_pairing(asm.messages) == []
+    assert any(c.ok for c in eng.compactions)
+    assert eng.items["t1"].state == State.SUMMARISED  # the read's output left, the file stayed
+    # The protected file cannot be evicted by hand either.
+    try:
+        eng.evict("f:src/app.py")
+        raise AssertionError("evicting an active file must be refused")
+    except EngineError as exc:
+        assert "active file" in str(exc)
+
+
+def test_latest_content_wins_after_an_edit(tmp_path: Path) -> None:
+    eng = make(tmp_path)
+    eng.add_user("Edit it")
+    eng.note_file_read("a.py", "x = 1\n")
+    eng.note_file_edit("a.py", "x = 2\n")
+    text = request_text(eng.assemble().messages)
+    assert "x = 2" in text and "x = 1" not in text
+    assert eng.last_seen_hash("a.py") == content_hash("x = 2\n")
+
+
+def test_file_changed_on_disk_is_reread_and_flagged(tmp_path: Path) -> None:
+    eng = make(tmp_path)
+    old = write(tmp_path, "lib.py", "VERSION = 1\n", mtime=1_000_000)
+    eng.add_user("Bump the version")
+    eng.note_file_read("lib.py", old)
+    assert "VERSION = 1" in request_text(eng.assemble().messages)
+    new = write(tmp_path, "lib.py", "VERSION = 2  # changed by someone else\n", mtime=1_000_050)
+    asm = eng.assemble()
+    sys_text = asm.messages[0]["content"]
+    assert new in sys_text and "VERSION = 1" not in sys_text
+    assert "changed on disk" in sys_text
+    # The edit tool compares against what the model saw: now the new content.
+    assert eng.last_seen_hash("lib.py") == content_hash(new)
+
+
+def test_same_size_same_mtime_change_is_not_missed_by_hash(tmp_path: Path) -> None:
+    eng = make(tmp_path)
+    write(tmp_path, "b.py", "A = 1\n", mtime=2_000_000)
+    eng.add_user("x")
+    eng.note_file_read("b.py", "A = 1\n")
+    write(tmp_path, "b.py", "A = 2\n", mtime=2_000_010)  # same size, newer mtime
+    assert "A = 2" in request_text(eng.assemble().messages)
+
+
+def test_deleted_file_is_marked_stale(tmp_path: Path) -> None:
+    eng = make(tmp_path)
+    body = write(tmp_path, "gone.py", "print('bye')\n")
+    eng.add_user("x")
+    eng.note_file_read("gone.py", body)
+    (tmp_path / "gone.py").unlink()
+    asm = eng.assemble()
+    assert "DELETED on disk" in asm.messages[0]["content"]
+    assert eng.get("f:gone.py").state == State.STALE
+
+
+def test_released_after_idle_turns_and_at_end_task(tmp_path: Path) -> None:
+    eng = make(tmp_path)
+    after = eng.settings.memory.release_files_after
+    eng.add_user("turn 1")
+    eng.note_file_read("idle.py", "IDLE = True\n")
+    eng.note_file_read("busy.py", "BUSY = True\n")
+    for t in range(2, 2 + after):
+        eng.add_user(f"turn {t}")
+        eng.note_file_read("busy.py", f"BUSY = {t}\n")
+        assert "IDLE = True" in request_text(eng.assemble().messages), f"released too early at turn {t}"
+    eng.add_user("one more idle turn")
+    asm = eng.assemble()
+    assert "IDLE = True" not in request_text(asm.messages)
+    assert "f:idle.py" not in eng.files.files and "busy.py" in eng.files.files
+    assert any(t.item_id == "f:idle.py" and not t.included and "untouched" in t.reason for t in asm.trace)
+    eng.end_task()
+    asm = eng.assemble()
+    assert eng.files.files == {}
+    assert "BUSY" not in request_text(asm.messages)
+    assert any(t.item_id == "f:busy.py" and "task ended" in t.reason for t in asm.trace)
+
+
+def test_active_files_beyond_the_files_share_are_released_oldest_first(tmp_path: Path) -> None:
+    eng = make(tmp_path, window=8_192)
+    cap = eng.plan.caps["files"]  # type: ignore[index]
+    eng.add_user("read a lot")
+    bodies = {f"f{i}.py": filler(f"f{i}", cap // 10) for i in range(14)}
+    for path, body in bodies.items():
+        eng.note_file_read(path, body)
+    asm = eng.assemble()
+    text = request_text(asm.messages)
+    assert "f13.py" in eng.files.files and bodies["f13.py"] in text  # the newest always stays
+    assert "f0.py" not in eng.files.files  # the oldest went first
+    for af in eng.files.files.values():
+        assert af.content in text  # every file still active is whole in the request
+    released = [t for t in asm.trace if t.item_id.startswith("f:") and not t.included]
+    assert released and all("files share" in t.reason for t in released)
+    assert sum(eng.get(f"f:{p}").tokens for p in eng.files.files) <= cap or len(eng.files.files) == 1
+
+
+def test_a_file_only_read_is_released_after_idle_steps(tmp_path: Path) -> None:
+    eng = ContextEngine(Settings.default(window=16_384), workspace=tmp_path)
+    after = eng.settings.memory.release_reads_after_steps
+    body = write(tmp_path, "notes.txt", "just reading\n")
+    eng.add_user("look around")
+    eng.add_assistant("Reading.", [call("r1", name="read_file", path="notes.txt")])
+    eng.add_tool_result("r1", "read_file", body, provenance={"path": "notes.txt"})
+    eng.note_file_read("notes.txt", body)
+    released = None
+    for step in range(after + 2):
+        eng.add_assistant(f"Step {step}.", [call(f"s{step}", command="ls")])
+        eng.add_tool_result(f"s{step}", "run_command", "ok")
+        asm = eng.assemble()
+        if step < after - 2:
+            assert "just reading" in asm.messages[0]["content"]
+        hits = [t for t in asm.trace if t.item_id == "f:notes.txt" and not t.included]
+        released = released or (hits[0].reason if hits else None)
+    assert "notes.txt" not in eng.files.files
+    assert released is not None and "only read" in released

@@ -1,0 +1,171 @@
+"""The assembler: fixed order, the trace's reasons, valid pairing and roles, the breakdown."""
+
+from __future__ import annotations
+
+from agent_tui.core.assembler import CONTINUATION, SECTION_HEADERS, check_pairing
+from agent_tui.core.config import Settings
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.items import Category, State
+from tests.core.core_helpers import call, filler, request_text
+
+
+def engine(window: int = 32_768) -> ContextEngine:
+    return ContextEngine(Settings.default(window=window))
+
+
+def reasons(asm: object, item_id: str) -> list[tuple[bool, str]]:
+    return [(t.included, t.reason) for t in asm.trace if t.item_id == item_id]  # type: ignore[attr-defined]
+
+
+def test_request_order_is_fixed() -> None:
+    eng = engine(window=8_192)
+    eng.set_system_prompt("SYSTEM PROMPT HERE")
+    eng.pin_rule("RULE: use pnpm, never npm")
+    for n in range(1, 30):  # enough history for a rolling summary
+        eng.add_user(f"Please implement feature {n}. " + filler(f"u{n}", 60))
+        eng.add_assistant(f"I decided to implement feature {n} with a small module.")
+        eng.assemble()
+    assert eng.summary_item is not None
+    eng.save_memo("MEMO: the parser is done, the CLI is left")
+    eng.add_recalled([{"kind": "capsule", "id": 7, "content": "RECALLED: the team prefers tabs", "score": 0.9}])
+    eng.note_file_read("src/cli.py", "FILE: def cli(): pass\n")
+    eng.add_user("Now the CLI. " + filler("task", 10))
+    eng.add_assistant("Running both.", [call("c1", command="ls"), call("c2", command="git status")])
+    eng.add_tool_result("c1", "run_command", "RESULT ONE")
+    eng.add_tool_result("c2", "run_command", "RESULT TWO")
+    asm = eng.assemble(tools=[{"type": "function", "function": {"name": "ls", "parameters": {}}}])
+    msgs = asm.messages
+    sys_text = msgs[0]["content"]
+    assert msgs[0]["role"] == "system" and all(m["role"] != "system" for m in msgs[1:])
+    order = [sys_text.index(x) for x in (
+        "SYSTEM PROMPT HERE", SECTION_HEADERS[Category.RULES], "RULE: use pnpm",
+        SECTION_HEADERS[Category.MEMORY], SECTION_HEADERS[Category.SUMMARY],
+        SECTION_HEADERS[Category.FILES], "FILE: def cli()")]
+    assert order == sorted(order)
+    memory_part = sys_text[sys_text.index(SECTION_HEADERS[Category.MEMORY]):sys_text.index(SECTION_HEADERS[Category.SUMMARY])]
+    assert "MEMO: the parser is done" in memory_part and "RECALLED: the team prefers tabs" in memory_part
+    assert "for reference" in memory_part
+    # History after the system message, this turn's results last, each right after its call.
+    assert msgs[-3]["role"] == "assistant" and [c["id"] for c in msgs[-3]["tool_calls"]] == ["c1", "c2"]
+    assert [(m["role"], m["tool_call_id"]) for m in msgs[-2:]] == [("tool", "c1"), ("tool", "c2")]
+    assert msgs[-2]["content"] == "RESULT ONE" and msgs[-1]["content"].startswith("RESULT TWO")
+    assert "[context:" in msgs[-1]["content"]  # the one-line status goes last
+    user_idx = [i for i, m in enumerate(msgs) if m["role"] == "user"]
+    assert msgs[user_idx[-1]]["content"].startswith("Now the CLI.")
+    assert check_pairing(msgs) == []
+
+    # The breakdown counts every category it sent.
+    cats = asm.breakdown.categories
+    for c in ("system", "rules", "tools", "memory", "summary", "files", "history", "results"):
+        assert cats[c] > 0, c
+    assert sum(cats.values()) == asm.breakdown.total - 3  # + the request overhead
+    # The trace explains every item.
+    assert reasons(asm, "rule1") == [(True, "pinned")]
+    assert reasons(asm, "f:src/cli.py") == [(True, "active file (protected)")]
+    assert (True, "current task") in reasons(asm, eng.items[[i for i in eng.order if i.startswith("m")][-2]].id)
+    assert reasons(asm, "t1")[0][1] == "latest step"
+    summarised = [i for i in eng.items.values() if i.state == State.SUMMARISED and i.role]
+    assert summarised
+    s0 = summarised[0]
+    assert reasons(asm, s0.id) == [(False, f"summarised into {s0.summarised_into}")]
+    old_sums = [i for i in eng.items.values() if i.category == Category.SUMMARY and i is not eng.summary_item]
+    for s in old_sums:
+        assert reasons(asm, s.id)[0][0] is False and reasons(asm, s.id)[0][1].startswith("superseded by")
+    assert asm.item_ids[0] == "sys"
+
+
+def test_older_history_left_out_with_a_reason_when_it_does_not_fit() -> None:
+    from tests.core.core_helpers import AlwaysFails
+
+    eng = ContextEngine(Settings.default(window=4_096), summarisers=[AlwaysFails()])
+    for n in range(1, 12):
+        eng.add_user(filler(f"u{n}", 200))
+        eng.add_assistant(filler(f"a{n}", 100))
+    asm = eng.assemble()
+    assert asm.breakdown.total <= asm.breakdown.input_budget and not asm.breakdown.over_budget
+    assert reasons(asm, "m1") == [(False, "over budget (older history)")]
+    assert eng.items["m1"].state == State.IN  # left out of this request, not dropped
+    kept = [i for i in asm.item_ids if i.startswith("m")]
+    # Contiguous from the newest backwards.
+    nums = sorted(int(i[1:]) for i in kept)
+    assert nums == list(range(nums[0], 23))
+
+
+def test_orphan_tool_results_are_dropped() -> None:
+    eng = engine()
+    eng.add_user("hi")
+    eng.add_tool_result("ghost", "run_command", "ORPHAN OUTPUT")
+    eng.add_assistant("ok")
+    asm = eng.assemble()
+    assert "ORPHAN OUTPUT" not in request_text(asm.messages)
+    assert check_pairing(asm.messages) == []
+    assert reasons(asm, "t1") == [(False, "orphan tool result (its call is gone)")]
+
+
+def test_interrupted_calls_get_a_synthetic_result() -> None:
+    eng = engine()
+    eng.add_user("run two things")
+    eng.add_assistant("", [call("c1", command="sleep 100"), call("c2", command="echo hi")])
+    eng.add_tool_result("c2", "run_command", "hi")
+    eng.add_user("you were interrupted; go on")
+    asm = eng.assemble()
+    assert check_pairing(asm.messages) == []
+    tools = [m for m in asm.messages if m["role"] == "tool"]
+    assert {m["tool_call_id"] for m in tools} == {"c1", "c2"}
+    synth = next(m for m in tools if m["tool_call_id"] == "c1")
+    assert "interrupted" in synth["content"]
+    # An assistant message with only calls has null content, as the APIs expect.
+    asst = next(m for m in asm.messages if m["role"] == "assistant")
+    assert asst["content"] is None
+
+
+def test_roles_are_valid_whatever_the_history() -> None:
+    eng = engine()
+    eng.add_assistant("I start talking first.")  # e.g. a resumed session whose first turn was summarised
+    eng.add_user("first")
+    eng.add_user("second")  # two user turns in a row (the first got no answer)
+    eng.add_assistant("a")
+    eng.add_assistant("b")
+    asm = eng.assemble()
+    msgs = asm.messages
+    assert check_pairing(msgs) == []
+    assert msgs[1] == {"role": "user", "content": CONTINUATION}
+    for a, b in zip(msgs[1:], msgs[2:], strict=False):
+        assert not (a["role"] == b["role"] == "user")
+        assert not (a["role"] == b["role"] == "assistant" and not a.get("tool_calls"))
+    assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
+
+
+def test_turn_scoped_output_is_stubbed_after_its_turn() -> None:
+    eng = engine()
+    eng.add_user("look")
+    eng.add_assistant("", [call("c1", command="cat big.log")])
+    big = filler("log", 800)
+    eng.add_tool_result("c1", "run_command", big)
+    assert big in request_text(eng.assemble().messages)
+    eng.add_user("next question")
+    asm = eng.assemble()
+    text = request_text(asm.messages)
+    assert big not in text and "dropped after its turn" in text and "fetch_result" in text
+    handle = eng.items["t1"].provenance["handle"]
+    assert eng.results.get(handle) == big  # nothing lost: the whole output is behind the handle
+    assert check_pairing(asm.messages) == []
+
+
+def test_user_evicted_and_restored_item_round_trip() -> None:
+    eng = engine()
+    eng.add_user("one")
+    eng.add_assistant("let me check", [call("c1", command="ls")])
+    out = eng.add_tool_result("c1", "run_command", filler("listing", 300), scope="session")
+    eng.add_user("two")
+    eng.evict("m2")
+    asm = eng.assemble()
+    text = request_text(asm.messages)
+    assert "let me check" not in text and out.content not in text
+    assert reasons(asm, "m2") == [(False, "evicted")]
+    assert check_pairing(asm.messages) == []
+    eng.restore("m2")
+    asm = eng.assemble()
+    text = request_text(asm.messages)
+    assert "let me check" in text and out.content in text  # its result came back with it
+    assert check_pairing(asm.messages) == []

@@ -1,0 +1,129 @@
+"""The extractive summariser and the rolling summary; decisions reach the store and outlive the window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.core.config import Settings
+from agent_tui.core.items import Category, ContextItem
+from agent_tui.core.summary import ExtractiveSummariser, Summary
+from agent_tui.store.recall import recall
+from agent_tui.store.workspace import Workspace
+from tests.core.core_helpers import call, filler, request_text
+
+
+def item(i: int, role: str, content: str, **kw: object) -> ContextItem:
+    return ContextItem(id=f"m{i}", category=Category.HISTORY, content=content, tokens=len(content) // 4,
+                       role=role, **kw)  # type: ignore[arg-type]
+
+
+def result(i: int, command: str, content: str) -> ContextItem:
+    return item(i, "tool", content, name="run_command", tool_call_id=f"c{i}",
+                provenance={"command": command})
+
+
+SESSION = [
+    item(1, "user", "Fix the failing date parser. Never change the public API. Use pytest, not unittest."),
+    item(2, "assistant", "I will read the parser first. The cause is a missing timezone offset. "
+                         "TODO: add a regression test for +05:30.",
+         tool_calls=[call("c3", command="pytest -q"), call("e1", name="edit_file", path="src/dates.py")]),
+    result(3, "pytest -q", "collecting...\nFAILED tests/test_dates.py::test_tz - AssertionError: 0 != 330\n"
+                           "1 failed, 41 passed in 0.8s"),
+    item(4, "assistant", "Maybe the offset should be parsed by dateutil? I decided to parse it by hand instead."),
+    result(5, "pytest -q", "42 passed in 0.7s"),
+    item(6, "user", "Thanks. Please also keep the changelog updated."),
+]
+
+
+def test_facts_land_in_their_role_sections() -> None:
+    s = ExtractiveSummariser().summarise(SESSION, None)
+    sec = s.sections
+    assert any("Never change the public API" in e.text for e in sec["instructions"])
+    assert any("Use pytest, not unittest" in e.text for e in sec["instructions"])
+    assert any("keep the changelog updated" in e.text for e in sec["instructions"])
+    assert any("The cause is a missing timezone offset" in e.text for e in sec["decisions"])
+    assert any("decided to parse it by hand" in e.text for e in sec["decisions"])
+    assert any("regression test for +05:30" in e.text for e in sec["todos"])
+    assert any("AssertionError: 0 != 330" in e.text for e in sec["errors"])
+    assert any("edit_file src/dates.py" == e.text for e in sec["files"])
+    # Every entry cites the item it was copied from, and the text is copied, not paraphrased.
+    by_id = {i.id: i.content for i in SESSION}
+    for entries in sec.values():
+        for e in entries:
+            assert e.source in by_id
+    for e in sec["instructions"] + sec["decisions"] + sec["todos"]:
+        assert e.text in by_id[e.source]
+    rendered = s.render()
+    assert rendered.index("User instructions") < rendered.index("Agent decisions") < rendered.index("Errors seen")
+
+
+def test_newer_result_supersedes_older_for_the_same_command() -> None:
+    s = ExtractiveSummariser().summarise(SESSION, None)
+    results = [e.text for e in s.sections["results"]]
+    assert results == ['run_command:{"command": "pytest -q"}: 42 passed in 0.7s'] or \
+        (len(results) == 1 and "42 passed" in results[0])
+    assert any("1 failed, 41 passed" in e.text for e in s.superseded)
+    # Across compactions too: a later batch's result replaces the one in the rolling summary.
+    later = ExtractiveSummariser().summarise([result(9, "pytest -q", "1 failed, 41 passed in 0.9s")], s)
+    assert [e.source for e in later.sections["results"]] == ["m9"]
+    assert any(e.source == "m5" for e in later.superseded)
+    # Different commands do not supersede each other.
+    other = ExtractiveSummariser().summarise([result(10, "ruff check", "All checks passed! exit code 0")], later)
+    assert {e.source for e in other.sections["results"]} == {"m9", "m10"}
+
+
+def test_uncertain_statements_are_marked_to_confirm() -> None:
+    items = SESSION + [
+        item(7, "assistant", "I think the root cause is a race in the cache. The fix is a lock around the writer."),
+        item(8, "user", "Maybe we should use sqlite instead of the JSON file?"),
+    ]
+    s = ExtractiveSummariser().summarise(items, None)
+    race = [e for e in s.sections["decisions"] if "race in the cache" in e.text]
+    assert race and race[0].uncertain
+    lock = [e for e in s.sections["decisions"] if "lock around the writer" in e.text]
+    assert lock and not lock[0].uncertain
+    sqlite = [e for e in s.sections["instructions"] if "sqlite" in e.text]
+    assert sqlite and sqlite[0].uncertain
+    sure = [e for e in s.sections["instructions"] if "Never change the public API" in e.text]
+    assert sure and not sure[0].uncertain
+    rendered = s.render()
+    assert "(to confirm) I think the root cause is a race in the cache." in rendered
+    assert "(to confirm) Maybe we should use sqlite instead of the JSON file?" in rendered
+
+
+def test_the_summariser_is_deterministic() -> None:
+    a = ExtractiveSummariser().summarise(SESSION, None)
+    b = ExtractiveSummariser().summarise(list(SESSION), None)
+    assert a.render() == b.render() and a.to_json() == b.to_json()
+    assert Summary.from_json(a.to_json()).render() == a.render()
+
+
+def test_summary_keeps_conclusions_not_exploration() -> None:
+    chatter = [item(20 + i, "assistant", f"Let me look at file number {i} to see what is in it")
+               for i in range(10)]
+    s = ExtractiveSummariser().summarise(chatter, None)
+    assert s.render() == ""
+    assert s.covers == [i.id for i in chatter]
+
+
+def test_decisions_reach_the_store_and_outlive_the_window(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path, settings=Settings.default(window=8_192))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("Fix the flaky upload test.")
+        eng.add_assistant("I decided to switch to the zstandard codec for uploads.")
+        for n in range(2, 120):
+            eng.add_user(filler(f"u{n}", 40))
+            eng.add_assistant(f"I decided to rename helper number {n} for clarity.")
+            eng.assemble()
+        decisions = [d["content"] for d in ws.store.decisions(eng.session_id)]
+        key = "I decided to switch to the zstandard codec for uploads."
+        assert key in decisions
+        # Out of the window (and out of the summary's newest entries) but not forgotten.
+        assert key not in request_text(eng.last.messages)  # type: ignore[union-attr]
+        hits = recall(ws.store, "zstandard codec uploads", kinds=("decision",))
+        assert hits and hits[0]["content"] == key
+        # No duplicates when the same decision is folded again.
+        assert len(decisions) == len(set(decisions))
+    finally:
+        ws.close()

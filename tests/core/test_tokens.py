@@ -1,0 +1,104 @@
+"""Token counting: the right encoding per model, a correction for other families, odd input, caching."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agent_tui.core.config import Settings
+from agent_tui.core.engine import ContextEngine
+from agent_tui.core.tokens import (
+    FAMILY_CORRECTION,
+    MESSAGE_OVERHEAD,
+    REQUEST_OVERHEAD,
+    TokenCounter,
+    correction_for,
+    encoding_name_for,
+)
+from tests.core.core_helpers import call, filler
+
+#: o200k and cl100k split this differently, so a wrong encoding shows.
+SAMPLE = "def parse(self):  # Привет, как дела? こんにちは世界 — मैं ठीक हूँ\n    return sorted(self.items())\n" * 3
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "openai/gpt-4o", "gpt-4o-mini", "gpt-5", "openai/gpt-5-mini",
+                                   "o3", "o3-mini", "gpt-4.1", "azure/gpt-4o"])
+def test_newer_openai_models_use_o200k(model: str) -> None:
+    assert encoding_name_for(model) == "o200k_base"
+    assert correction_for(model) == 1.0
+
+
+@pytest.mark.parametrize("model", [None, "", "gpt-4", "gpt-3.5-turbo", "anthropic/claude-sonnet-4-5",
+                                   "gemini/gemini-2.0-flash", "ollama/llama3", "deepseek/deepseek-coder"])
+def test_everything_else_uses_cl100k(model: str | None) -> None:
+    assert encoding_name_for(model) == "cl100k_base"
+
+
+def test_counts_match_tiktoken_for_the_chosen_encoding() -> None:
+    o200k = TokenCounter("gpt-4o")
+    cl100k = TokenCounter("gpt-4")
+    assert o200k.exact and cl100k.exact, "the encodings litellm ships must load offline"
+    import tiktoken
+
+    want_o = len(tiktoken.get_encoding("o200k_base").encode(SAMPLE))
+    want_c = len(tiktoken.get_encoding("cl100k_base").encode(SAMPLE))
+    assert want_o != want_c  # the sample tells the encodings apart
+    assert o200k.count(SAMPLE) == want_o
+    assert cl100k.count(SAMPLE) == want_c
+
+
+@pytest.mark.parametrize("model,family", [("anthropic/claude-sonnet-4-5", "claude"), ("claude-3-opus", "claude"),
+                                          ("gemini/gemini-1.5-pro", "gemini"), ("groq/llama-3.1-70b", "llama"),
+                                          ("mistral/mistral-large", "mistral")])
+def test_other_families_get_the_correction_factor(model: str, family: str) -> None:
+    base = TokenCounter("gpt-4").count(SAMPLE)
+    c = TokenCounter(model)
+    assert c.factor == FAMILY_CORRECTION[family] > 1.0
+    assert not c.exact  # an estimate, and it says so
+    assert c.count(SAMPLE) == math.ceil(base * c.factor - 1e-9) or c.count(SAMPLE) == int(base * c.factor + 0.999)
+    assert c.count(SAMPLE) > base  # errs high, so budgets stay safe
+
+
+@pytest.mark.parametrize("text", [b"\xff\xfe\xfd binary \x00\x80 junk", "lone \ud800 surrogate \udfff here",
+                                  "a\udcff" * 50, b"", "", "\x00" * 10, "<|endoftext|> special tokens are text"])
+def test_odd_input_is_counted_without_crashing(text: str | bytes) -> None:
+    for model in ("gpt-4o", "gpt-4", "claude-3-5-sonnet"):
+        n = TokenCounter(model).count(text)
+        assert n >= 0
+        assert (n > 0) == bool(text)
+
+
+def test_messages_with_odd_content_are_counted() -> None:
+    c = TokenCounter("gpt-4o")
+    msgs = [{"role": "user", "content": "bad \ud800 text"}, {"role": "assistant", "content": None,
+                                                              "tool_calls": [call("c1", command="ls")]},
+            {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "x"}]}]
+    n = c.count_messages(msgs)
+    assert n > REQUEST_OVERHEAD + 3 * MESSAGE_OVERHEAD
+
+
+def test_engine_counts_each_item_once_and_only_new_text_per_turn() -> None:
+    counter = TokenCounter("gpt-4o")
+    eng = ContextEngine(Settings.default(model="gpt-4o", window=64_000), counter=counter)
+    eng.pin_rule("Use pnpm, never npm.")
+    eng.add_user(filler("u1", 200))
+    eng.add_assistant("Looking.", [call("c1", command="ls")])
+    eng.add_tool_result("c1", "run_command", filler("o1", 300))
+    eng.note_file_read("src/app.py", filler("file", 400))
+    eng.assemble()
+    eng.assemble()
+
+    before = counter.calls
+    eng.assemble()
+    assert counter.calls == before, "assembling again must not re-tokenise anything"
+
+    for turn in range(2, 6):
+        before = counter.calls
+        eng.add_user(filler(f"u{turn}", 50))  # 1 text (+1 stub for last turn's tool output)
+        eng.add_assistant(filler(f"a{turn}", 40), [call(f"c{turn}", command="pytest")])  # 1 text
+        eng.add_tool_result(f"c{turn}", "run_command", filler(f"o{turn}", 80))  # 1 text
+        eng.assemble()  # + the new call's JSON, counted once
+        eng.assemble()
+        grew = counter.calls - before
+        assert grew <= 5, f"turn {turn} tokenised {grew} texts for 3 new items"
