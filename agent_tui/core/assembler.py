@@ -136,6 +136,8 @@ class AssemblyInput:
     """Append the one-line budget status to the last message."""
     status_note: str = ""
     """Extra text for the status line (e.g. a warning)."""
+    excluded_trace: list[TraceEntry] = field(default_factory=list)
+    """Trace entries of excluded items the engine built already (kept between assemblies)."""
 
 
 def _stub_for(item: ContextItem, why: str) -> str:
@@ -342,6 +344,7 @@ def assemble(inp: AssemblyInput) -> Assembly:
             b.trace.append(TraceEntry(it.id, False, "over budget (older history)", it.tokens))
     for it in recalls + memos[1:]:
         try_block(it, "fits")
+    b.trace.extend(inp.excluded_trace)
     for it, reason in inp.excluded:
         b.trace.append(TraceEntry(it.id, False, reason, it.tokens))
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.core import aging
 from agent_tui.core.activefiles import ActiveFiles
-from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
+from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, TraceEntry, assemble
 from agent_tui.core.budget import BudgetPlan, make_plan
 from agent_tui.core.compaction import CompactionResult, summarise_plan
 from agent_tui.core.config import Settings
@@ -120,8 +121,16 @@ class ContextEngine:
             self.store.save_item(self._home(item), item, seq=len(self.order))
         return item
 
+    def _store_batch(self) -> AbstractContextManager[Any]:
+        """The store's transaction for many writes, when it offers one (MemoryStore.batch)."""
+        batch = getattr(self.store, "batch", None)
+        return batch() if batch is not None else nullcontext()
+
     def _save(self, item: ContextItem) -> None:
         self._version += 1  # every change of state goes through here: the window cache is stale
+        g = self._hgroups.where.get(item.id)
+        if g is not None and g < self._scan_from:
+            self._scan_from = g
         if self.store is not None:
             self.store.save_item(self._home(item), item)
 
@@ -201,10 +210,16 @@ class ContextEngine:
 
     def end_turn(self) -> None:
         """Drop this turn's turn-scoped tool outputs to stubs; release idle files."""
-        for item in self.items.values():
-            if item.role == "tool" and item.scope == Scope.TURN and item.turn == self.turn and not item.pinned \
-                    and "stub" not in item.provenance and item.state == State.IN:
-                self._stub(item, "dropped after its turn")
+        this_turn = []
+        for item in reversed(self._history_items()):  # this turn's messages are the newest ones
+            if item.turn < self.turn:
+                break
+            this_turn.append(item)
+        with self._store_batch():
+            for item in reversed(this_turn):
+                if item.role == "tool" and item.scope == Scope.TURN and item.turn == self.turn \
+                        and not item.pinned and "stub" not in item.provenance and item.state == State.IN:
+                    self._stub(item, "dropped after its turn")
         after = self.settings.memory.release_files_after
         for af in self.files.release_idle(self.turn + 1, after):
             self._file_releases.append((self._file_item(af), f"released: untouched for {after} turns"))
@@ -385,7 +400,12 @@ class ContextEngine:
         """Forget the incremental history index (after items were replaced by ``load``)."""
         self._version = getattr(self, "_version", 0) + 1
         self._window_cache: tuple[tuple[int, int], Any] | None = None
+        # The scan of history groups, kept per group so a turn rescans only what changed.
+        self._scan_from = 0
+        self._scan_acc: tuple[list[Group], list[ContextItem], list[TraceEntry]] = ([], [], [])
+        self._scan_marks: list[tuple[int, int, int]] = []
         self._hist: list[ContextItem] = []
+        self._blocks: list[ContextItem] = []
         self._hist_seen = 0
         self._hgroups = HistoryGroups()
 
@@ -393,29 +413,35 @@ class ContextEngine:
         """Message items in order (maintained incrementally: ``order`` only grows)."""
         for i in self.order[self._hist_seen:]:
             it = self.items[i]
-            if it.role is not None:
-                self._hist.append(it)
+            (self._hist if it.role is not None else self._blocks).append(it)
         self._hist_seen = len(self.order)
         return self._hist
 
-    def _window_groups(self) -> tuple[list[Group], list[tuple[ContextItem, str]], list[ContextItem]]:
-        """History groups in the window, excluded items with reasons, and pins carried out of groups.
+    def _window_groups(self) -> tuple[list[Group], list[TraceEntry], list[ContextItem]]:
+        """History groups in the window, trace entries of the items out of it, and pins carried
+        out of their groups.
 
-        Cached until an item is added or changes state (both go through ``_add``/``_save``), so an
-        assembly does not rescan a long summarised history; callers get fresh lists.
+        Kept per group and rescanned from the first group that changed (``_save`` notes it; new
+        messages only touch the last group), so a long summarised history is not rescanned every
+        step; callers get fresh lists.
         """
         key = (self._version, len(self.order))
         if self._window_cache is None or self._window_cache[0] != key:
-            self._window_cache = (key, self._scan_window())
-        groups, excluded, carried = self._window_cache[1]
-        return list(groups), list(excluded), list(carried)
+            self._scan_window()
+            self._window_cache = (key, None)
+        groups, carried, trace = self._scan_acc
+        return list(groups), list(trace), list(carried)
 
-    def _scan_window(self) -> tuple[list[Group], list[tuple[ContextItem, str]], list[ContextItem]]:
-        groups: list[Group] = []
-        excluded: list[tuple[ContextItem, str]] = []
-        carried: list[ContextItem] = []
+    def _scan_window(self) -> None:
+        all_groups = self._hgroups.extend(self._history_items())
+        start = max(0, min(self._scan_from, len(self._scan_marks) - 1))  # the last group may have grown
+        groups, carried, trace = self._scan_acc
+        if start < len(self._scan_marks):
+            n_groups, n_carried, n_trace = self._scan_marks[start]
+            del groups[n_groups:], carried[n_carried:], trace[n_trace:], self._scan_marks[start:]
         into: dict[str | None, str] = {}
-        for g in self._hgroups.extend(self._history_items()):
+        for g in all_groups[start:]:
+            self._scan_marks.append((len(groups), len(carried), len(trace)))
             head = g.items[0]
             if head.state in (State.IN, State.STALE) and not (head.role == "tool"):
                 groups.append(g)
@@ -423,16 +449,17 @@ class ContextEngine:
             for it in g.items:
                 if it.pinned:
                     carried.append(it)
-                elif it.state == State.SUMMARISED:
+                    continue
+                if it.state == State.SUMMARISED:
                     why = into.get(it.summarised_into)
                     if why is None:
                         why = into[it.summarised_into] = f"summarised into {it.summarised_into}"
-                    excluded.append((it, why))
                 elif head.role == "tool" and it.state == State.IN:
-                    excluded.append((it, "orphan tool result (its call is gone)"))
+                    why = "orphan tool result (its call is gone)"
                 else:
-                    excluded.append((it, str(it.state)))
-        return groups, excluded, carried
+                    why = str(it.state)
+                trace.append(TraceEntry(it.id, False, why, it.tokens))
+        self._scan_from = len(all_groups)
 
     def _task_file(self, af: Any) -> bool:
         """Edited in this task, or named in the current task message: kept before files only read."""
@@ -464,7 +491,7 @@ class ContextEngine:
         for af in self.files.release_idle_reads(self.steps_total, m.release_reads_after_steps):
             self._file_releases.append((self._file_item(af), f"released: only read, untouched for "
                                                              f"{m.release_reads_after_steps} steps"))
-        tools = [self.items[i] for i in self.order if self.items[i].role == "tool"]
+        tools = [it for it in self._history_items() if it.role == "tool"]
         for it in aging.due_for_stub(tools, self.steps_total, m.stub_after_steps, m.stub_batch):
             self._stub(it, f"aged out after {m.stub_after_steps} steps")
         truncated = {p for p, af in self.files.files.items() if len(af.content) > self._file_char_limit(af)}
@@ -492,26 +519,27 @@ class ContextEngine:
                          input_tokens: int = 0) -> CompactionResult:
         """Mark the plan's items summarised into a new summary item."""
         before = sum(g.tokens for g in self._window_groups()[0])
-        if self.summary_item is not None:
-            self.summary_item.state = State.SUMMARISED
         text = summary.render() or "(nothing worth keeping was found in the evicted rounds)"
         item = self._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
                               provenance={"summariser": summariser, "covers": len(summary.covers)})
-        self._add(item)
-        if self.summary_item is not None:
-            self.summary_item.summarised_into = item.id
-            self._save(self.summary_item)
         evicted = []
-        for it in plan.items:
-            it.state = State.SUMMARISED
-            it.summarised_into = item.id
-            evicted.append(it.id)
-            self._save(it)
-        self.summary, self.summary_item = summary, item
+        with self._store_batch():  # one transaction for the whole batch, not one per item
+            if self.summary_item is not None:
+                self.summary_item.state = State.SUMMARISED
+            self._add(item)
+            if self.summary_item is not None:
+                self.summary_item.summarised_into = item.id
+                self._save(self.summary_item)
+            for it in plan.items:
+                it.state = State.SUMMARISED
+                it.summarised_into = item.id
+                evicted.append(it.id)
+                self._save(it)
+            self.summary, self.summary_item = summary, item
+            if self.store is not None:
+                self.store.save_summary(self.session_id, item.id, text, summary.to_json(), summary.covers)
+                self.store.add_decisions(self.session_id, [(e.text, e.source) for e in summary.decisions()])
         decisions = [e.text for e in summary.decisions()]
-        if self.store is not None:
-            self.store.save_summary(self.session_id, item.id, text, summary.to_json(), summary.covers)
-            self.store.add_decisions(self.session_id, [(e.text, e.source) for e in summary.decisions()])
         after = sum(g.tokens for g in self._window_groups()[0]) + item.tokens
         res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
                                tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
@@ -546,11 +574,11 @@ class ContextEngine:
         """The exact request for the next model call (compacting first if a cap tripped)."""
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
-        groups, excluded, carried = self._window_groups()
+        groups, excluded_trace, carried = self._window_groups()
+        excluded: list[tuple[ContextItem, str]] = []
         blocks: list[ContextItem] = []
-        for it in self.items.values():
-            if it.role is not None:
-                continue
+        self._history_items()
+        for it in self._blocks:
             if it.category == Category.SUMMARY:
                 if it.pinned or (it is self.summary_item and it.state == State.IN):
                     blocks.append(it)
@@ -566,7 +594,8 @@ class ContextEngine:
         blocks += self._file_blocks(excluded)
         inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
                             groups=groups, excluded=excluded, current_turn=self.turn, tools=list(tools or []),
-                            tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note)
+                            tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note,
+                            excluded_trace=excluded_trace)
         asm = assemble(inp)
         asm.compaction = compaction
         self.step += 1

@@ -71,6 +71,8 @@ class HistoryGroups:
     def __init__(self) -> None:
         self.groups: list[Group] = []
         self.count = 0
+        self.where: dict[str, int] = {}
+        """Item id -> index of its group."""
         self._open: set[str] = set()
 
     def extend(self, items: Sequence[ContextItem]) -> list[Group]:
@@ -83,8 +85,10 @@ class HistoryGroups:
                     open_calls.discard(it.tool_call_id or "")
                 else:
                     groups.append(Group([it]))  # an orphan; the assembler drops or stubs it
+                self.where[it.id] = len(groups) - 1
                 continue
             groups.append(Group([it]))
+            self.where[it.id] = len(groups) - 1
             open_calls = {c.get("id", "") for c in (it.tool_calls or [])} if it.role == "assistant" else set()
         self._open = open_calls
         self.count = len(items)

@@ -15,7 +15,8 @@ import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,33 @@ from agent_tui.store.db import open_db, store_error
 __all__ = ["GLOBAL_SESSION", "MemoryStore"]
 
 
+_ITEM_COLUMNS = ("session_id", "id", "category", "role", "tokens", "pinned", "state", "priority", "scope", "turn",
+                 "provenance", "summarised_into", "tool_calls", "tool_call_id", "name", "content", "created",
+                 "updated")
+
+
+def _upsert_sql(columns: tuple[str, ...]) -> str:
+    keep = ("session_id", "id", "created")
+    sets = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keep)
+    return (f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT (session_id, id) DO UPDATE SET {sets}")
+
+
+_UPSERT = _upsert_sql(_ITEM_COLUMNS)
+_UPSERT_SEQ = _upsert_sql((*_ITEM_COLUMNS, "seq"))
+
+
 def _j(v: Any) -> str | None:
     return None if v is None else clean_text(json.dumps(v, ensure_ascii=False))
+
+
+def _pack(v: Any) -> bytes:
+    return zlib.compress(clean_text(json.dumps(v, ensure_ascii=False)).encode("utf-8"), 1)
+
+
+def _unpack(v: str | bytes) -> Any:
+    """A logged JSON value: compressed bytes, or plain text as the first schema wrote the trace."""
+    return json.loads(zlib.decompress(v).decode("utf-8") if isinstance(v, bytes) else v)
 
 
 def _s(v: str | None) -> str | None:
@@ -111,31 +137,42 @@ class MemoryStore:
     def append_message(self, session_id: str, item: ContextItem) -> None:
         """Append one chat message to the log (called before it is sent anywhere)."""
         with self.lock:
-            self.db["messages"].insert(
-                {
-                    "session_id": session_id, "item_id": item.id, "turn": item.turn, "role": item.role,
-                    "content": _s(item.content), "tool_calls": _j(item.tool_calls),
-                    "tool_call_id": item.tool_call_id, "name": item.name, "created": item.created_at,
-                }
+            self.db.execute(
+                "INSERT INTO messages (session_id, item_id, turn, role, content, tool_calls, tool_call_id, name, "
+                "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [session_id, item.id, item.turn, item.role, _s(item.content), _j(item.tool_calls),
+                 item.tool_call_id, item.name, item.created_at],
             )
 
     def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None:
-        """Insert or update an item's content and state."""
-        row = item.to_row()
-        row.update(
-            session_id=session_id, pinned=int(item.pinned), provenance=_j(item.provenance),
-            tool_calls=_j(item.tool_calls), created=item.created_at, updated=time.time(), content=_s(item.content),
-        )
-        row.pop("created_at", None)
-        if seq is not None:
-            row["seq"] = seq
+        """Insert or update an item's content and state (``seq`` kept when not given)."""
+        row = [session_id, item.id, str(item.category), item.role, item.tokens, int(item.pinned), str(item.state),
+               str(item.priority), str(item.scope), item.turn, _j(item.provenance), item.summarised_into,
+               _j(item.tool_calls), item.tool_call_id, item.name, _s(item.content), item.created_at, time.time()]
         with self.lock:
-            self.db["items"].upsert(row, pk=("session_id", "id"))
+            self.db.execute(_UPSERT_SEQ if seq is not None else _UPSERT, row + [seq] if seq is not None else row)
 
     def save_items(self, session_id: str, items: Iterable[ContextItem]) -> None:
-        with self.lock, self.db.conn:
+        with self.batch():
             for it in items:
                 self.save_item(session_id, it)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes in one transaction (the engine folds a compaction's item changes in one)."""
+        with self.lock:
+            conn = self.db.conn
+            if conn.in_transaction:
+                yield
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def load_items(self, session_id: str) -> list[ContextItem]:
         with self.lock:
@@ -223,11 +260,14 @@ class MemoryStore:
     # assembly log -----------------------------------------------------------------
     def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
                      item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None:
-        blob = zlib.compress(clean_text(json.dumps(request, ensure_ascii=False)).encode("utf-8"), 6)
+        """Log one request with its breakdown and trace (request and trace zlib-compressed: a long
+        session's trace lists every summarised item, on every step)."""
+        blob = _pack(request)
         with self.lock:
-            self.db["assemblies"].insert(
-                {"session_id": session_id, "turn": turn, "step": step, "created": time.time(),
-                 "breakdown": _j(breakdown), "item_ids": _j(item_ids), "trace": _j(trace), "request": blob}
+            self.db.execute(
+                "INSERT INTO assemblies (session_id, turn, step, created, breakdown, item_ids, trace, request) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [session_id, turn, step, time.time(), _j(breakdown), _j(item_ids), _pack(trace), blob],
             )
 
     def assemblies(self, session_id: str | None, limit: int = 2) -> list[dict[str, Any]]:
@@ -240,8 +280,8 @@ class MemoryStore:
             r = dict(r)
             r["breakdown"] = json.loads(r["breakdown"])
             r["item_ids"] = json.loads(r["item_ids"])
-            r["trace"] = json.loads(r["trace"])
-            r["request"] = json.loads(zlib.decompress(r["request"]).decode("utf-8"))
+            r["trace"] = _unpack(r["trace"])
+            r["request"] = _unpack(r["request"])
             out.append(r)
         return out
 

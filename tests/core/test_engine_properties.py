@@ -220,6 +220,18 @@ def check_assembly(d: Driver) -> None:
                                                   base_reason(t.reason) in MANDATORY_REASONS)
             assert first + group_tokens(eng, it) + 150 > plan.input_budget, (rid, first, asm.trace)
 
+    # The trace accounts for every message, and what it says matches the items' states now.
+    traced = {t.item_id: t for t in asm.trace}
+    for it in eng.items.values():
+        if it.role is None:
+            continue
+        assert it.id in traced, f"{it.id} is not in the trace"
+        t = traced[it.id]
+        if t.reason.startswith("summarised into"):
+            assert it.state == State.SUMMARISED and t.reason == f"summarised into {it.summarised_into}", it.id
+        if t.included and not it.pinned and t.reason in ("recent history", "current task", "this turn"):
+            assert it.state in (State.IN, State.STALE) or it.role == "tool", (it.id, it.state)
+
     # (d) every message ever added is in the store, verbatim and in order.
     rows = eng.store.messages(eng.session_id)
     assert [(r["item_id"], r["role"], r["content"], r["tool_call_id"]) for r in rows] == d.added
