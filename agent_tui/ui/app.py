@@ -60,7 +60,8 @@ class AgentApp(CommandsMixin, App[int]):
     """agent-tui."""
 
     TITLE = "agent-tui"
-    CSS_PATH = [Path(__file__).parent / "app.tcss", *CSS_FILES]
+    CSS_PATH = [Path(__file__).parent / "app.tcss", *CSS_FILES, Path(__file__).parent / "screens" / "main.tcss"]
+    """The widgets' sheets, and the main screen's: Textual skips CSS_PATH for a default screen."""
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
     def __init__(self, options: UiOptions) -> None:
@@ -320,6 +321,8 @@ class AgentApp(CommandsMixin, App[int]):
 
     # gauges ---------------------------------------------------------------------------------------------
     def _deliver_gauge(self, message: BudgetChanged) -> None:
+        if not self.screen_stack or not self.is_running:
+            return  # a late timer while the app shuts down
         self.main.post_message(message)
         if self.screen is not self.main:
             self.screen.post_message(BudgetChanged(message.breakdown, (), message.output_tokens))

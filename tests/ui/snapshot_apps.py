@@ -25,21 +25,23 @@ SESSION_ID = "20250101-090000-snap01"
 
 
 class _CountingUuid:
-    """Stands in for the uuid module in the demo model: call ids count up instead of being random
-    (their tokens are part of the request, so random ids would move the gauge numbers)."""
+    """Stands in for the uuid module: ids count up instead of being random (ids are part of the
+    request, so random ones would move the gauge numbers by a token or two)."""
 
     def __init__(self) -> None:
         self.n = 0
 
     def uuid4(self) -> uuid.UUID:
         self.n += 1
-        return uuid.UUID(int=0xA5A5_0000_0000 + self.n)
+        return uuid.UUID(f"{self.n:08x}" + "a5" * 12)  # ids use the leading hex digits
 
 
 def fixed_session_ids(monkeypatch: pytest.MonkeyPatch) -> None:
-    """New sessions get SESSION_ID (then SESSION_ID-2 ...), created at a fixed time; demo call ids count up."""
+    """New sessions get SESSION_ID (then SESSION_ID-2 ...), created at a fixed time; the demo's call ids
+    and the store's result handles count up (both are sent to the model, so both are counted in tokens)."""
     counter = {"n": 0}
     monkeypatch.setattr("agent_tui.agent.demo.uuid", _CountingUuid())
+    monkeypatch.setattr("agent_tui.store.store.uuid", _CountingUuid())
 
     def new_session(self: MemoryStore, model: str | None = None, title: str = "", parent: str | None = None) -> str:
         counter["n"] += 1

@@ -40,7 +40,8 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace, recorder: Rec
 
         dialog = await next_approval(pilot, seen)
         assert dialog.request.kind == "command", "'always' for edits does not cover commands"
-        await pilot.click("#once")
+        await pilot.pause()
+        assert await pilot.click("#once"), "the mouse works too"
         await turn_done(pilot)
 
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once", "always", "once"]
