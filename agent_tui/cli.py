@@ -12,16 +12,21 @@ import sys
 from pathlib import Path
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workspace", "-w", type=Path, default=None, help="project folder (default: current directory)")
+def _common(p: argparse.ArgumentParser, top: bool = False) -> None:
+    # Flags accepted both before and after the subcommand: the subcommand's copy must not
+    # overwrite a value given before it, hence SUPPRESS as its default.
+    dflt = None if top else argparse.SUPPRESS
+    p.add_argument("--workspace", "-w", type=Path, default=dflt, help="project folder (default: current directory)")
 
 
-def _model_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", help="litellm model string, e.g. openai/gpt-4o")
-    p.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
-    p.add_argument("--window", type=int, help="override the context window (tokens)")
-    p.add_argument("--session", help="continue this session id")
-    p.add_argument("--demo", action="store_true", help="offline demo: a scripted model on a sample project")
+def _model_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
+    dflt = None if top else argparse.SUPPRESS
+    p.add_argument("--model", default=dflt, help="litellm model string, e.g. openai/gpt-4o")
+    p.add_argument("--api-base", default=dflt, help="base URL of an OpenAI-compatible server")
+    p.add_argument("--window", type=int, default=dflt, help="override the context window (tokens)")
+    p.add_argument("--session", default=dflt, help="continue this session id")
+    p.add_argument("--demo", action="store_true", default=False if top else argparse.SUPPRESS,
+                   help="offline demo: a scripted model on a sample project")
 
 
 SUBCOMMANDS = ("tui", "run", "memory", "context", "bench", "mcp")
@@ -31,8 +36,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser; ``only`` names the subcommand being run, so the (slow to import)
     arguments of the others are not loaded — the TUI's first frame does not wait for them."""
     parser = argparse.ArgumentParser(prog="agent-tui", description=__doc__.splitlines()[0])
-    _common(parser)
-    _model_flags(parser)
+    _common(parser, top=True)
+    _model_flags(parser, top=True)
     sub = parser.add_subparsers(dest="command")
 
     tui = sub.add_parser("tui", help="open the terminal UI (the default)")

@@ -33,7 +33,7 @@ def add_memory_arguments(p: argparse.ArgumentParser) -> None:
         sp.add_argument("id")
     for sp in (ls, show, pin, *[sub.choices[n] for n in ("unpin", "evict", "restore")]):
         sp.add_argument("--json", action="store_true", help="machine-readable output")
-        sp.add_argument("--session", help="session id (default: the latest)")
+        sp.add_argument("--session", default=argparse.SUPPRESS, help="session id (default: the latest)")
         # Also accepted after the action (`memory pin TEXT --workspace DIR`); SUPPRESS keeps an
         # earlier --workspace when it is not repeated here.
         sp.add_argument("--workspace", "-w", type=Path, default=argparse.SUPPRESS,
@@ -42,7 +42,7 @@ def add_memory_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_context_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--session", help="session id (default: the latest)")
+    p.add_argument("--session", default=argparse.SUPPRESS, help="session id (default: the latest)")
 
 
 def _row(item: ContextItem) -> dict[str, Any]:
