@@ -13,7 +13,6 @@ import asyncio
 import json
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,12 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent import events as ev
+from agent_tui.ui.app_actions import ActionsMixin
 from agent_tui.ui.app_commands import CommandsMixin, UserError
+from agent_tui.ui.app_session import SessionMixin
 from agent_tui.ui.controller import SessionController
 from agent_tui.ui.gauge_feed import GaugeFeed
 from agent_tui.ui.messages import (
-    ITEM_MESSAGES,
     ActionFailed,
     AgentEventReceived,
     ApprovalAnswered,
@@ -36,27 +36,17 @@ from agent_tui.ui.messages import (
     CommandEntered,
     ItemChanged,
     LlmLoaded,
-    SessionOpened,
     TaskSubmitted,
     TurnEnded,
 )
-from agent_tui.ui.options import SessionSpec, UiOptions
+from agent_tui.ui.options import UiOptions
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.theme import pick_theme
 from agent_tui.ui.widgets import CSS_FILES
 
 
-@dataclass
-class Opened:
-    """What the session worker hands back."""
-
-    controller: SessionController
-    breakdown: dict[str, Any]
-    note: str
-
-
-class AgentApp(CommandsMixin, App[int]):
+class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     """agent-tui."""
 
     TITLE = "agent-tui"
@@ -101,80 +91,6 @@ class AgentApp(CommandsMixin, App[int]):
             return
         self.main.status.state = "opening session…"
         self.open_session(self.options.session, "")
-
-    @work(exclusive=True, group="session", exit_on_error=False)
-    async def open_session(self, spec: SessionSpec, note: str, memo_first: bool = False) -> Opened:
-        """Open (or switch to) a session; a fresh one may first get a memo of the current one."""
-        old = self.controller
-        if memo_first and old is not None and old.transcript():
-            await self._model_ready()
-            memo = await old.agent.write_memo("before new session")
-            self.main.post_message(AgentEventReceived(memo))
-        opts = spec.to_options()
-        ctl = await asyncio.to_thread(SessionController.open, self.options.workspace, opts, self.approve)
-        if self.mcp is not None:
-            ctl.attach_mcp(self.mcp)
-        breakdown = await asyncio.to_thread(ctl.assemble)
-        return Opened(ctl, breakdown, note)
-
-    def _install(self, opened: Opened) -> None:
-        if opened.controller is self.controller:
-            return
-        old, self.controller = self.controller, opened.controller
-        ctl = opened.controller
-        if old is not None:
-            old.close()
-        self.options.session = self.options.session.resume(ctl.session_id)
-        transcript = ctl.transcript()
-        self.main.post_message(SessionOpened(ctl.session_id, ctl.model, transcript, opened.note))
-        self.gauge.show(opened.breakdown, reset=True)
-        self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
-        for warning in ctl.engine.warnings:
-            self.notify(warning, severity="warning")
-        if old is None:
-            if self.options.preload_llm:
-                self.preload()
-            else:
-                self.llm_ready.set()
-            if self.options.mcp:
-                self.start_mcp()
-
-    @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
-    def preload(self) -> float:
-        """Import litellm (and register the demo model) off the UI thread, after the first frame."""
-        started = time.perf_counter()
-        from agent_tui.agent.llm import preload_litellm
-
-        preload_litellm()
-        if self.options.demo or (self.controller is not None and self.controller.options.demo):
-            from agent_tui.agent.demo import register_demo_provider
-
-            register_demo_provider()
-        return time.perf_counter() - started
-
-    @work(exclusive=True, group="mcp", exit_on_error=False)
-    async def start_mcp(self) -> str:
-        """Connect the configured MCP servers (none configured: nothing to do)."""
-        from agent_tui.ui import mcp_link
-
-        ctl = self.controller
-        if ctl is None:
-            return "none configured"
-        manager = await asyncio.to_thread(mcp_link.make_manager, ctl)
-        if manager is None:
-            return "none configured"
-        self.mcp = manager
-        ctl.attach_mcp(manager)
-        self.main.status.mcp = "connecting…"
-        await manager.start()
-        if not self.turn_running:
-            self.gauge.show(await asyncio.to_thread(ctl.assemble))
-        return mcp_link.summary(manager)
-
-    async def _model_ready(self) -> None:
-        if not self.llm_ready.is_set():
-            self.main.status.state = "loading model client…"
-            await self.llm_ready.wait()
 
     # the turn -------------------------------------------------------------------------------------
     @on(TaskSubmitted)
@@ -242,82 +158,6 @@ class AgentApp(CommandsMixin, App[int]):
         self.post_message(ApprovalAnswered(request.call_id, answer))
         self.main.status.state = "running…"
         return answer
-
-    # item actions (thread workers; the engine is guarded by the controller's lock) -----------------
-    @work(thread=True, group="engine", exit_on_error=False)
-    def item_action(self, action: str, item_id: str) -> str:
-        ctl = self._controller()
-        with ctl.lock:
-            item = ctl.act(action, item_id)
-            breakdown = None if self.turn_running else ctl.assemble()
-        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned)
-        self.screen.post_message(message)
-        if breakdown is not None:
-            self.call_from_thread(self.gauge.show, breakdown)
-        return item.id
-
-    @work(thread=True, group="engine", exit_on_error=False)
-    def pin_rule(self, text: str) -> str:
-        ctl = self._controller()
-        with ctl.lock:
-            item = ctl.pin_rule(text)
-            breakdown = None if self.turn_running else ctl.assemble()
-        self.screen.post_message(ITEM_MESSAGES["pin"](item.id, str(item.state), item.pinned))
-        if breakdown is not None:
-            self.call_from_thread(self.gauge.show, breakdown)
-        return item.id
-
-    @work(thread=True, group="engine", exit_on_error=False)
-    def set_threshold(self, share: float) -> str:
-        ctl = self._controller()
-        with ctl.lock:
-            compact_at, fresh_at = ctl.set_compact_at(share)
-            breakdown = ctl.assemble()
-        self.call_from_thread(self.gauge.show, breakdown)
-        self.call_from_thread(self.notify, f"compaction at {compact_at:.0%}, fresh session offered at {fresh_at:.0%}")
-        return "threshold"
-
-    @work(thread=True, group="view", exit_on_error=False)
-    def view_item(self, item_id: str) -> None:
-        from agent_tui.ui.screens.item_view import ItemScreen
-
-        ctl = self._controller()
-        item = ctl.item(item_id)
-        whole = ctl.whole_output(item)
-        self.call_from_thread(self.push_screen, ItemScreen(item, whole))
-
-    # compaction and memos (async: they may call the model) --------------------------------------------
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def compact_now(self, focus: str) -> str:
-        ctl = self._controller()
-        await self._model_ready()
-        self.main.status.state = "compacting…"
-        produced = await ctl.compact(focus)
-        for e in produced:
-            self.main.post_message(AgentEventReceived(e))
-        if not produced:
-            self.notify("Nothing to compact: no completed rounds outside the latest steps.")
-        self.gauge.show(await asyncio.to_thread(ctl.assemble))
-        self.main.status.state = "ready"
-        return "compact"
-
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def write_memo(self) -> str:
-        ctl = self._controller()
-        await self._model_ready()
-        self.main.status.state = "writing a memo…"
-        memo = await ctl.agent.write_memo("manual")
-        self.main.post_message(AgentEventReceived(memo))
-        if self.screen is not self.main:
-            self.screen.post_message(AgentEventReceived(memo))
-        self.gauge.show(await asyncio.to_thread(ctl.assemble))
-        self.main.status.state = "ready"
-        return memo.memo_id
-
-    def _controller(self) -> SessionController:
-        if self.controller is None:
-            raise UserError("the session is still opening; try again in a moment")
-        return self.controller
 
     # gauges ---------------------------------------------------------------------------------------------
     def _deliver_gauge(self, message: BudgetChanged) -> None:

@@ -1,0 +1,101 @@
+"""What the user does to the session outside a turn: change items, move the threshold, view an
+item, compact, write a memo — each a worker, whose failure the app reports in one place.
+
+Item actions run in threads (they write to the store) under the controller's lock, and
+re-assemble so the gauge, the request view and `agent-tui context --json` all show the
+result; compaction and memos are async because they may call the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from agent_tui.ui.app_commands import UserError
+from agent_tui.ui.controller import SessionController
+from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived
+
+if TYPE_CHECKING:
+    from agent_tui.ui.app import AgentApp
+
+
+class ActionsMixin:
+    """Mixed into AgentApp: the workers behind item actions, /threshold, /compact and /memo."""
+
+    # item actions (thread workers; the engine is guarded by the controller's lock) -----------------
+    @work(thread=True, group="engine", exit_on_error=False)
+    def item_action(self: AgentApp, action: str, item_id: str) -> str:
+        ctl = self._controller()
+        with ctl.lock:
+            item = ctl.act(action, item_id)
+            breakdown = None if self.turn_running else ctl.assemble()
+        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned)
+        self.screen.post_message(message)
+        if breakdown is not None:
+            self.call_from_thread(self.gauge.show, breakdown)
+        return item.id
+
+    @work(thread=True, group="engine", exit_on_error=False)
+    def pin_rule(self: AgentApp, text: str) -> str:
+        ctl = self._controller()
+        with ctl.lock:
+            item = ctl.pin_rule(text)
+            breakdown = None if self.turn_running else ctl.assemble()
+        self.screen.post_message(ITEM_MESSAGES["pin"](item.id, str(item.state), item.pinned))
+        if breakdown is not None:
+            self.call_from_thread(self.gauge.show, breakdown)
+        return item.id
+
+    @work(thread=True, group="engine", exit_on_error=False)
+    def set_threshold(self: AgentApp, share: float) -> str:
+        ctl = self._controller()
+        with ctl.lock:
+            compact_at, fresh_at = ctl.set_compact_at(share)
+            breakdown = ctl.assemble()
+        self.call_from_thread(self.gauge.show, breakdown)
+        self.call_from_thread(self.notify, f"compaction at {compact_at:.0%}, fresh session offered at {fresh_at:.0%}")
+        return "threshold"
+
+    @work(thread=True, group="view", exit_on_error=False)
+    def view_item(self: AgentApp, item_id: str) -> None:
+        from agent_tui.ui.screens.item_view import ItemScreen
+
+        ctl = self._controller()
+        item = ctl.item(item_id)
+        whole = ctl.whole_output(item)
+        self.call_from_thread(self.push_screen, ItemScreen(item, whole))
+
+    # compaction and memos (async: they may call the model) --------------------------------------------
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def compact_now(self: AgentApp, focus: str) -> str:
+        ctl = self._controller()
+        await self._model_ready()
+        self.main.status.state = "compacting…"
+        produced = await ctl.compact(focus)
+        for e in produced:
+            self.main.post_message(AgentEventReceived(e))
+        if not produced:
+            self.notify("Nothing to compact: no completed rounds outside the latest steps.")
+        self.gauge.show(await asyncio.to_thread(ctl.assemble))
+        self.main.status.state = "ready"
+        return "compact"
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def write_memo(self: AgentApp) -> str:
+        ctl = self._controller()
+        await self._model_ready()
+        self.main.status.state = "writing a memo…"
+        memo = await ctl.agent.write_memo("manual")
+        self.main.post_message(AgentEventReceived(memo))
+        if self.screen is not self.main:
+            self.screen.post_message(AgentEventReceived(memo))
+        self.gauge.show(await asyncio.to_thread(ctl.assemble))
+        self.main.status.state = "ready"
+        return memo.memo_id
+
+    def _controller(self: AgentApp) -> SessionController:
+        if self.controller is None:
+            raise UserError("the session is still opening; try again in a moment")
+        return self.controller

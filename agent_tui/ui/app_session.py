@@ -1,0 +1,110 @@
+"""Opening sessions and loading what the first frame must not wait for.
+
+The first open, /new, /resume and /model all go through ``open_session``: build the
+agent in a thread, assemble once (so the gauge has the truth), then install it and
+close the previous one.  After the first session: litellm in a background thread
+(``preload_litellm``, plus the demo model), and the configured MCP servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+
+from agent_tui.ui.controller import SessionController
+from agent_tui.ui.messages import AgentEventReceived, SessionOpened
+from agent_tui.ui.options import SessionSpec
+
+if TYPE_CHECKING:
+    from agent_tui.ui.app import AgentApp
+
+
+@dataclass
+class Opened:
+    """What the session worker hands back."""
+
+    controller: SessionController
+    breakdown: dict[str, Any]
+    note: str
+
+
+class SessionMixin:
+    """Mixed into AgentApp: the session lifecycle and the background loads."""
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def open_session(self: AgentApp, spec: SessionSpec, note: str, memo_first: bool = False) -> Opened:
+        """Open (or switch to) a session; a fresh one may first get a memo of the current one."""
+        old = self.controller
+        if memo_first and old is not None and old.transcript():
+            await self._model_ready()
+            memo = await old.agent.write_memo("before new session")
+            self.main.post_message(AgentEventReceived(memo))
+        opts = spec.to_options()
+        ctl = await asyncio.to_thread(SessionController.open, self.options.workspace, opts, self.approve)
+        if self.mcp is not None:
+            ctl.attach_mcp(self.mcp)
+        breakdown = await asyncio.to_thread(ctl.assemble)
+        return Opened(ctl, breakdown, note)
+
+    def _install(self: AgentApp, opened: Opened) -> None:
+        if opened.controller is self.controller:
+            return
+        old, self.controller = self.controller, opened.controller
+        ctl = opened.controller
+        if old is not None:
+            old.close()
+        self.options.session = self.options.session.resume(ctl.session_id)
+        transcript = ctl.transcript()
+        self.main.post_message(SessionOpened(ctl.session_id, ctl.model, transcript, opened.note))
+        self.gauge.show(opened.breakdown, reset=True)
+        self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
+        for warning in ctl.engine.warnings:
+            self.notify(warning, severity="warning")
+        if old is None:
+            if self.options.preload_llm:
+                self.preload()
+            else:
+                self.llm_ready.set()
+            if self.options.mcp:
+                self.start_mcp()
+
+    @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
+    def preload(self: AgentApp) -> float:
+        """Import litellm (and register the demo model) off the UI thread, after the first frame."""
+        started = time.perf_counter()
+        from agent_tui.agent.llm import preload_litellm
+
+        preload_litellm()
+        if self.options.demo or (self.controller is not None and self.controller.options.demo):
+            from agent_tui.agent.demo import register_demo_provider
+
+            register_demo_provider()
+        return time.perf_counter() - started
+
+    @work(exclusive=True, group="mcp", exit_on_error=False)
+    async def start_mcp(self: AgentApp) -> str:
+        """Connect the configured MCP servers (none configured: nothing to do)."""
+        from agent_tui.ui import mcp_link
+
+        ctl = self.controller
+        if ctl is None:
+            return "none configured"
+        manager = await asyncio.to_thread(mcp_link.make_manager, ctl)
+        if manager is None:
+            return "none configured"
+        self.mcp = manager
+        ctl.attach_mcp(manager)
+        self.main.status.mcp = "connecting…"
+        await manager.start()
+        if not self.turn_running:
+            self.gauge.show(await asyncio.to_thread(ctl.assemble))
+        return mcp_link.summary(manager)
+
+    async def _model_ready(self: AgentApp) -> None:
+        if not self.llm_ready.is_set():
+            self.main.status.state = "loading model client…"
+            await self.llm_ready.wait()
