@@ -3,6 +3,10 @@ allow once, always, deny — checked in the engine, on disk and on the gauge."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from agent_tui.agent import events as ev
@@ -13,14 +17,14 @@ from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 from .conftest import Recorder, demo_app, demo_until_approval, gauge_agrees, turn_done, wait_for
 
 
-async def next_approval(pilot, seen: int) -> ApprovalScreen:
+async def next_approval(pilot: Pilot[Any], seen: set[str]) -> ApprovalScreen:
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen)
                    and pilot.app.screen.request.call_id not in seen
                    and pilot.app.screen.query("#approval-preview Static"), "the next approval")
     return pilot.app.screen
 
 
-async def test_approve_once_and_always_fix_the_bug(demo_workspace, recorder: Recorder) -> None:
+async def test_approve_once_and_always_fix_the_bug(demo_workspace: Path, recorder: Recorder) -> None:
     stock = demo_workspace / "inventory" / "stock.py"
     assert "qty < threshold" in stock.read_text()
     app = demo_app(demo_workspace)
@@ -57,7 +61,7 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace, recorder: Rec
         await gauge_agrees(pilot)
 
 
-async def test_deny_keeps_the_file_and_tells_the_model(demo_workspace, recorder: Recorder) -> None:
+async def test_deny_keeps_the_file_and_tells_the_model(demo_workspace: Path, recorder: Recorder) -> None:
     stock = demo_workspace / "inventory" / "stock.py"
     original = stock.read_text()
     app = demo_app(demo_workspace)

@@ -3,6 +3,10 @@ each checks the engine's items and the gauge (against `agent-tui context --json`
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from agent_tui.core.items import State
@@ -12,7 +16,7 @@ from agent_tui.ui.screens.inspector import InspectorScreen
 from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_for
 
 
-async def open_inspector_at(pilot, item_id: str) -> InspectorScreen:
+async def open_inspector_at(pilot: Pilot[Any], item_id: str) -> InspectorScreen:
     await pilot.press("f2")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen), "the inspector")
     screen = pilot.app.screen
@@ -24,7 +28,7 @@ async def open_inspector_at(pilot, item_id: str) -> InspectorScreen:
     return screen
 
 
-async def test_pin_and_unpin_from_inspector(demo_workspace, recorder: Recorder) -> None:
+async def test_pin_and_unpin_from_inspector(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
@@ -44,7 +48,7 @@ async def test_pin_and_unpin_from_inspector(demo_workspace, recorder: Recorder) 
         await gauge_agrees(pilot)
 
 
-async def test_evict_and_restore_a_message(demo_workspace, recorder: Recorder) -> None:
+async def test_evict_and_restore_a_message(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
@@ -69,7 +73,7 @@ async def test_evict_and_restore_a_message(demo_workspace, recorder: Recorder) -
         assert restored["categories"]["history"] > after["categories"]["history"]
 
 
-async def test_drop_a_single_tool_output(demo_workspace, recorder: Recorder) -> None:
+async def test_drop_a_single_tool_output(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
@@ -91,7 +95,7 @@ async def test_drop_a_single_tool_output(demo_workspace, recorder: Recorder) -> 
         assert sent_stub["included"] and sent_stub["tokens"] < sent_whole["tokens"]
 
 
-async def test_slash_commands_pin_a_rule_and_refuse_clearly(demo_workspace, recorder: Recorder) -> None:
+async def test_slash_commands_pin_a_rule_and_refuse_clearly(demo_workspace: Path, recorder: Recorder) -> None:
     from agent_tui.ui.messages import ActionFailed
 
     app = demo_app(demo_workspace)

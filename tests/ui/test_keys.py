@@ -3,6 +3,8 @@ commands, the input completes and remembers, the MCP panel says when nothing is 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.command import CommandPalette
 from textual.widgets import Markdown
 
@@ -16,7 +18,7 @@ from agent_tui.ui.widgets.prompt import PromptInput
 from .conftest import Recorder, demo_app, ready, wait_for
 
 
-async def test_help_palette_completion_history_and_panels(demo_workspace, recorder: Recorder) -> None:
+async def test_help_palette_completion_history_and_panels(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
         await ready(pilot)

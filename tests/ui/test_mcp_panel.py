@@ -20,7 +20,7 @@ SERVER = Path(sys.executable).parent / "mcp-server-time"
 
 @pytest.mark.skipif(not SERVER.exists() and shutil.which("mcp-server-time") is None,
                     reason="mcp-server-time comes with the dev extras")
-async def test_mcp_server_status_tools_and_costs(demo_workspace, recorder: Recorder) -> None:
+async def test_mcp_server_status_tools_and_costs(demo_workspace: Path, recorder: Recorder) -> None:
     command = str(SERVER) if SERVER.exists() else shutil.which("mcp-server-time")
     (demo_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": command}}}))
     app = demo_app(demo_workspace)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import DataTable, Static, TextArea
 
 from agent_tui.ui.request_text import request_text
@@ -12,7 +14,7 @@ from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_f
 from .test_items import open_inspector_at
 
 
-async def test_view_full_content_and_exact_request(demo_workspace, recorder: Recorder) -> None:
+async def test_view_full_content_and_exact_request(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
@@ -43,7 +45,7 @@ async def test_view_full_content_and_exact_request(demo_workspace, recorder: Rec
         await gauge_agrees(pilot)
 
 
-async def test_request_view_shows_a_pin_in_the_diff(demo_workspace, recorder: Recorder) -> None:
+async def test_request_view_shows_a_pin_in_the_diff(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)

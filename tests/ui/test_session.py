@@ -3,6 +3,10 @@ the store and the gauge (against `agent-tui context --json`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from agent_tui.agent import events as ev
@@ -14,12 +18,12 @@ from agent_tui.ui.widgets.chat_items import EventNote, UserMessage
 from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_for
 
 
-async def type_command(pilot, text: str) -> None:
+async def type_command(pilot: Pilot[Any], text: str) -> None:
     await pilot.click("#prompt")
     await pilot.press(*text, "enter")
 
 
-async def test_compact_now_keeps_the_gauge_right(demo_workspace, recorder: Recorder) -> None:
+async def test_compact_now_keeps_the_gauge_right(demo_workspace: Path, recorder: Recorder) -> None:
     config = demo_workspace / ".agent-tui" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     config.write_text("[budget]\nhistory_share = 0.10\nresults_share = 0.10\n")  # a small history cap
@@ -43,7 +47,7 @@ async def test_compact_now_keeps_the_gauge_right(demo_workspace, recorder: Recor
         assert any(f"into {done.summary_id}" in n for n in notes)
 
 
-async def test_write_a_memo_now_from_the_memos_panel(demo_workspace, recorder: Recorder) -> None:
+async def test_write_a_memo_now_from_the_memos_panel(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
@@ -67,7 +71,7 @@ async def test_write_a_memo_now_from_the_memos_panel(demo_workspace, recorder: R
 
 
 async def test_new_session_is_seeded_by_a_memo_and_resume_brings_the_old_one_back(
-        demo_workspace, recorder: Recorder) -> None:
+        demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
@@ -98,7 +102,7 @@ async def test_new_session_is_seeded_by_a_memo_and_resume_brings_the_old_one_bac
         assert resumed["categories"]["history"] > 0
 
 
-async def test_threshold_moves_the_compaction_mark(demo_workspace, recorder: Recorder) -> None:
+async def test_threshold_moves_the_compaction_mark(demo_workspace: Path, recorder: Recorder) -> None:
     from agent_tui.ui.widgets.bars import TotalBar
 
     app = demo_app(demo_workspace)

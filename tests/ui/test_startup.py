@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from agent_tui.ui.launch import options_from_args
 from agent_tui.ui.widgets.chat_items import Banner
@@ -16,7 +18,7 @@ from .conftest import ready
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench_module():
+def _bench_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_startup", ROOT / "scripts" / "bench_startup.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -31,7 +33,7 @@ def test_litellm_is_not_imported_before_the_first_frame(tmp_path: Path) -> None:
     assert facts["startup_s"] > 0
 
 
-def _args(**kw) -> argparse.Namespace:
+def _args(**kw: Any) -> argparse.Namespace:
     base = dict(model=None, api_base=None, window=None, session=None, demo=False, workspace=None)
     return argparse.Namespace(**{**base, **kw})
 

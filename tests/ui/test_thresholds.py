@@ -3,6 +3,8 @@ matching action, and taking it does what it says."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_tui.agent import events as ev
 from agent_tui.ui.widgets.chat_items import ThresholdOffer
 
@@ -10,7 +12,7 @@ from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_f
 
 
 async def test_offers_at_both_thresholds_and_the_fresh_one_starts_a_new_session(
-        demo_workspace, recorder: Recorder) -> None:
+        demo_workspace: Path, recorder: Recorder) -> None:
     config = demo_workspace / ".agent-tui" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     config.write_text("[budget]\ncompact_at = 0.3\nfresh_at = 0.5\n")

@@ -9,19 +9,19 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.loop import CUT_MARK
-from agent_tui.ui.app import make_app
+from agent_tui.ui.app import AgentApp, make_app
 from agent_tui.ui.messages import TurnEnded
 from agent_tui.ui.options import SessionSpec, UiOptions
 from agent_tui.ui.widgets.chat_items import EventNote
 from agent_tui.ui.widgets.prompt import PromptInput
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.fixtures import FAKE_MODEL, PLANTED_KEY
 
 from .conftest import Recorder, gauge_agrees, ready, turn_done, wait_for
 
 
 @pytest.fixture
-def fake_app(fake_llm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def fake_app(fake_llm: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentApp:
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
     project = tmp_path / "project"
     project.mkdir()
@@ -30,7 +30,7 @@ def fake_app(fake_llm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                               theme="textual-dark"))
 
 
-async def test_answer_streams_into_markdown(fake_llm, fake_app, recorder: Recorder) -> None:
+async def test_answer_streams_into_markdown(fake_llm: FakeOpenAI, fake_app: AgentApp, recorder: Recorder) -> None:
     from agent_tui.ui.widgets.reply import AssistantReply
 
     fake_llm.script(Reply.tool_call("read_file", {"path": "notes.md"}),
@@ -52,7 +52,7 @@ async def test_answer_streams_into_markdown(fake_llm, fake_app, recorder: Record
         await gauge_agrees(pilot)
 
 
-async def test_input_stays_live_and_esc_cancels_the_turn(fake_llm, fake_app, recorder: Recorder) -> None:
+async def test_input_stays_live_and_esc_cancels_the_turn(fake_llm: FakeOpenAI, fake_app: AgentApp, recorder: Recorder) -> None:
     words = " ".join(f"word{n}" for n in range(600))
     fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))  # ~30 s unless cancelled
     async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
@@ -77,7 +77,7 @@ async def test_input_stays_live_and_esc_cancels_the_turn(fake_llm, fake_app, rec
         await gauge_agrees(pilot)
 
 
-async def test_model_switch_keeps_the_session(fake_llm, fake_app, recorder: Recorder) -> None:
+async def test_model_switch_keeps_the_session(fake_llm: FakeOpenAI, fake_app: AgentApp, recorder: Recorder) -> None:
     fake_llm.script(Reply.text("first answer"))
     async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
         await ready(pilot)
