@@ -182,6 +182,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 self.post_message(LlmLoaded(float(worker.result or 0.0)))
             elif worker.group == "mcp":
                 self.main.status.mcp = str(worker.result)
+                if self.mcp is not None:
+                    self.set_interval(3.0, self._refresh_mcp_status)
             elif worker.group == "turn":
                 status, _, turn = str(worker.result).partition(":")
                 self._turn_over(status, int(turn or 0))
@@ -201,6 +203,12 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         elif worker.group in ("agent",):
             self.main.status.state = "ready"
         self.post_message(ActionFailed(text))
+
+    def _refresh_mcp_status(self) -> None:
+        """Servers go down and come back: keep the status line's up/down count current."""
+        from agent_tui.ui import mcp_link
+
+        self.main.status.mcp = mcp_link.summary(self.mcp)
 
     async def _turn_cut(self, worker: Worker[Any]) -> None:
         await self.main.conversation.end_reply()
