@@ -598,9 +598,11 @@ class ContextEngine:
                             excluded_trace=excluded_trace)
         asm = assemble(inp)
         asm.compaction = compaction
+        if not log:
+            return asm  # a preview (memo writer, CLI): not a request, so not the latest one
         self.step += 1
         self.last = asm
-        if log and self.store is not None and self.log_requests:
+        if self.store is not None and self.log_requests:
             self.store.log_assembly(
                 self.session_id, self.turn, self.step, asm.breakdown.to_json(), asm.item_ids,
                 [t.__dict__ for t in asm.trace], {"messages": asm.messages, "tools": asm.tools},
