@@ -13,5 +13,5 @@ def make_demo_workspace(target: Path | None = None) -> Path:
     """Copy the sample project into ``target`` (or a new temp folder) and return it."""
     dest = target or Path(tempfile.mkdtemp(prefix="agent-tui-demo-")) / "inventory-app"
     if not (dest / "inventory").exists():
-        shutil.copytree(SAMPLE, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(SAMPLE, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", ".benchmarks", ".agent-tui"))
     return dest
