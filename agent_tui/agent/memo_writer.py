@@ -8,11 +8,11 @@ turn's items.
 
 from __future__ import annotations
 
-import json
 import re
 
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
+from agent_tui.core.summary import file_changes
 
 _TODO = re.compile(r"\b(todo|next step|remaining|still need|left to do|not yet|follow[- ]up)\b", re.I)
 _RESULT = re.compile(r"(\d+ (passed|failed|errors?)|exit code \d+|Ran \d+ tests?|\bOK\b)", re.I)
@@ -30,15 +30,9 @@ def extractive_memo(engine: ContextEngine, turns: int = 1) -> str:
     changed: list[str] = []
     results: list[str] = []
     for it in items:
-        for call in it.tool_calls or []:
-            fn = call.get("function") or {}
-            if fn.get("name") in ("edit_file", "write_file"):
-                try:
-                    path = json.loads(fn.get("arguments") or "{}").get("path", "?")
-                except (ValueError, AttributeError):
-                    path = "?"
-                if path not in changed:
-                    changed.append(path)
+        for _tool, path in file_changes(it):
+            if path not in changed:
+                changed.append(path)
         if it.role == "tool" and it.name == "run_command":
             lines = [ln.strip() for ln in it.content.splitlines() if _RESULT.search(ln)]
             if lines:

@@ -175,7 +175,8 @@ class _Builder:
         return text, self.counter.count_cached(text) + MESSAGE_OVERHEAD
 
     def render_group(self, g: Group, squeeze: bool,
-                     keep_restored: bool = False) -> tuple[list[tuple[ContextItem, str | None, int]], int]:
+                     keep_restored: bool = False, spare: frozenset[str] = frozenset()
+                     ) -> tuple[list[tuple[ContextItem, str | None, int]], int]:
         """Messages of a group with their costs; ``squeeze`` stubs its tool outputs
         (except, with ``keep_restored``, the ones the user just restored)."""
         out: list[tuple[ContextItem, str | None, int]] = []
@@ -195,7 +196,8 @@ class _Builder:
                 elif it.provenance.get("stub"):
                     out.append((it, it.provenance["stub"], int(it.provenance["stub_tokens"]) + MESSAGE_OVERHEAD))
                 elif squeeze and it.tokens > 64 and not (keep_restored and
-                                                         recently_restored(it, self.inp.current_turn)):
+                                                         recently_restored(it, self.inp.current_turn)) \
+                        and it.id not in spare:
                     text, n = self.stub_tokens(it, "left out to fit the window")
                     out.append((it, text, n))
                 else:
@@ -286,22 +288,26 @@ def assemble(inp: AssemblyInput) -> Assembly:
     full = {i: b.render_group(groups[i], squeeze=False) for i in task_idx + squeezable}
     chosen = dict(full)
     need = b.used + sum(cost for _, cost in full.values())
-    for i in squeezable:
-        if need <= budget:
-            break
-        chosen[i] = b.render_group(groups[i], squeeze=True)
-        need -= full[i][1] - chosen[i][1]
+    # first spare what the user just restored, then, if still over, squeeze everything squeezable
+    for keep_restored in (True, False):
+        for i in squeezable:
+            if need <= budget:
+                break
+            before = chosen[i][1]
+            chosen[i] = b.render_group(groups[i], squeeze=True, keep_restored=keep_restored)
+            need -= before - chosen[i][1]
     for i in task_idx + squeezable:
         reason = "current task" if i in task_idx else ("latest step" if i in step_idx else "pinned")
         b.take(i, chosen[i][0], reason)
     over_budget = b.used > budget
 
-    def try_group(i: int, reason: str, allow_squeeze: bool, keep_restored: bool = False) -> bool:
+    def try_group(i: int, reason: str, allow_squeeze: bool, keep_restored: bool = False,
+                  spare: frozenset[str] = frozenset()) -> bool:
         if i in b.chosen:
             return True
         rendered, cost = b.render_group(groups[i], squeeze=False)
         if b.used + cost > budget and allow_squeeze:
-            rendered, cost = b.render_group(groups[i], squeeze=True, keep_restored=keep_restored)
+            rendered, cost = b.render_group(groups[i], squeeze=True, keep_restored=keep_restored, spare=spare)
         if b.used + cost > budget:
             return False
         b.take(i, rendered, reason)
@@ -319,7 +325,13 @@ def assemble(inp: AssemblyInput) -> Assembly:
     # Groups the user restored this turn or the last come back first (tool outputs squeezed if needed).
     for i, g in enumerate(groups):
         if i not in b.chosen and any(recently_restored(it, cur) for it in g.items):
-            try_group(i, "restored by the user", allow_squeeze=True, keep_restored=True)  # else traced later
+            if not try_group(i, "restored by the user", allow_squeeze=True, keep_restored=True):
+                # too big with every restored output whole: stub the largest ones first, keeping the rest
+                restored = sorted((it for it in g.items if recently_restored(it, cur)), key=lambda x: x.tokens)
+                for k in range(len(restored) - 1, -1, -1):
+                    if try_group(i, "restored by the user", allow_squeeze=True,
+                                 spare=frozenset(it.id for it in restored[:k])):
+                        break
     # This turn's earlier steps, newest first (squeezed rather than dropped).
     for i in reversed(step_idx[:-1]):
         if i in b.chosen:

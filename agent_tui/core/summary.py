@@ -182,6 +182,20 @@ def _command_of(item: ContextItem) -> str:
     return f"{item.name or 'tool'}:{cmd}"[:200]
 
 
+def file_changes(item: ContextItem) -> list[tuple[str, str]]:
+    """(tool, path) of the edit_file / write_file calls an assistant message makes."""
+    out = []
+    for call in item.tool_calls or []:
+        fn = call.get("function") or {}
+        if fn.get("name") in ("edit_file", "write_file"):
+            try:
+                path = json.loads(fn.get("arguments") or "{}").get("path", "?")
+            except (ValueError, AttributeError):
+                path = "?"
+            out.append((str(fn["name"]), str(path)))
+    return out
+
+
 class ExtractiveSummariser:
     """Deterministic, copy-only summariser; the fallback that cannot fail on text."""
 
@@ -204,14 +218,8 @@ class ExtractiveSummariser:
                         sec["todos"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
                     elif _DECISION.search(s):
                         sec["decisions"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
-                for call in it.tool_calls or []:
-                    fn = call.get("function") or {}
-                    if fn.get("name") in ("edit_file", "write_file"):
-                        try:
-                            path = json.loads(fn.get("arguments") or "{}").get("path", "?")
-                        except (ValueError, AttributeError):
-                            path = "?"
-                        sec["files"].append(Entry(f"{fn['name']} {path}", it.id, key=f"file:{path}"))
+                for tool, path in file_changes(it):
+                    sec["files"].append(Entry(f"{tool} {path}", it.id, key=f"file:{path}"))
             elif it.role == "tool":
                 body = it.provenance.get("raw_preview") or it.content
                 key = _command_of(it)

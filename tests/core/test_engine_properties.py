@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.assembler import check_pairing
+from agent_tui.core.assembler import _status_reserve, check_pairing
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine, EngineError
 from agent_tui.core.items import State
@@ -166,6 +166,8 @@ def group_tokens(eng: ContextEngine, it: Any) -> int:
         n += owner.tokens + 30 * len(owner.tool_calls or []) if owner is not None else 0
     elif it.tool_calls:
         n += 30 * len(it.tool_calls)
+        # its results go with it, each at least as long as a stub would be
+        n += sum(min(r.window_tokens, 30) for r in eng._results_of(it))
     return n
 
 
@@ -216,9 +218,12 @@ def check_assembly(d: Driver) -> None:
             why = [t.reason for t in asm.trace if t.item_id == rid]
             assert why and ("over budget" in why[0] or "to fit the window" in why[0]), (rid, why)
             # Only what must go in (tools, system, pins, files, the task, the latest step) came first.
-            first = eng.tools_tokens(TOOLS) + sum(t.tokens for t in asm.trace if t.included and
-                                                  base_reason(t.reason) in MANDATORY_REASONS)
-            assert first + group_tokens(eng, it) + 150 > plan.input_budget, (rid, first, asm.trace)
+            # (other items the user restored compete for the same room, and go in before it)
+            first = eng.tools_tokens(TOOLS) + sum(t.tokens for t in asm.trace if t.included and (
+                base_reason(t.reason) in MANDATORY_REASONS or "restored by the user" in t.reason))
+            # 150 for message overheads and call JSON, plus the room kept for the status line
+            slack = 150 + _status_reserve(plan, eng.counter, "")
+            assert first + group_tokens(eng, it) + slack > plan.input_budget, (rid, first, asm.trace)
 
     # The trace accounts for every message, and what it says matches the items' states now.
     traced = {t.item_id: t for t in asm.trace}
