@@ -18,17 +18,21 @@ from typing import Any, Protocol
 
 from agent_tui.core import aging
 from agent_tui.core.activefiles import ActiveFiles
-from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, TraceEntry, assemble
+from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
 from agent_tui.core.budget import BudgetPlan, make_plan
 from agent_tui.core.compaction import CompactionResult, summarise_plan
 from agent_tui.core.config import Settings
+from agent_tui.core.history_index import HistoryIndex
+from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
-from agent_tui.core.memory import EvictionPlan, Group, HistoryGroups, plan_eviction
+from agent_tui.core.memory import EvictionPlan, plan_eviction
 from agent_tui.core.redact import Redactor
 from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter, counter_for
+
+__all__ = ["ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
 DEFAULT_SYSTEM = "You are a careful coding agent."
 GLOBAL_SESSION = "global"
@@ -50,11 +54,7 @@ class EngineStore(Protocol):
     def get(self, handle: str) -> str | None: ...
 
 
-class EngineError(Exception):
-    """A user action on items that cannot be done (unknown id, unpinning the system prompt...)."""
-
-
-class ContextEngine:
+class ContextEngine(ItemActions, HistoryIndex):
     """Items, memory, active files and assembly for one session."""
 
     def __init__(
@@ -292,86 +292,6 @@ class ContextEngine:
         self._file_cache[af.path] = (key, item)
         return item
 
-    # user actions -----------------------------------------------------------------------
-    def pin(self, item_id: str) -> ContextItem:
-        item = self._mutable(item_id)
-        item.pinned = True
-        if item.state in (State.EVICTED, State.SUMMARISED):
-            item.state = State.IN
-        self._save(item)
-        return item
-
-    def unpin(self, item_id: str) -> ContextItem:
-        item = self._mutable(item_id)
-        item.pinned = False
-        self._save(item)
-        return item
-
-    def evict(self, item_id: str) -> ContextItem:
-        item = self._mutable(item_id)
-        if item.pinned:
-            raise EngineError(f"{item_id} is pinned; unpin it before evicting")
-        if item.role == "user" and item.turn == self.turn:
-            raise EngineError(f"{item_id} is the current task; it cannot be evicted")
-        item.state = State.EVICTED
-        item.provenance.pop("restored_turn", None)
-        for other in self._results_of(item):
-            if not other.pinned:
-                other.state = State.EVICTED
-                other.provenance.pop("restored_turn", None)
-                self._save(other)
-        self._save(item)
-        return item
-
-    def _results_of(self, item: ContextItem) -> list[ContextItem]:
-        """The tool results answering an assistant message's calls (none for other items)."""
-        if item.role != "assistant" or not item.tool_calls:
-            return []
-        ids = {c.get("id") for c in item.tool_calls}
-        return [o for o in self.items.values() if o.role == "tool" and o.tool_call_id in ids]
-
-    def _bring_back(self, item: ContextItem) -> None:
-        item.state = State.IN
-        item.summarised_into = None
-        for key in ("stub", "stub_tokens"):
-            item.provenance.pop(key, None)
-        if item.role == "tool":
-            item.scope = Scope.SESSION
-        self._save(item)
-
-    def restore(self, item_id: str) -> ContextItem:
-        """Bring an item back verbatim; it goes into the next request and is spared by the
-        automatic compaction for this turn and the next (its call or its results come with it)."""
-        item = self._mutable(item_id)
-        was = (item.state, item.summarised_into)
-        if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
-            item.provenance["restored_turn"] = self.turn
-        self._bring_back(item)
-        if item.role == "tool":
-            owner = self._call_owner(item.tool_call_id)
-            if owner is not None and owner.state not in (State.IN, State.STALE):
-                self._bring_back(owner)
-        for other in self._results_of(item):
-            if was[0] not in (State.IN, State.STALE) and not other.pinned \
-                    and (other.state, other.summarised_into) == was:
-                self._bring_back(other)
-        return item
-
-    def _call_owner(self, call_id: str | None) -> ContextItem | None:
-        for other in self.items.values():
-            if other.role == "assistant" and any(c.get("id") == call_id for c in other.tool_calls or []):
-                return other
-        return None
-
-    def _mutable(self, item_id: str) -> ContextItem:
-        if item_id == "sys":
-            raise EngineError("the system prompt is always sent; it cannot be pinned, evicted or restored")
-        if item_id.startswith("f:"):
-            raise EngineError(f"{item_id} is an active file; it is protected while the task uses it")
-        if item_id not in self.items:
-            raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
-        return self.items[item_id]
-
     # memos and recall -----------------------------------------------------------------
     def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
         item = self._new_item("memo", Category.MEMORY, f"Progress memo ({kind}, turn {self.turn}):\n{text}",
@@ -396,71 +316,6 @@ class ContextEngine:
         return out
 
     # compaction ---------------------------------------------------------------------------
-    def _reset_history(self) -> None:
-        """Forget the incremental history index (after items were replaced by ``load``)."""
-        self._version = getattr(self, "_version", 0) + 1
-        self._window_cache: tuple[tuple[int, int], Any] | None = None
-        # The scan of history groups, kept per group so a turn rescans only what changed.
-        self._scan_from = 0
-        self._scan_acc: tuple[list[Group], list[ContextItem], list[TraceEntry]] = ([], [], [])
-        self._scan_marks: list[tuple[int, int, int]] = []
-        self._hist: list[ContextItem] = []
-        self._blocks: list[ContextItem] = []
-        self._hist_seen = 0
-        self._hgroups = HistoryGroups()
-
-    def _history_items(self) -> list[ContextItem]:
-        """Message items in order (maintained incrementally: ``order`` only grows)."""
-        for i in self.order[self._hist_seen:]:
-            it = self.items[i]
-            (self._hist if it.role is not None else self._blocks).append(it)
-        self._hist_seen = len(self.order)
-        return self._hist
-
-    def _window_groups(self) -> tuple[list[Group], list[TraceEntry], list[ContextItem]]:
-        """History groups in the window, trace entries of the items out of it, and pins carried
-        out of their groups.
-
-        Kept per group and rescanned from the first group that changed (``_save`` notes it; new
-        messages only touch the last group), so a long summarised history is not rescanned every
-        step; callers get fresh lists.
-        """
-        key = (self._version, len(self.order))
-        if self._window_cache is None or self._window_cache[0] != key:
-            self._scan_window()
-            self._window_cache = (key, None)
-        groups, carried, trace = self._scan_acc
-        return list(groups), list(trace), list(carried)
-
-    def _scan_window(self) -> None:
-        all_groups = self._hgroups.extend(self._history_items())
-        start = max(0, min(self._scan_from, len(self._scan_marks) - 1))  # the last group may have grown
-        groups, carried, trace = self._scan_acc
-        if start < len(self._scan_marks):
-            n_groups, n_carried, n_trace = self._scan_marks[start]
-            del groups[n_groups:], carried[n_carried:], trace[n_trace:], self._scan_marks[start:]
-        into: dict[str | None, str] = {}
-        for g in all_groups[start:]:
-            self._scan_marks.append((len(groups), len(carried), len(trace)))
-            head = g.items[0]
-            if head.state in (State.IN, State.STALE) and not (head.role == "tool"):
-                groups.append(g)
-                continue
-            for it in g.items:
-                if it.pinned:
-                    carried.append(it)
-                    continue
-                if it.state == State.SUMMARISED:
-                    why = into.get(it.summarised_into)
-                    if why is None:
-                        why = into[it.summarised_into] = f"summarised into {it.summarised_into}"
-                elif head.role == "tool" and it.state == State.IN:
-                    why = "orphan tool result (its call is gone)"
-                else:
-                    why = str(it.state)
-                trace.append(TraceEntry(it.id, False, why, it.tokens))
-        self._scan_from = len(all_groups)
-
     def _task_file(self, af: Any) -> bool:
         """Edited in this task, or named in the current task message: kept before files only read."""
         if af.edited:

@@ -1,0 +1,105 @@
+"""What a user does to items: pin, unpin, evict (drop), restore.
+
+Kept apart from the engine's bookkeeping because the rules are the product's
+promises: a pin is never evicted, the current task and active files cannot be
+dropped, an evicted call takes its results with it, and a restored item comes
+back verbatim with its call or results and is spared by compaction for a while.
+"""
+
+from __future__ import annotations
+
+from agent_tui.core.items import ContextItem, Scope, State
+
+
+class EngineError(Exception):
+    """A user action on items that cannot be done (unknown id, unpinning the system prompt...)."""
+
+
+class ItemActions:
+    """Mixin for ContextEngine: the user's actions on items (uses its items, turn and _save)."""
+
+    items: dict[str, ContextItem]
+    turn: int
+
+    def _save(self, item: ContextItem) -> None:  # provided by ContextEngine
+        raise NotImplementedError
+
+    def pin(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        item.pinned = True
+        if item.state in (State.EVICTED, State.SUMMARISED):
+            item.state = State.IN
+        self._save(item)
+        return item
+
+    def unpin(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        item.pinned = False
+        self._save(item)
+        return item
+
+    def evict(self, item_id: str) -> ContextItem:
+        item = self._mutable(item_id)
+        if item.pinned:
+            raise EngineError(f"{item_id} is pinned; unpin it before evicting")
+        if item.role == "user" and item.turn == self.turn:
+            raise EngineError(f"{item_id} is the current task; it cannot be evicted")
+        item.state = State.EVICTED
+        item.provenance.pop("restored_turn", None)
+        for other in self._results_of(item):
+            if not other.pinned:
+                other.state = State.EVICTED
+                other.provenance.pop("restored_turn", None)
+                self._save(other)
+        self._save(item)
+        return item
+
+    def _results_of(self, item: ContextItem) -> list[ContextItem]:
+        """The tool results answering an assistant message's calls (none for other items)."""
+        if item.role != "assistant" or not item.tool_calls:
+            return []
+        ids = {c.get("id") for c in item.tool_calls}
+        return [o for o in self.items.values() if o.role == "tool" and o.tool_call_id in ids]
+
+    def _bring_back(self, item: ContextItem) -> None:
+        item.state = State.IN
+        item.summarised_into = None
+        for key in ("stub", "stub_tokens"):
+            item.provenance.pop(key, None)
+        if item.role == "tool":
+            item.scope = Scope.SESSION
+        self._save(item)
+
+    def restore(self, item_id: str) -> ContextItem:
+        """Bring an item back verbatim; it goes into the next request and is spared by the
+        automatic compaction for this turn and the next (its call or its results come with it)."""
+        item = self._mutable(item_id)
+        was = (item.state, item.summarised_into)
+        if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
+            item.provenance["restored_turn"] = self.turn
+        self._bring_back(item)
+        if item.role == "tool":
+            owner = self._call_owner(item.tool_call_id)
+            if owner is not None and owner.state not in (State.IN, State.STALE):
+                self._bring_back(owner)
+        for other in self._results_of(item):
+            if was[0] not in (State.IN, State.STALE) and not other.pinned \
+                    and (other.state, other.summarised_into) == was:
+                self._bring_back(other)
+        return item
+
+    def _call_owner(self, call_id: str | None) -> ContextItem | None:
+        for other in self.items.values():
+            if other.role == "assistant" and any(c.get("id") == call_id for c in other.tool_calls or []):
+                return other
+        return None
+
+    def _mutable(self, item_id: str) -> ContextItem:
+        if item_id == "sys":
+            raise EngineError("the system prompt is always sent; it cannot be pinned, evicted or restored")
+        if item_id.startswith("f:"):
+            raise EngineError(f"{item_id} is an active file; it is protected while the task uses it")
+        if item_id not in self.items:
+            raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
+        return self.items[item_id]
+
