@@ -10,7 +10,6 @@ this same object.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -22,6 +21,7 @@ from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assembl
 from agent_tui.core.budget import BudgetPlan, make_plan
 from agent_tui.core.compaction import CompactionResult, summarise_plan
 from agent_tui.core.config import Settings
+from agent_tui.core.file_window import ActiveFileWindow
 from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
@@ -54,7 +54,7 @@ class EngineStore(Protocol):
     def get(self, handle: str) -> str | None: ...
 
 
-class ContextEngine(ItemActions, HistoryIndex):
+class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     """Items, memory, active files and assembly for one session."""
 
     def __init__(
@@ -243,55 +243,6 @@ class ContextEngine(ItemActions, HistoryIndex):
         for af in self.files.release_all():
             self._file_releases.append((self._file_item(af), "released: the task ended"))
 
-    # active files ---------------------------------------------------------------------
-    def note_file_read(self, path: str, content: str, *, edited: bool = False) -> ContextItem:
-        af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
-        item = self._file_item(af)
-        self._release_crowded_files()
-        return item
-
-    def _release_crowded_files(self) -> None:
-        """Keep active files within the files share: release the least recently touched (never the newest).
-
-        Active files are protected (always sent, whole up to the per-file limit), so the set
-        itself is bounded; a released file leaves the window visibly (trace) and is re-read
-        when the agent needs it again.
-        """
-        cap = self.plan.caps[Category.FILES]
-        ordered = list(self.files.files.values())  # least recently touched first
-        # files only read go before the task's files (edited, or named in the task); the newest always stays
-        files = [af for af in ordered[:-1] if not self._task_file(af)] + \
-                [af for af in ordered[:-1] if self._task_file(af)]
-        total = sum(self._file_item(af).tokens for af in ordered)
-        for af in files:
-            if total <= cap:
-                break
-            n = self._file_item(af).tokens
-            del self.files.files[af.path]
-            total -= n
-            self._file_releases.append((self._file_item(af), "released: the files share is full "
-                                                             "(read-only files first, least recently touched)"))
-
-    def note_file_edit(self, path: str, content: str) -> ContextItem:
-        return self.note_file_read(path, content, edited=True)
-
-    def last_seen_hash(self, path: str) -> str | None:
-        return self.files.last_seen_hash(path)
-
-    def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af))
-        cached = self._file_cache.get(af.path)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        limit_chars = self._file_char_limit(af)
-        text = clean_text(self.files.render(af, limit_chars))
-        item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
-                           turn=af.last_touched, pinned=False, priority=Priority.HIGH,
-                           state=State.STALE if af.missing else State.IN,
-                           provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
-        self._file_cache[af.path] = (key, item)
-        return item
-
     # memos and recall -----------------------------------------------------------------
     def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
         item = self._new_item("memo", Category.MEMORY, f"Progress memo ({kind}, turn {self.turn}):\n{text}",
@@ -316,27 +267,6 @@ class ContextEngine(ItemActions, HistoryIndex):
         return out
 
     # compaction ---------------------------------------------------------------------------
-    def _task_file(self, af: Any) -> bool:
-        """Edited in this task, or named in the current task message: kept before files only read."""
-        if af.edited:
-            return True
-        task = self._current_task_text()
-        return bool(task) and (af.path in task or af.path.rsplit("/", 1)[-1] in task)
-
-    def _current_task_text(self) -> str:
-        for i in reversed(self.order):
-            it = self.items[i]
-            if it.role == "user":
-                return it.content
-        return ""
-
-    def _file_char_limit(self, af: Any | None = None) -> int:
-        """Characters of a file kept in the window: a file only read gets a third of the files share."""
-        share = max(256, self.plan.caps[Category.FILES])
-        if af is not None and not self._task_file(af):
-            share = max(256, share // 3)
-        return int(min(self.settings.memory.max_file_tokens, share) * 3.2)
-
     def prepare_step(self) -> None:
         """Before a model call: re-read files changed on disk, release idle read-only files, and
         age tool outputs (stub the ones older than the step window, and reads an active file
@@ -464,13 +394,6 @@ class ContextEngine(ItemActions, HistoryIndex):
             )
         return asm
 
-    def _file_blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
-        """Every active file, most recently touched first (protected: the set is bounded on note)."""
-        self._release_crowded_files()
-        excluded.extend(self._file_releases)
-        self._file_releases = []
-        return [self._file_item(af) for af in reversed(list(self.files.files.values()))]
-
     def breakdown(self) -> Breakdown:
         """The breakdown of the latest assembly (assembling once if there is none)."""
         return (self.last or self.assemble(auto_compact=False, log=False)).breakdown
@@ -515,6 +438,3 @@ class _SessionResults:
     def get(self, handle: str) -> str | None:
         return self.store.get(handle)
 
-
-def now() -> float:
-    return time.time()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from agent_tui.bench.measure import MessageCache
 from agent_tui.core.tokens import MESSAGE_OVERHEAD
@@ -30,3 +32,17 @@ class WordCounter:
 def word_cache() -> MessageCache:
     """A MessageCache counting words."""
     return MessageCache(WordCounter())  # type: ignore[arg-type]
+
+
+def engine_requests(session: Any) -> Iterator[tuple[int, Any]]:
+    """Drive the agent-tui strategy over a session: (call index, request) at each recorded call."""
+    from agent_tui.bench.engine_strategy import AgentTuiStrategy
+
+    strat = AgentTuiStrategy()
+    strat.start(session, session.default_window)
+    seen = 0
+    for k, c in enumerate(session.calls):
+        for i in range(seen, c.history_len):
+            strat.observe(i, session.messages[i])
+        seen = c.history_len
+        yield k, strat.build(k)

@@ -11,6 +11,7 @@ from agent_tui.bench.replay import replay
 from agent_tui.bench.trace import FileEvent, Message, ModelCall, Session, ToolCall
 from agent_tui.core.assembler import check_pairing
 from agent_tui.core.tokens import counter_for
+from tests.bench.helpers import engine_requests
 
 FILE = "".join(f"def func_{i}(x):\n    return x + {i}\n\n" for i in range(60))
 NOISE = "".join(f"collecting module_{i} ... ok\n" for i in range(3000))
@@ -41,14 +42,7 @@ def session() -> Session:
 
 def test_requests_are_valid_and_fit() -> None:
     s = session()
-    strat = AgentTuiStrategy()
-    strat.start(s, s.default_window)
-    seen = 0
-    for k, c in enumerate(s.calls):
-        for i in range(seen, c.history_len):
-            strat.observe(i, s.messages[i])
-        seen = c.history_len
-        req = strat.build(k)
+    for _k, req in engine_requests(s):
         assert check_pairing(req.messages) == []
         assert req.messages[0]["role"] == "system"
 

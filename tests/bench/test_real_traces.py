@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 
 from agent_tui.bench.adapters import discover, load_sessions
-from agent_tui.bench.engine_strategy import AgentTuiStrategy
 from agent_tui.bench.measure import MessageCache
 from agent_tui.bench.replay import calibrate, replay
 from agent_tui.bench.strategies import FullStrategy
 from agent_tui.bench.trace import Session
 from agent_tui.core.assembler import check_pairing
 from agent_tui.core.tokens import counter_for
-from tests.bench.helpers import SHARED_TRACES
+from tests.bench.helpers import SHARED_TRACES, engine_requests
 
 pytestmark = pytest.mark.skipif(
     not SHARED_TRACES.is_dir(), reason=f"recorded traces not found at {SHARED_TRACES} (shared/ beside the clone)"
@@ -57,13 +56,6 @@ def test_agent_tui_requests_stay_valid_on_a_real_session(sessions: list[Session]
     s = min((x for x in sessions if x.source == "mini-swe-agent"), key=lambda x: len(x.calls))
     cache = MessageCache(counter_for(s.model or None))
     calibrate(s, cache)
-    strat = AgentTuiStrategy()
-    strat.start(s, s.default_window)
-    seen = 0
-    for k, c in enumerate(s.calls):
-        for i in range(seen, c.history_len):
-            strat.observe(i, s.messages[i])
-        seen = c.history_len
-        req = strat.build(k)
+    for k, req in engine_requests(s):
         assert check_pairing(req.messages) == [], k
     assert isinstance(s.path, str) and Path(s.path).exists()
