@@ -205,6 +205,14 @@ class Usage(Event):
     """Cost of the call."""
     session_cost_usd: float
     """Cost so far in the session."""
+    cached_tokens: int = 0
+    """Input tokens the provider served from its prompt cache (reads)."""
+    cache_write_tokens: int = 0
+    """Input tokens the provider wrote to its prompt cache on this call."""
+    cache_hit_pct: float = 0.0
+    """cached_tokens / prompt_tokens, in percent."""
+    session_cache_hit_pct: float = 0.0
+    """Cache reads over all input tokens of the session so far, in percent."""
 
 
 @dataclass
