@@ -110,6 +110,9 @@ class Assembly:
     """Every item considered, in or out."""
     compaction: Any = None
     """The CompactionResult if this assembly compacted first."""
+    cache_breakpoints: list[int] = field(default_factory=list)
+    """Indices into ``messages`` of the last message of each stable segment (head, compaction
+    block, history), ascending; the LLM layer puts provider cache markers there."""
 
     @property
     def item_ids(self) -> list[str]:
