@@ -1,4 +1,9 @@
-"""The approval dialog: the exact change (a diff) or command, and allow once / always / deny."""
+"""The approval dialog: the exact change (a diff) or command, and allow once / always / deny.
+
+For a command, "always" remembers that exact line; when the policy offers a prefix
+(``pytest``, ``git status``) a fourth choice remembers the prefix, shown on its button,
+so the user sees exactly what later commands it will let through.
+"""
 
 from __future__ import annotations
 
@@ -13,17 +18,18 @@ from textual.widgets import Button, Label, Static
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
 
-ANSWERS = ("once", "always", "deny")
+ANSWERS = ("once", "always", "prefix", "deny")
 
 
 class ApprovalScreen(ModalScreen[str]):
-    """Asks whether a write or a command may run; dismisses with once, always or deny."""
+    """Asks whether a write or a command may run; dismisses with once, always, prefix or deny."""
 
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
     BINDINGS = [
         Binding("y,o", "answer('once')", "Allow once"),
         Binding("a", "answer('always')", "Always"),
+        Binding("p", "answer('prefix')", "Always this prefix", show=False),
         Binding("n,d,escape", "answer('deny')", "Deny"),
     ]
 
@@ -41,9 +47,14 @@ class ApprovalScreen(ModalScreen[str]):
                     yield Static(Content.styled(req.preview, "bold"), id="approval-command")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
+            if req.reason and req.kind == "command":
+                yield Static(Content(f"Why asked: {req.reason}"), id="approval-reason")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (y)"), id="once", variant="success")
-                yield Button(Content("Always (a)"), id="always", variant="primary")
+                always = "Always this exact command (a)" if req.kind == "command" else "Always (a)"
+                yield Button(Content(always), id="always", variant="primary")
+                if req.prefix:
+                    yield Button(Content(f"Always `{req.prefix} …` (p)"), id="prefix", variant="primary")
                 yield Button(Content("Deny (n)"), id="deny", variant="error")
 
     @on(Button.Pressed)
@@ -52,4 +63,6 @@ class ApprovalScreen(ModalScreen[str]):
             self.dismiss(event.button.id)
 
     def action_answer(self, answer: str) -> None:
+        if answer == "prefix" and not self.request.prefix:
+            return
         self.dismiss(answer)
