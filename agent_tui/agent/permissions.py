@@ -179,8 +179,9 @@ class Policy:
         if self.sandboxed and self.sandboxed_commands == "allow":
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
         default = self.default_command
-        return Verdict(default, f"[approval] default_command = {default}; not auto-approved: {'; '.join(why)}",
-                       prefix)
+        if default == "ask":
+            return Verdict("ask", "; ".join(why), prefix)
+        return Verdict(default, f"[approval] default_command = {default} ({'; '.join(why)})", prefix)
 
     def _finish(self, v: Verdict) -> Verdict:
         if v.decision != "ask":

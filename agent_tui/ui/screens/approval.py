@@ -6,9 +6,9 @@ A reason typed after ``r`` reaches the model as ``denied by user: <reason>`` (th
 ``deny:<reason>``; see ``agent_tui.agent.approval_preview``).
 
 For a command, "always" remembers that exact line; when the policy offers a prefix
-(``pytest``, ``git status``) another choice (``p``) remembers the prefix, shown on its
-button, so the user sees exactly which later commands it lets through.  Why the policy
-asked (e.g. which part of the line no allow rule covers) is shown under the command.
+(``pytest``, ``git status``) the key ``p`` remembers the prefix, which the dialog shows, so
+the user sees exactly which later commands it lets through.  Why the policy asked (e.g.
+which part of the line no allow rule covers) is shown under the command.
 """
 
 from __future__ import annotations
@@ -31,6 +31,16 @@ class ReasonInput(Input):
     """Where the user types why a call is denied; esc goes back to the choices."""
 
     BINDINGS = [Binding("escape", "screen.back", "Back", show=False)]
+
+
+def _command_hint(req: ApprovalRequested) -> Content:
+    """Why the policy asks, and exactly what 'always' (a) and 'always prefix' (p) would allow later."""
+    lines = [f"Why asked: {req.reason}"] if req.reason else []
+    choices = "a allows this exact command again"
+    if req.prefix:
+        choices += f" · p allows every command starting with `{req.prefix}`"
+    lines.append(choices)
+    return Content("\n".join(lines))
 
 
 class ApprovalScreen(ModalScreen[str]):
@@ -61,16 +71,12 @@ class ApprovalScreen(ModalScreen[str]):
                     yield Static(Content.styled(req.preview, "bold"), id="approval-command")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
-            if req.reason and req.kind == "command":
-                yield Static(Content(f"Why asked: {req.reason}"), id="approval-why")
+            if req.kind == "command":
+                yield Static(_command_hint(req), id="approval-why")
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
-                always = "Always this exact command (a)" if req.kind == "command" else "Always (a)"
-                yield Button(Content(always), id="always", variant="primary", compact=True)
-                if req.prefix:
-                    yield Button(Content(f"Always `{req.prefix} …` (p)"), id="prefix", variant="primary",
-                                 compact=True)
+                yield Button(Content("Always (a)"), id="always", variant="primary", compact=True)
                 yield Button(Content("Deny (n)"), id="deny", variant="error", compact=True)
                 yield Button(Content("Deny, say why (r)"), id="reason", variant="warning", compact=True)
 
