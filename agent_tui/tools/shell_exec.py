@@ -15,6 +15,10 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.tools.sandbox import Sandbox
 
 #: Bytes of output kept in memory at most (the rest is counted, not kept).
 MAX_CAPTURE_BYTES = 20_000_000
@@ -51,17 +55,15 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def run_shell(command: str, cwd: Path, timeout: float) -> CommandOutcome:
-    """Run ``command`` in ``cwd``; kill its process group after ``timeout`` seconds."""
+async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None) -> CommandOutcome:
+    """Run ``command`` in ``cwd`` (inside ``sandbox`` when given); kill its process group after ``timeout`` s."""
     began = time.monotonic()
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
+    common = dict(cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                  stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    if sandbox is not None:
+        proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
+    else:
+        proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
     assert proc.stdout is not None
     stdout = proc.stdout
     buf = bytearray()
