@@ -61,6 +61,16 @@ def load_for_cli(config: str | None, workspace: Path) -> McpConfig:
     return load_mcp_config(table, workspace)
 
 
+def cli_log_dir(workspace: Path) -> Path:
+    """Server logs go under the workspace's ``.agent-tui/`` when it has one; a read-only command never
+    creates that folder (it would look like a store), so otherwise they go to the user's cache dir."""
+    own = workspace / ".agent-tui"
+    if own.is_dir():
+        return own / "logs" / "mcp"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "agent-tui" / "logs" / "mcp"
+
+
 async def collect(config: McpConfig, log_dir: Path | None) -> dict[str, Any]:
     """Start every server, gather the report, stop them."""
     manager = McpManager(config, log_dir)
@@ -146,8 +156,7 @@ def run_mcp_list(args: argparse.Namespace) -> int:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         print(f"agent-tui mcp list: cannot read config: {exc}", file=sys.stderr)
         return 2
-    log_dir = workspace / ".agent-tui" / "logs" / "mcp"
-    report = asyncio.run(collect(config, log_dir))
+    report = asyncio.run(collect(config, cli_log_dir(workspace)))
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:
