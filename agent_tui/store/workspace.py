@@ -15,6 +15,7 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
 from agent_tui.core.summary import Summariser
+from agent_tui.core.trust import TrustReport
 from agent_tui.store.db import default_db_path
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
@@ -29,6 +30,8 @@ class Workspace:
         if not path.is_absolute():
             path = self.root / path
         self.store = store if store is not None else MemoryStore.open(path)
+        self.trust: TrustReport = TrustReport(root=str(self.root))
+        """What the workspace's own config asked for and whether it applies (set by build_agent)."""
 
     # global pins ------------------------------------------------------------------------
     def rules(self) -> list[ContextItem]:
