@@ -23,13 +23,13 @@ PROBE_ENV = "AGENT_TUI_FIRST_FRAME_PROBE"
 
 def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
     """UiOptions for the parsed command line."""
-    from agent_tui.core.config import load_settings
+    from agent_tui.core.config import load_config
 
     demo = bool(getattr(args, "demo", False))
     model = getattr(args, "model", None)
     reason: str | None = "flag" if demo else None
-    if not demo and not model and not load_settings(workspace).model:
-        reason = "no-model"
+    if not demo and not model and not load_config(workspace, trust=True).settings.model:
+        reason = "no-model"  # (a model the workspace asks for counts: the trust dialog decides on it)
     if reason is not None:
         from agent_tui.demo_project import make_demo_workspace
 
