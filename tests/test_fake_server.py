@@ -267,3 +267,23 @@ def test_pairing_problems() -> None:
     assert len(check_tool_pairing(late)) == 2
     trailing = [{"role": "assistant", "tool_calls": [call("a")]}]
     assert len(check_tool_pairing(trailing)) == 1
+
+
+def test_cached_tokens_count_the_prefix_shared_with_the_previous_request() -> None:
+    """Like a provider prompt cache: leading messages identical to the previous request are cached."""
+    with FakeOpenAI() as server:
+        url = server.base_url + "/chat/completions"
+        sys_msg = {"role": "system", "content": "You are careful. " * 50}
+        first = [sys_msg, {"role": "user", "content": "hello"}]
+        second = [*first, {"role": "assistant", "content": "hi"}, {"role": "user", "content": "more"}]
+        changed = [{"role": "system", "content": "Something else"}, *second[1:]]
+        usages = []
+        for msgs in (first, second, changed):
+            r = httpx.post(url, json={"model": "gpt-4o", "messages": msgs}, timeout=5)
+            usages.append(r.json()["usage"])
+        assert usages[0]["prompt_tokens_details"]["cached_tokens"] == 0
+        cached = usages[1]["prompt_tokens_details"]["cached_tokens"]
+        assert 0 < cached < usages[1]["prompt_tokens"]
+        assert cached >= usages[0]["prompt_tokens"] - 5  # the whole first request (bar request overhead)
+        assert usages[2]["prompt_tokens_details"]["cached_tokens"] == 0  # the first message changed
+        assert server.cached_tokens == [u["prompt_tokens_details"]["cached_tokens"] for u in usages]

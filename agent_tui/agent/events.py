@@ -234,7 +234,8 @@ class TurnFinished(Event):
     text: str
     """The final answer (partial if cut)."""
     status: str = "done"
-    """done, cut (cancelled), step_limit, error."""
+    """done, cut (cancelled), step_limit, error; truncated (output limit), filtered (content
+    filter) or empty (no text, no calls) when the last reply ended that way."""
 
 
 @dataclass

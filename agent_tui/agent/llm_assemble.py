@@ -31,12 +31,13 @@ def call_cost(litellm: Any, model: str, prompt: int, completion: int) -> float:
 
 
 class ReplyAssembler:
-    """Builds the reply from stream chunks; parallel tool calls by their ``index``."""
+    """Builds the reply from stream chunks; parallel tool calls by their ``id``, else ``index``."""
 
     def __init__(self) -> None:
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
+        self._by_index: dict[int, int] = {}
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.model = ""
@@ -65,28 +66,41 @@ class ReplyAssembler:
                 events.append(self._tool_delta(tc))
         return events
 
+    def _slot(self, index: int | None, call_id: str | None) -> int:
+        """The call a fragment belongs to: by id first, then by index; a new id at a used
+        index (Ollama's ``/v1``, some gateways number parallel calls all 0) starts a new call."""
+        if call_id:
+            for key, slot in self.calls.items():
+                if slot["id"] == call_id:
+                    return key
+        if index is not None and index in self._by_index:
+            key = self._by_index[index]
+            if not call_id or not self.calls[key]["id"]:
+                return key
+        elif index is None and not call_id and self.calls:
+            return max(self.calls)  # providers without index or id: a continuation
+        key = len(self.calls)
+        self.calls[key] = {"id": None, "name": "", "args": []}
+        if index is not None:
+            self._by_index[index] = key
+        return key
+
     def _tool_delta(self, tc: Any) -> ToolCallDelta:
         fn = getattr(tc, "function", None)
         name = getattr(fn, "name", None) if fn is not None else None
         args = (getattr(fn, "arguments", None) if fn is not None else None) or ""
+        if not isinstance(args, str):  # some providers hand over parsed objects
+            args = json.dumps(args, ensure_ascii=False)
         call_id = getattr(tc, "id", None)
-        index = getattr(tc, "index", None)
-        if index is None:  # providers without index: a new id starts a new call
-            known = [i for i, c in self.calls.items() if call_id and c["id"] == call_id]
-            if known:
-                index = known[0]
-            elif call_id or not self.calls:
-                index = len(self.calls)
-            else:
-                index = max(self.calls)
-        slot = self.calls.setdefault(index, {"id": None, "name": "", "args": []})
+        key = self._slot(getattr(tc, "index", None), call_id)
+        slot = self.calls[key]
         if call_id and not slot["id"]:
             slot["id"] = call_id
         if name and name != slot["name"]:
             slot["name"] = name if not slot["name"] else slot["name"] + name
         if args:
             slot["args"].append(args)
-        return ToolCallDelta(index, call_id, name, args)
+        return ToolCallDelta(key, call_id, name, args)
 
     def tool_calls(self) -> list[ToolCall]:
         out = []

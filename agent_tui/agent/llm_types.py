@@ -152,6 +152,12 @@ def check_arguments(name: str, arguments: str) -> str | None:
     return None
 
 
+def assistant_calls(calls: list[ToolCall]) -> list[dict[str, Any]]:
+    """The ``tool_calls`` entries to store and resend: unparsable arguments become ``{}``
+    (every provider re-parses the history; the raw string is kept in the item's provenance)."""
+    return [c.to_message_dict() for c in calls]
+
+
 # --------------------------------------------------------------------------- events
 
 

@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
+from agent_tui.agent.llm_types import assistant_calls
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
 from agent_tui.agent.summariser_llm import summary_request
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
+from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
 from agent_tui.core.memory import chunk_items
@@ -230,6 +233,7 @@ class Agent:
                         if overflow_retry:
                             raise llm_mod.LLMError(f"the request is still too large after compacting: {exc}") from exc
                         overflow_retry = True
+                        self._shorten_old_calls()
                         for e in await self.compact(force=True):
                             yield e
                         yield ev.Retrying(1, 0.0, "context window exceeded: compacted harder, retrying once")
@@ -238,17 +242,24 @@ class Agent:
                 usage = self._count_usage(completion)
                 if usage is not None:
                     yield usage
-                calls = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
-                    for c in completion.tool_calls
-                ]
-                item = eng.add_assistant(completion.text, calls or None)
+                finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
+                               getattr(self.llm, "max_output_tokens", None))
+                item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
+                                         provenance=self._reply_provenance(completion, finish.status))
                 partial = ""
-                yield ev.AssistantMessage(item.id, completion.text, len(calls))
-                if not calls:
+                yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls))
+                if finish.notice:
+                    yield ev.ErrorEvent(finish.notice, fatal=False)
+                if not completion.tool_calls:
                     final_text = completion.text
+                    if finish.status != "ok":
+                        status = finish.status
                     break
                 for call in completion.tool_calls:
+                    if call.id in finish.cut_calls:
+                        for e in self._answer_cut_call(call):
+                            yield e
+                        continue
                     async for e in self.runner.run_call(call, self):
                         if isinstance(e, ev.MemoSaved):
                             memo_saved_this_turn = True
@@ -266,6 +277,32 @@ class Agent:
         if status == "done" and not memo_saved_this_turn and self._was_task():
             yield await self.write_memo("auto")
         yield ev.TurnFinished(eng.turn, step, final_text, status)
+
+    def _reply_provenance(self, completion: Any, finish: str) -> dict[str, Any] | None:
+        """What the record keeps beyond the message: unparsable arguments as received, how it ended."""
+        prov: dict[str, Any] = {}
+        raw = {c.id: self.engine.redact(c.arguments[:4000]) for c in completion.tool_calls if c.arguments_error}
+        if raw:
+            prov["raw_arguments"] = raw
+        if finish != "ok":
+            prov["finish"] = finish
+        return prov or None
+
+    def _answer_cut_call(self, call: Any) -> list[ev.Event]:
+        """A call cut mid-arguments by the output limit: answered with an error, never run."""
+        item = self.engine.add_tool_result(call.id, call.name, CUT_CALL_RESULT, provenance={"error": True, "cut": True})
+        return [ev.ToolCallStarted(call.id, call.name, call.arguments, self.runner.kind_of(call.name)),
+                ev.ToolCallFinished(call.id, call.name, CUT_CALL_RESULT, True, None, 0,
+                                    self.engine.counter.count(CUT_CALL_RESULT), item.id, {})]
+
+    def _shorten_old_calls(self) -> int:
+        """Before the 'compacted harder' retry: shorten long arguments of calls that already ran."""
+        eng = self.engine
+        answered = {it.tool_call_id for it in eng.items.values() if it.role == "tool" and it.tool_call_id}
+        changed = shorten_answered_calls((eng.items[i] for i in eng.order), answered)
+        for it in changed:
+            eng._save(it)
+        return len(changed)
 
     def _was_task(self) -> bool:
         """True if this turn changed something (edits or commands), i.e. a task ended."""

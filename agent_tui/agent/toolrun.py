@@ -10,32 +10,17 @@ their scope (``turn`` unless configured otherwise).
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.approval_preview import denial_text, preview, split_answer
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
-
-
-def _preview(name: str, args: dict[str, Any]) -> str:
-    if name == "edit_file":
-        old = str(args.get("old_text", "")).splitlines()
-        new = str(args.get("new_text", "")).splitlines()
-        path = args.get("path", "?")
-        return "\n".join(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm=""))
-    if name == "write_file":
-        content = str(args.get("content", ""))
-        head = "\n".join(content.splitlines()[:40])
-        return f"write {args.get('path', '?')} ({content.count(chr(10)) + 1} lines)\n{head}"
-    if name == "run_command":
-        return f"$ {args.get('command', '')}"
-    return f"{name}({json.dumps(args, ensure_ascii=False)[:800]})"
 
 
 class ToolRunner:
@@ -121,18 +106,17 @@ class ToolRunner:
             result = ToolResult(text=f"Your arguments for {name} were {bad}. Nothing was run; send the call "
                                      f"again with one valid JSON object.", is_error=True)
         else:
-            decision = agent.policy.decide(name, kind, args)
+            decision, reason = agent.policy.decide(name, kind, args), ""
             if decision == "ask":
-                req = ev.ApprovalRequested(call.id, name, kind, _preview(name, args))
+                req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace))
                 yield req
-                answer = await agent.approver(req) if agent.approver is not None else "deny"
+                answer, reason = split_answer(await agent.approver(req) if agent.approver is not None else "deny")
                 if answer == "always":
                     agent.policy.always.add(agent.policy.key(name, args))
                 decision = "deny" if answer == "deny" else "allow"
             if decision == "deny":
                 what = args.get("command") or args.get("path") or ""
-                result = ToolResult(text=f"The user denied this {kind} ({name} {what}). Do not retry it; "
-                                         "ask the user or choose another way.", is_error=True)
+                result = ToolResult(text=denial_text(kind, name, what, reason), is_error=True)
             else:
                 result = await self._execute(name, args, agent)
         cap = self.result_cap(eng, name)

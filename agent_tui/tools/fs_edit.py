@@ -22,7 +22,13 @@ from agent_tui.tools.fs_common import (
     to_lf,
     unified,
 )
-from agent_tui.tools.workspace import number_lines, read_text, split_lines
+from agent_tui.tools.workspace import (
+    number_lines,
+    read_text,
+    refuse_protected,
+    resolve,
+    split_lines,
+)
 
 #: Files longer than this are searched for the nearest window on stripped lines only.
 NEAREST_FULL_SCAN_LINES = 20000
@@ -103,6 +109,7 @@ def occurrence_lines(text: str, needle: str) -> list[int]:
 
 async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The edit_file tool."""
+    refuse_protected(ctx.workspace, resolve(ctx.workspace, args["path"]))
     target, rel, current = read_text(ctx.workspace, args["path"])
     old_text, new_text = to_lf(args["old_text"]), to_lf(args["new_text"])
     if not old_text:

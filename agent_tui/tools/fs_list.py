@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
-from agent_tui.tools.ignore import IgnoreMatcher
+from agent_tui.tools.ignore import IgnoreMatcher, invisible
 from agent_tui.tools.workspace import missing_message, relative, resolve
 
 #: Lines of tree shown at most.
@@ -75,7 +75,7 @@ class Tree:
             self.children.setdefault(folder, ([], []))
         for (folder, path), rel in zip(entries, rels, strict=True):
             if rel in hidden:
-                if keep_hidden:
+                if keep_hidden and not invisible(rel):
                     self.hidden.append(path.name + ("/" if path.is_dir() else ""))
                 continue
             dirs, files = self.children[folder]

@@ -19,7 +19,13 @@ from agent_tui.tools.fs_common import (
     to_lf,
     unified,
 )
-from agent_tui.tools.workspace import decode_text, relative, resolve, split_lines
+from agent_tui.tools.workspace import (
+    decode_text,
+    refuse_protected,
+    relative,
+    resolve,
+    split_lines,
+)
 
 SPEC = ToolSpec(
     name="write_file",
@@ -46,6 +52,7 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The write_file tool."""
     target = resolve(ctx.workspace, args["path"])
     rel = relative(ctx.workspace, target)
+    refuse_protected(ctx.workspace, target)
     content: str = args["content"]
     if target.is_dir():
         raise ToolError(f"'{rel}' is a directory; give a file path.")

@@ -16,6 +16,14 @@ from typing import Any
 import git
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.git_safe import (
+    DIFF_FLAGS,
+    SAFE_ENV,
+    OutsideRepoError,
+    config_args,
+    git_argv,
+    workspace_repo,
+)
 from agent_tui.tools.shaping import shape_result
 from agent_tui.tools.workspace import resolve
 
@@ -81,14 +89,25 @@ LOG_SPEC = ToolSpec(
 
 
 def open_repo(workspace: Path) -> git.Repo:
-    """The repository containing the workspace, or ToolError saying there is none."""
+    """The workspace's own repository, made safe to run git in, or ToolError saying why not.
+
+    Every command GitPython runs for it carries the ``git_safe`` overrides and environment.
+    """
     try:
-        return git.Repo(workspace, search_parent_directories=True)
+        top = workspace_repo(workspace)
+        repo = git.Repo(top)
+    except OutsideRepoError as exc:
+        raise ToolError(
+            f"{str(exc)[0].upper()}{str(exc)[1:]}, so git_status/git_diff/git_log cannot be used here."
+        ) from None
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise ToolError(
             f"Not a git repository: the workspace {workspace} is not inside a git work tree, "
             "so git_status/git_diff/git_log cannot be used here."
         ) from None
+    repo.git.set_persistent_git_options(c=config_args(top)[1::2])
+    repo.git.update_environment(**SAFE_ENV)
+    return repo
 
 
 def repo_path(repo: git.Repo, workspace: Path, path: str) -> str:
@@ -100,7 +119,9 @@ def repo_path(repo: git.Repo, workspace: Path, path: str) -> str:
 
 def _git(repo: git.Repo, *args: str) -> str:
     try:
-        return repo.git.execute(["git", *args], strip_newline_in_stdout=False)  # type: ignore[call-overload, no-any-return]
+        top = Path(repo.working_tree_dir or ".")
+        argv = git_argv(*args, top=top)
+        return repo.git.execute(argv, strip_newline_in_stdout=False)  # type: ignore[call-overload, no-any-return]
     except git.GitCommandError as exc:
         err = str(exc.stderr or exc).strip().splitlines()
         raise ToolError(f"git {args[0]} failed: {' '.join(err[-3:])}") from None
@@ -155,7 +176,9 @@ def format_branch(branch: str) -> str:
 
 
 def status_text(repo: git.Repo) -> str:
-    branch, groups = parse_status(_git(repo, "status", "--porcelain=v1", "-b", "-z"))
+    branch, groups = parse_status(
+        _git(repo, "status", "--porcelain=v1", "-b", "-z", "--ignore-submodules=all")
+    )
     out = [format_branch(branch)]
     for title, entries in groups.items():
         if not entries:
@@ -180,14 +203,14 @@ async def git_diff(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The git_diff tool."""
     repo = open_repo(ctx.workspace)
     staged = bool(args.get("staged"))
-    flags = ["--cached"] if staged else []
+    flags = [*DIFF_FLAGS, *(["--cached"] if staged else [])]
     paths = ["--", repo_path(repo, ctx.workspace, args["path"])] if args.get("path") else []
     stat = await asyncio.to_thread(_git, repo, "diff", *flags, "--stat", *paths)
     diff = await asyncio.to_thread(_git, repo, "diff", *flags, *paths)
     what = "staged" if staged else "unstaged"
     if not diff.strip():
         other = await asyncio.to_thread(
-            _git, repo, "diff", *([] if staged else ["--cached"]), "--stat", *paths
+            _git, repo, "diff", *DIFF_FLAGS, *([] if staged else ["--cached"]), "--stat", *paths
         )
         hint = ""
         if other.strip():

@@ -1,9 +1,10 @@
 """Which paths a listing or search should not show: VCS/tool folders and .gitignored files.
 
-Inside a git repository git itself decides (``git check-ignore --stdin``), so nested
+Inside the workspace's own git repository git itself decides (``git check-ignore --stdin``), so nested
 .gitignore files, negations and global excludes all behave as the user expects.  One
 call checks a whole batch of paths (a directory level), so walking a tree costs one
-subprocess per level, not per file.  Outside a repository the root .gitignore is
+subprocess per level, not per file.  Git runs through ``git_safe`` (the repository's
+fsmonitor, hooks and filters never run).  Outside a repository the root .gitignore is
 applied with fnmatch: good enough for the common patterns (``*.log``, ``build/``,
 ``/dist``, ``!keep.log``).
 """
@@ -16,21 +17,8 @@ import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from agent_tui.tools.workspace import SKIP_DIRS
-
-
-def _in_git_repo(root: Path) -> bool:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--is-inside-work-tree"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0 and done.stdout.strip() == "true"
+from agent_tui.tools.git_safe import own_repo, run_git
+from agent_tui.tools.workspace import AGENT_DIR, SKIP_DIRS
 
 
 class GitIgnore:
@@ -44,11 +32,12 @@ class GitIgnore:
         if not paths:
             return set()
         try:
-            done = subprocess.run(
-                ["git", "check-ignore", "--stdin", "-z"],
-                cwd=self.root,
-                input="\0".join(paths).encode("utf-8", "surrogateescape") + b"\0",
-                capture_output=True,
+            done = run_git(
+                self.root,
+                "check-ignore",
+                "--stdin",
+                "-z",
+                input_bytes="\0".join(paths).encode("utf-8", "surrogateescape") + b"\0",
                 timeout=30,
             )
         except (OSError, subprocess.SubprocessError):
@@ -101,18 +90,23 @@ class PatternIgnore:
         return {p for p in rel_paths if p and p != "." and self._match(p)}
 
 
+def invisible(rel: str) -> bool:
+    """True for the agent's own folder (``.agent-tui/``) and anything in it: never shown."""
+    return AGENT_DIR in rel.split("/")
+
+
 class IgnoreMatcher:
     """Skips SKIP_DIRS by name and asks git (or the .gitignore patterns) about the rest."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self.backend: GitIgnore | PatternIgnore = (
-            GitIgnore(self.root) if _in_git_repo(self.root) else PatternIgnore(self.root)
+            GitIgnore(self.root) if own_repo(self.root) else PatternIgnore(self.root)
         )
 
     def hidden(self, rel_paths: list[str]) -> set[str]:
         """The subset of ``rel_paths`` that must not be shown."""
-        skipped = {p for p in rel_paths if p.rsplit("/", 1)[-1] in SKIP_DIRS}
+        skipped = {p for p in rel_paths if p.rsplit("/", 1)[-1] in SKIP_DIRS or invisible(p)}
         rest = [p for p in rel_paths if p not in skipped]
         return skipped | self.backend.ignored(rest)
 

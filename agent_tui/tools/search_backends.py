@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from agent_tui.tools.base import ToolError
 from agent_tui.tools.ignore import IgnoreMatcher, walk_files
-from agent_tui.tools.workspace import SKIP_DIRS, SNIFF_BYTES
+from agent_tui.tools.workspace import AGENT_DIR, SKIP_DIRS, SNIFF_BYTES
 
 #: Matches collected at most; beyond this the count is a lower bound.
 MAX_HITS = 5000
@@ -103,7 +103,7 @@ async def search_rg(
     argv = [rg, "--json", "--smart-case", "--no-messages", "--no-require-git"]
     if not regex:
         argv.append("--fixed-strings")
-    for skip in sorted(SKIP_DIRS):
+    for skip in sorted(SKIP_DIRS | {AGENT_DIR}):
         argv += ["--glob", f"!{skip}"]
     if glob:
         argv += ["--glob", glob]

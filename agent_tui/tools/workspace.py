@@ -36,6 +36,11 @@ SKIP_DIRS = frozenset(
     }
 )
 
+#: The agent's own folder (store, config): never listed or searched, never written by tools.
+AGENT_DIR = ".agent-tui"
+#: Folders write tools refuse: git's config and hooks, the agent's store and config.
+PROTECTED_DIRS = frozenset({".git", AGENT_DIR})
+
 #: Bytes sniffed for NUL when deciding whether a file is binary.
 SNIFF_BYTES = 8192
 
@@ -86,6 +91,30 @@ def resolve(workspace: Path, path: str) -> Path:
     raise WorkspaceError(
         f"Refused: '{raw}' escapes the workspace with '..' (it resolves to {resolved}). "
         "Use a path inside the workspace root."
+    )
+
+
+def refuse_protected(workspace: Path, target: Path) -> None:
+    """WorkspaceError when ``target`` (resolved) lies in a ``.git`` or ``.agent-tui`` folder.
+
+    A write there would be command execution (``core.fsmonitor``, hooks) or a change
+    to the next run's approvals, so no write tool may do it, approved or not.
+    """
+    try:
+        parts = target.relative_to(workspace.resolve()).parts
+    except ValueError:
+        return
+    hit = next((p for p in parts if p.lower() in PROTECTED_DIRS), None)
+    if hit is None:
+        return
+    why = (
+        "git's config and hooks can run programs"
+        if hit.lower() == ".git"
+        else "it holds the agent's own store and configuration"
+    )
+    raise WorkspaceError(
+        f"Refused: '{relative(workspace, target)}' is inside {hit}/, which write tools never "
+        f"change ({why}). Ask the user to make this change themselves if it is needed."
     )
 
 

@@ -33,7 +33,12 @@ OpenAI error body), ``Reply.cut`` (connection closed mid-stream) and
 
 Usage in every reply: prompt tokens are the request messages counted with
 ``agent_tui.core.tokens.counter_for(model).count_messages``; completion tokens
-count the reply text plus tool-call names and arguments.
+count the reply text plus tool-call names and arguments.  Like a provider's
+prompt cache, ``prompt_tokens_details.cached_tokens`` is the tokens of the
+leading messages the request shares, byte for byte (same tools too), with the
+previous chat request the server received; ``server.cached_tokens`` and
+``server.prompt_tokens`` keep the per-request numbers so tests assert the hit
+rate on the wire.
 
 Only the standard library is used (``ThreadingHTTPServer`` in a daemon thread).
 """
@@ -173,6 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.kind == "error":
             self._send_json(reply.status, reply.body, reply.headers)
             return
+        fake._note_prefix(body)
         if body.get("stream"):
             self._stream(reply, body)
         else:
@@ -235,6 +241,12 @@ class FakeOpenAI:
         self.errors: list[str] = []
         #: Counters: disconnects, cuts, stalls, hangs, completed_streams.
         self.counters: dict[str, int] = {}
+        #: Prompt tokens of each answered chat request, in order.
+        self.prompt_tokens: list[int] = []
+        #: Of those, the tokens served from the prefix cache (shared with the previous request).
+        self.cached_tokens: list[int] = []
+        self._prev_prompt: tuple[str, list[str]] | None = None
+        self._cached_for: dict[int, int] = {}
         self._queue: deque[Any] = deque()
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
@@ -310,6 +322,10 @@ class FakeOpenAI:
             self.requests.clear()
             self.counters.clear()
             self.errors.clear()
+            self.prompt_tokens.clear()
+            self.cached_tokens.clear()
+            self._prev_prompt = None
+            self._cached_for.clear()
 
     @property
     def pending(self) -> int:
@@ -409,19 +425,51 @@ class FakeOpenAI:
             break
         raise TypeError(f"not a reply: {item!r}")
 
-    def _usage(self, reply: Reply, body: dict[str, Any]) -> dict[str, int]:
+    def _note_prefix(self, body: dict[str, Any]) -> None:
+        """Measure the request against the previous answered one (before its reply is served)."""
+        cached = self._cached_prefix(body)
+        with self._lock:
+            self._cached_for[id(body)] = cached
+
+    def _cached_prefix(self, body: dict[str, Any]) -> int:
+        """Tokens of the leading messages this request shares with the previous one (a prompt cache)."""
+        messages = body.get("messages") or []
+        tools = json.dumps(body.get("tools") or [], sort_keys=True)
+        keys = [json.dumps(m, sort_keys=True) for m in messages]
+        with self._lock:
+            prev, self._prev_prompt = self._prev_prompt, (tools, keys)
+        if prev is None or prev[0] != tools:
+            return 0
+        n = 0
+        for a, b in zip(prev[1], keys, strict=False):
+            if a != b:
+                break
+            n += 1
+        if not n:
+            return 0
+        return counter_for(body.get("model") or self.model).count_messages(messages[:n])
+
+    def _usage(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         model = body.get("model") or self.model
         counter = counter_for(model)
+        with self._lock:
+            cached = self._cached_for.pop(id(body), 0)
         if reply.usage is not None:
             prompt = int(reply.usage.get("prompt_tokens", 0))
             completion = int(reply.usage.get("completion_tokens", 0))
+            cached = int(reply.usage.get("cached_tokens", min(cached, prompt)))
         else:
             prompt = counter.count_messages(body.get("messages") or [])
             completion = counter.count(reply.content)
             for c in reply.calls:
                 completion += counter.count(c.name) + counter.count(c.arguments_json())
             completion = max(completion, 1)
-        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        cached = min(cached, prompt)
+        with self._lock:
+            self.prompt_tokens.append(prompt)
+            self.cached_tokens.append(cached)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached}}
 
     @staticmethod
     def _finish(reply: Reply) -> str:
@@ -475,7 +523,8 @@ class FakeOpenAI:
         if reply.calls:
             ids = self._call_ids(reply)
             per_call: list[list[dict[str, Any]]] = []
-            for index, (call_id, c) in enumerate(zip(ids, reply.calls, strict=True)):
+            for n, (call_id, c) in enumerate(zip(ids, reply.calls, strict=True)):
+                index = 0 if reply.shared_index else n
                 parts = _split(c.arguments_json(), reply.args_chunk_size)
                 first = {
                     "index": index,

@@ -38,7 +38,8 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace: Path, recorde
         dialog = await next_approval(pilot, seen)
         assert dialog.request.name == "edit_file"
         diff = str(dialog.query_one("#approval-diff", Static).render())
-        assert "-if item.qty < threshold" in diff and "+if item.qty <= threshold" in diff
+        assert any(ln.startswith("-") and "if item.qty < threshold" in ln for ln in diff.splitlines())
+        assert any(ln.startswith("+") and "if item.qty <= threshold" in ln for ln in diff.splitlines())
         seen.add(dialog.request.call_id)
         await pilot.press("a")
 
@@ -79,3 +80,55 @@ async def test_deny_keeps_the_file_and_tells_the_model(demo_workspace: Path, rec
         panel = app.main.conversation.panel(call_id)
         assert panel is not None and panel.status == "error"
         await gauge_agrees(pilot)
+
+
+async def test_dialog_is_docked_over_the_visible_conversation(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        box = dialog.query_one("#approval-dialog")
+        assert box.region.bottom == 30 and box.region.width == 100, "docked at the bottom, full width"
+        assert box.region.y > 0
+        above = app.screen_stack[0].query_one("#conversation")
+        assert above.region.y < box.region.y, "the conversation shows above the dialog"
+        assert dialog.styles.background.a == 0, "nothing blanks the screen behind the dialog"
+
+
+async def test_edit_diff_has_real_hunk_header(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    stock = (demo_workspace / "inventory" / "stock.py").read_text().splitlines()
+    line = next(n for n, text in enumerate(stock, 1) if "qty < threshold" in text)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.press("y")
+        dialog = await next_approval(pilot, {dialog.request.call_id})
+        diff = str(dialog.query_one("#approval-diff", Static).render())
+        start = max(1, line - 3)
+        assert f"@@ -{start}," in diff and "@@ -1 +1 @@" not in diff
+        assert stock[line - 2].strip() in diff, "context lines from the file around the change"
+
+
+async def test_deny_with_reason_reaches_the_model(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        call_id = dialog.request.call_id
+        await pilot.press("r")
+        assert app.screen is dialog, "r opens the reason box, it does not answer"
+        await pilot.press(*"use any runner", "enter")
+        await turn_done(pilot)
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:use any runner"]
+        result = next(e for e in recorder.events(ev.ToolCallFinished) if e.call_id == call_id)
+        assert result.is_error and result.text.startswith("denied by user: use any runner")
+        assert app.controller.engine.get(result.item_id).content.startswith("denied by user: use any runner")
+
+
+async def test_reason_box_escape_goes_back_to_the_choices(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.press("r", "x", "escape")
+        assert app.screen is dialog and not dialog.has_class("-reason")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert recorder.of(ApprovalAnswered)[0].answer == "once"

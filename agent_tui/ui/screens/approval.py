@@ -1,4 +1,10 @@
-"""The approval dialog: the exact change (a diff) or command, and allow once / always / deny."""
+"""The approval dialog: docked at the bottom over the conversation (which stays visible, so the
+user sees why the agent asks), showing the exact change (a unified diff against the file as it
+is now) or command, and answering allow once / always / deny / deny with a reason.
+
+A reason typed after ``r`` reaches the model as ``denied by user: <reason>`` (the answer is
+``deny:<reason>``; see ``agent_tui.agent.approval_preview``).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
@@ -16,8 +22,14 @@ from agent_tui.ui.diffview import diff_content
 ANSWERS = ("once", "always", "deny")
 
 
+class ReasonInput(Input):
+    """Where the user types why a call is denied; esc goes back to the choices."""
+
+    BINDINGS = [Binding("escape", "screen.back", "Back", show=False)]
+
+
 class ApprovalScreen(ModalScreen[str]):
-    """Asks whether a write or a command may run; dismisses with once, always or deny."""
+    """Asks whether a write or a command may run; dismisses with once, always, deny or deny:<reason>."""
 
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
@@ -25,6 +37,7 @@ class ApprovalScreen(ModalScreen[str]):
         Binding("y,o", "answer('once')", "Allow once"),
         Binding("a", "answer('always')", "Always"),
         Binding("n,d,escape", "answer('deny')", "Deny"),
+        Binding("r", "reason", "Deny with reason"),
     ]
 
     def __init__(self, request: ApprovalRequested) -> None:
@@ -35,21 +48,44 @@ class ApprovalScreen(ModalScreen[str]):
         req = self.request
         what = "run this command" if req.kind == "command" else "make this change"
         with Vertical(id="approval-dialog"):
-            yield Label(f"Allow {req.name} to {what}?", id="approval-title")
+            yield Label(Content.assemble(("Approval ", "bold $warning"), (f"· allow {req.name} to {what}?", "bold")),
+                        id="approval-title")
             with VerticalScroll(id="approval-preview"):
                 if req.kind == "command":
                     yield Static(Content.styled(req.preview, "bold"), id="approval-command")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
+            yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             with Horizontal(id="approval-buttons"):
-                yield Button(Content("Allow once (y)"), id="once", variant="success")
-                yield Button(Content("Always (a)"), id="always", variant="primary")
-                yield Button(Content("Deny (n)"), id="deny", variant="error")
+                yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
+                yield Button(Content("Always (a)"), id="always", variant="primary", compact=True)
+                yield Button(Content("Deny (n)"), id="deny", variant="error", compact=True)
+                yield Button(Content("Deny, say why (r)"), id="reason", variant="warning", compact=True)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
         if event.button.id in ANSWERS:
             self.dismiss(event.button.id)
+        elif event.button.id == "reason":
+            self.action_reason()
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)
+
+    def action_reason(self) -> None:
+        """Show the reason box and focus it (the buttons' keys type into it from now on)."""
+        box = self.query_one(ReasonInput)
+        self.add_class("-reason")
+        box.focus()
+
+    def action_back(self) -> None:
+        self.remove_class("-reason")
+        self.query_one(ReasonInput).value = ""
+        self.query_one("#once", Button).focus()
+
+    @on(Input.Submitted, "#approval-reason")
+    def _reason_given(self, event: Input.Submitted) -> None:
+        event.stop()
+        reason = " ".join(event.value.split())
+        self.dismiss(f"deny:{reason}" if reason else "deny")

@@ -32,7 +32,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Inspector", "s", "cycle the sort: order, tokens, age, category, state"),
     ("Inspector", "/ or f", "filter (text, cat:NAME, state:NAME, pinned, out)"),
     ("Request", "1 / 2 / 3", "request, diff against the previous one, trace"),
-    ("Approval", "y / a / n", "allow once / always / deny"),
+    ("Approval", "y / a / n / r", "allow once / always / deny / deny with a reason"),
     ("Memos", "w", "write a memo now"),
 )
 

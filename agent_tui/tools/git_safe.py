@@ -1,0 +1,182 @@
+"""Run git on a workspace without running the workspace's own programs.
+
+A cloned repository controls its ``.git/config``: ``core.fsmonitor`` is a command git
+runs on ``status``, ``filter.<x>.clean`` runs on ``diff``, ``diff.<x>.textconv`` and
+``diff.external`` run on ``diff``, hooks run on commits.  A read tool (``list_dir``,
+``search``, ``git_status``) must never become command execution, so every git call the
+tools make goes through here: those settings are overridden on the command line
+(``-c`` wins over every config file and is inherited by submodule git processes),
+external diff and textconv are switched off, the system config is skipped and the
+environment cannot redirect git elsewhere (``GIT_DIR``…).  Git is also confined to the
+workspace's own repository: a workspace that is a subfolder of a larger repository
+would otherwise show (and run the config of) a repository the user never opened.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+#: Config overrides for every git call (read tools never run repository programs).
+SAFE_CONFIG: tuple[str, ...] = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "log.showSignature=false",
+)
+#: Environment variables removed before running git (they can point git elsewhere).
+_DROPPED_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+)
+#: Extra environment for every git call.
+SAFE_ENV: dict[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "LC_ALL": "C",
+}
+#: Flags added to ``git diff`` (and ``log -p``): never run external diff or textconv programs.
+DIFF_FLAGS: tuple[str, ...] = ("--no-ext-diff", "--no-textconv")
+GIT_TIMEOUT = 60.0
+
+
+class OutsideRepoError(Exception):
+    """The workspace is not its own git repository (none, or an enclosing one outside it)."""
+
+
+def safe_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for a git subprocess: ``base`` (default os.environ) made safe."""
+    env = dict(os.environ if base is None else base)
+    for name in _DROPPED_ENV:
+        env.pop(name, None)
+    env.update(SAFE_ENV)
+    return env
+
+
+def _filter_drivers(top: Path) -> list[str]:
+    """Names of the ``filter.<name>.*`` drivers the repository's config defines."""
+    try:
+        done = subprocess.run(
+            [
+                "git",
+                "config",
+                "--name-only",
+                "--get-regexp",
+                r"^filter\..*\.(clean|smudge|process)$",
+            ],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            env=safe_env(),
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    names: set[str] = set()
+    for key in done.stdout.split():
+        name = key[len("filter.") :].rsplit(".", 1)[0]
+        if name:
+            names.add(name)
+    return sorted(names)
+
+
+def config_args(top: Path | None = None) -> list[str]:
+    """``-c key=value`` pairs that neutralise the repository's programs (filters included)."""
+    pairs = list(SAFE_CONFIG)
+    if top is not None:
+        for name in _filter_drivers(top):
+            pairs += [
+                f"filter.{name}.clean=",
+                f"filter.{name}.smudge=",
+                f"filter.{name}.process=",
+                f"filter.{name}.required=false",
+            ]
+    out: list[str] = []
+    for pair in pairs:
+        out += ["-c", pair]
+    return out
+
+
+def git_argv(*args: str, top: Path | None = None) -> list[str]:
+    """``git -c … <args>`` with the safety overrides in front."""
+    return ["git", *config_args(top), *args]
+
+
+def toplevel(path: Path) -> Path | None:
+    """The work-tree root of the repository containing ``path`` (None outside any repository)."""
+    try:
+        done = subprocess.run(
+            ["git", *config_args(), "rev-parse", "--show-toplevel"],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            env=safe_env(),
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    if done.returncode != 0 or not out:
+        return None
+    return Path(out).resolve()
+
+
+def workspace_repo(workspace: Path) -> Path:
+    """The workspace's own repository root, or OutsideRepoError saying why there is none.
+
+    Only a repository whose top level is the workspace (or inside it) is used.
+    """
+    root = workspace.resolve()
+    top = toplevel(root)
+    if top is None:
+        raise OutsideRepoError(
+            f"not a git repository: the workspace {root} is not inside a git work tree"
+        )
+    if top != root and not top.is_relative_to(root):
+        raise OutsideRepoError(
+            f"not a git repository (the enclosing repo at {top} is outside the workspace "
+            f"{root}); git tools only use a repository whose top level is the workspace"
+        )
+    return top
+
+
+def own_repo(workspace: Path) -> Path | None:
+    """The workspace's own repository root, or None (no repository, or one outside it)."""
+    try:
+        return workspace_repo(workspace)
+    except OutsideRepoError:
+        return None
+
+
+def run_git(
+    top: Path, *args: str, input_bytes: bytes | None = None, timeout: float = GIT_TIMEOUT
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git <args>`` safely in ``top`` (bytes in, bytes out, never raises on exit status)."""
+    return subprocess.run(
+        git_argv(*args, top=top),
+        cwd=top,
+        input=input_bytes,
+        capture_output=True,
+        timeout=timeout,
+        env=safe_env(),
+        stdin=None if input_bytes is not None else subprocess.DEVNULL,
+    )

@@ -1,0 +1,63 @@
+"""The approval preview: an edit's diff is built from the file as it is now, with true hunk
+line numbers and context; a reason for a denial reaches the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.agent.approval_preview import (
+    denial_text,
+    edit_diff,
+    preview,
+    split_answer,
+    write_diff,
+)
+
+
+def _file(tmp_path: Path, lines: int = 30) -> Path:
+    (tmp_path / "pkg").mkdir()
+    f = tmp_path / "pkg" / "mod.py"
+    f.write_text("".join(f"line {n}\n" for n in range(1, lines + 1)), encoding="utf-8")
+    return f
+
+
+def test_edit_diff_has_true_line_numbers_and_context(tmp_path: Path) -> None:
+    _file(tmp_path)
+    diff = edit_diff({"path": "pkg/mod.py", "old_text": "line 20\n", "new_text": "line twenty\n"}, tmp_path)
+    lines = diff.splitlines()
+    assert lines[:2] == ["--- a/pkg/mod.py", "+++ b/pkg/mod.py"]
+    assert lines[2] == "@@ -17,7 +17,7 @@"
+    assert " line 17" in lines and "-line 20" in lines and "+line twenty" in lines and " line 23" in lines
+
+
+def test_edit_diff_snippet_not_in_file_says_so(tmp_path: Path) -> None:
+    _file(tmp_path)
+    diff = edit_diff({"path": "pkg/mod.py", "old_text": "nope", "new_text": "yes"}, tmp_path)
+    assert diff.startswith("# old_text is not in pkg/mod.py")
+    ambiguous = edit_diff({"path": "pkg/mod.py", "old_text": "line 1", "new_text": "x"}, tmp_path)
+    assert "occurs 11 times" in ambiguous.splitlines()[0]
+    missing = edit_diff({"path": "pkg/none.py", "old_text": "a", "new_text": "b"}, tmp_path)
+    assert missing.startswith("# pkg/none.py cannot be read")
+
+
+def test_replace_all_diff_changes_every_occurrence(tmp_path: Path) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text("x\ny\nx\n", encoding="utf-8")
+    diff = edit_diff({"path": "a.txt", "old_text": "x", "new_text": "z", "replace_all": True}, tmp_path)
+    assert diff.count("\n+z") == 2 and "2 occurrences" in diff
+
+
+def test_write_diff_against_existing_and_new_file(tmp_path: Path) -> None:
+    _file(tmp_path, 3)
+    diff = write_diff({"path": "pkg/mod.py", "content": "line 1\nline 2\nthree\n"}, tmp_path)
+    assert "@@ -1,3 +1,3 @@" in diff and "-line 3" in diff and "+three" in diff
+    new = write_diff({"path": "pkg/new.py", "content": "a\nb\n"}, tmp_path)
+    assert "--- /dev/null" in new and "@@ -0,0 +1,2 @@" in new and "+a\n+b" in new
+
+
+def test_command_preview_and_answers() -> None:
+    assert preview("run_command", {"command": "ls -la"}, None) == "$ ls -la"
+    assert split_answer("deny:use unittest: not pytest") == ("deny", "use unittest: not pytest")
+    assert split_answer("once") == ("once", "")
+    assert denial_text("command", "run_command", "ls", "too slow").startswith("denied by user: too slow")
+    assert "denied" in denial_text("command", "run_command", "ls", "")

@@ -1,0 +1,109 @@
+"""The real `agent-tui` binary against a hostile repository: read tools run none of its programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.agent.helpers import make_repo
+from tests.support.fake_openai import Reply
+
+BIN = str(Path(sys.executable).with_name("agent-tui"))
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        env.pop(k, None)
+    env.update(extra)
+    return env
+
+
+def _run(root: Path, base_url: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BIN, "run", "look around", "--model", "openai/gpt-4o", "--api-base", base_url,
+                           "--json", "--workspace", str(root), *flags], capture_output=True, text=True,
+                          timeout=180, env=env or _env(OPENAI_API_KEY="sk-test-files-0123456789"),
+                          stdin=subprocess.DEVNULL)
+
+
+def _tool_texts(stdout: str) -> list[str]:
+    out = []
+    for line in stdout.splitlines():
+        event = json.loads(line)
+        if event.get("type") == "tool_finished":
+            out.append(json.dumps(event))
+    return out
+
+
+def test_fsmonitor_in_git_config_never_runs(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    marker = tmp_path / "PWNED"
+    subprocess.run(["git", "config", "core.fsmonitor", f"touch {marker}; false"], cwd=root, check=True)
+    (root / "calc.py").write_text((root / "calc.py").read_text() + "# changed\n")
+    fake_llm.script(
+        Reply.tool_call("list_dir", {"path": "."}),
+        Reply.tool_call("search", {"pattern": "def add"}),
+        Reply.tool_call("git_status", {}),
+        Reply.tool_call("git_diff", {}),
+        Reply.text("done"),
+    )
+    proc = _run(root, fake_llm.base_url)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = _tool_texts(proc.stdout)
+    assert len(results) == 4
+    assert any("modified: calc.py" in r for r in results)
+    assert not marker.exists()
+
+
+def test_model_cannot_write_git_config_even_with_yes(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    marker = tmp_path / "PWNED"
+    config = (root / ".git" / "config").read_text()
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": ".git/config"}),
+        Reply.tool_call("write_file", {"path": ".git/config",
+                                       "content": config + f"[core]\n\tfsmonitor = touch {marker}\n"}),
+        Reply.tool_call("write_file", {"path": ".agent-tui/config.toml",
+                                       "content": '[approval]\ndefault_command = "allow"\n'}),
+        Reply.tool_call("git_status", {}),
+        Reply.text("done"),
+    )
+    proc = _run(root, fake_llm.base_url, "--yes")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (root / ".git" / "config").read_text() == config
+    assert not (root / ".agent-tui" / "config.toml").exists()
+    assert not marker.exists()
+    assert sum("write tools never change" in r for r in _tool_texts(proc.stdout)) == 2
+
+
+def test_git_tools_in_subfolder_of_larger_repo_refuse(tmp_path: Path, fake_llm) -> None:
+    outer = make_repo(tmp_path / "outer")
+    (outer / "calc.py").write_text("password=hunter2-outer-secret\n")
+    sub = outer / "sub"
+    sub.mkdir()
+    (sub / "x.py").write_text("x = 1\n")
+    fake_llm.script(Reply.tool_call("git_status", {}), Reply.tool_call("git_diff", {}),
+                    Reply.tool_call("git_log", {}), Reply.text("done"))
+    proc = _run(sub, fake_llm.base_url)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = _tool_texts(proc.stdout)
+    assert len(results) == 3
+    for r in results:
+        assert "is outside the workspace" in r
+    assert "hunter2" not in json.dumps([r.body for r in fake_llm.requests])
+
+
+def test_list_dir_hides_the_agent_store(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    (root / ".gitignore").write_text("__pycache__/\n")  # the store is not even gitignored
+    fake_llm.script(Reply.tool_call("list_dir", {"path": ".", "depth": 3}),
+                    Reply.tool_call("search", {"pattern": "memory"}), Reply.text("done"))
+    proc = _run(root, fake_llm.base_url)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (root / ".agent-tui" / "memory.db").exists()
+    sent = json.dumps(fake_llm.requests[-1].messages)
+    assert "calc.py" in sent
+    assert ".agent-tui" not in sent and "memory.db" not in sent
