@@ -69,8 +69,10 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
         if args.json and (report.asks or report.problems):
             _print_event(ev.TrustReported(**report.to_json()), True, sys.stdout)
         if agent.llm is None:
+            held = " (the workspace's `model` is ignored until you trust it: --trust)" if any(
+                a.key == "model" for a in report.asks) and not report.trusted else ""
             print("agent-tui: no model configured: pass --model (e.g. openai/gpt-4o) or set `model` in "
-                  ".agent-tui/config.toml, or try --demo", file=sys.stderr)
+                  f"~/.config/agent-tui/config.toml, or try --demo{held}", file=sys.stderr)
             return 2
         if demo:
             from agent_tui.agent.demo import register_demo_provider

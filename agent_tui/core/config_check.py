@@ -96,6 +96,7 @@ APPROVAL: dict[str, Check] = {
     "tools": table_of(DECISION),
     "allow_commands": strings(),
     "deny_commands": strings(),
+    "sandboxed_commands": DECISION,
 }
 """``[approval]``: per-kind defaults, per-tool decisions, command patterns."""
 
@@ -146,7 +147,17 @@ MCP_TOOL: dict[str, Check] = {
 }
 """``[mcp.tools."server__tool"]``: one MCP tool's result settings."""
 
+def _budget_keys() -> dict[str, Check]:
+    """Every [budget] key may be overridden per model (their values are checked with [budget]'s rules)."""
+    from dataclasses import fields
+
+    from agent_tui.core.config import BudgetConfig
+
+    return {f.name: Check(lambda v: True, "a [budget] value") for f in fields(BudgetConfig)}
+
+
 MODEL: dict[str, Check] = {
+    **_budget_keys(),
     "window": whole(1),
     "output_reserve": whole(0),
     "reserve_share": fraction(),

@@ -30,11 +30,14 @@ WORKSPACE_MCP_JSON = ".mcp.json"
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 
-SAFE_TOP = frozenset({"window", "temperature", "budget", "memory", "rules", "tools"})
+SAFE_TOP = frozenset({"window", "temperature", "memory", "rules", "tools"})
 """Top-level keys a workspace may always set: they shape the context, not what may run or where data goes."""
 
 CAPS: dict[str, int | None] = {"max_steps": 40}
 """Limits where lower is stricter: a workspace may lower them, raising asks (value: the built-in default)."""
+
+BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps"})
+"""``[budget]`` spending caps: a workspace may lower them; raising (or lifting) one asks."""
 
 UNION_LISTS: tuple[tuple[str, str], ...] = (("approval", "deny_commands"),)
 """Lists the workspace adds to instead of replacing (a workspace deny list never drops the user's)."""
@@ -127,7 +130,7 @@ def _split_approval(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -
     user_denies = "deny" in (user.get("default_write"), user.get("default_command"))
     for key, value in ws.items():
         where = f"approval.{key}"
-        if key in ("default_write", "default_command"):
+        if key in ("default_write", "default_command", "sandboxed_commands"):
             if _loosens(value, user.get(key, "ask")):
                 asks.append(Ask(WORKSPACE_TOML, where, value))
             else:
@@ -172,6 +175,42 @@ def _split_mcp(ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
     return tight
 
 
+SANDBOX_OFF = frozenset({"off", "none", "disabled", "never", "false"})
+"""``[sandbox] mode`` values that turn the sandbox off."""
+
+
+def _split_sandbox(ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
+    tight: dict[str, Any] = {}
+    for key, value in ws.items():
+        strict = ((key == "mode" and isinstance(value, str) and value.lower() not in SANDBOX_OFF)
+                  or (key == "network" and value is False)
+                  or (key == "writable" and value == []))
+        if strict:
+            tight[key] = value
+        else:  # sandbox off, network on, extra writable paths, anything unknown
+            asks.append(Ask(WORKSPACE_TOML, f"sandbox.{key}", value))
+    return tight
+
+
+def _split_budget(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
+    """Budget shares are safe; a spending cap may only go down (None, the default, means no cap)."""
+    from agent_tui.core.config import BudgetConfig
+
+    defaults = BudgetConfig()
+    tight: dict[str, Any] = {}
+    for key, value in ws.items():
+        if key in BUDGET_CAPS:
+            base = user.get(key, getattr(defaults, key, None))
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if number and (base is None or value <= base):
+                tight[key] = value
+            else:
+                asks.append(Ask(WORKSPACE_TOML, f"budget.{key}", value))
+        else:
+            tight[key] = value
+    return tight
+
+
 def _inside(root: Path, value: Any) -> bool:
     if not isinstance(value, str):
         return False
@@ -197,6 +236,13 @@ def split_workspace(user: dict[str, Any], ws: dict[str, Any], root: Path) -> Spl
         elif key == "approval" and isinstance(value, dict):
             user_approval = user.get("approval") if isinstance(user.get("approval"), dict) else {}
             kept = _split_approval(user_approval, value, asks)
+            if kept:
+                tight[key] = kept
+        elif key == "budget" and isinstance(value, dict):
+            user_budget = user.get("budget") if isinstance(user.get("budget"), dict) else {}
+            tight[key] = _split_budget(user_budget, value, asks)
+        elif key == "sandbox" and isinstance(value, dict):
+            kept = _split_sandbox(value, asks)
             if kept:
                 tight[key] = kept
         elif key == "mcp" and isinstance(value, dict):

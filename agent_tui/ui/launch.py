@@ -35,9 +35,17 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
 
         explicit = getattr(args, "workspace", None)
         workspace = make_demo_workspace(workspace if (demo and explicit is not None) else None)
+    trust: bool | None = None
+    if getattr(args, "trust", False) and reason is None:
+        from agent_tui.core.trust_store import TrustStore
+
+        report = load_config(workspace, trust=True).trust
+        if report.asks:
+            TrustStore().remember(workspace, report.fingerprint)
+        trust = True
     spec = SessionSpec(model=None if reason else model, api_base=getattr(args, "api_base", None),
                        window=getattr(args, "window", None), session=getattr(args, "session", None),
-                       demo=reason is not None)
+                       demo=reason is not None, trust=trust)
     return UiOptions(workspace=workspace, session=spec, demo_reason=reason,
                      first_frame_probe=os.environ.get(PROBE_ENV) or None)
 

@@ -176,3 +176,16 @@ def test_good_values_pass() -> None:
                         "mcp": {"timeout": 5, "servers": {"g": {"command": "x", "args": ["a"], "env": {"A": "b"}}},
                                 "groups": {"git": ["git__*"]}, "tools": {"g__*": {"read_only": False}}},
                         "models": {"m": {"window": 100, "compact_at": 0.5}}})
+
+
+def test_sandbox_and_spending_caps_only_tighten(tmp_path: Path) -> None:
+    split = split_workspace({"budget": {"max_cost": 2.0}},
+                            {"sandbox": {"mode": "off", "network": True, "writable": ["/home"]},
+                             "budget": {"max_cost": 5.0, "max_session_cost": 1.0, "compact_at": 0.6},
+                             "approval": {"sandboxed_commands": "allow"}}, tmp_path)
+    assert {a.key for a in split.asks} == {"sandbox.mode", "sandbox.network", "sandbox.writable", "budget.max_cost",
+                                           "approval.sandboxed_commands"}
+    assert split.tight["budget"] == {"max_session_cost": 1.0, "compact_at": 0.6}
+    strict = split_workspace({}, {"sandbox": {"mode": "auto", "network": False, "writable": []},
+                                  "approval": {"sandboxed_commands": "ask"}}, tmp_path)
+    assert not strict.asks and strict.tight["sandbox"] == {"mode": "auto", "network": False, "writable": []}
