@@ -186,3 +186,16 @@ def test_trust_subcommand_shows_records_and_forgets(tmp_path: Path) -> None:
     assert (xdg / "agent-tui" / "trusted.toml").is_file()
     assert "no longer trusted" in trust("--forget").stdout
     assert trust().returncode == 1
+
+
+def test_mcp_list_does_not_start_an_untrusted_workspace_server(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    xdg = tmp_path / "xdg"
+    marker = "import pathlib; pathlib.Path('mcp-started').write_text('x')"
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {"command": sys.executable,
+                                                                        "args": ["-c", marker]}}}))
+    proc = subprocess.run([BIN, "mcp", "list", "--workspace", str(root)], capture_output=True, text=True, timeout=60,
+                          env=_env(xdg), cwd=tmp_path)
+    assert not (root / "mcp-started").exists() and not (tmp_path / "mcp-started").exists()
+    assert "not trusted" in proc.stderr and "mcpServers.evil" in proc.stderr
