@@ -199,3 +199,16 @@ def test_mcp_list_does_not_start_an_untrusted_workspace_server(tmp_path: Path) -
                           env=_env(xdg), cwd=tmp_path)
     assert not (root / "mcp-started").exists() and not (tmp_path / "mcp-started").exists()
     assert "not trusted" in proc.stderr and "mcpServers.evil" in proc.stderr
+
+
+def test_broken_mcp_json_is_reported_in_json(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    root = make_repo(tmp_path / "proj")
+    xdg = tmp_path / "xdg"
+    _user_config(xdg, fake_llm.base_url)
+    (root / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "x",}}')
+    fake_llm.script(Reply.text("ok"))
+    proc = _run(root, xdg)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    trust = next(e for e in _events(proc) if e["type"] == "trust")
+    assert trust["problems"] and ".mcp.json: cannot read" in trust["problems"][0]
+    assert ".mcp.json: cannot read" in proc.stderr
