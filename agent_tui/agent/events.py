@@ -128,6 +128,10 @@ class ApprovalRequested(Event):
     """write or command."""
     preview: str
     """A diff for edits, the command line for shell."""
+    prefix: str | None = None
+    """A command prefix the user may allow always instead of the exact line (None: not offered)."""
+    reason: str = ""
+    """Why the policy asks (e.g. which part of the command no allow rule covers)."""
 
 
 @dataclass

@@ -34,7 +34,7 @@ from agent_tui.core.memory import chunk_items
 from agent_tui.core.summary import ExtractiveSummariser
 
 Approver = Callable[[ev.ApprovalRequested], Awaitable[str]]
-"""Answers an approval request with 'once', 'always' or 'deny'."""
+"""Answers an approval request with 'once', 'always' (the exact command), 'prefix' (the offered prefix) or 'deny'."""
 
 CUT_MARK = "\n\n[cut: the turn was cancelled by the user]"
 

@@ -86,7 +86,7 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     ws = Workspace(workspace, settings)
     ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
-    policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive)
+    policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
     runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
     loop_opts = LoopOptions(max_steps=settings.max_steps)
     agent = Agent(engine, llm=llm_config(settings) if settings.model else None, runner=runner, policy=policy,

@@ -173,7 +173,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             self.turn_worker.cancel()
 
     async def approve(self, request: ev.ApprovalRequested) -> str:
-        """The agent's approver: show the dialog and wait for once / always / deny."""
+        """The agent's approver: show the dialog and wait for once / always / prefix / deny."""
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         screen = ApprovalScreen(request)
 
