@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -49,6 +50,16 @@ def load_for_cli(config: str | None, workspace: Path) -> McpConfig:
     if loaded.trust.pending:
         print(f"agent-tui: {loaded.trust.notice()}", file=sys.stderr)
     return load_mcp_config(loaded.settings.mcp, workspace, workspace_json=loaded.trust.trusted)
+
+
+def cli_log_dir(workspace: Path) -> Path:
+    """Server logs go under the workspace's ``.agent-tui/`` when it has one; a read-only command never
+    creates that folder (it would look like a store), so otherwise they go to the user's cache dir."""
+    own = workspace / ".agent-tui"
+    if own.is_dir():
+        return own / "logs" / "mcp"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "agent-tui" / "logs" / "mcp"
 
 
 async def collect(config: McpConfig, log_dir: Path | None) -> dict[str, Any]:
@@ -136,8 +147,7 @@ def run_mcp_list(args: argparse.Namespace) -> int:
     except (OSError, tomllib.TOMLDecodeError, ConfigError) as exc:
         print(f"agent-tui mcp list: cannot read config: {exc}", file=sys.stderr)
         return 2
-    log_dir = workspace / ".agent-tui" / "logs" / "mcp"
-    report = asyncio.run(collect(config, log_dir))
+    report = asyncio.run(collect(config, cli_log_dir(workspace)))
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:

@@ -54,6 +54,11 @@ def run_tui(args: argparse.Namespace, workspace: Path) -> int:
     """Run the TUI until the user quits; the exit code."""
     from agent_tui.ui.app import make_app
 
+    session = getattr(args, "session", None)
+    if session and not getattr(args, "demo", False):
+        from agent_tui.store.workspace import require_session
+
+        require_session(workspace, session)  # one clear line and exit 2, before the screen is taken
     app = make_app(options_from_args(args, workspace))
     result = app.run()
     return int(result or 0)
