@@ -12,7 +12,13 @@ against the schemas in ``core/config_check.py``: an unknown key or a wrong value
 program with the file, the key and what was expected.
 
 Per-model overrides live under ``[models."<model string>"]`` and may set
-``window``, ``output_reserve``, ``compact_at`` and ``fresh_at``.  Every key is
+``window`` and any ``[budget]`` key (``output_reserve``, ``compact_at``...), plus
+the per-model keys of :data:`agent_tui.core.model_settings.MODEL_KEYS`:
+``api_key_env``/``api_key``, ``max_output_tokens`` (also the output reserve),
+``temperature``, ``reasoning_effort``, ``thinking`` (budget), ``num_ctx``
+(Ollama), ``stream_timeout``, prices (``input_cost_per_token``,
+``output_cost_per_token``, ``cache_read_input_token_cost``,
+``cache_creation_input_token_cost``), ``cache`` and ``extra`` (passed to litellm).  Every key is
 documented in README.md ("Configuration").
 """
 
@@ -23,6 +29,8 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from agent_tui.core.model_settings import check_model_keys
 
 
 class ConfigError(Exception):
@@ -123,7 +131,7 @@ class Settings:
     mcp: dict[str, Any] = field(default_factory=dict)
     """The ``[mcp]`` table: servers, groups, per-tool result settings."""
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per-model overrides: window, output_reserve, compact_at, fresh_at."""
+    """Per-model tables: window, [budget] keys, and the keys of ``model_settings.MODEL_KEYS``."""
     store_path: str | None = None
     """Database file; default ``<workspace>/.agent-tui/memory.db``."""
     rules: tuple[str, ...] = ()
@@ -141,6 +149,8 @@ class Settings:
             return self
         budget_keys = {f.name for f in fields(BudgetConfig)}
         b = {k: v for k, v in over.items() if k in budget_keys}
+        if over.get("max_output_tokens") and "output_reserve" not in b:
+            b["output_reserve"] = int(over["max_output_tokens"])  # reserve exactly what is sent
         s = replace(self, budget=replace(self.budget, **b)) if b else self
         if "window" in over and self.window is None:
             s = replace(s, window=int(over["window"]))
@@ -267,6 +277,9 @@ def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: st
     if not isinstance(over, dict):
         raise ConfigError(f"{where}: expected a table, got {over!r}")
     budget_keys = {f.name for f in fields(BudgetConfig)}
+    problem = check_model_keys(over, where)
+    if problem:
+        raise ConfigError(problem)
     w = over.get("window")
     if w is not None and (not isinstance(w, int) or isinstance(w, bool) or w < 1):
         raise ConfigError(f"{where}: window must be a whole number >= 1, got {w!r}")
