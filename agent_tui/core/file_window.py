@@ -109,6 +109,10 @@ class ActiveFileWindow:
         """Every active file, most recently touched first (protected: the set is bounded on note)."""
         self._release_crowded_files()
         self._file_ledger.flush(self)
+        reported = {it.id for it, _ in self._file_releases}
+        excluded.extend((row, str(row.provenance.get("why") or "released"))  # released earlier, or elsewhere
+                        for row in self._file_ledger.released.values()
+                        if row.id not in reported and row.provenance.get("path") not in self.files.files)
         excluded.extend(self._file_releases)
         self._file_releases = []
         return [self._file_item(af) for af in reversed(list(self.files.files.values()))]
