@@ -166,6 +166,8 @@ class AssistantMessage(Event):
     """The full text of this step's answer."""
     tool_calls: int
     """How many tools it called."""
+    reasoning: str = ""
+    """The model's reasoning text for this step (thinking models); shown collapsed."""
 
 
 @dataclass
@@ -217,6 +219,8 @@ class Usage(Event):
     """cached_tokens / prompt_tokens, in percent."""
     session_cache_hit_pct: float = 0.0
     """Cache reads over all input tokens of the session so far, in percent."""
+    reasoning_tokens: int = 0
+    """Output tokens the model spent reasoning (part of completion_tokens)."""
 
 
 @dataclass

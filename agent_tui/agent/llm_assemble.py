@@ -1,4 +1,4 @@
-"""Turning litellm stream chunks into one reply: text, parallel tool calls, usage, cost."""
+"""Turning litellm stream chunks into one reply: text, reasoning, parallel tool calls, usage."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .llm_types import (
     Usage,
     check_arguments,
 )
+from .llm_usage import configured_cost, usage_from_provider
 
 
 def call_cost(litellm: Any, model: str, prompt: int, completion: int) -> float:
@@ -38,6 +39,7 @@ class ReplyAssembler:
         self.reasoning: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
         self._by_index: dict[int, int] = {}
+        self._blocks: list[dict[str, Any]] = []
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.model = ""
@@ -62,9 +64,29 @@ class ReplyAssembler:
             if reasoning := getattr(delta, "reasoning_content", None):
                 self.reasoning.append(reasoning)
                 events.append(ReasoningDelta(reasoning))
+            for block in getattr(delta, "thinking_blocks", None) or []:
+                self._thinking(block)
             for tc in getattr(delta, "tool_calls", None) or []:
                 events.append(self._tool_delta(tc))
         return events
+
+    def _thinking(self, block: Any) -> None:
+        """Accumulate Anthropic thinking blocks: text pieces, then the signature closes a block."""
+        b = dict(block) if isinstance(block, dict) else dict(getattr(block, "__dict__", {}) or {})
+        kind = b.get("type") or "thinking"
+        if kind != "thinking":  # redacted_thinking arrives whole
+            self._blocks.append({k: v for k, v in b.items() if v is not None})
+            return
+        if not self._blocks or self._blocks[-1].get("type") != "thinking" or self._blocks[-1].get("signature"):
+            self._blocks.append({"type": "thinking", "thinking": ""})
+        cur = self._blocks[-1]
+        cur["thinking"] += b.get("thinking") or ""
+        if b.get("signature"):
+            cur["signature"] = b["signature"]
+
+    def thinking_blocks(self) -> list[dict[str, Any]]:
+        """The signed thinking blocks of the reply (unsigned ones cannot be sent back)."""
+        return [b for b in self._blocks if b.get("type") != "thinking" or b.get("signature")]
 
     def _slot(self, index: int | None, call_id: str | None) -> int:
         """The call a fragment belongs to: by id first, then by index; a new id at a used
@@ -122,9 +144,7 @@ def reply_usage(litellm: Any, config: LLMConfig, asm: ReplyAssembler, messages: 
                 tools: Sequence[dict[str, Any]] | None, calls: list[ToolCall]) -> Usage:
     """The call's usage: the provider's numbers, else a local count (``estimated``)."""
     if asm.usage is not None:
-        prompt = int(asm.usage.prompt_tokens or 0)
-        completion = int(getattr(asm.usage, "completion_tokens", 0) or 0)
-        estimated = False
+        return usage_from_provider(litellm, config.model, asm.usage, config.prices or None)
     else:  # provider sent no usage: count locally
         from agent_tui.core.tokens import counter_for
 
@@ -133,5 +153,6 @@ def reply_usage(litellm: Any, config: LLMConfig, asm: ReplyAssembler, messages: 
         completion = counter.count("".join(asm.text)) + sum(
             counter.count(c.name) + counter.count(c.arguments) for c in calls
         )
-        estimated = True
-    return Usage(prompt, completion, call_cost(litellm, config.model, prompt, completion), estimated)
+    if config.prices:
+        return Usage(prompt, completion, configured_cost(config.prices, prompt, completion, 0, 0), True)
+    return Usage(prompt, completion, call_cost(litellm, config.model, prompt, completion), True)

@@ -71,6 +71,8 @@ class Agent:
         self.opts = options or LoopOptions(max_steps=engine.settings.max_steps)
         self.ctx = EngineToolContext(engine, workspace, store)
         self.session_cost = 0.0
+        self.session_prompt_tokens = 0
+        self.session_cached_tokens = 0
         self._announced: set[str] = set()
         self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
         self.engine.add_secret(getattr(llm, "api_key", None))
@@ -91,9 +93,30 @@ class Agent:
         u = getattr(completion, "usage", None)
         if u is None:
             return None
-        self.session_cost += float(getattr(u, "cost_usd", 0.0) or 0.0)
-        return ev.Usage(int(u.prompt_tokens or 0), int(u.completion_tokens or 0),
-                        float(getattr(u, "cost_usd", 0.0) or 0.0), self.session_cost)
+        cost = float(getattr(u, "cost_usd", 0.0) or 0.0)
+        prompt, cached = int(u.prompt_tokens or 0), int(getattr(u, "cached_tokens", 0) or 0)
+        self.session_cost += cost
+        self.session_prompt_tokens += prompt
+        self.session_cached_tokens += cached
+        session_pct = 100.0 * self.session_cached_tokens / self.session_prompt_tokens if self.session_prompt_tokens else 0.0
+        return ev.Usage(prompt, int(u.completion_tokens or 0), cost, self.session_cost,
+                        cached_tokens=cached, cache_write_tokens=int(getattr(u, "cache_write_tokens", 0) or 0),
+                        cache_hit_pct=round(100.0 * cached / prompt, 1) if prompt else 0.0,
+                        session_cache_hit_pct=round(session_pct, 1),
+                        reasoning_tokens=int(getattr(u, "reasoning_tokens", 0) or 0))
+
+    def _reasoning_map(self) -> dict[str, dict[str, Any]]:
+        """Kept provider reasoning state of this turn's assistant messages, by first tool-call id."""
+        out: dict[str, dict[str, Any]] = {}
+        eng = self.engine
+        for i in reversed(eng.order):
+            it = eng.items[i]
+            if it.turn != eng.turn:
+                break
+            data = it.provenance.get("provider_data") if it.role == "assistant" else None
+            if data and it.tool_calls and it.tool_calls[0].get("id"):
+                out[str(it.tool_calls[0]["id"])] = data
+        return out
 
     async def write_memo(self, kind: str) -> ev.MemoSaved:
         """Write and store a progress memo (LLM first, extractive fallback)."""
@@ -220,7 +243,9 @@ class Agent:
                     completion = None
                     partial = ""
                     try:
-                        async for e in llm_mod.stream_completion(self.llm, asm.messages, asm.tools or None):
+                        async for e in llm_mod.stream_completion(
+                                self.llm, asm.messages, asm.tools or None, cache_breakpoints=asm.cache_breakpoints,
+                                session_id=eng.session_id, reasoning=self._reasoning_map()):
                             if isinstance(e, llm_mod.TextDelta):
                                 partial += e.text
                                 yield ev.TextDelta(e.text)
@@ -247,7 +272,8 @@ class Agent:
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
                                          provenance=self._reply_provenance(completion, finish.status))
                 partial = ""
-                yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls))
+                yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls),
+                                          reasoning=completion.reasoning or _thinking_text(completion))
                 if finish.notice:
                     yield ev.ErrorEvent(finish.notice, fatal=False)
                 if not completion.tool_calls:
@@ -286,6 +312,9 @@ class Agent:
             prov["raw_arguments"] = raw
         if finish != "ok":
             prov["finish"] = finish
+        data = getattr(completion, "provider_data", None)
+        if data and completion.tool_calls:
+            prov["provider_data"] = data  # sent back while this tool loop runs (llm_provider)
         return prov or None
 
     def _answer_cut_call(self, call: Any) -> list[ev.Event]:
@@ -323,6 +352,12 @@ class Agent:
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
             eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]")
+
+
+def _thinking_text(completion: Any) -> str:
+    """The readable text of a reply's thinking blocks (when litellm gave no reasoning_content)."""
+    return "\n\n".join(b.get("thinking", "") for b in getattr(completion, "thinking_blocks", []) or []
+                       if b.get("thinking"))
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:

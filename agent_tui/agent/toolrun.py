@@ -92,7 +92,7 @@ class ToolRunner:
         """Approve, run, shape and record one tool call."""
         from agent_tui.agent.loop import parse_arguments
         from agent_tui.tools.base import ToolResult
-        from agent_tui.tools.shaping import shape_result
+        from agent_tui.tools.shaping import shape_result_async
 
         eng = agent.engine
         name = call.name
@@ -136,7 +136,7 @@ class ToolRunner:
         spec = self.registry.spec(name)
         exempt = spec is not None and spec.max_result_tokens is None  # fetch_result pages are bounded
         if not exempt and eng.counter.count(text) > cap:
-            shaped = shape_result(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
+            shaped = await shape_result_async(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
                                   label=name, model=eng.settings.model)
             text, handle = shaped.text, handle or shaped.handle
         scope = (self.tool_settings.get(name) or {}).get("scope", "turn")

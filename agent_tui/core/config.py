@@ -90,8 +90,9 @@ class Settings:
     """Base URL of an OpenAI-compatible server."""
     window: int | None = None
     """Window override in tokens (else the model's metadata, else a fallback)."""
-    temperature: float = 0.1
-    """Sampling temperature; coding agents want it low."""
+    temperature: float | None = None
+    """Sampling temperature; None leaves it to the provider (reasoning models and Claude with
+    thinking refuse anything else)."""
     max_steps: int = 40
     """Model calls allowed in one turn before the loop stops and says so."""
     budget: BudgetConfig = field(default_factory=BudgetConfig)
@@ -192,7 +193,7 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
     if isinstance(obj, Settings):
         _int_at_least(obj, "window", 1, where, optional=True)
         _int_at_least(obj, "max_steps", 1, where)
-        if not _number(obj.temperature):
+        if obj.temperature is not None and not _number(obj.temperature):
             raise ConfigError(f"{where}: temperature must be a number, got {obj.temperature!r}")
         for name in ("model", "api_base", "store_path"):
             if getattr(obj, name) is not None and not isinstance(getattr(obj, name), str):

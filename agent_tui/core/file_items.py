@@ -21,7 +21,8 @@ from agent_tui.core.pinning import read_for_pin
 USER_RELEASE = "released by the user (evict)"
 """The trace reason of a file the user evicted."""
 
-_FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "last_step", "pinned")
+_FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "last_step", "pinned",
+           "dropped")
 
 
 def _key(af: ActiveFile) -> tuple[Any, ...]:
@@ -45,6 +46,7 @@ def active_from_row(row: ContextItem) -> ActiveFile:
     for f in ("changed_on_disk", "missing", "edited", "pinned"):
         setattr(af, f, bool(p.get(f)))
     af.last_step = int(p.get("last_step") or 0)
+    af.dropped = str(p.get("dropped") or "")
     return af
 
 
