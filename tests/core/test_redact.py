@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from agent_tui.core.redact import Redactor, install_log_redaction, register_secret, redact_text
+from agent_tui.core.redact import Redactor, install_log_redaction, redact_text, register_secret
 from agent_tui.core.secrets import find_secrets, secret_name
 
 GITHUB = "ghp_" + "Ab1" * 12
