@@ -110,6 +110,7 @@ class Redactor:
             if len(self._cache) >= CACHE_SIZE:
                 self._cache.clear()
             self._cache[text] = done
+            self._cache[done] = done  # redacting is idempotent: the output is known clean
         return done
 
     def value(self, v: Any) -> Any:
