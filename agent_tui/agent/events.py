@@ -244,3 +244,33 @@ class TurnFinished(Event):
     status: str = "done"
     """done, cut (cancelled), step_limit, error; truncated (output limit), filtered (content
     filter) or empty (no text, no calls) when the last reply ended that way."""
+
+
+@dataclass
+class TrustReported(Event):
+    """What the workspace's own config asks for and whether it applies (before the turn)."""
+
+    type: ClassVar[str] = "trust"
+    workspace: str
+    """The workspace's real path."""
+    trusted: bool
+    """True: the workspace's asks apply; False: they are ignored."""
+    changed: bool
+    """The folder was trusted before for different asks."""
+    asks: list[dict[str, Any]] = field(default_factory=list)
+    """Each ask: source file, dotted key, value, summary."""
+    ignored: list[str] = field(default_factory=list)
+    """One line per ignored ask (empty when trusted)."""
+    problems: list[str] = field(default_factory=list)
+    """Workspace files that could not be read (a broken .mcp.json)."""
+
+
+@dataclass
+class McpStarted(Event):
+    """The MCP servers after start-up (before the turn)."""
+
+    type: ClassVar[str] = "mcp"
+    servers: list[dict[str, Any]] = field(default_factory=list)
+    """Each server: name, state, error."""
+    errors: list[str] = field(default_factory=list)
+    """Config entries that could not be used."""

@@ -15,6 +15,7 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
 from agent_tui.core.summary import Summariser
+from agent_tui.core.trust import TrustReport
 from agent_tui.store.db import UnknownSession, default_db_path
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
@@ -53,6 +54,8 @@ class Workspace:
         self.root = root.resolve()
         self.settings = settings if settings is not None else load_settings(self.root)
         self.store = store if store is not None else MemoryStore.open(store_path(self.root, self.settings))
+        self.trust: TrustReport = TrustReport(root=str(self.root))
+        """What the workspace's own config asked for and whether it applies (set by build_agent)."""
 
     # global pins ------------------------------------------------------------------------
     def rules(self) -> list[ContextItem]:
