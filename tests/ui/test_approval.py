@@ -31,7 +31,7 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace: Path, recorde
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
         assert dialog.request.kind == "command"
-        assert "$ python -m pytest -q" in str(dialog.query_one("#approval-command", Static).render())
+        assert "-m unittest discover -s tests" in str(dialog.query_one("#approval-command", Static).render())
         seen = {dialog.request.call_id}
         await pilot.press("y")
 
