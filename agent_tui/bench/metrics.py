@@ -9,9 +9,13 @@ Definitions (the tests in ``tests/bench/test_metrics.py`` pin them down):
   overflow is a request larger than the window.
 * prefix-stable share: tokens each request shares as a message prefix with the
   previous request (what a provider prompt cache reuses), over all request
-  tokens.  Cache-weighted cost: uncached tokens at 1, shared tokens at
-  ``CACHE_READ_WEIGHT`` (providers bill cache reads at about a tenth),
-  summarising input at 1; in input-token equivalents.
+  tokens.  Cache-weighted cost, in input-token equivalents, twice:
+  ``cache_weighted_cost`` — uncached tokens at 1, shared tokens at
+  ``CACHE_READ_WEIGHT`` (providers bill cache reads at about a tenth), no
+  write premium; ``cache_write_cost`` — the same with uncached (newly cached)
+  tokens at ``CACHE_WRITE_WEIGHT`` (Anthropic's 5-minute cache writes).  In both,
+  a summarising call's input is billed the same way (its cached part as reads)
+  and its output at ``OUTPUT_WEIGHT``.
 * active-file retention: of the edits whose replaced text was visible in the
   recorded history, the share whose text was in the request that made them.
 * rule retention: of all (request, rule) pairs, the share where the rule was
@@ -32,6 +36,9 @@ from dataclasses import asdict, dataclass
 from agent_tui.bench.replay import SessionRun
 
 CACHE_READ_WEIGHT = 0.1
+CACHE_WRITE_WEIGHT = 1.25
+#: Output tokens (a summary) cost this many input tokens (4x at OpenAI and DeepSeek, 5x at Anthropic).
+OUTPUT_WEIGHT = 4.0
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -62,6 +69,7 @@ class Metrics:
     overflows: int
     prefix_stable_share: float
     cache_weighted_cost: float
+    cache_write_cost: float
     edits_checked: int
     edits_present: int
     active_file_retention: float | None
@@ -81,12 +89,20 @@ class Metrics:
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
+def _cost(total: int, shared: int, summarising: int, sum_cached: int, sum_out: int, write: float) -> float:
+    """Input-token equivalents: new tokens at ``write``, cache reads at CACHE_READ_WEIGHT, output at OUTPUT_WEIGHT."""
+    reads = shared + sum_cached
+    return write * (total + summarising - reads) + CACHE_READ_WEIGHT * reads + OUTPUT_WEIGHT * sum_out
+
+
 def compute(runs: Sequence[SessionRun]) -> Metrics:
     """Pool the records of ``runs`` (one strategy, one or many sessions) into Metrics."""
     steps = [s for r in runs for s in r.steps]
     shapes = [s for r in runs for s in r.shapes]
     tokens = [s.tokens for s in steps]
     summarising = sum(s.summarising for s in steps)
+    sum_cached = sum(min(s.summarising_cached, s.summarising) for s in steps)
+    sum_out = sum(s.summary_out for s in steps)
     request_total = sum(tokens)
     shared = sum(s.shared for s in steps)
     peak_pct = max((100.0 * max(s.tokens for s in r.steps) / r.window for r in runs if r.steps and r.window),
@@ -114,7 +130,8 @@ def compute(runs: Sequence[SessionRun]) -> Metrics:
         peak_window_pct=peak_pct,
         overflows=overflows,
         prefix_stable_share=_ratio(shared, request_total) or 0.0,
-        cache_weighted_cost=(request_total - shared) + CACHE_READ_WEIGHT * shared + summarising,
+        cache_weighted_cost=_cost(request_total, shared, summarising, sum_cached, sum_out, 1.0),
+        cache_write_cost=_cost(request_total, shared, summarising, sum_cached, sum_out, CACHE_WRITE_WEIGHT),
         edits_checked=edits_checked,
         edits_present=edits_present,
         active_file_retention=_ratio(edits_present, edits_checked),

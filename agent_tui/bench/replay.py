@@ -38,6 +38,8 @@ class StepRecord:
     """Tokens the request shares as a message prefix with the previous one (0 for the first)."""
     summarising: int = 0
     summary_out: int = 0
+    summarising_cached: int = 0
+    """Of ``summarising``, tokens read from the prompt cache."""
     rules_present: int = 0
     rules_total: int = 0
     edits_checked: int = 0
@@ -158,7 +160,7 @@ def replay(
         found = sum(1 for n in needles if any(n in cache.info(key).search for key in keys))
         run.steps.append(StepRecord(
             tokens=tokens, shared=shared, summarising=req.summarising_input_tokens,
-            summary_out=req.summary_tokens, rules_present=len(present), rules_total=len(rules),
+            summary_out=req.summary_tokens, summarising_cached=req.summarising_cached, rules_present=len(present), rules_total=len(rules),
             edits_checked=len(needles), edits_present=found, latency=latency,
             recorded=call.recorded_input_tokens,
         ))

@@ -13,13 +13,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_tui.bench.metrics import CACHE_READ_WEIGHT, Metrics, compute
+from agent_tui.bench.metrics import (
+    CACHE_READ_WEIGHT,
+    CACHE_WRITE_WEIGHT,
+    OUTPUT_WEIGHT,
+    Metrics,
+    compute,
+)
 from agent_tui.bench.runner import BenchResult
 
-#: The issue's aims for the ``agent-tui`` strategy.
-AIM_VS_FULL = 0.60
-AIM_VS_WINDOW = 0.25
+#: The aims for the ``agent-tui`` strategy (issue 10): shares of ``full``'s cost and tokens.
+AIM_COST_VS_FULL = 0.40
+AIM_TOKENS_VS_FULL = 0.30
 AIM_FILE_RETENTION = 0.99
+AIM_ERROR_RECALL = 0.99
+AIM_PREFIX_STABLE = 0.90
+AIM_P95_MS = 5.0
+#: Strategies agent-tui must be cheaper than (on both cost variants).
+ANCHORS = ("window", "masking", "auto-compact", "batch")
 
 
 def _pct(v: float | None, digits: int = 1) -> str:
@@ -34,6 +45,10 @@ def _vs(m: Metrics, base: Metrics | None) -> str:
     if base is None or not base.total_input_tokens:
         return "–"
     return f"{100 * (m.total_input_tokens / base.total_input_tokens - 1):+.1f} %"
+
+
+def _times(v: float, base: float | None) -> str:
+    return f"{v / base:.2f}×" if base else "–"
 
 
 def overall(result: BenchResult) -> dict[str, Metrics]:
@@ -52,7 +67,8 @@ def by_source(result: BenchResult) -> dict[str, dict[str, Metrics]]:
 
 def _table(rows: dict[str, Metrics], base: Metrics | None) -> list[str]:
     head = ("| strategy | total input tokens | vs full | tokens/request mean | p95 | peak window | overflows "
-            "| prefix-stable | cache-weighted cost | active-file retention | rule retention (every / last) "
+            "| prefix-stable | cost (reads 0.1) | × full | cost (+ writes 1.25) | × full "
+            "| active-file retention | rule retention (every / last) "
             "| shaped/raw | error-line recall | assembly p50 / p95 |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for name, m in rows.items():
@@ -60,7 +76,8 @@ def _table(rows: dict[str, Metrics], base: Metrics | None) -> list[str]:
         lines.append(
             f"| {name} | {_int(m.total_input_tokens)} | {_vs(m, base)} | {_int(m.mean_tokens)} | {_int(m.p95_tokens)} "
             f"| {m.peak_window_pct:.1f} % | {m.overflows} | {_pct(m.prefix_stable_share)} "
-            f"| {_int(m.cache_weighted_cost)} | {files} "
+            f"| {_int(m.cache_weighted_cost)} | {_times(m.cache_weighted_cost, base and base.cache_weighted_cost)} "
+            f"| {_int(m.cache_write_cost)} | {_times(m.cache_write_cost, base and base.cache_write_cost)} | {files} "
             f"| {_pct(m.rule_retention)} / {_pct(m.rule_retention_last)} | {_pct(m.shaped_raw_ratio)} "
             f"| {_pct(m.error_line_recall)} | {m.latency_p50_ms:.2f} / {m.latency_p95_ms:.2f} ms |"
         )
@@ -68,25 +85,36 @@ def _table(rows: dict[str, Metrics], base: Metrics | None) -> list[str]:
 
 
 def aims(rows: dict[str, Metrics]) -> list[tuple[str, bool, str]]:
-    """The issue's aims for ``agent-tui``: (aim, met, measured)."""
-    a, f, w = rows.get("agent-tui"), rows.get("full"), rows.get("window")
+    """The aims for ``agent-tui``: (aim, met, measured)."""
+    a, f = rows.get("agent-tui"), rows.get("full")
     if a is None:
         return []
     out: list[tuple[str, bool, str]] = []
     if f is not None and f.total_input_tokens:
-        saving = 1 - a.total_input_tokens / f.total_input_tokens
-        out.append((f"≥ {AIM_VS_FULL:.0%} fewer input tokens than full", saving >= AIM_VS_FULL,
-                    f"saving {saving:.1%}"))
-    if w is not None and w.total_input_tokens:
-        saving = 1 - a.total_input_tokens / w.total_input_tokens
-        out.append((f"≥ {AIM_VS_WINDOW:.0%} fewer input tokens than window", saving >= AIM_VS_WINDOW,
-                    f"saving {saving:.1%}"))
+        for label, mine, theirs in (("cost (reads 0.1)", a.cache_weighted_cost, f.cache_weighted_cost),
+                                    ("cost (+ writes 1.25)", a.cache_write_cost, f.cache_write_cost)):
+            r = mine / theirs if theirs else 0.0
+            out.append((f"{label} ≤ {AIM_COST_VS_FULL:.2f}× full", r <= AIM_COST_VS_FULL, f"{r:.3f}×"))
+        r = a.total_input_tokens / f.total_input_tokens
+        out.append((f"input tokens ≤ {AIM_TOKENS_VS_FULL:.2f}× full", r <= AIM_TOKENS_VS_FULL, f"{r:.3f}×"))
+    for name in ANCHORS:
+        o = rows.get(name)
+        if o is None:
+            continue
+        ok = a.cache_weighted_cost < o.cache_weighted_cost and a.cache_write_cost < o.cache_write_cost
+        out.append((f"cheaper than {name} on both costs", ok,
+                    f"{a.cache_weighted_cost / o.cache_weighted_cost:.3f}× / {a.cache_write_cost / o.cache_write_cost:.3f}×"))
     out.append(("never over the window", a.overflows == 0, f"{a.overflows} overflows, peak {a.peak_window_pct:.1f} %"))
     ret = a.active_file_retention
     out.append((f"active-file retention ≥ {AIM_FILE_RETENTION:.0%}", ret is None or ret >= AIM_FILE_RETENTION,
                 _pct(ret)))
     rr = a.rule_retention
     out.append(("rule retention 100 %", rr is None or rr >= 1.0, _pct(rr, 2)))
+    er = a.error_line_recall
+    out.append((f"error-line recall ≥ {AIM_ERROR_RECALL:.0%}", er is None or er >= AIM_ERROR_RECALL, _pct(er)))
+    out.append((f"prefix-stable share ≥ {AIM_PREFIX_STABLE:.0%}", a.prefix_stable_share >= AIM_PREFIX_STABLE,
+                _pct(a.prefix_stable_share)))
+    out.append((f"assembly p95 ≤ {AIM_P95_MS:g} ms", a.latency_p95_ms <= AIM_P95_MS, f"{a.latency_p95_ms:.2f} ms"))
     return out
 
 
@@ -106,7 +134,7 @@ def to_markdown(result: BenchResult) -> str:
         f"## Replay benchmark: {len(result.sessions)} sessions ({counts}), {n_req:,} model calls",
         "",
         f"Window {win}; `window` keeps the last {result.rounds} rounds; cache reads weighted "
-        f"{CACHE_READ_WEIGHT}; run time {result.seconds:.1f} s; malformed records skipped: {result.malformed}.",
+        f"{CACHE_READ_WEIGHT}, cache writes {CACHE_WRITE_WEIGHT} (second cost), summary output {OUTPUT_WEIGHT:g}; run time {result.seconds:.1f} s; malformed records skipped: {result.malformed}.",
         "",
         *_table(rows, base),
     ]
@@ -146,9 +174,11 @@ def to_json(result: BenchResult) -> dict[str, Any]:
     return {
         "sessions": len(result.sessions),
         "requests": sum(s.calls for s in result.sessions),
-        "config": {"window": result.window, "rounds": result.rounds, "cache_read_weight": CACHE_READ_WEIGHT},
+        "config": {"window": result.window, "rounds": result.rounds, "cache_read_weight": CACHE_READ_WEIGHT,
+                   "cache_write_weight": CACHE_WRITE_WEIGHT, "output_weight": OUTPUT_WEIGHT},
         "run_seconds": round(result.seconds, 2),
         "malformed": result.malformed,
+        "skipped": list(result.skipped),
         "strategies": {n: m.to_json() for n, m in rows.items()},
         "aims": [{"aim": a, "met": ok, "measured": v} for a, ok, v in aims(rows)],
         "by_source": {src: {n: m.to_json() for n, m in srows.items()} for src, srows in by_source(result).items()},

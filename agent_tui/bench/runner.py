@@ -21,15 +21,23 @@ from agent_tui.bench.strategies import DEFAULT_ROUNDS, FullStrategy, Strategy, W
 from agent_tui.bench.trace import Session
 from agent_tui.core.tokens import counter_for
 
-STRATEGIES: tuple[str, ...] = ("full", "window", "agent-tui")
+STRATEGIES: tuple[str, ...] = ("full", "window", "masking", "auto-compact", "batch", "agent-tui")
 
 
 def make_strategy(name: str, rounds: int = DEFAULT_ROUNDS) -> Strategy:
-    """A fresh strategy by name (``full``, ``window``, ``agent-tui``)."""
+    """A fresh strategy by name (one of ``STRATEGIES``)."""
+    from agent_tui.bench import anchors
+
     if name == "full":
         return FullStrategy()
     if name == "window":
         return WindowStrategy(rounds)
+    if name == "masking":
+        return anchors.MaskingStrategy()
+    if name == "auto-compact":
+        return anchors.AutoCompactStrategy()
+    if name == "batch":
+        return anchors.BatchStrategy()
     if name == "agent-tui":
         from agent_tui.bench.engine_strategy import AgentTuiStrategy
 
@@ -66,6 +74,8 @@ class BenchResult:
     rounds: int = DEFAULT_ROUNDS
     skipped_files: int = 0
     malformed: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    """Trace files read but not replayed, with why (e.g. no model call recorded)."""
 
 
 def run_session(session: Session, strategies: Sequence[str], window: int | None,
@@ -82,14 +92,18 @@ def run_session(session: Session, strategies: Sequence[str], window: int | None,
     return info, runs
 
 
-def _run_file(args: tuple[str, tuple[str, ...], int | None, int]) -> tuple[SessionInfo, dict[str, SessionRun]] | int:
+Skipped = tuple[str, str, int]
+"""(path, reason, malformed records) of a trace file that was not replayed."""
+
+
+def _run_file(args: tuple[str, tuple[str, ...], int | None, int]) -> tuple[SessionInfo, dict[str, SessionRun]] | Skipped:
     path, strategies, window, rounds = args
     adapter = adapter_for(Path(path))
     if adapter is None:
-        return 0
+        return (path, "no adapter recognises it", 0)
     session = adapter.load(Path(path))
     if not session.calls:
-        return session.malformed
+        return (path, "no model call recorded", session.malformed)
     return run_session(session, strategies, window, rounds)
 
 
@@ -109,11 +123,13 @@ def run_benchmark(paths: Sequence[Path], strategies: Sequence[str] = STRATEGIES,
     result = BenchResult(list(strategies), window=window, rounds=rounds,
                          runs={name: [] for name in strategies})
     for out in outcomes:
-        if isinstance(out, int):
+        if len(out) == 3:
+            path, why, bad = out
             result.skipped_files += 1
-            result.malformed += out
+            result.malformed += bad
+            result.skipped.append({"path": path, "reason": why})
             continue
-        info, runs = out
+        info, runs = out  # type: ignore[misc]
         result.sessions.append(info)
         result.malformed += info.malformed
         for name, run in runs.items():

@@ -15,6 +15,8 @@ add pins or file copies; it never changes the recorded replies.
 * ``window`` — the system prompt plus the last N rounds (a round is one
   assistant message with its tool results, or one user message), plain
   truncation: nothing summarised, nothing pinned, the token window ignored.
+* ``masking``, ``auto-compact``, ``batch`` — anchors from published context
+  managers, in :mod:`agent_tui.bench.anchors`.
 * ``agent-tui`` — this project's engine, in :mod:`agent_tui.bench.engine_strategy`.
 
 Neither ``window`` nor ``agent-tui`` sees the recording agent's compaction
@@ -43,6 +45,9 @@ class Request:
     """Input tokens of summarising calls made to build this request."""
     summary_tokens: int = 0
     """Output tokens of those summarising calls."""
+    summarising_cached: int = 0
+    """Of ``summarising_input_tokens``, the tokens the summarising call reads from the prompt cache
+    (a call that resends the cached request with the instruction at the end)."""
     opaque_tokens: int = 0
     """Tokens sent that the recording does not show (re-injected after the client's
     own compaction); counted, never searched."""

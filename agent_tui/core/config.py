@@ -3,11 +3,22 @@
 Files, later ones win key by key:
 
 1. ``$XDG_CONFIG_HOME/agent-tui/config.toml`` (default ``~/.config/agent-tui/config.toml``)
-2. ``<workspace>/.agent-tui/config.toml``
+2. ``<workspace>/.agent-tui/config.toml`` — only what tightens, until the user trusts the
+   folder (``core/trust.py`` splits it; ``core/trust_store.py`` remembers the decision)
 3. command-line flags (``--model``, ``--window`` ...)
 
+The free-form tables (``[approval]``, ``[tools.X]``, ``[mcp]``, ``[models."x"]``) are checked
+against the schemas in ``core/config_check.py``: an unknown key or a wrong value stops the
+program with the file, the key and what was expected.
+
 Per-model overrides live under ``[models."<model string>"]`` and may set
-``window``, ``output_reserve``, ``compact_at`` and ``fresh_at``.  Every key is
+``window`` and any ``[budget]`` key (``output_reserve``, ``compact_at``...), plus
+the per-model keys of :data:`agent_tui.core.model_settings.MODEL_KEYS`:
+``api_key_env``/``api_key``, ``max_output_tokens`` (also the output reserve),
+``temperature``, ``reasoning_effort``, ``thinking`` (budget), ``num_ctx``
+(Ollama), ``stream_timeout``, prices (``input_cost_per_token``,
+``output_cost_per_token``, ``cache_read_input_token_cost``,
+``cache_creation_input_token_cost``), ``cache`` and ``extra`` (passed to litellm).  Every key is
 documented in README.md ("Configuration").
 """
 
@@ -18,6 +29,8 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from agent_tui.core.model_settings import check_model_keys
 
 
 class ConfigError(Exception):
@@ -90,8 +103,9 @@ class Settings:
     """Base URL of an OpenAI-compatible server."""
     window: int | None = None
     """Window override in tokens (else the model's metadata, else a fallback)."""
-    temperature: float = 0.1
-    """Sampling temperature; coding agents want it low."""
+    temperature: float | None = None
+    """Sampling temperature; None leaves it to the provider (reasoning models and Claude with
+    thinking refuse anything else)."""
     max_steps: int = 40
     """Model calls allowed in one turn before the loop stops and says so."""
     budget: BudgetConfig = field(default_factory=BudgetConfig)
@@ -105,7 +119,7 @@ class Settings:
     mcp: dict[str, Any] = field(default_factory=dict)
     """The ``[mcp]`` table: servers, groups, per-tool result settings."""
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per-model overrides: window, output_reserve, compact_at, fresh_at."""
+    """Per-model tables: window, [budget] keys, and the keys of ``model_settings.MODEL_KEYS``."""
     store_path: str | None = None
     """Database file; default ``<workspace>/.agent-tui/memory.db``."""
     rules: tuple[str, ...] = ()
@@ -123,6 +137,8 @@ class Settings:
             return self
         budget_keys = {f.name for f in fields(BudgetConfig)}
         b = {k: v for k, v in over.items() if k in budget_keys}
+        if over.get("max_output_tokens") and "output_reserve" not in b:
+            b["output_reserve"] = int(over["max_output_tokens"])  # reserve exactly what is sent
         s = replace(self, budget=replace(self.budget, **b)) if b else self
         if "window" in over and self.window is None:
             s = replace(s, window=int(over["window"]))
@@ -150,13 +166,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
-
-
-def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 def _section(cls: type, data: Any, where: str, cross: bool = True) -> Any:
@@ -192,7 +201,7 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
     if isinstance(obj, Settings):
         _int_at_least(obj, "window", 1, where, optional=True)
         _int_at_least(obj, "max_steps", 1, where)
-        if not _number(obj.temperature):
+        if obj.temperature is not None and not _number(obj.temperature):
             raise ConfigError(f"{where}: temperature must be a number, got {obj.temperature!r}")
         for name in ("model", "api_base", "store_path"):
             if getattr(obj, name) is not None and not isinstance(getattr(obj, name), str):
@@ -233,6 +242,12 @@ def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thr
     rules = data.pop("rules", ()) or ()
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         raise ConfigError(f"{where}: rules must be a list of strings, got {rules!r}")
+    from agent_tui.core.config_check import SchemaError, check_sections
+
+    try:
+        check_sections(data, where)
+    except SchemaError as exc:
+        raise ConfigError(str(exc)) from exc
     s = _section(Settings, data, where)
     for model, over in s.models.items():
         _check_model_override(model, over, budget, f'{where} [models."{model}"]', cross)
@@ -244,10 +259,9 @@ def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: st
     if not isinstance(over, dict):
         raise ConfigError(f"{where}: expected a table, got {over!r}")
     budget_keys = {f.name for f in fields(BudgetConfig)}
-    known = budget_keys | {"window"}
-    for k in over:
-        if k not in known:
-            raise ConfigError(f"{where}: unknown key {k!r} (known: {', '.join(sorted(known))})")
+    problem = check_model_keys(over, where)
+    if problem:
+        raise ConfigError(problem)
     w = over.get("window")
     if w is not None and (not isinstance(w, int) or isinstance(w, bool) or w < 1):
         raise ConfigError(f"{where}: window must be a whole number >= 1, got {w!r}")
@@ -258,17 +272,65 @@ def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: st
     _validate(merged, where, cross)
 
 
-def load_settings(workspace: Path | None = None, *, user_file: Path | None = None) -> Settings:
-    """Merge the user file and the workspace file into Settings."""
+@dataclass(frozen=True)
+class LoadedConfig:
+    """Settings plus what the workspace asked for and whether it was granted."""
+
+    settings: Settings
+    """The merged settings (workspace asks left out unless trusted)."""
+    trust: Any
+    """The workspace's :class:`agent_tui.core.trust.TrustReport`."""
+
+
+def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
+                trust: bool | None = None, trust_file: Path | None = None) -> LoadedConfig:
+    """Merge the user file and the workspace file; the workspace only tightens unless trusted.
+
+    ``trust``: None asks the trust store (trusted for exactly these asks?), True applies the
+    workspace's asks (the caller remembers the decision), False leaves them out.
+    """
+    from agent_tui.core.trust import (
+        TrustReport,
+        fingerprint,
+        mcp_json_asks,
+        merge_tables,
+        split_workspace,
+    )
+
     up = user_file if user_file is not None else user_config_path()
-    merged = _read_toml(up)
-    where = str(up)
-    settings_from_dict(merged, where, check_thresholds=False)  # each file alone first: errors name it
-    if workspace is not None:
-        wp = workspace_config_path(workspace)
-        wdata = _read_toml(wp)
-        if wdata:
-            settings_from_dict(wdata, str(wp), check_thresholds=False)
-            merged = _merge(merged, wdata)
-            where = f"{up} + {wp}"
-    return settings_from_dict(merged, where)
+    user = _read_toml(up)
+    settings_from_dict(user, str(up), check_thresholds=False)  # each file alone first: errors name it
+    if workspace is None:
+        return LoadedConfig(settings_from_dict(user, str(up)), TrustReport(root=""))
+    root = workspace.resolve()
+    wp = workspace_config_path(workspace)
+    wdata = _read_toml(wp)
+    if wdata:
+        settings_from_dict(wdata, str(wp), check_thresholds=False)
+    split = split_workspace(user, wdata, root)
+    json_asks, problems = mcp_json_asks(root / ".mcp.json")
+    asks = (*split.asks, *json_asks)
+    fp = fingerprint(asks) if asks else ""
+    changed = False
+    if not asks:
+        granted = True
+    elif trust is None:
+        from agent_tui.core.trust_store import TrustStore
+
+        store = TrustStore(trust_file)
+        entry = store.entry(root)
+        granted = entry is not None and entry.fingerprint == fp
+        changed = entry is not None and not granted
+    else:
+        granted = trust
+    report = TrustReport(root=str(root), asks=asks, trusted=granted, changed=changed, fingerprint=fp,
+                         problems=tuple(problems))
+    merged = merge_tables(user, split.full if granted else split.tight)
+    where = f"{up} + {wp}" if wdata else str(up)
+    return LoadedConfig(settings_from_dict(merged, where), report)
+
+
+def load_settings(workspace: Path | None = None, *, user_file: Path | None = None,
+                  trust: bool | None = None) -> Settings:
+    """Merge the user file and the workspace file into Settings (see :func:`load_config`)."""
+    return load_config(workspace, user_file=user_file, trust=trust).settings

@@ -22,10 +22,10 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
     assert run_bench(parse("--traces", str(FIXTURES), "--json", "--jobs", "1")) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["sessions"] == 2
-    assert set(data["strategies"]) == {"full", "window", "agent-tui"}
+    assert set(data["strategies"]) == {"full", "window", "masking", "auto-compact", "batch", "agent-tui"}
     for m in data["strategies"].values():
         for key in ("total_input_tokens", "peak_window_pct", "overflows", "active_file_retention",
-                    "rule_retention", "prefix_stable_share"):
+                    "rule_retention", "prefix_stable_share", "cache_weighted_cost", "cache_write_cost"):
             assert key in m
     assert {s["source"] for s in data["per_session"]} == {"mini-swe-agent", "claude-code"}
     assert data["malformed"] == 3

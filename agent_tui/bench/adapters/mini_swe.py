@@ -6,7 +6,8 @@ response in ``extra.response`` whose ``usage.prompt_tokens`` is what the call
 cost.  Tool messages carry the whole output in ``extra.raw_output``; the
 agent cut outputs over 10k characters to head+tail before the model saw
 them, and for those ``Message.raw`` is the whole output in the same
-``<returncode>/<output>`` wrapper.  The ``exit`` message is the submission, never sent to the model.
+``<returncode>/<output>`` wrapper.  An assistant message's ``reasoning_content``
+(reasoning models) counts as assistant text.  The ``exit`` message is the submission, never sent to the model.
 File reads, writes and edits are recovered from the bash commands
 (:mod:`agent_tui.bench.bashops`, :mod:`agent_tui.bench.bashedits`).
 """
@@ -95,6 +96,9 @@ class _Builder:
         elif role in ("user", "system"):
             self.s.messages.append(Message("user", text))
         elif role == "assistant":
+            reasoning = m.get("reasoning_content")
+            if isinstance(reasoning, str) and reasoning.strip():  # reasoning models send it back as text
+                text = f"{reasoning}\n\n{text}" if text else reasoning
             self._assistant(m, text)
         elif role == "tool":
             self._tool(m, text)
