@@ -147,7 +147,7 @@ def test_demo_at_80x24_in_tmux_is_readable_and_takes_a_reason(tmux: Tmux, tmp_pa
 
     tmux.keys("Enter")
     screen = tmux.wait_for(lambda s: "allow run_command" in s, "the approval dialog")
-    assert "Running the tests" in screen, "the conversation stays visible behind the dialog"
+    assert "read_file tests/test_stock.py" in screen, "the conversation stays visible behind the dialog"
     assert "Deny, say why (r)" in screen
     tmux.keys("r")
     tmux.wait_for(lambda s: "why not?" in s, "the reason box")
