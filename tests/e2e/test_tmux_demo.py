@@ -93,7 +93,7 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     tmux.wait_for(lambda s: "● ready" in s, "the model client", timeout=120)
 
     tmux.keys("Enter")  # enter on the empty box sends the demo task
-    screen = tmux.wait_for(lambda s: "allow run_command" in s, "the approval dialog")
+    screen = tmux.wait_for(lambda s: "allow run_command" in s.lower(), "the approval dialog")
     assert "list_dir . (t1, " in screen, "tool titles keep their item id and tokens"
     tmux.keys("n")
     tmux.wait_for(lambda s: "You denied the test run" in s and "● ready" in s, "the end of the turn")
