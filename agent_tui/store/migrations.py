@@ -67,4 +67,9 @@ def _m1_initial(db: Database) -> None:
         db[table].enable_fts(["content"], create_triggers=True, tokenize="porter")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial]
+def _m2_calibration(db: Database) -> None:
+    """Per-model token calibration: the provider's prompt_tokens over the engine's count."""
+    db["calibration"].create({"model": str, "factor": float, "samples": int, "updated": float}, pk="model")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_calibration]
