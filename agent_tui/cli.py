@@ -119,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.trust_cli import run_trust
 
             return run_trust(args, _workspace(args))
+        if cmd in ("run", "tui"):
+            from agent_tui.tools.reaper import install_exit_handlers
+
+            install_exit_handlers()  # no command the model started outlives the agent
         if cmd == "run":
             from agent_tui.agent.headless import run_headless
 

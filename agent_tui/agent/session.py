@@ -88,4 +88,16 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     loop_opts = LoopOptions(max_steps=settings.max_steps)
     llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
     agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
+    attach_sandbox(agent, settings)
     return agent, ws
+
+
+def attach_sandbox(agent: Agent, settings: Settings) -> None:
+    """Run the agent's commands in bubblewrap when ``[sandbox] mode`` allows and it works; else warn."""
+    from agent_tui.tools.sandbox import sandbox_for
+
+    status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network)
+    agent.ctx.sandbox = status.sandbox
+    agent.policy.sandboxed = status.sandbox is not None
+    if status.sandbox is None and settings.sandbox.mode != "off":
+        agent.engine.warnings.append(status.message)

@@ -94,6 +94,16 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True)
+class SandboxConfig:
+    """``[sandbox]``: where the model's shell commands run (see agent_tui/tools/sandbox.py)."""
+
+    mode: str = "auto"
+    """``auto``: inside bubblewrap when it works (else unsandboxed, and said so); ``off``: never."""
+    network: bool = False
+    """Let sandboxed commands use the network."""
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything configurable, after merging files and flags."""
 
@@ -112,6 +122,8 @@ class Settings:
     """Window split and thresholds."""
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     """Sliding memory, active files, recall."""
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    """Where commands run: bubblewrap or not, network or not."""
     approval: dict[str, Any] = field(default_factory=dict)
     """Per-tool ``ask|allow|deny`` and ``allow_commands`` patterns (see README)."""
     tools: dict[str, Any] = field(default_factory=dict)
@@ -219,6 +231,11 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             v = getattr(obj, name)
             if not _number(v) or not (0 <= v <= 1):
                 raise ConfigError(f"{where}: {name} must be between 0 and 1, got {v!r}")
+    if isinstance(obj, SandboxConfig):
+        if obj.mode not in ("auto", "off"):
+            raise ConfigError(f"{where}: mode must be \"auto\" or \"off\", got {obj.mode!r}")
+        if not isinstance(obj.network, bool):
+            raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
         for f in fields(obj):
@@ -239,6 +256,7 @@ def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thr
     cross = check_thresholds
     budget = _section(BudgetConfig, data.pop("budget", {}), f"{where} [budget]", cross)
     memory = _section(MemoryConfig, data.pop("memory", {}), f"{where} [memory]")
+    sandbox = _section(SandboxConfig, data.pop("sandbox", {}), f"{where} [sandbox]")
     rules = data.pop("rules", ()) or ()
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         raise ConfigError(f"{where}: rules must be a list of strings, got {rules!r}")
@@ -251,7 +269,7 @@ def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thr
     s = _section(Settings, data, where)
     for model, over in s.models.items():
         _check_model_override(model, over, budget, f'{where} [models."{model}"]', cross)
-    return replace(s, budget=budget, memory=memory, rules=tuple(rules))
+    return replace(s, budget=budget, memory=memory, sandbox=sandbox, rules=tuple(rules))
 
 
 def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: str, cross: bool) -> None:

@@ -32,11 +32,13 @@ class ActiveFileWindow:
     steps_total: int
     _file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]]
     _file_releases: list[tuple[ContextItem, str]]
+    _file_ledger: Any
 
     def note_file_read(self, path: str, content: str, *, edited: bool = False) -> ContextItem:
         af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
         item = self._file_item(af)
         self._release_crowded_files()
+        self._file_ledger.flush(self)
         return item
 
     def _release_crowded_files(self) -> None:
@@ -49,8 +51,9 @@ class ActiveFileWindow:
         cap = self.plan.caps[Category.FILES]
         ordered = list(self.files.files.values())  # least recently touched first
         # files only read go before the task's files (edited, or named in the task); the newest always stays
-        files = [af for af in ordered[:-1] if not self._task_file(af)] + \
-                [af for af in ordered[:-1] if self._task_file(af)]
+        # pinned files are never released here: the user asked to keep them
+        files = [af for af in ordered[:-1] if not self._task_file(af) and not af.pinned] + \
+                [af for af in ordered[:-1] if self._task_file(af) and not af.pinned]
         total = sum(self._file_item(af).tokens for af in ordered)
         for af in files:
             if total <= cap:
@@ -68,14 +71,14 @@ class ActiveFileWindow:
         return self.files.last_seen_hash(path)
 
     def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af))
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.pinned)
         cached = self._file_cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
         limit_chars = self._file_char_limit(af)
         text = clean_text(self.files.render(af, limit_chars))
         item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
-                           turn=af.last_touched, pinned=False, priority=Priority.HIGH,
+                           turn=af.last_touched, pinned=af.pinned, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
         self._file_cache[af.path] = (key, item)
@@ -105,6 +108,11 @@ class ActiveFileWindow:
     def _file_blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
         """Every active file, most recently touched first (protected: the set is bounded on note)."""
         self._release_crowded_files()
+        self._file_ledger.flush(self)
+        reported = {it.id for it, _ in self._file_releases}
+        excluded.extend((row, str(row.provenance.get("why") or "released"))  # released earlier, or elsewhere
+                        for row in self._file_ledger.released.values()
+                        if row.id not in reported and row.provenance.get("path") not in self.files.files)
         excluded.extend(self._file_releases)
         self._file_releases = []
         return [self._file_item(af) for af in reversed(list(self.files.files.values()))]

@@ -239,6 +239,29 @@ class MemoryStore:
                 return self.db["messages"].count
             return self.db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", [session_id]).fetchone()[0]
 
+    @_writes
+    def allocate_id(self, scope: str, prefix: str, floor: int = 0) -> int:
+        """The next number for ``prefix`` ids under ``scope`` (a session, or the workspace-wide one),
+        atomically across processes; never at or below ``floor`` (ids the caller has already seen)."""
+        row = self.db.execute(
+            "INSERT INTO id_counters (scope, prefix, n) VALUES (?, ?, ?) ON CONFLICT (scope, prefix) "
+            "DO UPDATE SET n = max(n, excluded.n - 1) + 1 RETURNING n", [scope, prefix, floor + 1]).fetchone()
+        return int(row[0])
+
+    def data_version(self) -> int:
+        """SQLite's data_version: changes when another connection commits (cheap: no table read)."""
+        with self.lock:
+            return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def items_changed_since(self, session_ids: Iterable[str], since: float) -> list[ContextItem]:
+        """Items of these sessions written at or after ``since`` (wall clock), oldest first."""
+        ids = list(session_ids)
+        marks = ", ".join("?" * len(ids))
+        with self.lock:
+            rows = list(self.db["items"].rows_where(f"session_id IN ({marks}) AND updated >= ?", [*ids, since],
+                                                    order_by="seq, created"))
+        return [self._item(r) for r in rows]
+
     # summaries, decisions, memos ------------------------------------------------
     @_writes
     def save_summary(self, session_id: str, item_id: str, content: str, data: str, covers: list[str]) -> None:

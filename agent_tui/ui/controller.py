@@ -107,8 +107,11 @@ class SessionController:
         return getattr(self.engine, action)(item_id)
 
     def pin_rule(self, text: str) -> ContextItem:
-        """Pin ``text`` as a project rule (every session of this workspace)."""
-        return self.engine.pin_rule(text)
+        """Pin an item by id (``f:path`` pins a file's current text), else ``text`` as a project rule
+        (every session of this workspace); an id that names nothing is an EngineError."""
+        from agent_tui.core.pinning import pin_target
+
+        return pin_target(self.engine, text, self.engine.pin_rule)
 
     def set_compact_at(self, share: float) -> tuple[float, float]:
         """Move the compaction point (the fresh-session point stays above it); returns both."""

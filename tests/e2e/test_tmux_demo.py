@@ -90,7 +90,7 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     tmux.wait_for(lambda s: "● ready" in s, "the model client", timeout=120)
 
     tmux.keys("Enter")  # the demo task is prefilled
-    tmux.wait_for(lambda s: "Allow run_command" in s, "the approval dialog")
+    tmux.wait_for(lambda s: "allow run_command" in s.lower(), "the approval dialog")
     tmux.keys("n")
     tmux.wait_for(lambda s: "user denied the command" in s and "● ready" in s, "the end of the turn")
 
