@@ -27,7 +27,7 @@ from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
 from agent_tui.core.memory import EvictionPlan, plan_eviction
-from agent_tui.core.redact import Redactor
+from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
@@ -69,7 +69,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         summarisers: Sequence[Summariser] | None = None,
         log_requests: bool = True,
     ) -> None:
-        self.redact = Redactor.from_env()
+        self.redact = default_redactor()
         self.settings = settings.for_model()
         self.plan: BudgetPlan = make_plan(self.settings)
         self.counter = counter or counter_for(self.settings.model)
@@ -203,7 +203,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     def add_secret(self, value: str | None) -> None:
         """Also mask ``value`` (e.g. an API key given in config rather than the environment)."""
         if value:
-            self.redact = Redactor([*self.redact.values, value])
+            register_secret(value)
+            self.redact = default_redactor()
 
     def add_tool_result(self, tool_call_id: str, name: str, content: str, *, raw: str | None = None,
                         scope: Scope | str = Scope.TURN, provenance: dict[str, Any] | None = None) -> ContextItem:
@@ -405,6 +406,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
                             tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note,
                             excluded_trace=excluded_trace)
         asm = assemble(inp)
+        asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
         asm.compaction = compaction
         if not log:
             return asm  # a preview (memo writer, CLI): not a request, so not the latest one

@@ -2,7 +2,8 @@
 
 Messages are appended before they are sent; item state (pinned, evicted,
 summarised) is upserted on every change; summaries, decisions, memos, memory
-capsules and a per-step assembly log sit beside them.  Nothing compaction
+capsules and a per-step assembly log sit beside them.  Every text and JSON column is
+written through the process-wide secret Redactor (``core.redact``).  Nothing compaction
 removes from the window is deleted here: the ``items`` table with its FTS
 index is the archive that ``recall`` and the user can search.
 """
@@ -25,6 +26,7 @@ from sqlite_utils import Database
 
 from agent_tui.core.engine import GLOBAL_SESSION
 from agent_tui.core.items import ContextItem
+from agent_tui.core.redact import redact_text, redact_value
 from agent_tui.core.text import clean_text
 from agent_tui.store.db import BUSY_TIMEOUT, open_db, retry_busy, store_error
 
@@ -48,11 +50,13 @@ _UPSERT_SEQ = _upsert_sql((*_ITEM_COLUMNS, "seq"))
 
 
 def _j(v: Any) -> str | None:
-    return None if v is None else clean_text(json.dumps(v, ensure_ascii=False))
+    """A value as JSON text, secrets redacted (every JSON column goes through here)."""
+    return None if v is None else clean_text(json.dumps(redact_value(v), ensure_ascii=False))
 
 
 def _pack(v: Any) -> bytes:
-    return zlib.compress(clean_text(json.dumps(v, ensure_ascii=False)).encode("utf-8"), 1)
+    """A value as compressed JSON, secrets redacted (the logged request and trace)."""
+    return zlib.compress(clean_text(json.dumps(redact_value(v), ensure_ascii=False)).encode("utf-8"), 1)
 
 
 def _unpack(v: str | bytes) -> Any:
@@ -62,7 +66,7 @@ def _unpack(v: str | bytes) -> Any:
 
 def _s(v: str | None) -> str | None:
     """Text as SQLite can hold it (lone surrogates from undecodable bytes become U+FFFD)."""
-    return None if v is None else clean_text(v)
+    return None if v is None else clean_text(redact_text(v))
 
 
 class _Guard:
@@ -141,7 +145,7 @@ class MemoryStore:
         now = time.time()
         with self.lock:
             self.db["sessions"].insert(
-                {"id": sid, "created": now, "updated": now, "title": title, "model": model or "",
+                {"id": sid, "created": now, "updated": now, "title": _s(title), "model": model or "",
                  "parent": parent or "", "status": "open"}
             )
         return sid
@@ -149,7 +153,7 @@ class MemoryStore:
     @_writes
     def touch_session(self, session_id: str, **fields: Any) -> None:
         with self.lock:
-            self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **fields}, pk="id")
+            self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **redact_value(fields)}, pk="id")
 
     def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
         with self.lock:

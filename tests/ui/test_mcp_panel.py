@@ -4,9 +4,9 @@ MCP panel with its tools and their token costs, and its tool definitions count i
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
