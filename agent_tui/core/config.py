@@ -63,6 +63,10 @@ class BudgetConfig:
     """Offer a fresh session seeded by a memo at this share."""
     safety_margin: float = 0.01
     """Share of the window left unused to absorb tokenizer differences."""
+    max_cost: float | None = None
+    """Dollars one turn may spend; the loop stops before the next model call past it (None: no limit)."""
+    max_session_cost: float | None = None
+    """Dollars one session may spend in this process; the loop stops past it (None: no limit)."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +120,8 @@ class Settings:
     temperature: float | None = None
     """Sampling temperature; None leaves it to the provider (reasoning models and Claude with
     thinking refuse anything else)."""
-    max_steps: int = 40
-    """Model calls allowed in one turn before the loop stops and says so."""
+    max_steps: int = 200
+    """Model calls allowed in one turn before the loop stops and says so (real tasks run 50–176)."""
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     """Window split and thresholds."""
     memory: MemoryConfig = field(default_factory=MemoryConfig)
@@ -238,6 +242,10 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
+        for name in ("max_cost", "max_session_cost"):
+            v = getattr(obj, name)
+            if v is not None and not (_number(v) and v > 0):
+                raise ConfigError(f"{where}: {name} must be a positive number of dollars, got {v!r}")
         for f in fields(obj):
             v = getattr(obj, f.name)
             if f.name.endswith(("share", "_at", "margin")) and not (_number(v) and 0 <= v <= 1):

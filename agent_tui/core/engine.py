@@ -24,9 +24,11 @@ from agent_tui.core.config import Settings
 from agent_tui.core.file_items import FileLedger
 from agent_tui.core.file_window import ActiveFileWindow
 from agent_tui.core.history_index import HistoryIndex
+from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
 from agent_tui.core.memory import EvictionPlan, plan_eviction
+from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
@@ -97,11 +99,15 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._file_releases: list[tuple[ContextItem, str]] = []
         self._file_ledger = FileLedger()
         """Which active files the store holds (they persist with the session: core/file_items)."""
+        self.instructions = Instructions(workspace) if workspace is not None else None
+        """AGENTS.md / CLAUDE.md files as pinned rule items (core/instructions)."""
         self.steps_total = 0
         """Model steps (assistant messages) over the whole session: the clock tool outputs age by."""
         self._reset_history()
         self.system = ContextItem(id="sys", category=Category.SYSTEM, content=DEFAULT_SYSTEM,
                                   tokens=self.counter.count(DEFAULT_SYSTEM), pinned=True, scope=Scope.GLOBAL)
+        if self.instructions is not None:
+            self.instructions.refresh(self)  # loaded now, so their warnings are known before the first step
 
     # item plumbing ---------------------------------------------------------------
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
@@ -256,15 +262,12 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
 
     # memos and recall -----------------------------------------------------------------
     def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
-        item = self._new_item("memo", Category.MEMORY, f"Progress memo ({kind}, turn {self.turn}):\n{text}",
-                              scope=Scope.SESSION, provenance={"kind": kind})
-        self._add(item)
-        if self.store is not None:
-            self.store.save_memo(self.session_id, item.id, text, kind)
-        return item
+        """The task's rolling memo: updated in place within a task (core/memos)."""
+        return save_rolling_memo(self, text, kind)
 
     def add_recalled(self, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
-        """Inject recalled memories for this turn, labelled for reference."""
+        """Inject recalled memories for this turn, labelled for reference (never a memo already in it)."""
+        hits = drop_memos_in_window(self, hits)
         for old in self.items.values():
             if old.id.startswith("rc") and old.state == State.IN and not old.pinned:
                 old.state = State.RELEASED
@@ -283,6 +286,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         age tool outputs (stub the ones older than the step window, and reads an active file
         already shows).  Idempotent; assemble() calls it, the loop may call it earlier."""
         self.sync_from_store()
+        if self.instructions is not None:
+            self.instructions.refresh(self)
         self.files.refresh()
         m = self.settings.memory
         for af in self.files.release_idle_reads(self.steps_total, m.release_reads_after_steps):

@@ -36,6 +36,8 @@ class ActiveFileWindow:
 
     def note_file_read(self, path: str, content: str, *, edited: bool = False) -> ContextItem:
         af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
+        if getattr(self, "instructions", None) is not None:
+            self.instructions.touch(self, path)  # type: ignore[attr-defined]  # a subfolder's AGENTS.md
         item = self._file_item(af)
         self._release_crowded_files()
         self._file_ledger.flush(self)

@@ -33,7 +33,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 SAFE_TOP = frozenset({"window", "temperature", "memory", "rules", "tools"})
 """Top-level keys a workspace may always set: they shape the context, not what may run or where data goes."""
 
-CAPS: dict[str, int | None] = {"max_steps": 40}
+CAPS: dict[str, int | None] = {"max_steps": 200}
 """Limits where lower is stricter: a workspace may lower them, raising asks (value: the built-in default)."""
 
 BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps"})

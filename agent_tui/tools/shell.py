@@ -42,6 +42,10 @@ SPEC = ToolSpec(
         "properties": {
             "command": {"type": "string", "minLength": 1},
             "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
+            "outside_sandbox": {
+                "type": "boolean",
+                "description": "Only to change .git (commit) or use the network; always asks the user.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -94,7 +98,7 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The run_command tool."""
     command: str = args["command"]
     timeout = max(1, min(MAX_TIMEOUT, int(args.get("timeout") or 120)))
-    sandbox = getattr(ctx, "sandbox", None)
+    sandbox = None if args.get("outside_sandbox") is True else getattr(ctx, "sandbox", None)
     outcome = await run_shell(command, ctx.workspace.resolve(), timeout, sandbox=sandbox)
     counter = counter_for(ctx.model)
     output = outcome.output

@@ -99,9 +99,12 @@ def test_sandboxed_commands_run_unasked_but_cannot_leave_the_workspace(tmp_path:
             f"python3 -c \"import shutil as s; getattr(s, 'rm' + 'tree')('{home}')\"",  # slips past deny rules
             f"echo evil > {home}/planted.txt",
             f"rm -rf {home}",  # a deny rule still refuses
+            "mv .git .gitx; mkdir .git; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config",
         ]
         finished = run_calls(root, fake_llm, env, commands)  # headless, no --yes: nobody to ask
-        assert [e["is_error"] for e in finished] == [False, False, False, True], [e["text"] for e in finished]
+        assert [e["is_error"] for e in finished[:4]] == [False, False, False, True], [e["text"] for e in finished]
+        git = subprocess.run(["git", "status"], cwd=root, capture_output=True, text=True)
+        assert git.returncode == 0 and not (root / "pwned").exists() and not (root / ".gitx").exists(), finished[4]
         assert (root / "build.txt").read_text() == "built\n"
         assert "Read-only file system" in finished[1]["text"] and "sandboxed" in finished[1]["text"]
         assert "Refused by the approval policy" in finished[3]["text"]

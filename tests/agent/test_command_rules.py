@@ -164,6 +164,10 @@ def test_sandbox_policy_allows_but_deny_still_wins(tmp_path: Path) -> None:
     p.sandboxed = True
     assert p.decide("run_command", "command", {"command": "make build && ./run.sh"}) == "allow"
     assert p.decide("run_command", "command", {"command": "git push origin"}) == "deny"
+    out = {"command": "git commit -qam x", "outside_sandbox": True}
+    assert p.decide("run_command", "command", out) == "ask", "outside the sandbox the sandbox policy does not apply"
+    p.interactive = False
+    assert p.decide("run_command", "command", out) == "deny"
 
 
 def test_redirects_inside_the_workspace_are_fine_outside_are_not(tmp_path: Path) -> None:
