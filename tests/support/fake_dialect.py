@@ -95,6 +95,7 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             fake.requests.append(rec)
         try:
+            fake.check_headers(self.path, rec.headers)
             fake.check(self.path, body)
         except Rejected as r:
             rec.rejected = r.message
@@ -213,6 +214,9 @@ class FakeDialect:
         return value if isinstance(value, dict) else None
 
     # ---- to implement
+    def check_headers(self, path: str, headers: dict[str, str]) -> None:
+        """Raise :class:`Rejected` for a request the API refuses by its headers (lower-case names)."""
+
     def check(self, path: str, body: dict[str, Any]) -> None:
         """Raise :class:`Rejected` for what the real API refuses."""
 
