@@ -76,6 +76,10 @@ def test_deletion_variants_are_refused_with_yes(tmp_path: Path, fake_llm: Any) -
         f"rm --recursive --force {v}", f"bash -c 'rm -rf {v}'", f"env rm -rf {v}", f"find {v} -delete",
         f"echo {v} | xargs rm -rf", f"python3 -c \"import shutil; shutil.rmtree('{v}')\"",
         f"nice rm -Rf {v}", f"find {v} -exec rm -rf {{}} +", f"sh -c \"cd / && rm -rf {v}\"", f"command rm -rf {v}",
+        # more, found by trying: wrappers, aliases, abbreviations, variables, code fed to a shell's input
+        f"eval 'rm -rf {v}'", f"script -qc 'rm -rf {v}'", f'bash -c "$(echo rm -rf {v})"', f"taskset 1 rm -rf {v}",
+        f"RM=rm; $RM -rf {v}", f"alias x=rm; x -rf {v}", f"rm --rec --force {v}", f"echo 'rm -rf {v}' | sh",
+        f"sh <<< 'rm -rf {v}'", f"bash <<EOF\nrm -rf {v}\nEOF",
     ]
     finished = run_calls(root, fake_llm, env, variants, "--yes")
     assert len(finished) == len(variants)
