@@ -52,6 +52,7 @@ def test_chained_commands_are_not_auto_approved_and_never_run(tmp_path: Path, fa
         "pipe": "pytest -q | touch {m}",
         "redirect": "pytest -q > {m}",
         "background": "pytest -q & touch {m}",
+        "outside-path": "pytest -q --basetemp={m}",
     }
     commands = [f.format(m=out / name) for name, f in forms.items()]
     commands.append(f"echo control > {root / 'control.txt'}")
