@@ -174,8 +174,14 @@ def test_sandbox_policy_allows_but_deny_still_wins(tmp_path: Path) -> None:
     assert p.decide("run_command", "command", {"command": "git push origin"}) == "deny"
     out = {"command": "git commit -qam x", "outside_sandbox": True}
     assert p.decide("run_command", "command", out) == "ask", "outside the sandbox the sandbox policy does not apply"
+    p.yes = True
+    assert p.decide("run_command", "command", out) == "ask", "--yes does not cover leaving the sandbox"
     p.interactive = False
-    assert p.decide("run_command", "command", out) == "deny"
+    v = p.verdict("run_command", "command", out)
+    assert v.decision == "deny" and "--yes does not cover" in v.reason
+    assert p.decide("run_command", "command", {"command": "make build"}) == "allow", "inside: as before"
+    p.allow_commands.append("git commit")
+    assert p.decide("run_command", "command", out) == "allow", "an allow rule the user wrote does"
 
 
 def test_arguments_naming_outside_paths_are_not_auto_approved(tmp_path: Path) -> None:
