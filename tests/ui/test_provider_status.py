@@ -54,3 +54,43 @@ async def test_status_line_cost_is_litellms_cache_aware_cost_on_claude(tmp_path:
                 * price["input_cost_per_token"] + u["output_tokens"] * price["output_cost_per_token"]
                 for u in fake.usages)
     assert shown != pytest.approx(plain, rel=1e-3)  # the cache pricing made a difference
+
+
+async def test_reasoning_is_shown_collapsed_before_its_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DeepSeek's reasoning_content (through litellm) becomes a collapsed 'thinking' block placed before
+    the tool call it led to and before the answer it led to."""
+    from textual.widgets import Collapsible
+
+    from agent_tui.ui.widgets.chat_items import ThinkingBlock
+    from agent_tui.ui.widgets.reply import AssistantReply
+    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+    from tests.support.fake_strict_openai import FakeStrictOpenAI
+
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test-deepseek-0123456789")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("# Notes\nThe answer is 42.\n")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking="I should read the notes.", calls=[("read_file", {"path": "notes.md"})]),
+                    Turn(thinking="It says 42.\nAnswer briefly.", text="The answer is 42."))
+        app = make_app(UiOptions(workspace=project, session=SessionSpec(model="deepseek/deepseek-reasoner",
+                                                                        api_base=fake.base_url + "/v1"),
+                                 theme="textual-dark"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await ready(pilot)
+            await pilot.press(*"what do the notes say?", "enter")
+            await turn_done(pilot)
+            flow = [w for w in app.main.conversation.children
+                    if isinstance(w, ThinkingBlock | ToolCallPanel | AssistantReply)]
+            kinds = [type(w).__name__ for w in flow]
+            blocks = [w for w in flow if isinstance(w, ThinkingBlock)]
+            texts = [b.text for b in blocks]
+            titles = [str(b.title) for b in blocks]
+            collapsed = [b.collapsed for b in blocks]
+            assert all(isinstance(b, Collapsible) for b in blocks)
+            bars = list(app.main.budget.query("#bar-reasoning"))  # its own bar appeared (it used to crash)
+            assert len(bars) == 1 and bars[0].category == "reasoning"
+    assert fake.rejections == []
+    assert kinds == ["ThinkingBlock", "ToolCallPanel", "ThinkingBlock", "AssistantReply"]
+    assert texts == ["I should read the notes.", "It says 42.\nAnswer briefly."]
+    assert titles == ["thinking · 1 line", "thinking · 2 lines"] and collapsed == [True, True]
