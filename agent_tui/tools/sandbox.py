@@ -41,6 +41,18 @@ _BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-i
                "--new-session")
 
 
+def _hidden_interpreter_dirs() -> list[str]:
+    """The Python agent-tui runs on, when it lives under a /tmp the sandbox replaces (read-only again).
+
+    The demo and many users run ``<that python> -m …``; a venv made in /tmp would otherwise vanish.
+    """
+    import sys
+
+    dirs = [str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix)]
+    hidden = [d for d in dirs if any(d == t or d.startswith(t + "/") for t in ("/tmp", "/var/tmp"))]
+    return [d for d in dict.fromkeys(hidden) if Path(d).is_dir()]
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How to run one command inside bubblewrap for a workspace."""
@@ -58,6 +70,8 @@ class Sandbox:
         args = [self.bwrap, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp"]
         if Path("/var/tmp").is_dir():
             args += ["--tmpfs", "/var/tmp"]
+        for prefix in _hidden_interpreter_dirs():
+            args += ["--ro-bind", prefix, prefix]
         args += ["--bind", ws, ws]
         for rel in PROTECTED:
             path = self.workspace / rel

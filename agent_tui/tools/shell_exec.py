@@ -63,11 +63,15 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None) -> CommandOutcome:
-    """Run ``command`` in ``cwd`` (inside ``sandbox`` when given); kill its process group after ``timeout`` s."""
+async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None,
+                    env: dict[str, str] | None = None) -> CommandOutcome:
+    """Run ``command`` in ``cwd`` (inside ``sandbox`` when given); kill its process group after ``timeout`` s.
+
+    ``env``: the command's environment (None: this process's, as is).
+    """
     began = time.monotonic()
     common = dict(cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                  stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+                  stderr=asyncio.subprocess.STDOUT, start_new_session=True, env=env)
     made = sandbox.missing_protected() if sandbox is not None else []
     with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
         if sandbox is not None:

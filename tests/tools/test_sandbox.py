@@ -241,3 +241,20 @@ async def test_outside_sandbox_runs_unconfined_for_git_writes(tmp_path: Path) ->
         assert "one" in log.stdout
     finally:
         ws.close()
+
+
+async def test_an_interpreter_living_in_tmp_stays_visible_read_only(box: Sandbox, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A venv made under /tmp (as CI clones do) would vanish behind the private /tmp; the agent's own
+    Python stays visible there, read-only; the rest of the host's /tmp stays hidden."""
+    import sys
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "marker").write_text("here\n")
+    (tmp_path / "other.txt").write_text("private\n")
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    code, out = await sh(box, f"cat {venv}/bin/marker && ! cat {tmp_path}/other.txt 2>/dev/null && echo hidden")
+    assert code == 0 and "here" in out and "hidden" in out, out
+    code, out = await sh(box, f"echo x > {venv}/bin/marker")
+    assert code != 0 and (venv / "bin" / "marker").read_text() == "here\n", out
