@@ -161,6 +161,20 @@ class CommandsMixin:
     def cmd_mcp(self: AgentApp, arg: str) -> None:
         self.action_mcp()
 
+    def cmd_tools(self: AgentApp, arg: str) -> None:
+        """`/tools` lists the tool items in the inspector; `/tools off NAME` / `on NAME` disables or enables one."""
+        verb, _, name = arg.partition(" ")
+        if verb in ("off", "on") and name.strip():
+            tool = name.strip()
+            self.item_action("evict" if verb == "off" else "restore", tool if tool.startswith("tool:") else f"tool:{tool}")
+            return
+        if arg:
+            self.notify("usage: /tools, /tools off NAME, /tools on NAME", severity="warning")
+            return
+        from agent_tui.ui.screens.inspector import InspectorScreen
+
+        self._open(InspectorScreen(query="cat:tools"))
+
     def cmd_help(self: AgentApp, arg: str) -> None:
         self.action_help()
 

@@ -40,6 +40,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("threshold", "[PCT|+N|-N]", "raise or lower the compaction point"),
     SlashCommand("request", "", "view the exact last request, its diff and trace"),
     SlashCommand("mcp", "", "MCP servers, their status and tools with token costs"),
+    SlashCommand("tools", "[off|on NAME]", "tool definitions and their tokens; off NAME disables a tool for the session"),
     SlashCommand("help", "", "keys and commands"),
     SlashCommand("quit", "", "leave agent-tui"),
 )
