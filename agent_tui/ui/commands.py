@@ -31,6 +31,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("unpin", "ID", "unpin an item", True),
     SlashCommand("evict", "ID", "take an item (a message or a tool output) out of the window", True),
     SlashCommand("restore", "ID", "bring an evicted or summarised item back", True),
+    SlashCommand("remember", "TEXT", "add TEXT as a rule to AGENTS.md (also: # TEXT at the prompt)", True),
+    SlashCommand("init", "", "draft an AGENTS.md for this workspace with the model (approve its diff)"),
     SlashCommand("compact", "[FOCUS]", "fold older rounds into the summary now (FOCUS: what to keep)"),
     SlashCommand("memo", "", "write a progress memo now"),
     SlashCommand("memos", "", "list and view progress memos"),
