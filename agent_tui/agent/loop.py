@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.limits import DEFAULT_MAX_STEPS, Limits, check
+from agent_tui.agent.llm_calibration import Calibration
 from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
 from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls
@@ -29,6 +30,7 @@ from agent_tui.agent.prompts import render_prompt
 from agent_tui.agent.summariser_llm import summary_request
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
+from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
@@ -83,6 +85,10 @@ class Agent:
         self.session_prompt_tokens = 0
         self.session_cached_tokens = 0
         self._announced: set[str] = set()
+        model = str(getattr(llm, "model", "") or "")
+        self.calibration = Calibration(model, store if model else None)
+        if abs(self.calibration.factor - 1.0) > 1e-9:
+            engine.plan = make_plan(engine.settings, self.calibration.factor)
         self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
         key = getattr(llm, "api_key", None)
         self.engine.add_secret(None if key == LOCAL_KEY else key)
@@ -265,7 +271,10 @@ class Agent:
                 while True:
                     asm = eng.assemble(self.runner.schemas(eng), auto_compact=False)
                     bd = self._with_reasoning(asm.breakdown.to_json(), asm.messages)
-                    yield ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
+                    budget_event = ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
+                    budget_event.calibration = round(self.calibration.factor, 4)
+                    budget_event.estimated_prompt_tokens = self.calibration.estimate(bd["total"])
+                    yield budget_event
                     for e in self._thresholds(bd):
                         yield e
                     completion = None
@@ -295,6 +304,8 @@ class Agent:
                 usage = self._count_usage(completion)
                 if usage is not None:
                     yield usage
+                    if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
+                        eng.plan = make_plan(eng.settings, self.calibration.factor)
                 finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
                                getattr(self.llm, "max_output_tokens", None))
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,

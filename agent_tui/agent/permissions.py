@@ -176,7 +176,7 @@ class Policy:
                 return Verdict("allow", f"allowed by {', '.join(used)}", prefix)
             shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3])
             why = [f"no allow rule covers {shown}"]
-        if self.sandboxed and self.sandboxed_commands == "allow":
+        if self.sandboxed and self.sandboxed_commands == "allow" and args.get("outside_sandbox") is not True:
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
         default = self.default_command
         if default == "ask":

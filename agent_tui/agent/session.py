@@ -106,6 +106,7 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
 
     status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network)
     agent.ctx.sandbox = status.sandbox
+    agent.ctx.pass_env = tuple(settings.sandbox.pass_env)
     agent.policy.sandboxed = status.sandbox is not None
     if status.sandbox is None and settings.sandbox.mode != "off":
         agent.engine.warnings.append(status.message)

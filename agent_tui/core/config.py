@@ -105,6 +105,8 @@ class SandboxConfig:
     """``auto``: inside bubblewrap when it works (else unsandboxed, and said so); ``off``: never."""
     network: bool = False
     """Let sandboxed commands use the network."""
+    pass_env: tuple[str, ...] = ()
+    """Secret-named environment variables (``*KEY*``, ``*TOKEN*``…) that commands still get, sandboxed or not."""
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,8 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             raise ConfigError(f"{where}: mode must be \"auto\" or \"off\", got {obj.mode!r}")
         if not isinstance(obj.network, bool):
             raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
+        if not isinstance(obj.pass_env, (list, tuple)) or not all(isinstance(n, str) for n in obj.pass_env):
+            raise ConfigError(f"{where}: pass_env must be a list of variable names, got {obj.pass_env!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
         for name in ("max_cost", "max_session_cost"):

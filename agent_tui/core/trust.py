@@ -184,7 +184,7 @@ def _split_sandbox(ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
     for key, value in ws.items():
         strict = ((key == "mode" and isinstance(value, str) and value.lower() not in SANDBOX_OFF)
                   or (key == "network" and value is False)
-                  or (key == "writable" and value == []))
+                  or (key in ("writable", "pass_env") and value == []))
         if strict:
             tight[key] = value
         else:  # sandbox off, network on, extra writable paths, anything unknown

@@ -91,6 +91,7 @@ async def test_dialog_is_docked_over_the_visible_conversation(demo_workspace: Pa
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await demo_until_approval(pilot)
         box = dialog.query_one("#approval-dialog")
+        await wait_for(pilot, lambda: box.region.height > 0, "the dialog laid out")
         assert box.region.bottom == 30 and box.region.width == 100, "docked at the bottom, full width"
         assert box.region.y > 0
         above = app.screen_stack[0].query_one("#conversation")
