@@ -6,6 +6,7 @@ Allow rules are argv prefixes: ``allow_commands = ["pytest", "git status"]`` cov
 matches across ``;``, ``&&`` or a newline any more.  A line is auto-approved only when
 *every* simple command in it is covered by a prefix and nothing in it reaches further:
 no ``$(…)``/backticks, no ``&``, no redirection that writes outside the workspace, no
+argument naming a path outside it (``pytest --basetemp=~/x`` empties ``~/x``), no
 ``VAR=…`` prefix, no program chosen at run time.  A prefix never covers inline code:
 ``python3`` or ``python3 -m pytest`` do not allow ``python3 -c "…"`` (a rule must name
 the ``-c`` itself).
@@ -32,7 +33,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tools.cmdparse import ParsedCommand, SimpleCommand, parse_command
+from agent_tui.tools.cmdparse import SAFE_TARGETS, ParsedCommand, SimpleCommand, parse_command
 
 #: How deep wrappers are looked through (``bash -c "env sh -c '…'"``).
 MAX_DEPTH = 6
@@ -433,7 +434,27 @@ def blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
         if c.argv and c.dynamic and c.dynamic[0]:
             why.append(f"the program is chosen at run time ({c.argv[0]})")
             break
+    if workspace is not None:
+        paths = [w for c in parsed.commands for w in c.argv[1:] if _names_outside(w, workspace.resolve())]
+        if paths:
+            why.append(f"it names a path outside the workspace ({', '.join(paths[:3])})")
     return why
+
+
+def _names_outside(word: str, root: Path) -> bool:
+    """An argument naming a path outside the workspace (``pytest --basetemp=~/x`` empties ``~/x``)."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    if value.startswith("-") or not value or value in SAFE_TARGETS:
+        return False
+    if value.startswith("~") or value.startswith(("$HOME", "${HOME}")):
+        return True
+    if not (value.startswith("/") or ".." in Path(value).parts):
+        return False
+    try:
+        full = (root / value).resolve() if not value.startswith("/") else Path(value).resolve()
+    except (OSError, RuntimeError):
+        return True
+    return full != root and root not in full.parents
 
 
 def prefix_covers(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:

@@ -27,8 +27,10 @@ def user_config(tmp: Path, text: str) -> dict[str, str]:
     return env
 
 
-def run_calls(root: Path, fake_llm: Any, env: dict[str, str], commands: list[str], *flags: str) -> list[dict[str, Any]]:
-    fake_llm.script(Reply.tool_calls([("run_command", {"command": c}) for c in commands]), Reply.text("done"))
+def run_calls(root: Path, fake_llm: Any, env: dict[str, str], commands: list[str] | list[dict[str, Any]],
+              *flags: str) -> list[dict[str, Any]]:
+    calls = [("run_command", c if isinstance(c, dict) else {"command": c}) for c in commands]
+    fake_llm.script(Reply.tool_calls(calls), Reply.text("done"))
     proc = subprocess.run([BIN, "run", "go", "--model", "openai/gpt-4o", "--api-base", fake_llm.base_url, "--json",
                            "--workspace", str(root), *flags], capture_output=True, text=True, timeout=240, env=env,
                           stdin=subprocess.DEVNULL)
@@ -52,6 +54,7 @@ def test_chained_commands_are_not_auto_approved_and_never_run(tmp_path: Path, fa
         "pipe": "pytest -q | touch {m}",
         "redirect": "pytest -q > {m}",
         "background": "pytest -q & touch {m}",
+        "outside-path": "pytest -q --basetemp={m}",
     }
     commands = [f.format(m=out / name) for name, f in forms.items()]
     commands.append(f"echo control > {root / 'control.txt'}")
@@ -109,6 +112,11 @@ def test_sandboxed_commands_run_unasked_but_cannot_leave_the_workspace(tmp_path:
         assert [e["is_error"] for e in finished[:4]] == [False, False, False, True], [e["text"] for e in finished]
         git = subprocess.run(["git", "status"], cwd=root, capture_output=True, text=True)
         assert git.returncode == 0 and not (root / "pwned").exists() and not (root / ".gitx").exists(), finished[4]
+        # --yes is safe because of the sandbox: it never covers a call asking to leave it
+        escape = {"command": f"echo evil > {home}/planted.txt", "outside_sandbox": True}
+        fake_llm.clear()
+        escaped = run_calls(root, fake_llm, env, [escape], "--yes")
+        assert escaped[0]["is_error"] and "--yes does not cover" in escaped[0]["text"], escaped[0]["text"]
         assert (root / "build.txt").read_text() == "built\n"
         assert "Read-only file system" in finished[1]["text"] and "sandboxed" in finished[1]["text"]
         assert "Refused by the approval policy" in finished[3]["text"]

@@ -174,8 +174,24 @@ def test_sandbox_policy_allows_but_deny_still_wins(tmp_path: Path) -> None:
     assert p.decide("run_command", "command", {"command": "git push origin"}) == "deny"
     out = {"command": "git commit -qam x", "outside_sandbox": True}
     assert p.decide("run_command", "command", out) == "ask", "outside the sandbox the sandbox policy does not apply"
+    p.yes = True
+    assert p.decide("run_command", "command", out) == "ask", "--yes does not cover leaving the sandbox"
     p.interactive = False
-    assert p.decide("run_command", "command", out) == "deny"
+    v = p.verdict("run_command", "command", out)
+    assert v.decision == "deny" and "--yes does not cover" in v.reason
+    assert p.decide("run_command", "command", {"command": "make build"}) == "allow", "inside: as before"
+    p.allow_commands.append("git commit")
+    assert p.decide("run_command", "command", out) == "allow", "an allow rule the user wrote does"
+
+
+def test_arguments_naming_outside_paths_are_not_auto_approved(tmp_path: Path) -> None:
+    """`pytest --basetemp=DIR` empties DIR: a prefix rule for pytest must not reach outside the workspace."""
+    p = policy(tmp_path)
+    for cmd in ("pytest --basetemp=~/x", "pytest --basetemp=/home/u/x", "pytest ../other", "pytest --basetemp=$HOME/x"):
+        v = p.verdict("run_command", "command", {"command": cmd})
+        assert v.decision == "ask" and "outside the workspace" in v.reason, (cmd, v)
+    for cmd in ("pytest tests/ -q", f"pytest {tmp_path}/tests", "pytest --basetemp=.tmp", "pytest -k 'a/b'"):
+        assert p.decide("run_command", "command", {"command": cmd}) == "allow", cmd
 
 
 def test_redirects_inside_the_workspace_are_fine_outside_are_not(tmp_path: Path) -> None:
