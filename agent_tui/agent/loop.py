@@ -24,6 +24,7 @@ from agent_tui.agent.llm_calibration import Calibration
 from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
 from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls
+from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
@@ -304,6 +305,11 @@ class Agent:
                 usage = self._count_usage(completion)
                 if usage is not None:
                     yield usage
+                    unpriced = unpriced_notice(self.llm.model, self.llm.prices, completion.usage) \
+                        if self.llm is not None and "unpriced" not in self._announced else None
+                    if unpriced:
+                        self._announced.add("unpriced")
+                        yield ev.ErrorEvent(unpriced, fatal=False)
                     if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
                 finish = judge(completion.finish_reason, completion.text, completion.tool_calls,

@@ -90,7 +90,7 @@ class MemoryConfig:
     release_reads_after_steps: int = 15
     """A file that was only read (never edited) is released after this many steps untouched."""
     max_file_tokens: int = 8000
-    """An active file larger than this is kept truncated (the model reads ranges)."""
+    """An active file larger than this is named, not copied (the model reads ranges); a pinned one keeps its head."""
     recall_limit: int = 3
     """Memories recalled into a turn (labelled 'for reference')."""
     recall_min_score: float = 0.45

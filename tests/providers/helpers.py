@@ -11,10 +11,11 @@ from agent_tui.core.config import Settings
 
 
 def provider_agent(root: Path, model: str, api_base: str, table: dict[str, Any] | None = None,
-                   window: int | None = 64_000) -> Any:
-    """An agent for ``model`` at ``api_base`` with ``[models."<model>"]`` = ``table`` (writes allowed)."""
+                   window: int | None = 64_000, session: str | None = None) -> Any:
+    """An agent for ``model`` at ``api_base`` with ``[models."<model>"]`` = ``table`` (writes allowed),
+    resuming stored ``session`` when given (what /model does)."""
     s = replace(Settings(), model=model, api_base=api_base, window=window, models={model: dict(table or {})})
-    agent, ws = build_agent(root, SessionOptions(yes=True, interactive=False), settings=s)
+    agent, ws = build_agent(root, SessionOptions(yes=True, interactive=False, session=session), settings=s)
     agent.llm.api_key = agent.llm.api_key or "sk-test-provider-0123456789"
     agent.llm.timeout = 10.0
     agent.llm.backoff_base = 0.01

@@ -60,6 +60,27 @@ async def test_gemini25_tool_loop_with_thinking_budget(tmp_path: Path) -> None:
     assert [e.reasoning for e in events if isinstance(e, ev.AssistantMessage)][0] == "Read first."
 
 
+async def test_a_history_litellm_cannot_convert_fails_once_not_as_a_connection_error() -> None:
+    """litellm raises its Gemini conversion failure as APIConnectionError (status 500) before sending
+    anything; it is not retried (it used to be, four times, as a "connection error")."""
+    from agent_tui.agent import llm
+    from agent_tui.agent.llm_types import LLMConfig
+
+    history = [{"role": "user", "content": "go"},
+               {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                   "name": "read_file", "arguments": '{"path": "a'}}]},
+               {"role": "tool", "tool_call_id": "c1", "content": "r"}]
+    seen: list[Any] = []
+    with FakeGemini() as fake:
+        config = LLMConfig(model="gemini/gemini-2.5-flash", api_base=fake.base_url + "/v1beta", api_key="k",
+                           backoff_base=0.01, backoff_cap=0.02)
+        with pytest.raises(llm.LLMError) as err:
+            async for e in llm.stream_completion(config, history):
+                seen.append(e)
+    assert err.value.kind == "conversion" and "nothing was sent" in str(err.value)
+    assert not [e for e in seen if isinstance(e, llm.Retrying)] and fake.requests == []
+
+
 # ---- the fake refuses what Gemini refuses (raw requests, no litellm in between) -------------------
 def _call(name: str = "read_file", args: Any = None, sig: str | None = None) -> dict[str, Any]:
     part: dict[str, Any] = {"functionCall": {"name": name, "args": {"path": "a.py"} if args is None else args}}

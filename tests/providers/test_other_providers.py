@@ -15,15 +15,17 @@ from tests.support.fake_ollama import FakeOllama
 from tests.support.fake_strict_openai import FakeStrictOpenAI
 
 
-async def test_openai_reasoning_model_loop(tmp_path: Path) -> None:
+@pytest.mark.parametrize("model", ["openai/o4-mini", "openai/gpt-5"])
+async def test_openai_reasoning_model_loop(tmp_path: Path, model: str) -> None:
     root = make_repo(tmp_path / "p")
     with FakeStrictOpenAI("reasoning") as fake:
-        events, second = await run_loop(root, fake, "openai/o4-mini", fake.base_url + "/v1",
-                                    {"reasoning_effort": "low", "max_output_tokens": 8000},
-                                    ("list_dir", '{"path": ".", '))
+        events, second = await run_loop(root, fake, model, fake.base_url + "/v1",
+                                        {"reasoning_effort": "low", "max_output_tokens": 8000, "temperature": 0.2},
+                                        ("list_dir", '{"path": ".", '))
     assert_loop(root, fake, events, second)
     assert all(r.body.get("reasoning_effort") == "low" and r.body.get("max_completion_tokens") == 8000
                for r in fake.answered)
+    assert all("temperature" not in r.body for r in fake.answered)  # 0.2 configured; these models allow only 1
     usages = [e for e in events if isinstance(e, ev.Usage)]
     assert usages[0].reasoning_tokens > 0 and any(u.cached_tokens > 0 for u in usages[1:])
 
@@ -32,7 +34,7 @@ async def test_deepseek_thinking_gets_reasoning_content_back(tmp_path: Path) -> 
     root = make_repo(tmp_path / "p")
     with FakeStrictOpenAI("deepseek") as fake:
         events, second = await run_loop(root, fake, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {},
-                                    ("list_dir", '{"path": ".", '))
+                                        ("list_dir", '{"path": ".", '))
     assert_loop(root, fake, events, second)
     step2 = fake.answered[1].body["messages"]
     assert [m.get("reasoning_content") for m in step2 if m["role"] == "assistant"][-1] == "Read first."
