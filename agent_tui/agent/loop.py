@@ -305,7 +305,7 @@ class Agent:
                 usage = self._count_usage(completion)
                 if usage is not None:
                     yield usage
-                    unpriced = unpriced_notice(self.llm.model, self.llm.prices, completion.usage) \
+                    unpriced = unpriced_notice(self.llm.model, self.llm.prices, completion.usage, self.llm.api_base) \
                         if self.llm is not None and "unpriced" not in self._announced else None
                     if unpriced:
                         self._announced.add("unpriced")

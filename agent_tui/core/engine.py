@@ -9,7 +9,6 @@ this same object.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -35,6 +34,8 @@ from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter, counter_for
+from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
+from agent_tui.core.tool_items import ToolItems
 
 __all__ = ["ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
@@ -93,8 +94,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self.compactions: list[CompactionResult] = []
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
         self._failed_at_len = -1
-        self._tools_key: str = ""
-        self._tools_tokens = 0
+        self.tool_items = ToolItems()
+        """Tool definitions as items (``tool:NAME``): their tokens, and the ones the user disabled."""
         self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
         self._file_releases: list[tuple[ContextItem, str]] = []
         self._file_ledger = FileLedger()
@@ -150,6 +151,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             return self.system
         if item_id in self.items:
             return self.items[item_id]
+        if item_id.startswith(TOOL_PREFIX) and item_id in self.tool_items.items:
+            return self.tool_items.items[item_id]
         if item_id.startswith("f:"):
             af = self.files.files.get(item_id[2:])
             if af is not None:
@@ -163,6 +166,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         out = [self.system] + [self.items[i] for i in self.order]
         out += [self._file_item(af) for af in self.files.files.values()]
         out += [it for it in self._file_ledger.released.values() if it.provenance.get("path") not in self.files.files]
+        out += list(self.tool_items.items.values())
         return out
 
     # building the session --------------------------------------------------------
@@ -308,6 +312,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             return []
         rows = self._sync.changed()
         touched = adopt(self.items, self.order, rows) if rows else []
+        if rows and self.tool_items.adopt([r for r in rows if r.id.startswith(TOOL_PREFIX)]):
+            self._version += 1
         if rows and self._file_ledger.adopt(self, rows):
             self._version += 1
         if touched:
@@ -376,12 +382,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
 
     # assembly -------------------------------------------------------------------------------
     def tools_tokens(self, tools: Sequence[dict[str, Any]] | None) -> int:
-        if not tools:
-            return 0
-        key = json.dumps(tools, sort_keys=True, ensure_ascii=False)
-        if key != self._tools_key:
-            self._tools_key, self._tools_tokens = key, self.counter.count(key)
-        return self._tools_tokens
+        """What ``tools`` cost in a request: the sum of their items (disabled tools cost nothing)."""
+        return self.tool_items.tokens(self, tools)
 
     def assemble(self, tools: Sequence[dict[str, Any]] | None = None, *, auto_compact: bool = True,
                  status: bool = True, status_note: str = "", log: bool = True) -> Assembly:
@@ -406,11 +408,13 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         for it in carried:
             blocks.append(_carried(it))
         blocks += self._file_blocks(excluded)
+        sent_tools, tools_tokens = self.tool_items.apply(self, tools)
         inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
-                            groups=groups, excluded=excluded, current_turn=self.turn, tools=list(tools or []),
-                            tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note,
+                            groups=groups, excluded=excluded, current_turn=self.turn, tools=sent_tools,
+                            tools_tokens=tools_tokens, status=status, status_note=status_note,
                             excluded_trace=excluded_trace)
         asm = assemble(inp)
+        self.tool_items.trace(asm, sent_tools)
         asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
         asm.compaction = compaction
         if not log:
@@ -433,8 +437,9 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         """Rebuild state from stored items (resume after a crash or a restart)."""
         self._reset_history()
         self._file_ledger.load(self, [it for it in items if it.id.startswith("f:")])
+        self.tool_items.load([it for it in items if it.id.startswith(TOOL_PREFIX)])
         for it in items:
-            if it.id == "sys" or it.id.startswith("f:"):
+            if it.id == "sys" or it.id.startswith(("f:", TOOL_PREFIX)):
                 continue
             self.ids.observe(it.id)
             if it.id not in self.items:

@@ -122,7 +122,7 @@ class Instructions:
         changed = False
         for folder, note in self.folders():
             path = pick(folder)
-            if path is None:
+            if path is None or not self._allowed(path, folder, engine):
                 continue
             stamp = _stamp(path)
             if stamp is None:
@@ -144,6 +144,20 @@ class Instructions:
         if changed:
             engine._version += 1
         return changed
+
+    def _allowed(self, path: Path, folder: Path, engine: Any) -> bool:
+        """A project's instruction file must be a file of the project: a link out (to ``~/.ssh/…``) would put
+        that file into every request, past the workspace guard the file tools keep."""
+        if folder == self.config_dir or self.workspace is None:
+            return True
+        root = (git_root(self.workspace) or self.workspace).resolve()
+        if path.resolve().is_relative_to(root):
+            return True
+        warning = f"{self.display(path)} links outside the project (to {path.resolve()}); not loaded"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+            engine.warnings.append(warning)
+        return False
 
     def touch(self, engine: Any, rel_path: str) -> bool:
         """The agent read or edited ``rel_path``: load instruction files of its subfolders (first touch)."""

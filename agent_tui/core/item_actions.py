@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from agent_tui.core.items import ContextItem, Scope, State
 
-SPECIAL = ("f:", "ins:")
-"""Id prefixes of items that are not messages (active files, instruction files)."""
+SPECIAL = ("f:", "ins:", "tool:")
+"""Id prefixes of items that are not messages (active files, instruction files, tool definitions)."""
 
 
 class EngineError(Exception):
@@ -106,10 +106,12 @@ class ItemActions:
         return None
 
     def _special_action(self, action: str, item_id: str) -> ContextItem:
-        """Items that are not messages: instruction files and active files."""
+        """Items that are not messages: instruction files, tool definitions and active files."""
         if item_id.startswith("ins:"):
             raise EngineError(f"{item_id} is an instruction file: it is sent while it exists; edit or delete "
                               f"{item_id[4:]} to change it")
+        if item_id.startswith("tool:"):
+            return self.tool_items.action(self, action, item_id)  # type: ignore[attr-defined]
         # an active file: pin keeps it across tasks, evict releases it
         from agent_tui.core.file_items import file_action
 

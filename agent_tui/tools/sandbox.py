@@ -10,7 +10,10 @@ only ``.git/config`` let ``mv .git .gitx && mkdir .git`` plant a new config); a 
 is an empty read-only folder while the command runs, so ``git init`` cannot create one.
 Git *writes* (commit, checkout) therefore fail inside the sandbox and need an unsandboxed,
 approved command; the network is off
-unless ``[sandbox] network = true``; the command gets its own PID namespace, so killing
+unless ``[sandbox] network = true``; the host's Unix sockets are hidden (all of ``/run``
+without network, else the session bus, container and agent sockets: a read-only mount does
+not stop ``connect()``, and ``systemd-run --user`` over the session bus or the docker socket
+would run anything outside); the command gets its own PID namespace, so killing
 its process group ends every process it started, and ``--die-with-parent`` ends it when
 the agent dies, even by SIGKILL.
 
@@ -53,6 +56,35 @@ def _hidden_interpreter_dirs() -> list[str]:
     return [d for d in dict.fromkeys(hidden) if Path(d).is_dir()]
 
 
+#: Sockets (and folders of them) that lead out of the sandbox: a read-only mount does not stop
+#: ``connect()``, and the session bus starts programs (``systemd-run --user``), docker is root.
+_SOCKET_DIRS = ("/run/user", "/run/dbus", "/run/containerd", "/run/podman", "/run/screen", "/var/run/dbus")
+_SOCKET_FILES = ("/run/docker.sock", "/var/run/docker.sock", "/run/snapd.socket", "/run/snapd-snap.socket")
+
+
+def _socket_hiding(network: bool) -> list[str]:
+    """bwrap flags that hide the host's Unix sockets: all of ``/run`` when the network is off
+    (nothing there is needed then), else the session, container and agent sockets."""
+    out: list[str] = []
+    seen: set[Path] = set()
+
+    def hide(path: str, how: list[str]) -> None:
+        p = Path(path)
+        if not p.exists():
+            return
+        real = p.resolve()  # /var/run is usually a link to /run: hide each real path once
+        if real not in seen and not any(parent in seen for parent in real.parents):
+            seen.add(real)
+            out.extend([*how, str(real)])
+
+    for d in ("/run", "/var/run") if not network else _SOCKET_DIRS:
+        hide(d, ["--tmpfs"])
+    if network:
+        for f in _SOCKET_FILES:
+            hide(f, ["--ro-bind", "/dev/null"])
+    return out
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How to run one command inside bubblewrap for a workspace."""
@@ -70,6 +102,7 @@ class Sandbox:
         args = [self.bwrap, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp"]
         if Path("/var/tmp").is_dir():
             args += ["--tmpfs", "/var/tmp"]
+        args += _socket_hiding(self.network)
         for prefix in _hidden_interpreter_dirs():
             args += ["--ro-bind", prefix, prefix]
         args += ["--bind", ws, ws]

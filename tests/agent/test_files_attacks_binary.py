@@ -52,3 +52,27 @@ def test_fifo_hard_link_huge_line_and_rg_blind_spots(tmp_path: Path, fake_llm) -
     assert "NEEDLE_LONG" in search["text"] or "minified.js" in search["text"], search["text"]
     assert "latin1.txt" in search["text"] and "minified.js" in search["text"], search["text"]
     assert not output["is_error"] and "exit code 0" in output["text"], output["text"][:300]
+
+
+def test_agents_md_linked_outside_the_project_is_never_sent(tmp_path: Path, fake_llm) -> None:
+    """An AGENTS.md is pinned into every request: a repository's AGENTS.md linking to ~/.ssh/… or
+    ~/.aws/credentials would send that file past the workspace guard the file tools keep."""
+    root = make_repo(tmp_path / "proj")
+    private = tmp_path / "outside-private.txt"
+    private.write_text("OUTSIDE-PRIVATE-CONTENT-4242\n")
+    (root / "AGENTS.md").symlink_to(private)
+    (root / "docs").mkdir()
+    (root / "docs" / "RULES.md").write_text("Use pnpm, never npm.\n")
+    for sub, target in (("bad", private), ("good", root / "docs" / "RULES.md")):  # a link inside is fine
+        (root / sub).mkdir()
+        (root / sub / "AGENTS.md").symlink_to(target)
+        (root / sub / "x.py").write_text("x = 1\n")
+    fake_llm.script(Reply.tool_call("read_file", {"path": "bad/x.py"}), Reply.tool_call("read_file", {"path": "good/x.py"}),
+                    Reply.text("done"))
+    proc = subprocess.run([BIN, "run", "go", "--model", "openai/gpt-4o", "--api-base", fake_llm.base_url, "--json",
+                           "--workspace", str(root)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, OPENAI_API_KEY="sk-test-0123456789"), stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    bodies = [r.raw.decode("utf-8", "replace") for r in fake_llm.requests]
+    assert len(bodies) >= 2 and not any("OUTSIDE-PRIVATE-CONTENT-4242" in b for b in bodies)
+    assert "Use pnpm, never npm." in bodies[-1], "a link inside the project still loads"

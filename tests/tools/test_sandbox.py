@@ -258,3 +258,38 @@ async def test_an_interpreter_living_in_tmp_stays_visible_read_only(box: Sandbox
     assert code == 0 and "here" in out and "hidden" in out, out
     code, out = await sh(box, f"echo x > {venv}/bin/marker")
     assert code != 0 and (venv / "bin" / "marker").read_text() == "here\n", out
+
+
+def _socket_dir() -> Path:
+    """A folder under /run we may create a socket in (root: /run itself; a user: their runtime dir)."""
+    import os
+
+    for base in (Path("/run"), Path(os.environ.get("XDG_RUNTIME_DIR") or "/nonexistent")):
+        if base.is_dir() and os.access(base, os.W_OK):
+            return base
+    pytest.fail("no writable folder under /run to plant a socket in")
+
+
+@pytest.mark.parametrize("network", [False, True])
+async def test_host_unix_sockets_are_out_of_reach(box: Sandbox, network: bool) -> None:
+    """A read-only mount does not stop connect(): the session bus (systemd-run --user) or the docker socket
+    would run anything outside the sandbox, so the folders they live in are hidden."""
+    import os
+    import sys
+
+    folder = _socket_dir() / ("user" if network and _socket_dir() == Path("/run") else "") / f"agent-tui-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bus"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    srv.listen(1)
+    srv.settimeout(5)
+    try:
+        connect = (f"{sys.executable} -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+                   f"s.connect('{path}'); print('REACHED')\"")
+        code, out = await sh(Sandbox(box.bwrap, box.workspace, network=network), connect)
+        assert code != 0 and "REACHED" not in out, out
+    finally:
+        srv.close()
+        path.unlink(missing_ok=True)
+        folder.rmdir()

@@ -153,6 +153,9 @@ class PromptInput(TextArea):
                 cmd, arg = parsed
                 self.post_message(CommandEntered(cmd.name, arg))
                 return
+            if stripped.startswith("# ") and stripped[2:].strip():  # `# rule`: append it to AGENTS.md
+                self.post_message(CommandEntered("remember", stripped[2:].strip()))
+                return
             if stripped.startswith("//"):
                 text = stripped[1:]
         if self.default_task:  # the demo task is offered once: after a first message enter on empty does nothing
