@@ -63,6 +63,10 @@ def test_approval_dialog(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, siz
 
     async def run_before(pilot: Any) -> None:
         await demo_until_approval(pilot)
+        conversation = pilot.app.main.conversation
+        await pilot.pause(0.2)  # the dialog lays out, then lifts the conversation's end above itself
+        await wait_for(pilot, lambda: conversation.max_scroll_y == 0 or abs(conversation.max_scroll_y - conversation.scroll_y) < 1,
+                       "the lifted conversation")
         await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)
