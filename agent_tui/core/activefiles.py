@@ -40,6 +40,10 @@ class ActiveFile:
     """The agent edited or wrote it in this task (kept longer than files only read)."""
     last_step: int = 0
     """Engine step of the last read or edit."""
+    shown_by: str | None = None
+    """The read output (tool result id) that showed the model this version of the file."""
+    outline: bool = False
+    """That read showed only an outline, a range or query hits, not the text."""
 
     @property
     def item_id(self) -> str:
@@ -122,7 +126,12 @@ class ActiveFiles:
         return gone
 
     def render(self, af: ActiveFile, max_tokens_chars: int | None = None) -> str:
-        """The block shown to the model for one file."""
+        """The block shown to the model for one file (a pointer for a big file seen as an outline:
+        its text was never shown, and copying its head would pay for it twice)."""
+        lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
+        if af.outline and not af.edited and not af.changed_on_disk and not af.missing:
+            return (f"### {af.path} ({lines} lines, sha {af.hash[:10]}): read as an outline "
+                    f"(tool output {af.shown_by}); read_file with start_line/end_line for the text")
         note = ""
         if af.missing:
             note = " — DELETED on disk since it was read"
@@ -131,5 +140,4 @@ class ActiveFiles:
         body = af.content
         if max_tokens_chars is not None and len(body) > max_tokens_chars:
             body = body[:max_tokens_chars] + "\n[… truncated in the window; use read_file with line ranges]"
-        lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
         return f"### {af.path} ({lines} lines, sha {af.hash[:10]}){note}\n```\n{body}\n```"

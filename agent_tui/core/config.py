@@ -50,6 +50,10 @@ class BudgetConfig:
     """Offer a fresh session seeded by a memo at this share."""
     safety_margin: float = 0.01
     """Share of the window left unused to absorb tokenizer differences."""
+    cache_read_weight: float | None = None
+    """Price of a cached prompt token relative to a fresh one (default: the model's, else 0.1)."""
+    cache_write_weight: float | None = None
+    """Price of a fresh token entering the cache (default: the model's, e.g. 1.25 Anthropic, else 1)."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +216,10 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
                 raise ConfigError(f"{where}: {name} must be between 0 and 1, got {v!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
+        for name in ("cache_read_weight", "cache_write_weight"):
+            v = getattr(obj, name)
+            if v is not None and not (_number(v) and 0 < v <= 10):
+                raise ConfigError(f"{where}: {name} must be a number in (0, 10], got {v!r}")
         for f in fields(obj):
             v = getattr(obj, f.name)
             if f.name.endswith(("share", "_at", "margin")) and not (_number(v) and 0 <= v <= 1):

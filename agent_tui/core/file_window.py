@@ -5,6 +5,12 @@ every request; the limits here keep that promise bounded — files the task edit
 names are kept before files only read, a file only read gets a third of the files
 share, and when the share is full the least recently touched read-only files go
 first, always visibly in the trace.
+
+Without churning the request's prefix: the compaction block carries each file's
+text as of the last event, and a file whose text changes later (an edit, a change on
+disk, a first read) gets a *file note* appended to the history — once per version,
+never rewritten in place.  A file the model just read in full is shown by that read
+output already, so it gets no note unless the task protects it (edited or named).
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.core.activefiles import ActiveFiles
+from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.config import Settings
-from agent_tui.core.items import Category, ContextItem, Priority, State
+from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter
 
@@ -32,12 +39,60 @@ class ActiveFileWindow:
     steps_total: int
     _file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]]
     _file_releases: list[tuple[ContextItem, str]]
+    _shown: dict[str, str]
+    _shown_note: dict[str, str | None]
 
-    def note_file_read(self, path: str, content: str, *, edited: bool = False) -> ContextItem:
+    def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
+        raise NotImplementedError  # provided by ContextEngine
+
+    def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
+        raise NotImplementedError  # provided by ContextEngine
+
+    def note_file_read(self, path: str, content: str, *, edited: bool = False,
+                       shown_by: str | None = None, outline: bool = False) -> ContextItem:
+        """The model now knows ``content`` of ``path`` (``shown_by``: the read output showing it)."""
         af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
+        if shown_by is not None:
+            af.shown_by, af.outline = shown_by, outline
         item = self._file_item(af)
         self._release_crowded_files()
         return item
+
+    def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:
+        """Tool output ``item_id`` showed the model the current version of ``path`` (a read)."""
+        af = self.files.files.get(path)
+        if af is not None and not af.edited:
+            af.shown_by, af.outline = item_id, outline
+
+    def _sync_file_notes(self) -> list[TraceEntry]:
+        """Append a file note for every active file whose current text the request does not show
+        yet; returns trace entries for the files (what shows each)."""
+        trace: list[TraceEntry] = []
+        for af in list(self.files.files.values()):
+            item = self._file_item(af)
+            shown = self._shown.get(af.path)
+            note_id = self._shown_note.get(af.path)
+            if note_id is not None and not self.items[note_id].in_window:
+                shown = None  # the user evicted the note that showed it: show it again
+            if shown == item.content:
+                trace.append(TraceEntry(item.id, True, "active file (protected)", 0))
+                continue
+            fresh = not af.changed_on_disk and not af.missing
+            if af.shown_by is not None and fresh and not self._task_file(af):
+                self._shown[af.path] = item.content  # the read output shows it
+                self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
+                trace.append(TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0))
+                continue
+            why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
+                "after an edit" if af.edited else "as read"
+            note = self._new_item("m", Category.FILES, f"[file note: current text of {af.path}, {why}]\n{item.content}",
+                                  role="user", scope=Scope.SESSION, priority=Priority.HIGH,
+                                  provenance={"note": "file", "path": af.path, "hash": af.hash})
+            self._add(note)
+            self._shown[af.path] = item.content
+            self._shown_note[af.path] = note.id
+            trace.append(TraceEntry(item.id, True, f"active file (file note {note.id})", 0))
+        return trace
 
     def _release_crowded_files(self) -> None:
         """Keep active files within the files share: release the least recently touched (never the newest).
@@ -68,7 +123,8 @@ class ActiveFileWindow:
         return self.files.last_seen_hash(path)
 
     def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af))
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.outline,
+               af.shown_by if af.outline else None)
         cached = self._file_cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -91,7 +147,7 @@ class ActiveFileWindow:
     def _current_task_text(self) -> str:
         for i in reversed(self.order):
             it = self.items[i]
-            if it.role == "user":
+            if it.role == "user" and not it.provenance.get("note"):
                 return it.content
         return ""
 
