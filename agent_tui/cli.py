@@ -27,9 +27,11 @@ def _model_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
     p.add_argument("--session", default=dflt, help="continue this session id")
     p.add_argument("--demo", action="store_true", default=False if top else argparse.SUPPRESS,
                    help="offline demo: a scripted model on a sample project")
+    p.add_argument("--trust", action="store_true", default=False if top else argparse.SUPPRESS,
+                   help="trust this workspace's own config (and remember it), as `agent-tui trust --yes`")
 
 
-SUBCOMMANDS = ("tui", "run", "memory", "context", "bench", "mcp")
+SUBCOMMANDS = ("tui", "run", "memory", "context", "bench", "mcp", "trust")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -72,6 +74,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if add_bench_arguments is not None:
             add_bench_arguments(bench)
 
+    trust = sub.add_parser("trust", help="show what this workspace's config asks for; trust or forget it")
+    _common(trust)
+    from agent_tui.trust_cli import add_trust_arguments
+
+    add_trust_arguments(trust)
+
     mcp = sub.add_parser("mcp", help="MCP servers: list tools and their token cost")
     _common(mcp)
     mcp_sub = mcp.add_subparsers(dest="mcp_cmd", required=True)
@@ -107,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.mcp.cli import run_mcp_list
 
             return run_mcp_list(args)
+        if cmd == "trust":
+            from agent_tui.trust_cli import run_trust
+
+            return run_trust(args, _workspace(args))
         if cmd == "run":
             from agent_tui.agent.headless import run_headless
 

@@ -72,7 +72,7 @@ async def test_streaming_text(fake_llm: FakeOpenAI, fake_llm_config: LLMConfig) 
     assert done.finish_reason == "stop" and done.tool_calls == [] and done.attempts == 1
     req = fake_llm.last_request
     assert req.stream and req.body["stream_options"] == {"include_usage": True}
-    assert req.body["model"] == "gpt-4o" and req.body["temperature"] == 0.1
+    assert req.body["model"] == "gpt-4o" and "temperature" not in req.body
     assert req.messages == MESSAGES and "tools" not in req.body
     assert req.header("authorization") == f"Bearer {PLANTED_KEY}"
 

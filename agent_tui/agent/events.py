@@ -128,6 +128,10 @@ class ApprovalRequested(Event):
     """write or command."""
     preview: str
     """A diff for edits, the command line for shell."""
+    prefix: str | None = None
+    """A command prefix the user may allow always instead of the exact line (None: not offered)."""
+    reason: str = ""
+    """Why the policy asks (e.g. which part of the command no allow rule covers)."""
 
 
 @dataclass
@@ -162,6 +166,8 @@ class AssistantMessage(Event):
     """The full text of this step's answer."""
     tool_calls: int
     """How many tools it called."""
+    reasoning: str = ""
+    """The model's reasoning text for this step (thinking models); shown collapsed."""
 
 
 @dataclass
@@ -213,6 +219,8 @@ class Usage(Event):
     """cached_tokens / prompt_tokens, in percent."""
     session_cache_hit_pct: float = 0.0
     """Cache reads over all input tokens of the session so far, in percent."""
+    reasoning_tokens: int = 0
+    """Output tokens the model spent reasoning (part of completion_tokens)."""
 
 
 @dataclass
@@ -234,4 +242,35 @@ class TurnFinished(Event):
     text: str
     """The final answer (partial if cut)."""
     status: str = "done"
-    """done, cut (cancelled), step_limit, error."""
+    """done, cut (cancelled), step_limit, error; truncated (output limit), filtered (content
+    filter) or empty (no text, no calls) when the last reply ended that way."""
+
+
+@dataclass
+class TrustReported(Event):
+    """What the workspace's own config asks for and whether it applies (before the turn)."""
+
+    type: ClassVar[str] = "trust"
+    workspace: str
+    """The workspace's real path."""
+    trusted: bool
+    """True: the workspace's asks apply; False: they are ignored."""
+    changed: bool
+    """The folder was trusted before for different asks."""
+    asks: list[dict[str, Any]] = field(default_factory=list)
+    """Each ask: source file, dotted key, value, summary."""
+    ignored: list[str] = field(default_factory=list)
+    """One line per ignored ask (empty when trusted)."""
+    problems: list[str] = field(default_factory=list)
+    """Workspace files that could not be read (a broken .mcp.json)."""
+
+
+@dataclass
+class McpStarted(Event):
+    """The MCP servers after start-up (before the turn)."""
+
+    type: ClassVar[str] = "mcp"
+    servers: list[dict[str, Any]] = field(default_factory=list)
+    """Each server: name, state, error."""
+    errors: list[str] = field(default_factory=list)
+    """Config entries that could not be used."""

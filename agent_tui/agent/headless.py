@@ -51,14 +51,28 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
     from agent_tui.agent.session import SessionOptions, build_agent
 
     demo = bool(getattr(args, "demo", False))
+    trust = True if getattr(args, "trust", False) else None
     opts = SessionOptions(model=args.model, api_base=args.api_base, window=args.window, session=args.session,
                           demo=demo, yes=bool(args.yes) or demo, interactive=False,
-                          max_steps=getattr(args, "max_steps", None))
+                          max_steps=getattr(args, "max_steps", None), trust=trust)
     agent, ws = build_agent(workspace, opts)
     try:
+        report = ws.trust
+        if trust and report.asks:
+            from agent_tui.core.trust_store import TrustStore
+
+            TrustStore().remember(ws.root, report.fingerprint)
+        if report.pending:
+            print(f"agent-tui: {report.notice()}", file=sys.stderr)
+        for problem in report.problems:
+            print(f"agent-tui: {problem}", file=sys.stderr)
+        if args.json and (report.asks or report.problems):
+            _print_event(ev.TrustReported(**report.to_json()), True, sys.stdout)
         if agent.llm is None:
+            held = " (the workspace's `model` is ignored until you trust it: --trust)" if any(
+                a.key == "model" for a in report.asks) and not report.trusted else ""
             print("agent-tui: no model configured: pass --model (e.g. openai/gpt-4o) or set `model` in "
-                  ".agent-tui/config.toml, or try --demo", file=sys.stderr)
+                  f"~/.config/agent-tui/config.toml, or try --demo{held}", file=sys.stderr)
             return 2
         if demo:
             from agent_tui.agent.demo import register_demo_provider
@@ -71,13 +85,20 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
                 print(f"warning: {w}", file=sys.stderr)
         from agent_tui.agent.mcp_setup import make_mcp_manager
 
-        mcp = make_mcp_manager(agent.engine, ws.root)
+        mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=report.trusted)
         if mcp is not None:
             await mcp.start()
             agent.runner.mcp = mcp
-            if not args.json:
-                for st in mcp.status():
-                    print(f"mcp {st.name}: {st.state}{f' ({st.error})' if st.error else ''}", file=sys.stderr)
+            states = [(st.name, st.state, st.error) for st in mcp.status()]
+            errors = list(mcp.config.errors)
+            if args.json:
+                _print_event(ev.McpStarted(servers=[{"name": n, "state": s, "error": e} for n, s, e in states],
+                                           errors=errors), True, sys.stdout)
+            else:
+                for name, state, error in states:
+                    print(f"mcp {name}: {state}{f' ({error})' if error else ''}", file=sys.stderr)
+                for error in errors:
+                    print(f"mcp: {error}", file=sys.stderr)
         status = "error"
         try:
             async for e in agent.run(task):

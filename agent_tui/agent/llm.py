@@ -24,7 +24,7 @@ import logging
 import os
 import random
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from .llm_assemble import ReplyAssembler, reply_usage
@@ -37,6 +37,7 @@ from .llm_errors import (
     redact,
     secrets_for,
 )
+from .llm_provider import request_kwargs
 from .llm_types import (
     Completion,
     LLMConfig,
@@ -125,31 +126,6 @@ def backoff_delay(config: LLMConfig, retry: int, retry_after: float | None = Non
     return ceiling * random.uniform(0.5, 1.0)
 
 
-def _request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
-    kw: dict[str, Any] = {
-        "model": config.model,
-        "messages": list(messages),
-        "stream": True,
-        "stream_options": {"include_usage": True},
-        "timeout": config.timeout,
-        # We retry ourselves (Retry-After, events); the openai client would retry twice more.
-        "max_retries": 0,
-        "num_retries": 0,
-    }
-    if config.temperature is not None:
-        kw["temperature"] = config.temperature
-    if config.max_output_tokens:
-        kw["max_tokens"] = config.max_output_tokens
-    if config.api_base:
-        kw["api_base"] = config.api_base
-    if config.api_key:
-        kw["api_key"] = config.api_key
-    if tools:
-        kw["tools"] = list(tools)
-    kw.update(config.extra)
-    return kw
-
-
 async def _close(response: Any) -> None:
     closer = getattr(response, "aclose", None)
     if closer is None:
@@ -167,9 +143,17 @@ async def stream_completion(
     config: LLMConfig,
     messages: Sequence[dict[str, Any]],
     tools: Sequence[dict[str, Any]] | None = None,
+    *,
+    cache_breakpoints: Sequence[int] = (),
+    session_id: str | None = None,
+    reasoning: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> AsyncIterator[LLMEvent]:
     """Stream one model call: ``TextDelta``/``ReasoningDelta``/``ToolCallDelta`` events,
     ``Retrying`` before each retry, and a final ``Completion``.
+
+    ``cache_breakpoints`` (the assembly's stable-segment ends), ``session_id`` (the
+    prompt-cache key) and ``reasoning`` (kept provider data by tool-call id) shape the
+    request per provider (:mod:`agent_tui.agent.llm_provider`).
 
     Raises :class:`NoModelConfigured`, :class:`ContextOverflow`,
     :class:`StreamInterrupted` or :class:`LLMError`.  Cancelling the consuming task
@@ -178,7 +162,8 @@ async def stream_completion(
     if not (config.model or "").strip():
         raise NoModelConfigured()
     litellm = await _aload()
-    kwargs = _request_kwargs(config, messages, tools)
+    kwargs = request_kwargs(config, messages, tools, breakpoints=cache_breakpoints, session_id=session_id,
+                            reasoning=reasoning)
     attempt = 0
     while True:
         attempt += 1
@@ -208,6 +193,7 @@ async def stream_completion(
                 model=asm.model or config.model,
                 reasoning="".join(asm.reasoning),
                 attempts=attempt,
+                thinking_blocks=asm.thinking_blocks(),
             )
             return
         delay, reason = failed

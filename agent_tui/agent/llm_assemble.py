@@ -1,4 +1,4 @@
-"""Turning litellm stream chunks into one reply: text, parallel tool calls, usage, cost."""
+"""Turning litellm stream chunks into one reply: text, reasoning, parallel tool calls, usage."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .llm_types import (
     Usage,
     check_arguments,
 )
+from .llm_usage import configured_cost, usage_from_provider
 
 
 def call_cost(litellm: Any, model: str, prompt: int, completion: int) -> float:
@@ -31,12 +32,14 @@ def call_cost(litellm: Any, model: str, prompt: int, completion: int) -> float:
 
 
 class ReplyAssembler:
-    """Builds the reply from stream chunks; parallel tool calls by their ``index``."""
+    """Builds the reply from stream chunks; parallel tool calls by their ``id``, else ``index``."""
 
     def __init__(self) -> None:
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
+        self._by_index: dict[int, int] = {}
+        self._blocks: list[dict[str, Any]] = []
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.model = ""
@@ -61,32 +64,65 @@ class ReplyAssembler:
             if reasoning := getattr(delta, "reasoning_content", None):
                 self.reasoning.append(reasoning)
                 events.append(ReasoningDelta(reasoning))
+            for block in getattr(delta, "thinking_blocks", None) or []:
+                self._thinking(block)
             for tc in getattr(delta, "tool_calls", None) or []:
                 events.append(self._tool_delta(tc))
         return events
+
+    def _thinking(self, block: Any) -> None:
+        """Accumulate Anthropic thinking blocks: text pieces, then the signature closes a block."""
+        b = dict(block) if isinstance(block, dict) else dict(getattr(block, "__dict__", {}) or {})
+        kind = b.get("type") or "thinking"
+        if kind != "thinking":  # redacted_thinking arrives whole
+            self._blocks.append({k: v for k, v in b.items() if v is not None})
+            return
+        if not self._blocks or self._blocks[-1].get("type") != "thinking" or self._blocks[-1].get("signature"):
+            self._blocks.append({"type": "thinking", "thinking": ""})
+        cur = self._blocks[-1]
+        cur["thinking"] += b.get("thinking") or ""
+        if b.get("signature"):
+            cur["signature"] = b["signature"]
+
+    def thinking_blocks(self) -> list[dict[str, Any]]:
+        """The signed thinking blocks of the reply (unsigned ones cannot be sent back)."""
+        return [b for b in self._blocks if b.get("type") != "thinking" or b.get("signature")]
+
+    def _slot(self, index: int | None, call_id: str | None) -> int:
+        """The call a fragment belongs to: by id first, then by index; a new id at a used
+        index (Ollama's ``/v1``, some gateways number parallel calls all 0) starts a new call."""
+        if call_id:
+            for key, slot in self.calls.items():
+                if slot["id"] == call_id:
+                    return key
+        if index is not None and index in self._by_index:
+            key = self._by_index[index]
+            if not call_id or not self.calls[key]["id"]:
+                return key
+        elif index is None and not call_id and self.calls:
+            return max(self.calls)  # providers without index or id: a continuation
+        key = len(self.calls)
+        self.calls[key] = {"id": None, "name": "", "args": []}
+        if index is not None:
+            self._by_index[index] = key
+        return key
 
     def _tool_delta(self, tc: Any) -> ToolCallDelta:
         fn = getattr(tc, "function", None)
         name = getattr(fn, "name", None) if fn is not None else None
         args = (getattr(fn, "arguments", None) if fn is not None else None) or ""
+        if not isinstance(args, str):  # some providers hand over parsed objects
+            args = json.dumps(args, ensure_ascii=False)
         call_id = getattr(tc, "id", None)
-        index = getattr(tc, "index", None)
-        if index is None:  # providers without index: a new id starts a new call
-            known = [i for i, c in self.calls.items() if call_id and c["id"] == call_id]
-            if known:
-                index = known[0]
-            elif call_id or not self.calls:
-                index = len(self.calls)
-            else:
-                index = max(self.calls)
-        slot = self.calls.setdefault(index, {"id": None, "name": "", "args": []})
+        key = self._slot(getattr(tc, "index", None), call_id)
+        slot = self.calls[key]
         if call_id and not slot["id"]:
             slot["id"] = call_id
         if name and name != slot["name"]:
             slot["name"] = name if not slot["name"] else slot["name"] + name
         if args:
             slot["args"].append(args)
-        return ToolCallDelta(index, call_id, name, args)
+        return ToolCallDelta(key, call_id, name, args)
 
     def tool_calls(self) -> list[ToolCall]:
         out = []
@@ -108,9 +144,7 @@ def reply_usage(litellm: Any, config: LLMConfig, asm: ReplyAssembler, messages: 
                 tools: Sequence[dict[str, Any]] | None, calls: list[ToolCall]) -> Usage:
     """The call's usage: the provider's numbers, else a local count (``estimated``)."""
     if asm.usage is not None:
-        prompt = int(asm.usage.prompt_tokens or 0)
-        completion = int(getattr(asm.usage, "completion_tokens", 0) or 0)
-        estimated = False
+        return usage_from_provider(litellm, config.model, asm.usage, config.prices or None)
     else:  # provider sent no usage: count locally
         from agent_tui.core.tokens import counter_for
 
@@ -119,5 +153,6 @@ def reply_usage(litellm: Any, config: LLMConfig, asm: ReplyAssembler, messages: 
         completion = counter.count("".join(asm.text)) + sum(
             counter.count(c.name) + counter.count(c.arguments) for c in calls
         )
-        estimated = True
-    return Usage(prompt, completion, call_cost(litellm, config.model, prompt, completion), estimated)
+    if config.prices:
+        return Usage(prompt, completion, configured_cost(config.prices, prompt, completion, 0, 0), True)
+    return Usage(prompt, completion, call_cost(litellm, config.model, prompt, completion), True)

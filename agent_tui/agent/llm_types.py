@@ -21,8 +21,8 @@ class LLMConfig:
     """Base URL of an OpenAI-compatible or self-hosted endpoint (None: provider default)."""
     api_key: str | None = None
     """API key; None lets litellm read the provider's usual env var (``OPENAI_API_KEY``...)."""
-    temperature: float | None = 0.1
-    """Sampling temperature (None: provider default; dropped for models that refuse it)."""
+    temperature: float | None = None
+    """Sampling temperature (None: provider default, not sent; dropped for models that refuse it)."""
     max_output_tokens: int | None = None
     """Cap on the reply's tokens (sent as ``max_tokens``; None: provider default)."""
     timeout: float = 120.0
@@ -37,6 +37,16 @@ class LLMConfig:
     """Longest ``Retry-After`` we agree to wait; a longer one fails the call at once."""
     extra: dict[str, Any] = field(default_factory=dict)
     """More keyword arguments for ``litellm.acompletion`` (e.g. ``extra_headers``)."""
+    prices: dict[str, float] = field(default_factory=dict)
+    """USD per token from the config (``input_cost_per_token``...); empty: litellm's price table."""
+    cache: bool = True
+    """Ask for provider prompt caching (Anthropic ``cache_control``, OpenAI ``prompt_cache_key``)."""
+    reasoning_effort: str | None = None
+    """``low``/``medium``/``high`` for reasoning models (OpenAI o-series and GPT-5, Gemini, Claude)."""
+    thinking: int | None = None
+    """Extended-thinking budget in tokens (Anthropic, Gemini); None: off."""
+    num_ctx: int | None = None
+    """Ollama's context length (sent as ``num_ctx``; Ollama's own default truncates at 2-4K)."""
 
     def __repr__(self) -> str:  # never show the key
         key = "***" if self.api_key else None
@@ -62,6 +72,12 @@ class Usage:
     """Cost from litellm's price table; 0.0 for models it does not know."""
     estimated: bool = False
     """True when the provider reported no usage and we counted locally."""
+    cached_tokens: int = 0
+    """Input tokens served from the provider's prompt cache (part of ``prompt_tokens``)."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's prompt cache (Anthropic; part of ``prompt_tokens``)."""
+    reasoning_tokens: int = 0
+    """Output tokens spent on reasoning (part of ``completion_tokens``)."""
 
     @property
     def total_tokens(self) -> int:
@@ -73,6 +89,9 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
             self.cost_usd + other.cost_usd,
             self.estimated or other.estimated,
+            self.cached_tokens + other.cached_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -88,6 +107,8 @@ class UsageTotals:
     """Sum of output tokens."""
     cost_usd: float = 0.0
     """Sum of costs in USD."""
+    cached_tokens: int = 0
+    """Sum of input tokens served from the provider's prompt cache."""
     last: Usage | None = None
     """The most recent call's usage."""
 
@@ -96,7 +117,13 @@ class UsageTotals:
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
         self.cost_usd += usage.cost_usd
+        self.cached_tokens += usage.cached_tokens
         self.last = usage
+
+    @property
+    def cache_hit_pct(self) -> float:
+        """Cache reads over all input tokens so far, in percent."""
+        return 100.0 * self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
     @property
     def total_tokens(self) -> int:
@@ -152,6 +179,12 @@ def check_arguments(name: str, arguments: str) -> str | None:
     return None
 
 
+def assistant_calls(calls: list[ToolCall]) -> list[dict[str, Any]]:
+    """The ``tool_calls`` entries to store and resend: unparsable arguments become ``{}``
+    (every provider re-parses the history; the raw string is kept in the item's provenance)."""
+    return [c.to_message_dict() for c in calls]
+
+
 # --------------------------------------------------------------------------- events
 
 
@@ -205,6 +238,18 @@ class Completion:
     reasoning: str = ""
     attempts: int = 1
     """How many HTTP attempts the call took (1 = no retry)."""
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    """Anthropic thinking blocks with their signatures, exactly as received (sent back in the tool loop)."""
+
+    @property
+    def provider_data(self) -> dict[str, Any]:
+        """Reasoning state the provider may require back: thinking blocks, reasoning_content."""
+        data: dict[str, Any] = {}
+        if self.thinking_blocks:
+            data["thinking_blocks"] = self.thinking_blocks
+        if self.reasoning:
+            data["reasoning_content"] = self.reasoning
+        return data
 
     def to_message(self) -> dict[str, Any]:
         """The assistant message to append to the history."""

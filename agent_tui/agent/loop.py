@@ -13,24 +13,27 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
+from agent_tui.agent.llm_types import assistant_calls
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
 from agent_tui.agent.summariser_llm import summary_request_cached
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
+from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
 from agent_tui.core.summary import ExtractiveSummariser
 
 Approver = Callable[[ev.ApprovalRequested], Awaitable[str]]
-"""Answers an approval request with 'once', 'always' or 'deny'."""
+"""Answers an approval request with 'once', 'always' (the exact command), 'prefix' (the offered prefix) or 'deny'."""
 
 CUT_MARK = "\n\n[cut: the turn was cancelled by the user]"
 
@@ -67,19 +70,22 @@ class Agent:
         self.opts = options or LoopOptions(max_steps=engine.settings.max_steps)
         self.ctx = EngineToolContext(engine, workspace, store)
         self.session_cost = 0.0
+        self.session_prompt_tokens = 0
+        self.session_cached_tokens = 0
         self._announced: set[str] = set()
         self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
         self.engine.add_secret(getattr(llm, "api_key", None))
 
     # helpers ------------------------------------------------------------------------
-    async def _complete_text(self, messages: list[dict[str, Any]],
-                             tools: list[dict[str, Any]] | None = None) -> str:
-        """A plain model call (summaries, memos); ``tools`` are sent only to keep a cached prefix
-        identical, the answer is text."""
+    async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                             cache_breakpoints: Sequence[int] = ()) -> str:
+        """A plain model call (summaries, memos); ``tools`` and ``cache_breakpoints`` are sent only
+        to keep a cached prefix identical and marked, the answer is text."""
         from agent_tui.agent.llm import Completion, stream_completion
 
         text = ""
-        async for e in stream_completion(self.llm, messages, tools):
+        async for e in stream_completion(self.llm, messages, tools, cache_breakpoints=cache_breakpoints,
+                                         session_id=self.engine.session_id):
             if isinstance(e, Completion):
                 text = e.text
                 self._count_usage(e)
@@ -89,9 +95,30 @@ class Agent:
         u = getattr(completion, "usage", None)
         if u is None:
             return None
-        self.session_cost += float(getattr(u, "cost_usd", 0.0) or 0.0)
-        return ev.Usage(int(u.prompt_tokens or 0), int(u.completion_tokens or 0),
-                        float(getattr(u, "cost_usd", 0.0) or 0.0), self.session_cost)
+        cost = float(getattr(u, "cost_usd", 0.0) or 0.0)
+        prompt, cached = int(u.prompt_tokens or 0), int(getattr(u, "cached_tokens", 0) or 0)
+        self.session_cost += cost
+        self.session_prompt_tokens += prompt
+        self.session_cached_tokens += cached
+        session_pct = 100.0 * self.session_cached_tokens / self.session_prompt_tokens if self.session_prompt_tokens else 0.0
+        return ev.Usage(prompt, int(u.completion_tokens or 0), cost, self.session_cost,
+                        cached_tokens=cached, cache_write_tokens=int(getattr(u, "cache_write_tokens", 0) or 0),
+                        cache_hit_pct=round(100.0 * cached / prompt, 1) if prompt else 0.0,
+                        session_cache_hit_pct=round(session_pct, 1),
+                        reasoning_tokens=int(getattr(u, "reasoning_tokens", 0) or 0))
+
+    def _reasoning_map(self) -> dict[str, dict[str, Any]]:
+        """Kept provider reasoning state of this turn's assistant messages, by first tool-call id."""
+        out: dict[str, dict[str, Any]] = {}
+        eng = self.engine
+        for i in reversed(eng.order):
+            it = eng.items[i]
+            if it.turn != eng.turn:
+                break
+            data = it.provenance.get("provider_data") if it.role == "assistant" else None
+            if data and it.tool_calls and it.tool_calls[0].get("id"):
+                out[str(it.tool_calls[0]["id"])] = data
+        return out
 
     async def write_memo(self, kind: str) -> ev.MemoSaved:
         """Write and store a progress memo (LLM first, extractive fallback)."""
@@ -135,7 +162,7 @@ class Agent:
                                            log=False)
                 msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus)
                 sent = self.engine.counter.count_messages(msgs)
-                text = await self._complete_text(msgs, asm.tools or None)
+                text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
                 if text:
                     summary.text_override = text
                     name = "llm"
@@ -219,7 +246,9 @@ class Agent:
                     completion = None
                     partial = ""
                     try:
-                        async for e in llm_mod.stream_completion(self.llm, asm.messages, asm.tools or None):
+                        async for e in llm_mod.stream_completion(
+                                self.llm, asm.messages, asm.tools or None, cache_breakpoints=asm.cache_breakpoints,
+                                session_id=eng.session_id, reasoning=self._reasoning_map()):
                             if isinstance(e, llm_mod.TextDelta):
                                 partial += e.text
                                 yield ev.TextDelta(e.text)
@@ -232,6 +261,7 @@ class Agent:
                         if overflow_retry:
                             raise llm_mod.LLMError(f"the request is still too large after compacting: {exc}") from exc
                         overflow_retry = True
+                        self._shorten_old_calls()
                         for e in await self.compact(force=True):
                             yield e
                         yield ev.Retrying(1, 0.0, "context window exceeded: compacted harder, retrying once")
@@ -240,17 +270,25 @@ class Agent:
                 usage = self._count_usage(completion)
                 if usage is not None:
                     yield usage
-                calls = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
-                    for c in completion.tool_calls
-                ]
-                item = eng.add_assistant(completion.text, calls or None)
+                finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
+                               getattr(self.llm, "max_output_tokens", None))
+                item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
+                                         provenance=self._reply_provenance(completion, finish.status))
                 partial = ""
-                yield ev.AssistantMessage(item.id, completion.text, len(calls))
-                if not calls:
+                yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls),
+                                          reasoning=completion.reasoning or _thinking_text(completion))
+                if finish.notice:
+                    yield ev.ErrorEvent(finish.notice, fatal=False)
+                if not completion.tool_calls:
                     final_text = completion.text
+                    if finish.status != "ok":
+                        status = finish.status
                     break
                 for call in completion.tool_calls:
+                    if call.id in finish.cut_calls:
+                        for e in self._answer_cut_call(call):
+                            yield e
+                        continue
                     async for e in self.runner.run_call(call, self):
                         if isinstance(e, ev.MemoSaved):
                             memo_saved_this_turn = True
@@ -268,6 +306,35 @@ class Agent:
         if status == "done" and not memo_saved_this_turn and self._was_task():
             yield await self.write_memo("auto")
         yield ev.TurnFinished(eng.turn, step, final_text, status)
+
+    def _reply_provenance(self, completion: Any, finish: str) -> dict[str, Any] | None:
+        """What the record keeps beyond the message: unparsable arguments as received, how it ended."""
+        prov: dict[str, Any] = {}
+        raw = {c.id: self.engine.redact(c.arguments[:4000]) for c in completion.tool_calls if c.arguments_error}
+        if raw:
+            prov["raw_arguments"] = raw
+        if finish != "ok":
+            prov["finish"] = finish
+        data = getattr(completion, "provider_data", None)
+        if data and completion.tool_calls:
+            prov["provider_data"] = data  # sent back while this tool loop runs (llm_provider)
+        return prov or None
+
+    def _answer_cut_call(self, call: Any) -> list[ev.Event]:
+        """A call cut mid-arguments by the output limit: answered with an error, never run."""
+        item = self.engine.add_tool_result(call.id, call.name, CUT_CALL_RESULT, provenance={"error": True, "cut": True})
+        return [ev.ToolCallStarted(call.id, call.name, call.arguments, self.runner.kind_of(call.name)),
+                ev.ToolCallFinished(call.id, call.name, CUT_CALL_RESULT, True, None, 0,
+                                    self.engine.counter.count(CUT_CALL_RESULT), item.id, {})]
+
+    def _shorten_old_calls(self) -> int:
+        """Before the 'compacted harder' retry: shorten long arguments of calls that already ran."""
+        eng = self.engine
+        answered = {it.tool_call_id for it in eng.items.values() if it.role == "tool" and it.tool_call_id}
+        changed = shorten_answered_calls((eng.items[i] for i in eng.order), answered)
+        for it in changed:
+            eng._save(it)
+        return len(changed)
 
     def _was_task(self) -> bool:
         """True if this turn changed something (edits or commands), i.e. a task ended."""
@@ -288,6 +355,12 @@ class Agent:
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
             eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]")
+
+
+def _thinking_text(completion: Any) -> str:
+    """The readable text of a reply's thinking blocks (when litellm gave no reasoning_content)."""
+    return "\n\n".join(b.get("thinking", "") for b in getattr(completion, "thinking_blocks", []) or []
+                       if b.get("thinking"))
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -12,12 +12,16 @@ from typing import Any
 from agent_tui.core.engine import ContextEngine
 
 
-def make_mcp_manager(engine: ContextEngine, root: Path) -> Any | None:
-    """An McpManager for the session, or None when no server is configured."""
+def make_mcp_manager(engine: ContextEngine, root: Path, *, workspace_json: bool = False) -> Any | None:
+    """An McpManager for the session, or None when no server is configured.
+
+    ``workspace_json``: also start the servers of ``<root>/.mcp.json`` — only for a trusted
+    workspace (``Workspace.trust.trusted``); an untrusted one's servers never start.
+    """
     from agent_tui.mcp.config import load_mcp_config
     from agent_tui.mcp.manager import McpManager
 
-    config = load_mcp_config(engine.settings.mcp, root)
+    config = load_mcp_config(engine.settings.mcp, root, workspace_json=workspace_json)
     if not config.servers:
         return None
     return McpManager(config, root / ".agent-tui" / "logs", store=engine.results, model=engine.settings.model)

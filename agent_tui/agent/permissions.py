@@ -1,26 +1,70 @@
-"""Approval policy: which tool calls run, which ask, which are refused.
+"""Approval policy: which tool calls run, which ask, which are refused, and why.
 
 Config (``[approval]``)::
 
     [approval]
     default_write = "ask"          # ask | allow | deny  (edit_file, write_file)
-    default_command = "ask"        # run_command
+    default_command = "ask"        # ask | allow | deny  (run_command)
+    sandboxed_commands = "ask"     # ask | allow: "allow" runs commands unasked when they run in the sandbox
     tools = { git_diff = "allow", "fs__write_file" = "deny" }
-    allow_commands = ["pytest*", "ruff check*", "git status"]
-    deny_commands = ["rm -rf*", "git push*"]
+    allow_commands = ["pytest", "ruff check", "git status"]   # argv prefixes ("pytest*" still accepted)
+    deny_commands = ["rm -rf", "git push"]                     # program + flags in any order, through wrappers
 
-Read tools are allowed.  Headless runs turn every remaining ``ask`` into
-``deny`` unless ``--yes``.  An MCP tool whose annotations say read-only is
-treated as a read tool; other MCP tools ask like writes.
+Read tools are allowed.  Deny rules always win, over a per-tool ``allow``, a
+remembered "always", the sandbox policy and ``--yes``.  Headless runs turn every
+remaining ``ask`` into ``deny`` unless ``--yes``.  An MCP tool whose annotations
+say read-only is treated as a read tool; other MCP tools ask like writes.  How
+commands are parsed and matched is in ``agent_tui.agent.command_rules``.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
+from agent_tui.agent.command_rules import (
+    CommandRules,
+    blockers,
+    offered_prefix,
+    prefix_covers,
+    uncovered,
+)
+from agent_tui.core.config import ConfigError
+from agent_tui.tools.cmdparse import parse_command
+
 Decision = Literal["allow", "ask", "deny"]
+DECISIONS: tuple[str, ...] = ("allow", "ask", "deny")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The policy's answer for one call, before the user is asked."""
+
+    decision: Decision
+    """allow, ask or deny."""
+    reason: str = ""
+    """Why, in words for the user and the model (which rule, or what kept it from auto-approval)."""
+    prefix: tuple[str, ...] | None = None
+    """For a command: the argv prefix the dialog may offer to remember (None: exact command only)."""
+
+    @property
+    def prefix_text(self) -> str | None:
+        """The offered prefix as a shell line."""
+        return shlex.join(self.prefix) if self.prefix else None
+
+
+def _decision(value: Any, where: str, allowed: tuple[str, ...] = DECISIONS) -> Decision:
+    if not isinstance(value, str) or value not in allowed:
+        raise ConfigError(f"[approval] {where} must be one of {', '.join(allowed)}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"[approval] {where} must be a list of strings, got {value!r}")
+    return list(value)
 
 
 @dataclass
@@ -32,59 +76,118 @@ class Policy:
     default_command: Decision = "ask"
     """Default for shell commands."""
     tools: dict[str, Decision] = field(default_factory=dict)
-    """Per-tool overrides."""
+    """Per-tool overrides (deny rules still apply to commands)."""
     allow_commands: list[str] = field(default_factory=list)
-    """Command patterns that run without asking."""
+    """Argv prefixes that run without asking."""
     deny_commands: list[str] = field(default_factory=list)
-    """Command patterns that are always refused."""
+    """Programs with flags that are always refused."""
+    sandboxed_commands: Decision = "ask"
+    """``allow``: commands that run inside the sandbox need no approval."""
     yes: bool = False
     """--yes: every ask becomes allow."""
     interactive: bool = True
     """False in headless runs: every ask becomes deny."""
     always: set[str] = field(default_factory=set)
-    """Keys the user allowed 'always' during this session."""
+    """Tools the user allowed 'always' during this session."""
+    always_commands: set[str] = field(default_factory=set)
+    """Exact command lines the user allowed 'always'."""
+    always_prefixes: list[tuple[str, ...]] = field(default_factory=list)
+    """Argv prefixes the user allowed 'always' (shown in the dialog when chosen)."""
+    sandboxed: bool = False
+    """True when commands run inside the sandbox (set by the session after checking bwrap)."""
+    workspace: Path | None = None
+    """The workspace root: redirections inside it are fine."""
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any], *, yes: bool = False, interactive: bool = True) -> Policy:
+    def from_config(cls, cfg: dict[str, Any], *, yes: bool = False, interactive: bool = True,
+                    workspace: Path | None = None) -> Policy:
+        """The policy from an ``[approval]`` table; a wrong value is a ConfigError, never a silent allow."""
+        tools = cfg.get("tools", {})
+        if not isinstance(tools, dict):
+            raise ConfigError(f"[approval] tools must be a table of tool = ask|allow|deny, got {tools!r}")
         return cls(
-            default_write=cfg.get("default_write", "ask"),
-            default_command=cfg.get("default_command", "ask"),
-            tools=dict(cfg.get("tools", {})),
-            allow_commands=list(cfg.get("allow_commands", [])),
-            deny_commands=list(cfg.get("deny_commands", [])),
+            default_write=_decision(cfg.get("default_write", "ask"), "default_write"),
+            default_command=_decision(cfg.get("default_command", "ask"), "default_command"),
+            tools={str(k): _decision(v, f"tools.{k}") for k, v in tools.items()},
+            allow_commands=_strings(cfg.get("allow_commands", []), "allow_commands"),
+            deny_commands=_strings(cfg.get("deny_commands", []), "deny_commands"),
+            sandboxed_commands=_decision(cfg.get("sandboxed_commands", "ask"), "sandboxed_commands",
+                                         ("ask", "allow")),
             yes=yes,
             interactive=interactive,
+            workspace=workspace,
         )
 
-    @staticmethod
-    def key(name: str, args: dict[str, Any]) -> str:
-        """What 'allow always' remembers: the tool, or the command's first word for shell."""
+    @property
+    def rules(self) -> CommandRules:
+        """The parsed allow and deny rules (rebuilt when the lists change)."""
+        key = (tuple(self.allow_commands), tuple(self.deny_commands))
+        cached = self.__dict__.get("_rules")
+        if cached is None or cached[0] != key:
+            cached = (key, CommandRules(self.allow_commands, self.deny_commands))
+            self.__dict__["_rules"] = cached
+        return cached[1]
+
+    def remember(self, name: str, args: dict[str, Any], prefix: tuple[str, ...] | None = None) -> None:
+        """'Always': the exact command line (or the explicit ``prefix`` shown in the dialog); a tool's name."""
         if name == "run_command":
-            first = str(args.get("command", "")).strip().split(" ", 1)[0]
-            return f"run_command:{first}"
-        return name
+            if prefix:
+                self.always_prefixes.append(tuple(prefix))
+            else:
+                self.always_commands.add(str(args.get("command", "")).strip())
+        else:
+            self.always.add(name)
 
     def decide(self, name: str, kind: str, args: dict[str, Any]) -> Decision:
         """allow, ask or deny for one call (before asking the user)."""
-        decision: Decision
-        if name in self.tools:
-            decision = self.tools[name]
+        return self.verdict(name, kind, args).decision
+
+    def verdict(self, name: str, kind: str, args: dict[str, Any]) -> Verdict:
+        """The decision for one call with its reason (before asking the user)."""
+        if kind == "command":
+            v = self._command(name, args)
+        elif name in self.tools:
+            v = Verdict(self.tools[name], f"[approval] tools.{name} = {self.tools[name]}")
         elif kind == "read":
-            decision = "allow"
-        elif kind == "command":
-            cmd = str(args.get("command", "")).strip()
-            if any(fnmatch.fnmatchcase(cmd, p) for p in self.deny_commands):
-                return "deny"
-            if any(fnmatch.fnmatchcase(cmd, p) for p in self.allow_commands):
-                decision = "allow"
-            else:
-                decision = self.default_command
+            v = Verdict("allow", "reads are allowed")
         else:
-            decision = self.default_write
-        if decision == "ask" and self.key(name, args) in self.always:
-            decision = "allow"
-        if decision == "ask" and self.yes:
-            decision = "allow"
-        if decision == "ask" and not self.interactive:
-            decision = "deny"
-        return decision
+            v = Verdict(self.default_write, f"[approval] default_write = {self.default_write}")
+        if v.decision == "ask" and kind != "command" and name in self.always:
+            v = Verdict("allow", f"you allowed {name} always")
+        return self._finish(v)
+
+    def _command(self, name: str, args: dict[str, Any]) -> Verdict:
+        cmd = str(args.get("command", "")).strip()
+        parsed = parse_command(cmd)
+        denied = self.rules.denied(cmd, parsed)
+        if denied:
+            return Verdict("deny", denied)
+        if self.tools.get(name, "ask") != "ask":
+            return Verdict(self.tools[name], f"[approval] tools.{name} = {self.tools[name]}")
+        if cmd in self.always_commands:
+            return Verdict("allow", "you allowed this exact command always")
+        prefix = offered_prefix(parsed, self.workspace)
+        why = blockers(parsed, self.workspace)
+        if not why:
+            prefixes = self.rules.allow + self.always_prefixes
+            missing = uncovered(parsed, prefixes)
+            if not missing:
+                used = sorted({shlex.join(p) for c in parsed.commands for p in prefixes if prefix_covers(p, c)})
+                return Verdict("allow", f"allowed by {', '.join(used)}", prefix)
+            shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3])
+            why = [f"no allow rule covers {shown}"]
+        if self.sandboxed and self.sandboxed_commands == "allow":
+            return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
+        default = self.default_command
+        if default == "ask":
+            return Verdict("ask", "; ".join(why), prefix)
+        return Verdict(default, f"[approval] default_command = {default} ({'; '.join(why)})", prefix)
+
+    def _finish(self, v: Verdict) -> Verdict:
+        if v.decision != "ask":
+            return v
+        if self.yes:
+            return Verdict("allow", f"--yes ({v.reason})", v.prefix)
+        if not self.interactive:
+            return Verdict("deny", f"nobody to ask in a headless run without --yes ({v.reason})", v.prefix)
+        return v

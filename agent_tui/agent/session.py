@@ -15,7 +15,8 @@ from typing import Any
 from agent_tui.agent.loop import Agent, Approver, LoopOptions
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.toolrun import ToolRunner
-from agent_tui.core.config import MemoryConfig, Settings, load_settings
+from agent_tui.core.config import MemoryConfig, Settings, load_config
+from agent_tui.core.trust import TrustReport
 from agent_tui.store.workspace import Workspace
 
 
@@ -41,6 +42,8 @@ class SessionOptions:
     """False for headless runs (asks become denials unless --yes)."""
     max_steps: int | None = None
     """--max-steps."""
+    trust: bool | None = None
+    """Workspace trust: None asks the trust store, True applies the workspace's asks, False ignores them."""
 
 
 def demo_settings(settings: Settings) -> Settings:
@@ -53,12 +56,17 @@ def demo_settings(settings: Settings) -> Settings:
 
 
 def resolve_settings(workspace: Path, opts: SessionOptions) -> Settings:
-    settings = load_settings(workspace)
-    settings = settings.with_overrides(model=opts.model, api_base=opts.api_base, window=opts.window,
+    return resolve_config(workspace, opts)[0]
+
+
+def resolve_config(workspace: Path, opts: SessionOptions) -> tuple[Settings, TrustReport]:
+    """Settings for the flags, and the workspace's trust report."""
+    loaded = load_config(workspace, trust=opts.trust)
+    settings = loaded.settings.with_overrides(model=opts.model, api_base=opts.api_base, window=opts.window,
                                        max_steps=opts.max_steps)
     if opts.demo:
         settings = demo_settings(settings)
-    return settings
+    return settings, loaded.trust
 
 
 def llm_config(settings: Settings) -> Any:
@@ -72,10 +80,13 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     """A ready Agent and its Workspace (close the workspace when done)."""
     from agent_tui.tools.builtin import builtin_registry
 
-    settings = settings or resolve_settings(workspace, opts)
+    report = TrustReport(root=str(workspace.resolve()))
+    if settings is None:
+        settings, report = resolve_config(workspace, opts)
     ws = Workspace(workspace, settings)
+    ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
-    policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive)
+    policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
     runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
     loop_opts = LoopOptions(max_steps=settings.max_steps)
     agent = Agent(engine, llm=llm_config(settings) if settings.model else None, runner=runner, policy=policy,

@@ -92,7 +92,7 @@ class ToolRunner:
         """Approve, run, shape and record one tool call."""
         from agent_tui.agent.loop import parse_arguments
         from agent_tui.tools.base import ToolResult
-        from agent_tui.tools.shaping import shape_result
+        from agent_tui.tools.shaping import shape_result_async
 
         eng = agent.engine
         name = call.name
@@ -106,17 +106,28 @@ class ToolRunner:
             result = ToolResult(text=f"Your arguments for {name} were {bad}. Nothing was run; send the call "
                                      f"again with one valid JSON object.", is_error=True)
         else:
-            decision, reason = agent.policy.decide(name, kind, args), ""
+            verdict = agent.policy.verdict(name, kind, args)
+            decision, reason = verdict.decision, ""
+            refused_by = "the approval policy"
             if decision == "ask":
-                req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace))
+                req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace),
+                                           prefix=verdict.prefix_text, reason=verdict.reason)
                 yield req
                 answer, reason = split_answer(await agent.approver(req) if agent.approver is not None else "deny")
                 if answer == "always":
-                    agent.policy.always.add(agent.policy.key(name, args))
+                    agent.policy.remember(name, args)
+                elif answer == "prefix" and verdict.prefix:
+                    agent.policy.remember(name, args, prefix=verdict.prefix)
                 decision = "deny" if answer == "deny" else "allow"
+                refused_by = "the user"
             if decision == "deny":
                 what = args.get("command") or args.get("path") or ""
-                result = ToolResult(text=denial_text(kind, name, what, reason), is_error=True)
+                if refused_by == "the user":
+                    text = denial_text(kind, name, what, reason)
+                else:
+                    text = (f"Refused by the approval policy: {verdict.reason}. Nothing was run ({name} {what}). "
+                            "Do not retry it or a variant of it; ask the user or choose another way.")
+                result = ToolResult(text=text, is_error=True)
             else:
                 result = await self._execute(name, args, agent)
         cap = self.result_cap(eng, name)
@@ -125,7 +136,7 @@ class ToolRunner:
         spec = self.registry.spec(name)
         exempt = spec is not None and spec.max_result_tokens is None  # fetch_result pages are bounded
         if not exempt and eng.counter.count(text) > cap:
-            shaped = shape_result(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
+            shaped = await shape_result_async(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
                                   label=name, model=eng.settings.model)
             text, handle = shaped.text, handle or shaped.handle
         scope = (self.tool_settings.get(name) or {}).get("scope", "turn")

@@ -3,8 +3,11 @@
 An active file is protected even past the history cap.  Before each request the
 engine checks each one's mtime and size; a file changed on disk is re-read and
 flagged, so the model never edits from an old copy (the edit tool also refuses
-when the hash it last saw differs).  Files are released when the task ends or
-when they have not been touched for ``release_after`` turns.
+when the hash it last saw differs).  A re-read goes through the same guard as the
+read tools (inside the workspace after symlinks, a regular file): a file swapped for
+a link to something outside is dropped with a notice, never re-read.  Files are
+released when the task ends or when they have not been touched for ``release_after``
+turns.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.hashing import content_hash
+from agent_tui.core.safe_files import UnsafeFileError, read_inside
 
 
 @dataclass
@@ -44,6 +48,8 @@ class ActiveFile:
     """The read output (tool result id) that showed the model this version of the file."""
     outline: bool = False
     """That read showed only an outline, a range or query hits, not the text."""
+    dropped: str = ""
+    """Why the content was dropped on re-read (swapped for a link outside, a FIFO…); "" if not."""
 
     @property
     def item_id(self) -> str:
@@ -96,9 +102,15 @@ class ActiveFiles:
             if st == (af.mtime, af.size) and not af.missing:
                 continue
             try:
-                text = (self.workspace / af.path).read_bytes().decode("utf-8", "surrogateescape")
+                text = read_inside(self.workspace, af.path).decode("utf-8", "surrogateescape")
+            except UnsafeFileError as exc:
+                if not af.dropped:
+                    af.content, af.hash, af.missing, af.dropped = "", content_hash(""), True, str(exc)
+                    changed.append(af)
+                continue
             except OSError:
                 continue
+            af.dropped = ""
             h = content_hash(text)
             af.mtime, af.size, af.missing = st[0], st[1], False
             if h != af.hash:
@@ -129,10 +141,12 @@ class ActiveFiles:
         """The block shown to the model for one file (a pointer for a big file seen as an outline:
         its text was never shown, and copying its head would pay for it twice)."""
         lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
-        if af.outline and not af.edited and not af.changed_on_disk and not af.missing:
+        if af.outline and not af.edited and not af.changed_on_disk and not af.missing and not af.dropped:
             return (f"### {af.path} ({lines} lines, sha {af.hash[:10]}): read as an outline "
                     f"(tool output {af.shown_by}); read_file with start_line/end_line for the text")
         note = ""
+        if af.dropped:
+            return f"### {af.path} — content dropped, not re-read: {af.dropped}"
         if af.missing:
             note = " — DELETED on disk since it was read"
         elif af.changed_on_disk:

@@ -3,8 +3,13 @@
 Files, later ones win key by key:
 
 1. ``$XDG_CONFIG_HOME/agent-tui/config.toml`` (default ``~/.config/agent-tui/config.toml``)
-2. ``<workspace>/.agent-tui/config.toml``
+2. ``<workspace>/.agent-tui/config.toml`` — only what tightens, until the user trusts the
+   folder (``core/trust.py`` splits it; ``core/trust_store.py`` remembers the decision)
 3. command-line flags (``--model``, ``--window`` ...)
+
+The free-form tables (``[approval]``, ``[tools.X]``, ``[mcp]``, ``[models."x"]``) are checked
+against the schemas in ``core/config_check.py``: an unknown key or a wrong value stops the
+program with the file, the key and what was expected.
 
 Per-model overrides live under ``[models."<model string>"]`` and may set
 ``window``, ``output_reserve``, ``compact_at`` and ``fresh_at``.  Every key is
@@ -94,8 +99,9 @@ class Settings:
     """Base URL of an OpenAI-compatible server."""
     window: int | None = None
     """Window override in tokens (else the model's metadata, else a fallback)."""
-    temperature: float = 0.1
-    """Sampling temperature; coding agents want it low."""
+    temperature: float | None = None
+    """Sampling temperature; None leaves it to the provider (reasoning models and Claude with
+    thinking refuse anything else)."""
     max_steps: int = 40
     """Model calls allowed in one turn before the loop stops and says so."""
     budget: BudgetConfig = field(default_factory=BudgetConfig)
@@ -156,13 +162,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
 
 
-def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def _section(cls: type, data: Any, where: str, cross: bool = True) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table, got {data!r}")
@@ -196,7 +195,7 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
     if isinstance(obj, Settings):
         _int_at_least(obj, "window", 1, where, optional=True)
         _int_at_least(obj, "max_steps", 1, where)
-        if not _number(obj.temperature):
+        if obj.temperature is not None and not _number(obj.temperature):
             raise ConfigError(f"{where}: temperature must be a number, got {obj.temperature!r}")
         for name in ("model", "api_base", "store_path"):
             if getattr(obj, name) is not None and not isinstance(getattr(obj, name), str):
@@ -241,6 +240,12 @@ def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thr
     rules = data.pop("rules", ()) or ()
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         raise ConfigError(f"{where}: rules must be a list of strings, got {rules!r}")
+    from agent_tui.core.config_check import SchemaError, check_sections
+
+    try:
+        check_sections(data, where)
+    except SchemaError as exc:
+        raise ConfigError(str(exc)) from exc
     s = _section(Settings, data, where)
     for model, over in s.models.items():
         _check_model_override(model, over, budget, f'{where} [models."{model}"]', cross)
@@ -252,10 +257,6 @@ def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: st
     if not isinstance(over, dict):
         raise ConfigError(f"{where}: expected a table, got {over!r}")
     budget_keys = {f.name for f in fields(BudgetConfig)}
-    known = budget_keys | {"window"}
-    for k in over:
-        if k not in known:
-            raise ConfigError(f"{where}: unknown key {k!r} (known: {', '.join(sorted(known))})")
     w = over.get("window")
     if w is not None and (not isinstance(w, int) or isinstance(w, bool) or w < 1):
         raise ConfigError(f"{where}: window must be a whole number >= 1, got {w!r}")
@@ -266,17 +267,65 @@ def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: st
     _validate(merged, where, cross)
 
 
-def load_settings(workspace: Path | None = None, *, user_file: Path | None = None) -> Settings:
-    """Merge the user file and the workspace file into Settings."""
+@dataclass(frozen=True)
+class LoadedConfig:
+    """Settings plus what the workspace asked for and whether it was granted."""
+
+    settings: Settings
+    """The merged settings (workspace asks left out unless trusted)."""
+    trust: Any
+    """The workspace's :class:`agent_tui.core.trust.TrustReport`."""
+
+
+def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
+                trust: bool | None = None, trust_file: Path | None = None) -> LoadedConfig:
+    """Merge the user file and the workspace file; the workspace only tightens unless trusted.
+
+    ``trust``: None asks the trust store (trusted for exactly these asks?), True applies the
+    workspace's asks (the caller remembers the decision), False leaves them out.
+    """
+    from agent_tui.core.trust import (
+        TrustReport,
+        fingerprint,
+        mcp_json_asks,
+        merge_tables,
+        split_workspace,
+    )
+
     up = user_file if user_file is not None else user_config_path()
-    merged = _read_toml(up)
-    where = str(up)
-    settings_from_dict(merged, where, check_thresholds=False)  # each file alone first: errors name it
-    if workspace is not None:
-        wp = workspace_config_path(workspace)
-        wdata = _read_toml(wp)
-        if wdata:
-            settings_from_dict(wdata, str(wp), check_thresholds=False)
-            merged = _merge(merged, wdata)
-            where = f"{up} + {wp}"
-    return settings_from_dict(merged, where)
+    user = _read_toml(up)
+    settings_from_dict(user, str(up), check_thresholds=False)  # each file alone first: errors name it
+    if workspace is None:
+        return LoadedConfig(settings_from_dict(user, str(up)), TrustReport(root=""))
+    root = workspace.resolve()
+    wp = workspace_config_path(workspace)
+    wdata = _read_toml(wp)
+    if wdata:
+        settings_from_dict(wdata, str(wp), check_thresholds=False)
+    split = split_workspace(user, wdata, root)
+    json_asks, problems = mcp_json_asks(root / ".mcp.json")
+    asks = (*split.asks, *json_asks)
+    fp = fingerprint(asks) if asks else ""
+    changed = False
+    if not asks:
+        granted = True
+    elif trust is None:
+        from agent_tui.core.trust_store import TrustStore
+
+        store = TrustStore(trust_file)
+        entry = store.entry(root)
+        granted = entry is not None and entry.fingerprint == fp
+        changed = entry is not None and not granted
+    else:
+        granted = trust
+    report = TrustReport(root=str(root), asks=asks, trusted=granted, changed=changed, fingerprint=fp,
+                         problems=tuple(problems))
+    merged = merge_tables(user, split.full if granted else split.tight)
+    where = f"{up} + {wp}" if wdata else str(up)
+    return LoadedConfig(settings_from_dict(merged, where), report)
+
+
+def load_settings(workspace: Path | None = None, *, user_file: Path | None = None,
+                  trust: bool | None = None) -> Settings:
+    """Merge the user file and the workspace file into Settings (see :func:`load_config`)."""
+    return load_config(workspace, user_file=user_file, trust=trust).settings

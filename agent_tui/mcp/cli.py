@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.config import ConfigError
 from agent_tui.mcp.config import McpConfig, load_mcp_config
 from agent_tui.mcp.manager import McpManager
 
@@ -26,16 +27,6 @@ def add_list_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--config", help="a TOML config ([mcp] table) or an mcpServers JSON file")
     parser.add_argument("--workspace", help="workspace directory (default: current directory)")
-
-
-def _merge_tables(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **value}
-        else:
-            merged[key] = value
-    return merged
 
 
 def _toml_mcp_table(path: Path) -> dict[str, Any]:
@@ -53,12 +44,22 @@ def load_for_cli(config: str | None, workspace: Path) -> McpConfig:
         if path.suffix.lower() == ".json":
             return load_mcp_config({}, workspace, mcp_json=path)
         return load_mcp_config(_toml_mcp_table(path), workspace, workspace_json=False)
-    table: dict[str, Any] = {}
-    home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    for path in (home / "agent-tui" / "config.toml", workspace / ".agent-tui" / "config.toml"):
-        if path.is_file():
-            table = _merge_tables(table, _toml_mcp_table(path))
-    return load_mcp_config(table, workspace)
+    from agent_tui.core.config import load_config
+
+    loaded = load_config(workspace)
+    if loaded.trust.pending:
+        print(f"agent-tui: {loaded.trust.notice()}", file=sys.stderr)
+    return load_mcp_config(loaded.settings.mcp, workspace, workspace_json=loaded.trust.trusted)
+
+
+def cli_log_dir(workspace: Path) -> Path:
+    """Server logs go under the workspace's ``.agent-tui/`` when it has one; a read-only command never
+    creates that folder (it would look like a store), so otherwise they go to the user's cache dir."""
+    own = workspace / ".agent-tui"
+    if own.is_dir():
+        return own / "logs" / "mcp"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "agent-tui" / "logs" / "mcp"
 
 
 async def collect(config: McpConfig, log_dir: Path | None) -> dict[str, Any]:
@@ -143,11 +144,10 @@ def run_mcp_list(args: argparse.Namespace) -> int:
     workspace = Path(getattr(args, "workspace", None) or Path.cwd()).resolve()
     try:
         config = load_for_cli(getattr(args, "config", None), workspace)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, ConfigError) as exc:
         print(f"agent-tui mcp list: cannot read config: {exc}", file=sys.stderr)
         return 2
-    log_dir = workspace / ".agent-tui" / "logs" / "mcp"
-    report = asyncio.run(collect(config, log_dir))
+    report = asyncio.run(collect(config, cli_log_dir(workspace)))
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:

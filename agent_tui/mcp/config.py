@@ -33,6 +33,7 @@ class ServerConfig:
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    """Working directory of a stdio server (default: the workspace)."""
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
@@ -153,6 +154,8 @@ def parse_server(
     if cwd is not None:
         cwd_path = Path(expand_env(str(cwd))).expanduser()
         cwd = str(cwd_path if cwd_path.is_absolute() else workspace / cwd_path)
+    elif command is not None:
+        cwd = str(workspace)  # a stdio server runs in the workspace, not wherever agent-tui was started
     return ServerConfig(
         name=name,
         command=expand_env(str(command)) if command is not None else None,

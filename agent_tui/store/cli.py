@@ -13,9 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import GLOBAL_SESSION, ContextEngine, EngineError
 from agent_tui.core.items import ContextItem
-from agent_tui.store.workspace import Workspace
+from agent_tui.store.db import UnknownSession
+from agent_tui.store.workspace import Workspace, store_path
+
+READ_ONLY = ("list", "show")
+"""Memory commands that never create a store (run in a folder with none, they say so and exit 0)."""
 
 
 def add_memory_arguments(p: argparse.ArgumentParser) -> None:
@@ -71,27 +76,42 @@ def _print(obj: Any, as_json: bool, text: str) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=None) if as_json else text)
 
 
+def _missing_store(workspace: Path, session: str | None) -> tuple[Settings, Path] | None:
+    """(settings, path) when the workspace has no database yet (None when it has one).
+
+    Read-only commands then answer from what is on disk without creating ``.agent-tui/``; an
+    explicit ``--session`` cannot exist, so it is the same one-line error as elsewhere."""
+    settings = load_settings(workspace)
+    path = store_path(workspace.resolve(), settings)
+    if path.exists():
+        return None
+    if session is not None:
+        raise UnknownSession(f"no session {session!r}: {workspace} has no agent-tui store yet ({path})")
+    return settings, path
+
+
+def _storeless_engine(settings: Settings, workspace: Path) -> ContextEngine:
+    return ContextEngine(settings, store=None, session_id=GLOBAL_SESSION, workspace=workspace.resolve(),
+                         log_requests=False)
+
+
+def _say_no_store(path: Path) -> None:
+    print(f"agent-tui: no store yet at {path} (nothing recorded in this folder; nothing was created)",
+          file=sys.stderr)
+
+
 def run_memory(args: argparse.Namespace, workspace: Path) -> int:
+    if args.memory_cmd in READ_ONLY:
+        missing = _missing_store(workspace, args.session)
+        if missing is not None:
+            _say_no_store(missing[1])
+            return _read_memory(args, _storeless_engine(missing[0], workspace), empty_ok=True)
     ws = Workspace(workspace)
     try:
         eng = _engine(ws, args.session)
         cmd = args.memory_cmd
-        if cmd == "list":
-            items = [i for i in eng.all_items() if i.id != "sys"]
-            if not args.all:
-                items = [i for i in items if i.in_window]
-            if args.category:
-                items = [i for i in items if str(i.category) == args.category]
-            rows = [_row(i) for i in items]
-            lines = [f"{r['id']:<10} {r['category']:<8} {r['tokens']:>7,}  {'pin ' if r['pinned'] else '    '}"
-                     f"{r['state']:<10} {r['preview']}" for r in rows]
-            _print(rows, args.json, "\n".join(lines) or "(no items)")
-            return 0
-        if cmd == "show":
-            item = eng.get(args.id)
-            _print(item.to_row(), args.json, f"{item.id} [{item.category}, {item.tokens:,} tokens, "
-                   f"{item.state}{', pinned' if item.pinned else ''}]\n{item.content}")
-            return 0
+        if cmd in READ_ONLY:
+            return _read_memory(args, eng)
         if cmd == "pin":
             target = args.target
             item = eng.pin(target) if target in eng.items else ws.add_rule(target)
@@ -111,7 +131,51 @@ def run_memory(args: argparse.Namespace, workspace: Path) -> int:
         ws.close()
 
 
+def _read_memory(args: argparse.Namespace, eng: ContextEngine, empty_ok: bool = False) -> int:
+    """``memory list`` and ``memory show`` (they write nothing)."""
+    if args.memory_cmd == "list":
+        items = [i for i in eng.all_items() if i.id != "sys"]
+        if not args.all:
+            items = [i for i in items if i.in_window]
+        if args.category:
+            items = [i for i in items if str(i.category) == args.category]
+        rows = [_row(i) for i in items]
+        lines = [f"{r['id']:<10} {r['category']:<8} {r['tokens']:>7,}  {'pin ' if r['pinned'] else '    '}"
+                 f"{r['state']:<10} {r['preview']}" for r in rows]
+        _print(rows, args.json, "\n".join(lines) or "(no items)")
+        return 0
+    try:
+        item = eng.get(args.id)
+    except EngineError as exc:
+        if not empty_ok:
+            raise
+        _print(None, args.json, f"{exc}")
+        return 0
+    _print(item.to_row(), args.json, f"{item.id} [{item.category}, {item.tokens:,} tokens, "
+           f"{item.state}{', pinned' if item.pinned else ''}]\n{item.content}")
+    return 0
+
+
+def _print_breakdown(bd: dict[str, Any], as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(bd))
+        return 0
+    print(f"window {bd['window']:,}  reserve {bd['reserve']:,}  total {bd['total']:,}  "
+          f"({bd['used_pct']:.1f}% of {bd['input_budget']:,})" + ("  OVER BUDGET" if bd["over_budget"] else ""))
+    for name, n in bd["categories"].items():
+        share = 100.0 * n / bd["input_budget"] if bd["input_budget"] else 0
+        print(f"  {name:<8} {n:>8,}  {share:5.1f}%  {'#' * int(share / 2)}")
+    return 0
+
+
 def run_context(args: argparse.Namespace, workspace: Path) -> int:
+    missing = _missing_store(workspace, args.session)
+    if missing is not None:
+        _say_no_store(missing[1])
+        eng = _storeless_engine(missing[0], workspace)
+        bd = {**eng.assemble(auto_compact=False, log=False).breakdown.to_json(), "session": None, "turn": 0,
+              "step": 0}
+        return _print_breakdown(bd, args.json)
     ws = Workspace(workspace)
     try:
         sid = args.session or ws.store.latest_session()
@@ -123,15 +187,7 @@ def run_context(args: argparse.Namespace, workspace: Path) -> int:
             eng = _engine(ws, args.session)
             bd = {**eng.assemble(auto_compact=False, log=False).breakdown.to_json(), "session": sid,
                   "turn": 0, "step": 0}
-        if args.json:
-            print(json.dumps(bd))
-            return 0
-        print(f"window {bd['window']:,}  reserve {bd['reserve']:,}  total {bd['total']:,}  "
-              f"({bd['used_pct']:.1f}% of {bd['input_budget']:,})" + ("  OVER BUDGET" if bd["over_budget"] else ""))
-        for name, n in bd["categories"].items():
-            share = 100.0 * n / bd["input_budget"] if bd["input_budget"] else 0
-            print(f"  {name:<8} {n:>8,}  {share:5.1f}%  {'#' * int(share / 2)}")
-        return 0
+        return _print_breakdown(bd, args.json)
     except KeyError as exc:
         print(f"agent-tui: {exc.args[0]}", file=sys.stderr)
         return 2

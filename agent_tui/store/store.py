@@ -9,23 +9,24 @@ index is the archive that ``recall`` and the user can search.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
 from agent_tui.core.engine import GLOBAL_SESSION
 from agent_tui.core.items import ContextItem
 from agent_tui.core.text import clean_text
-from agent_tui.store.db import open_db, store_error
+from agent_tui.store.db import BUSY_TIMEOUT, open_db, retry_busy, store_error
 
 __all__ = ["GLOBAL_SESSION", "MemoryStore"]
 
@@ -84,16 +85,48 @@ class _Guard:
                 raise err from exc
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _writes(fn: F) -> F:
+    """A write method: one ``BEGIN IMMEDIATE`` transaction (the write lock taken up front, so SQLite's
+    busy timeout applies instead of a deferred transaction failing at once on upgrade), retried with
+    jitter while another process holds the lock.  Inside a ``batch()`` it joins that transaction."""
+
+    @functools.wraps(fn)
+    def wrapper(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
+        def attempt() -> Any:
+            with self.lock:
+                conn = self.db.conn
+                if conn.in_transaction:
+                    return fn(self, *args, **kwargs)
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(self, *args, **kwargs)
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+                return out
+
+        if self.db.conn.in_transaction:
+            return attempt()
+        return retry_busy(attempt)
+
+    return wrapper  # type: ignore[return-value]
+
+
 class MemoryStore:
     """Thread-safe access to one workspace database."""
 
-    def __init__(self, path: Path, db: Database | None = None, *, timeout: float = 5.0) -> None:
+    def __init__(self, path: Path, db: Database | None = None, *, timeout: float = BUSY_TIMEOUT) -> None:
         self.path = path
         self.db = db if db is not None else open_db(path, timeout=timeout)
         self.lock = _Guard(path)
 
     @classmethod
-    def open(cls, path: Path, *, timeout: float = 5.0) -> MemoryStore:
+    def open(cls, path: Path, *, timeout: float = BUSY_TIMEOUT) -> MemoryStore:
         """Open (creating and migrating) the database; ``timeout``: seconds to wait for a lock."""
         return cls(path, timeout=timeout)
 
@@ -102,6 +135,7 @@ class MemoryStore:
             self.db.conn.close()
 
     # sessions -----------------------------------------------------------------
+    @_writes
     def new_session(self, model: str | None = None, title: str = "", parent: str | None = None) -> str:
         sid = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         now = time.time()
@@ -112,6 +146,7 @@ class MemoryStore:
             )
         return sid
 
+    @_writes
     def touch_session(self, session_id: str, **fields: Any) -> None:
         with self.lock:
             self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **fields}, pk="id")
@@ -134,6 +169,7 @@ class MemoryStore:
             return self.db.execute("SELECT 1 FROM sessions WHERE id = ?", [session_id]).fetchone() is not None
 
     # messages and items ---------------------------------------------------------
+    @_writes
     def append_message(self, session_id: str, item: ContextItem) -> None:
         """Append one chat message to the log (called before it is sent anywhere)."""
         with self.lock:
@@ -144,6 +180,7 @@ class MemoryStore:
                  item.tool_call_id, item.name, item.created_at],
             )
 
+    @_writes
     def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None:
         """Insert or update an item's content and state (``seq`` kept when not given)."""
         row = [session_id, item.id, str(item.category), item.role, item.tokens, int(item.pinned), str(item.state),
@@ -165,7 +202,7 @@ class MemoryStore:
             if conn.in_transaction:
                 yield
                 return
-            conn.execute("BEGIN IMMEDIATE")
+            retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
                 yield
             except BaseException:
@@ -203,6 +240,7 @@ class MemoryStore:
             return self.db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", [session_id]).fetchone()[0]
 
     # summaries, decisions, memos ------------------------------------------------
+    @_writes
     def save_summary(self, session_id: str, item_id: str, content: str, data: str, covers: list[str]) -> None:
         with self.lock:
             self.db["summaries"].insert(
@@ -215,6 +253,7 @@ class MemoryStore:
             rows = list(self.db["summaries"].rows_where("session_id = ?", [session_id], order_by="id desc", limit=1))
         return rows[0] if rows else None
 
+    @_writes
     def add_decisions(self, session_id: str, entries: Iterable[tuple[str, str]]) -> None:
         """Store (content, source item id) pairs; duplicates of a session are skipped."""
         with self.lock:
@@ -230,6 +269,7 @@ class MemoryStore:
                 return list(self.db["decisions"].rows_where(order_by="id"))
             return list(self.db["decisions"].rows_where("session_id = ?", [session_id], order_by="id"))
 
+    @_writes
     def save_memo(self, session_id: str, item_id: str, content: str, kind: str) -> None:
         with self.lock:
             self.db["memos"].insert(
@@ -247,6 +287,7 @@ class MemoryStore:
         return rows[0] if rows else None
 
     # capsules (long-term memory) ---------------------------------------------------
+    @_writes
     def add_capsule(self, content: str, type: str = "fact", confidence: float = 0.8,
                     session_id: str | None = None, created: float | None = None) -> int:
         now = time.time()
@@ -258,6 +299,7 @@ class MemoryStore:
             return int(t.last_pk)
 
     # assembly log -----------------------------------------------------------------
+    @_writes
     def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
                      item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None:
         """Log one request with its breakdown and trace (request and trace zlib-compressed: a long
@@ -286,6 +328,7 @@ class MemoryStore:
         return out
 
     # blobs: whole tool outputs behind handles (the ResultStore protocol) -------------
+    @_writes
     def put(self, content: str, meta: dict[str, Any] | None = None, session_id: str = "") -> str:
         handle = "r" + uuid.uuid4().hex[:8]
         with self.lock:

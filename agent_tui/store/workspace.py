@@ -15,8 +15,36 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
 from agent_tui.core.summary import Summariser
-from agent_tui.store.db import default_db_path
+from agent_tui.core.trust import TrustReport
+from agent_tui.store.db import UnknownSession, default_db_path
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
+
+
+def unknown_session(session_id: str, store: MemoryStore) -> UnknownSession:
+    """The one-line error for ``--session ID`` naming a session the store does not have."""
+    empty = " (the store is empty: it has no sessions)" if store.latest_session() is None else \
+        " (`agent-tui memory list` shows the latest; /resume in the TUI lists them all)"
+    return UnknownSession(f"no session {session_id!r} in {store.path}{empty}")
+
+
+def store_path(root: Path, settings: Settings) -> Path:
+    """Where this workspace's database lives (``store_path`` in config, else ``.agent-tui/memory.db``)."""
+    path = Path(settings.store_path) if settings.store_path else default_db_path(root)
+    return path if path.is_absolute() else root / path
+
+
+def require_session(root: Path, session_id: str) -> None:
+    """Raise UnknownSession unless the workspace's store has ``session_id`` (creates no store)."""
+    settings = load_settings(root)
+    path = store_path(root.resolve(), settings)
+    if not path.exists():
+        raise UnknownSession(f"no session {session_id!r}: {root} has no agent-tui store yet ({path})")
+    store = MemoryStore.open(path)
+    try:
+        if not store.session_exists(session_id):
+            raise unknown_session(session_id, store)
+    finally:
+        store.close()
 
 
 class Workspace:
@@ -25,10 +53,9 @@ class Workspace:
     def __init__(self, root: Path, settings: Settings | None = None, store: MemoryStore | None = None) -> None:
         self.root = root.resolve()
         self.settings = settings if settings is not None else load_settings(self.root)
-        path = Path(self.settings.store_path) if self.settings.store_path else default_db_path(self.root)
-        if not path.is_absolute():
-            path = self.root / path
-        self.store = store if store is not None else MemoryStore.open(path)
+        self.store = store if store is not None else MemoryStore.open(store_path(self.root, self.settings))
+        self.trust: TrustReport = TrustReport(root=str(self.root))
+        """What the workspace's own config asked for and whether it applies (set by build_agent)."""
 
     # global pins ------------------------------------------------------------------------
     def rules(self) -> list[ContextItem]:
@@ -49,7 +76,7 @@ class Workspace:
         """The engine of ``session_id`` (resumed), the latest one, or a new seeded session."""
         sid = session_id
         if sid is not None and not self.store.session_exists(sid):
-            raise KeyError(f"no session {sid!r} in {self.store.path}")
+            raise unknown_session(sid, self.store)
         if sid is None and not new:
             sid = self.store.latest_session()
         fresh = sid is None

@@ -29,14 +29,14 @@ BASE64_BLOCK_RE = re.compile(
 )
 HTML_STRONG_RE = re.compile(r"<!doctype\s+html|<html[\s>]|<body[\s>]", re.I)
 HTML_TAG_RE = re.compile(
-    r"</?(?:div|span|p|a|table|tr|td|th|li|ul|ol|br|head|script|style|meta|link|img|h[1-6]|section|nav)\b[^>]*>",
+    r"</?(?:div|span|p|a|table|tr|td|th|li|ul|ol|br|head|script|style|meta|link|img|h[1-6]|section|nav)\b[^<>]*>",
     re.I,
 )
 _BLOCK_TAG_RE = re.compile(
-    r"<br\s*/?>|</?(?:p|div|li|tr|h[1-6]|table|ul|ol|section|article|header|footer|pre|blockquote|nav)\b[^>]*>",
+    r"<br\s*/?>|</?(?:p|div|li|tr|h[1-6]|table|ul|ol|section|article|header|footer|pre|blockquote|nav)\b[^<>]*>",
     re.I,
 )
-_DROP_RE = re.compile(r"<(script|style|noscript|svg)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
+_DROP_OPEN_RE = re.compile(r"<(script|style|noscript|svg)\b|<!--", re.I)
 _ANY_TAG_RE = re.compile(r"</?[A-Za-z][^<>]*>|<![^<>]*>")
 
 
@@ -80,9 +80,36 @@ def is_html(text: str) -> bool:
     return len(HTML_TAG_RE.findall(text[:20000])) >= 5
 
 
+def drop_blocks(text: str) -> str:
+    """``text`` without ``<script>``/``<style>``/``<noscript>``/``<svg>`` blocks and comments.
+
+    A scan with ``str.find`` rather than a lazy ``.*?`` regex: many unclosed openers
+    would make the regex rescan to the end from each one (quadratic); here a closer
+    known to be missing is never searched for again.
+    """
+    low = text.lower()
+    out: list[str] = []
+    missing: set[str] = set()
+    pos = 0
+    while (m := _DROP_OPEN_RE.search(text, pos)) is not None:
+        closer = "-->" if m.group(0) == "<!--" else f"</{m.group(1).lower()}"
+        end = -1 if closer in missing else low.find(closer, m.end())
+        if end != -1 and closer != "-->":
+            end = low.find(">", end)
+        if end == -1:
+            missing.add(closer)
+            out.append(text[pos : m.end()])
+            pos = m.end()
+            continue
+        out.append(text[pos : m.start()])
+        pos = end + (3 if closer == "-->" else 1)
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def strip_html(text: str) -> str:
     """Readable text from HTML: scripts/styles/comments dropped, tags removed, entities decoded."""
-    text = _DROP_RE.sub("", text)
+    text = drop_blocks(text)
     text = _BLOCK_TAG_RE.sub("\n", text)
     text = _ANY_TAG_RE.sub("", text)
     text = html.unescape(text)

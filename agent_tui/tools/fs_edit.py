@@ -13,6 +13,7 @@ import difflib
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
     compact_diff,
     diff_stats,
@@ -133,7 +134,7 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         )
     updated = text.replace(old_text, new_text)
     written = from_lf(updated, newline)
-    target.write_bytes(written.encode("utf-8"))
+    atomic_write(target, written.encode("utf-8"), rel)
     ctx.note_edit(rel, written)
     diff = unified(text, updated, rel)
     added, removed = diff_stats(diff)

@@ -10,6 +10,7 @@ the full text is what later lets ``edit_file`` prove the file has not changed si
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from agent_tui.core.tokens import TokenCounter, counter_for
@@ -162,21 +163,32 @@ def read_outline(
     return f"{head}\n{body}\n{foot}"
 
 
-async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    """The read_file tool."""
-    _, rel, text = read_text(ctx.workspace, args["path"])
+def _view(
+    rel: str, text: str, args: dict[str, Any], model: str | None
+) -> tuple[str, dict[str, Any], int, list[str]]:
+    """(text, meta, raw tokens, lines) of a range or query view; text "" when an outline is due."""
     lines = split_lines(text)
-    ctx.note_read(rel, text)
-    counter = counter_for(ctx.model)
+    counter = counter_for(model)
     raw_tokens = counter.count(text)
     start, end, query = args.get("start_line"), args.get("end_line"), args.get("query")
     if query:
         out, meta = read_query(rel, lines, query, counter)
-        return make_result(out, ctx, raw_tokens=raw_tokens, meta=meta)
+        return out, meta, raw_tokens, lines
     if start is not None or end is not None or raw_tokens <= READ_TOKEN_CAP:
         out, meta = read_range(rel, lines, start, end, counter)
-        return make_result(out, ctx, raw_tokens=raw_tokens, meta=meta)
+        return out, meta, raw_tokens, lines
+    return "", {}, raw_tokens, lines
+
+
+async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The read_file tool (reading and tokenising run off the event loop)."""
+    _, rel, text = await asyncio.to_thread(read_text, ctx.workspace, args["path"])
+    ctx.note_read(rel, text)
+    out, meta, raw_tokens, lines = await asyncio.to_thread(_view, rel, text, args, ctx.model)
+    if out:
+        return await asyncio.to_thread(make_result, out, ctx, raw_tokens=raw_tokens, meta=meta)
     handle = ctx.results.put(text, {"path": rel, "kind": "file"})
-    out = read_outline(rel, text, lines, handle, raw_tokens, counter)
+    counter = counter_for(ctx.model)
+    out = await asyncio.to_thread(read_outline, rel, text, lines, handle, raw_tokens, counter)
     meta = {"path": rel, "total_lines": len(lines), "outline": True}
     return make_result(out, ctx, handle=handle, raw_tokens=raw_tokens, meta=meta)

@@ -3,7 +3,8 @@
 Creating a file is the common case and needs no prior read.  Overwriting an existing
 file throws its content away, so it is held to the same rule as an edit: the model
 must have read the current version.  Parent folders are created (inside the workspace
-only: the path guard runs first).  An overwritten CRLF file keeps CRLF endings.
+only: the path guard runs first).  An overwritten CRLF file keeps CRLF endings.  The
+write is atomic (``fs_atomic``): a full disk leaves the old file whole.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
     compact_diff,
     diff_stats,
@@ -21,6 +23,7 @@ from agent_tui.tools.fs_common import (
 )
 from agent_tui.tools.workspace import (
     decode_text,
+    read_file_bytes,
     refuse_protected,
     relative,
     resolve,
@@ -58,12 +61,12 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"'{rel}' is a directory; give a file path.")
     old: str | None = None
     if target.exists():
-        old = decode_text(target.read_bytes(), target, rel)
+        old = decode_text(read_file_bytes(target, rel), target, rel)
         require_fresh(ctx, rel, old, "overwrite")
         if newline_of(old) == "\r\n" and "\r\n" not in content:
             content = content.replace("\n", "\r\n")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(content.encode("utf-8"))
+    atomic_write(target, content.encode("utf-8"), rel)
     ctx.note_edit(rel, content)
     lines = len(split_lines(content))
     size = len(content.encode("utf-8"))

@@ -24,7 +24,7 @@ from agent_tui.tools.git_safe import (
     git_argv,
     workspace_repo,
 )
-from agent_tui.tools.shaping import shape_result
+from agent_tui.tools.shaping import shape_result_async
 from agent_tui.tools.workspace import resolve
 
 DIFF_TOKEN_CAP = 6000
@@ -216,7 +216,7 @@ async def git_diff(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if other.strip():
             hint = f" There are {'unstaged' if staged else 'staged'} changes: call git_diff(staged={str(not staged).lower()})."
         return make_result(f"No {what} changes.{hint}", ctx, meta={"diff": ""})
-    shaped = shape_result(
+    shaped = await shape_result_async(
         f"{stat.rstrip()}\n\n{diff}",
         max_tokens=DIFF_TOKEN_CAP,
         store=ctx.results,

@@ -26,7 +26,7 @@ from agent_tui.tools.base import (
     ToolSpec,
     error_result,
 )
-from agent_tui.tools.shaping import shape_result
+from agent_tui.tools.shaping import shape_result_async
 
 
 def _signature(spec: ToolSpec) -> str:
@@ -158,17 +158,17 @@ class ToolRegistry:
         except Exception as exc:  # a tool bug must not kill the turn
             message = str(exc) or "(no message)"
             return error_result(f"Tool {name} failed: {type(exc).__name__}: {message}", ctx.model)
-        return self._bound(spec, result, ctx)
+        return await self._bound(spec, result, ctx)
 
     @staticmethod
-    def _bound(spec: ToolSpec, result: ToolResult, ctx: ToolContext) -> ToolResult:
+    async def _bound(spec: ToolSpec, result: ToolResult, ctx: ToolContext) -> ToolResult:
         if result.text and not result.shaped_tokens:  # a handler that did not count
             result.shaped_tokens = count_tokens(result.text, ctx.model)
             result.raw_tokens = max(result.raw_tokens, result.shaped_tokens)
         cap = spec.max_result_tokens
         if cap is None or result.shaped_tokens <= cap:
             return result
-        shaped = shape_result(
+        shaped = await shape_result_async(
             result.text, max_tokens=cap, store=ctx.results, label=spec.name, model=ctx.model
         )
         if shaped.handle is None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
-import json
 import os
 import re
 import shutil
@@ -30,6 +29,10 @@ MAX_FILE_BYTES = 5_000_000
 #: Set this environment variable to force the Python fallback even when rg exists.
 NO_RG_ENV = "AGENT_TUI_NO_RG"
 RG_TIMEOUT = 60.0
+#: Characters of a matching line ripgrep prints (longer lines are cut with a preview).
+RG_MAX_COLUMNS = 500
+#: Bytes one output line of ripgrep may have before it is skipped (asyncio's default is 64 KiB).
+RG_LINE_LIMIT = 1 << 20
 
 
 class Hit(NamedTuple):
@@ -71,36 +74,50 @@ def glob_matches(rel: str, glob: str | None) -> bool:
     return fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], glob)
 
 
-def parse_rg_json(lines: list[bytes], root: Path, cwd: Path) -> list[Hit]:
-    """Hits from ``rg --json`` output lines (paths made workspace-relative)."""
+def parse_rg_lines(lines: list[bytes], root: Path, cwd: Path) -> list[Hit]:
+    """Hits from ``rg --null --line-number`` output (``path NUL line:text``), paths made
+    workspace-relative.  Bytes that are not UTF-8 (in names or lines) are decoded with
+    replacement, so a Latin-1 line is found as the Python fallback finds it."""
     hits: list[Hit] = []
     for raw in lines:
-        try:
-            event = json.loads(raw)
-        except ValueError:
+        name, sep, rest = raw.partition(b"\0")
+        number, colon, text = rest.partition(b":")
+        if not sep or not colon or not number.isdigit():
             continue
-        if event.get("type") != "match":
-            continue
-        data = event["data"]
-        path = data["path"].get("text")
-        text = data["lines"].get("text")
-        if path is None or text is None:  # non-UTF-8 names or lines come as base64: skip
-            continue
+        path = os.fsdecode(name)
         full = (cwd / path).resolve()
         if not full.is_relative_to(root):
             continue
         rel = full.relative_to(root).as_posix()
-        hits.append(Hit(rel, int(data["line_number"]), text.rstrip("\r\n")))
+        line = text.decode("utf-8", errors="replace").rstrip("\r\n")
+        hits.append(Hit(rel, int(number), line))
     return hits
 
 
 async def search_rg(
     rg: str, root: Path, start: Path, pattern: str, glob: str | None, regex: bool
 ) -> list[Hit]:
-    """Run ripgrep and collect at most MAX_HITS hits."""
+    """Run ripgrep and collect at most MAX_HITS hits.
+
+    Plain output (not ``--json``, which ignores ``--max-columns`` and would put a whole
+    megabyte line on one output line): each hit's text is cut to RG_MAX_COLUMNS.
+    """
     if regex:
         compile_pattern(pattern, regex)  # same error message as the fallback
-    argv = [rg, "--json", "--smart-case", "--no-messages", "--no-require-git"]
+    argv = [
+        rg,
+        "--no-heading",
+        "--with-filename",
+        "--line-number",
+        "--null",
+        "--color=never",
+        "--no-config",
+        f"--max-columns={RG_MAX_COLUMNS}",
+        "--max-columns-preview",
+        "--smart-case",
+        "--no-messages",
+        "--no-require-git",
+    ]
     if not regex:
         argv.append("--fixed-strings")
     for skip in sorted(SKIP_DIRS | {AGENT_DIR}):
@@ -114,18 +131,21 @@ async def search_rg(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
         stdin=asyncio.subprocess.DEVNULL,
+        limit=RG_LINE_LIMIT,
     )
     assert proc.stdout is not None
     lines: list[bytes] = []
-    matches = 0
     try:
         async with asyncio.timeout(RG_TIMEOUT):
-            async for raw in proc.stdout:
-                if raw.startswith(b'{"type":"match"'):
-                    matches += 1
-                    lines.append(raw)
-                    if matches >= MAX_HITS:
-                        break
+            while len(lines) < MAX_HITS:
+                try:
+                    raw = await proc.stdout.readline()
+                except ValueError:  # a line past the limit (a path of megabytes): skip it
+                    await proc.stdout.read(RG_LINE_LIMIT)
+                    continue
+                if not raw:
+                    break
+                lines.append(raw)
     except TimeoutError:
         pass
     finally:
@@ -133,7 +153,7 @@ async def search_rg(
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
         await proc.wait()
-    return parse_rg_json(lines, root, root)
+    return parse_rg_lines(lines, root, root)
 
 
 def search_python(

@@ -6,12 +6,17 @@ model gets a summary (JSON: shape, counts, first rows; text: head, tail, error l
 and lines matching its intent) plus a footer naming the handle, the size and the pages
 to fetch.  The shaped text never exceeds ``max_tokens``: the summary shrinks, then the
 footer shortens, and in the degenerate case (a budget of a few tokens) only what fits
-is returned.
+is returned.  Shaping a big result costs CPU (tokenising, scanning every line), so the
+tools call ``shape_result_async``: the work runs in a thread and the event loop (the
+UI) stays responsive; only the store write hops back onto the loop's thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,3 +123,60 @@ def shape_result(
             shaped = found
             break
     return ShapedResult(shaped, handle, raw_tokens, counter.count(shaped), len(text))
+
+
+#: Results shorter than this are shaped inline (a thread costs more than the work).
+OFFLOAD_CHARS = 20_000
+
+
+class _PutOnLoop:
+    """A ResultStore proxy for a worker thread: ``put`` runs on the event loop's thread."""
+
+    def __init__(self, store: ResultStore, loop: asyncio.AbstractEventLoop) -> None:
+        self.store = store
+        self.loop = loop
+
+    def _on_loop(self, fn: Callable[[], Any]) -> Any:
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                done.set_result(fn())
+            except BaseException as exc:  # handed to the waiting thread
+                done.set_exception(exc)
+
+        self.loop.call_soon_threadsafe(run)
+        return done.result()
+
+    def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
+        return str(self._on_loop(lambda: self.store.put(content, meta)))
+
+    def get(self, handle: str) -> str | None:
+        found = self._on_loop(lambda: self.store.get(handle))
+        return None if found is None else str(found)
+
+
+async def shape_result_async(
+    text: str,
+    *,
+    max_tokens: int,
+    store: ResultStore,
+    intent: str = "",
+    label: str = "",
+    model: str | None = None,
+) -> ShapedResult:
+    """``shape_result`` run off the event loop for big texts (same arguments, same result)."""
+    if len(text) < OFFLOAD_CHARS:
+        return shape_result(
+            text, max_tokens=max_tokens, store=store, intent=intent, label=label, model=model
+        )
+    proxy = _PutOnLoop(store, asyncio.get_running_loop())
+    return await asyncio.to_thread(
+        shape_result,
+        text,
+        max_tokens=max_tokens,
+        store=proxy,
+        intent=intent,
+        label=label,
+        model=model,
+    )

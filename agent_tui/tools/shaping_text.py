@@ -14,7 +14,9 @@ from collections.abc import Iterable, Sequence
 
 from agent_tui.core.tokens import TokenCounter
 
-#: Lines worth keeping from the middle of a long output.
+#: Lines worth keeping from the middle of a long output.  Every alternative runs in time
+#: linear in the line (no unbounded run followed by a backtracking test: a ``path.py:12``
+#: is found by its bounded ``x.py:12`` end, not by scanning the whole path from each start).
 ERROR_RE = re.compile(
     r"Traceback \(most recent call last\)"
     r"|\b\w*(?:Error|Exception)\b"
@@ -24,8 +26,12 @@ ERROR_RE = re.compile(
     r"|\bassert(?:ion)?\b"
     r"|\bpanic(?:ked)?\b"
     r'|^\s*File "[^"]+", line \d+'
-    r"|[\w./\\-]+\.[A-Za-z]\w{0,5}:\d+"
+    r"|[\w/\\-]\.[A-Za-z]\w{0,5}:\d"
 )
+
+#: Characters of each line searched for errors and intent words (bounds the cost of a
+#: one-line megabyte output; what matters on such a line is near its start).
+SCAN_CHARS = 4096
 
 _STOP = frozenset(
     "the and for with that this from into what where when which how why are was were "
@@ -63,7 +69,7 @@ def intent_hits(lines: Sequence[str], intent: str) -> tuple[list[str], list[int]
     A word found on more than a quarter of a long output (``line``, ``test``) says
     nothing about where to look, so it is dropped.
     """
-    lowered = [line.lower() for line in lines]
+    lowered = [line[:SCAN_CHARS].lower() for line in lines]
     words = []
     for word in intent_words(intent):
         found = sum(1 for line in lowered if word in line)
@@ -75,7 +81,7 @@ def intent_hits(lines: Sequence[str], intent: str) -> tuple[list[str], list[int]
 
 def error_lines(lines: Sequence[str]) -> list[int]:
     """Indexes of the lines that look like errors."""
-    return [i for i, line in enumerate(lines) if ERROR_RE.search(line)]
+    return [i for i, line in enumerate(lines) if ERROR_RE.search(line, 0, SCAN_CHARS)]
 
 
 def clip(line: str, width: int) -> str:

@@ -8,12 +8,14 @@ handle so nothing is lost.  The environment is inherited as is and never logged.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolResult, ToolSpec, make_result
 from agent_tui.tools.cleaning import clean_text
 from agent_tui.tools.paging import fetch_hint
+from agent_tui.tools.shaping import OFFLOAD_CHARS
 from agent_tui.tools.shaping_text import clip, error_lines, spread
 from agent_tui.tools.shell_exec import run_shell
 
@@ -95,7 +97,12 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     outcome = await run_shell(command, ctx.workspace.resolve(), timeout)
     counter = counter_for(ctx.model)
     output = outcome.output
-    shown, cut = shape_output(output, counter)
+    if len(output) >= OFFLOAD_CHARS:  # CPU work: keep the event loop (the UI) responsive
+        shown, cut = await asyncio.to_thread(shape_output, output, counter)
+        raw_tokens = await asyncio.to_thread(counter.count, output)
+    else:
+        shown, cut = shape_output(output, counter)
+        raw_tokens = counter.count(output)
     n_lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
     if outcome.timed_out:
         status = f"TIMED OUT after {timeout}s: the command's process group was killed"
@@ -120,6 +127,6 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         ctx,
         is_error=outcome.timed_out,
         handle=handle,
-        raw_tokens=counter.count(output),
+        raw_tokens=raw_tokens,
         meta=meta,
     )

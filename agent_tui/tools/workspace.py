@@ -2,7 +2,8 @@
 
 Every path a model names is resolved against the workspace root with symlinks
 followed, and refused unless the result is still inside the root.  That single check
-covers ``../`` escapes, absolute paths elsewhere and symlinks pointing out.  Files are
+covers ``../`` escapes, absolute paths elsewhere and symlinks pointing out.  Only
+regular files are opened (a FIFO would block forever, a device never ends).  Files are
 read as bytes and decoded strictly as UTF-8: a binary or undecodable file is refused
 with its size and type rather than poured into the context as mojibake.
 """
@@ -14,6 +15,7 @@ import mimetypes
 import os
 from pathlib import Path
 
+from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.base import ToolError
 
 #: Directories no listing or search descends into.
@@ -180,8 +182,17 @@ def read_text(workspace: Path, path: str) -> tuple[Path, str, str]:
         raise WorkspaceError(missing_message(workspace, target, path))
     if target.is_dir():
         raise WorkspaceError(f"'{rel}' is a directory; use list_dir to see its contents.")
-    data = target.read_bytes()
-    return target, rel, decode_text(data, target, rel)
+    return target, rel, decode_text(read_file_bytes(target, rel), target, rel)
+
+
+def read_file_bytes(target: Path, rel: str) -> bytes:
+    """The bytes of a resolved workspace path, refused unless it is a regular file (never blocks)."""
+    try:
+        return read_regular(target, rel)
+    except UnsafeFileError as exc:
+        raise WorkspaceError(f"Refused: {exc}") from None
+    except OSError as exc:
+        raise WorkspaceError(f"Cannot read '{rel}': {exc.strerror or exc}.") from None
 
 
 def split_lines(text: str) -> list[str]:

@@ -13,16 +13,19 @@ import asyncio
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent import events as ev
+from agent_tui.core.trust import TrustReport
 from agent_tui.ui.app_actions import ActionsMixin
 from agent_tui.ui.app_commands import CommandsMixin, UserError
 from agent_tui.ui.app_session import SessionMixin
@@ -42,6 +45,7 @@ from agent_tui.ui.messages import (
 from agent_tui.ui.options import UiOptions
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
+from agent_tui.ui.screens.trust import TrustScreen
 from agent_tui.ui.theme import pick_theme
 from agent_tui.ui.widgets import CSS_FILES
 
@@ -89,6 +93,35 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             Path(self.options.first_frame_probe).write_text(json.dumps(facts), encoding="utf-8")
             self.exit(0)
             return
+        report = self._pending_trust()
+        if report is not None:
+            self.main.status.state = "waiting for your trust decision…"
+            self.push_screen(TrustScreen(report), callback=lambda answer: self._trust_decided(report, bool(answer)))
+            return
+        self.main.status.state = "opening session…"
+        self.open_session(self.options.session, "")
+
+    def _pending_trust(self) -> TrustReport | None:
+        """The workspace's asks when the user must decide on them first (None: nothing to ask)."""
+        if self.options.demo or self.options.session.trust is not None:
+            return None
+        from agent_tui.core.config import ConfigError, load_config
+
+        try:
+            report = load_config(self.options.workspace).trust
+        except ConfigError:
+            return None  # opening the session reports it
+        return report if report.pending else None
+
+    def _trust_decided(self, report: TrustReport, trusted: bool) -> None:
+        if trusted:
+            from agent_tui.core.trust_store import TrustStore
+
+            try:
+                TrustStore().remember(Path(report.root), report.fingerprint)
+            except OSError as exc:
+                self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
+        self.options.session = replace(self.options.session, trust=trusted)
         self.main.status.state = "opening session…"
         self.open_session(self.options.session, "")
 
@@ -140,7 +173,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             self.turn_worker.cancel()
 
     async def approve(self, request: ev.ApprovalRequested) -> str:
-        """The agent's approver: show the dialog and wait for once / always / deny."""
+        """The agent's approver: show the dialog and wait for once / always / prefix / deny."""
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         screen = ApprovalScreen(request)
 
@@ -181,12 +214,24 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 self.llm_ready.set()
                 self.post_message(LlmLoaded(float(worker.result or 0.0)))
             elif worker.group == "mcp":
+                if not self._alive():
+                    return  # the app is exiting while the servers were still connecting
                 self.main.status.mcp = str(worker.result)
                 if self.mcp is not None:
                     self.set_interval(3.0, self._refresh_mcp_status)
             elif worker.group == "turn":
                 status, _, turn = str(worker.result).partition(":")
                 self._turn_over(status, int(turn or 0))
+
+    def _alive(self) -> bool:
+        """The main screen is still there to update (False while the app shuts down)."""
+        if not self.is_running or not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return False
+        try:
+            self.main.status  # noqa: B018  (raises NoMatches once the screen is torn down)
+        except NoMatches:
+            return False
+        return True
 
     def _worker_failed(self, worker: Worker[Any]) -> None:
         error = worker.error
@@ -195,6 +240,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             self.llm_ready.set()
             text = f"the model client could not be loaded: {_describe(error)}"
         elif worker.group == "mcp":
+            if not self._alive():
+                return
             self.main.status.mcp = "failed"
         elif worker.group == "session" and self.controller is None:
             self.main.status.state = "no session"
@@ -208,6 +255,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         """Servers go down and come back: keep the status line's up/down count current."""
         from agent_tui.ui import mcp_link
 
+        if not self._alive():
+            return
         self.main.status.mcp = mcp_link.summary(self.mcp)
 
     async def _turn_cut(self, worker: Worker[Any]) -> None:

@@ -64,6 +64,8 @@ class SessionMixin:
         self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
         for warning in ctl.engine.warnings:
             self.notify(warning, severity="warning")
+        if ctl.ws.trust.pending:
+            self.notify(ctl.ws.trust.notice(), title="Workspace config ignored", severity="warning", timeout=12)
         if old is None:
             if self.options.preload_llm:
                 self.preload()
@@ -100,6 +102,8 @@ class SessionMixin:
         ctl.attach_mcp(manager)
         self.main.status.mcp = "connecting…"
         await manager.start()
+        if not self._alive():
+            return "closing"
         if not self.turn_running:
             self.gauge.show(await asyncio.to_thread(ctl.assemble))
         return mcp_link.summary(manager)

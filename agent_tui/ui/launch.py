@@ -23,21 +23,29 @@ PROBE_ENV = "AGENT_TUI_FIRST_FRAME_PROBE"
 
 def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
     """UiOptions for the parsed command line."""
-    from agent_tui.core.config import load_settings
+    from agent_tui.core.config import load_config
 
     demo = bool(getattr(args, "demo", False))
     model = getattr(args, "model", None)
     reason: str | None = "flag" if demo else None
-    if not demo and not model and not load_settings(workspace).model:
-        reason = "no-model"
+    if not demo and not model and not load_config(workspace, trust=True).settings.model:
+        reason = "no-model"  # (a model the workspace asks for counts: the trust dialog decides on it)
     if reason is not None:
         from agent_tui.demo_project import make_demo_workspace
 
         explicit = getattr(args, "workspace", None)
         workspace = make_demo_workspace(workspace if (demo and explicit is not None) else None)
+    trust: bool | None = None
+    if getattr(args, "trust", False) and reason is None:
+        from agent_tui.core.trust_store import TrustStore
+
+        report = load_config(workspace, trust=True).trust
+        if report.asks:
+            TrustStore().remember(workspace, report.fingerprint)
+        trust = True
     spec = SessionSpec(model=None if reason else model, api_base=getattr(args, "api_base", None),
                        window=getattr(args, "window", None), session=getattr(args, "session", None),
-                       demo=reason is not None)
+                       demo=reason is not None, trust=trust)
     return UiOptions(workspace=workspace, session=spec, demo_reason=reason,
                      first_frame_probe=os.environ.get(PROBE_ENV) or None)
 
@@ -46,6 +54,11 @@ def run_tui(args: argparse.Namespace, workspace: Path) -> int:
     """Run the TUI until the user quits; the exit code."""
     from agent_tui.ui.app import make_app
 
+    session = getattr(args, "session", None)
+    if session and not getattr(args, "demo", False):
+        from agent_tui.store.workspace import require_session
+
+        require_session(workspace, session)  # one clear line and exit 2, before the screen is taken
     app = make_app(options_from_args(args, workspace))
     result = app.run()
     return int(result or 0)

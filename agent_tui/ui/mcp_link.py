@@ -43,7 +43,7 @@ def make_manager(ctl: SessionController) -> Any | None:
     """An McpManager for the session's `[mcp]` settings and `.mcp.json`, or None when none is configured."""
     from agent_tui.agent.mcp_setup import make_mcp_manager
 
-    return make_mcp_manager(ctl.engine, ctl.root)
+    return make_mcp_manager(ctl.engine, ctl.root, workspace_json=ctl.ws.trust.trusted)
 
 
 def summary(manager: Any | None) -> str:

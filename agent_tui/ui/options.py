@@ -30,12 +30,14 @@ class SessionSpec:
     """Resume this session id (None: the latest, unless ``new``)."""
     new: bool = False
     demo: bool = False
+    trust: bool | None = None
+    """The workspace's own config: None asks the trust store, True applies its asks, False ignores them."""
 
     def to_options(self) -> SessionOptions:
         from agent_tui.agent.session import SessionOptions
 
         return SessionOptions(model=self.model, api_base=self.api_base, window=self.window, session=self.session,
-                              new=self.new, demo=self.demo, yes=False, interactive=True)
+                              new=self.new, demo=self.demo, yes=False, interactive=True, trust=self.trust)
 
     def resume(self, session_id: str) -> SessionSpec:
         return replace(self, session=session_id, new=False)

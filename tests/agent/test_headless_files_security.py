@@ -107,3 +107,21 @@ def test_list_dir_hides_the_agent_store(tmp_path: Path, fake_llm) -> None:
     sent = json.dumps(fake_llm.requests[-1].messages)
     assert "calc.py" in sent
     assert ".agent-tui" not in sent and "memory.db" not in sent
+
+
+def test_active_file_swapped_for_outside_symlink_is_not_sent(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("OUTSIDE-CONTENT-7f3a9 must never be sent\n")
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "calc.py"}),
+        Reply.tool_call("run_command", {"command": f"rm calc.py && ln -s {secret} calc.py"}),
+        Reply.text("done"),
+    )
+    proc = _run(root, fake_llm.base_url, "--yes")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (root / "calc.py").is_symlink()
+    sent = [json.dumps(r.body) for r in fake_llm.requests]
+    assert "def add" in sent[1]  # the file was active before the swap
+    assert not any("OUTSIDE-CONTENT-7f3a9" in body for body in sent)
+    assert "content dropped" in sent[-1] or "calc.py" not in sent[-1].split("run_command")[-1]

@@ -22,7 +22,7 @@ async def test_model_finds_enables_and_calls_an_mcp_tool(tmp_path: Path, fake_ll
         Reply.text("It is late in Tokyo."),
     )
     agent, ws = make_agent(root, fake_llm.base_url)
-    mcp = make_mcp_manager(agent.engine, ws.root)
+    mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=True)
     assert mcp is not None
     await mcp.start()
     agent.runner.mcp = mcp

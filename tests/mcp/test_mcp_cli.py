@@ -56,7 +56,8 @@ def test_mcp_list_json_for_the_four_servers(workspace: Path, tmp_path: Path) -> 
     )
     assert totals["tokens_meta"] < 0.1 * totals["tokens_raw"]
     print(f"\nmcp list --json totals: {totals}")
-    assert (tmp_path / ".agent-tui" / "logs" / "mcp" / "everything.log").is_file()
+    assert Path(servers["everything"]["log"]).is_file()
+    assert not (tmp_path / ".agent-tui").exists()  # a read-only command creates no store folder
 
 
 def test_mcp_list_text_with_a_toml_config_and_a_broken_server(

@@ -523,7 +523,8 @@ class FakeOpenAI:
         if reply.calls:
             ids = self._call_ids(reply)
             per_call: list[list[dict[str, Any]]] = []
-            for index, (call_id, c) in enumerate(zip(ids, reply.calls, strict=True)):
+            for n, (call_id, c) in enumerate(zip(ids, reply.calls, strict=True)):
+                index = 0 if reply.shared_index else n
                 parts = _split(c.arguments_json(), reply.args_chunk_size)
                 first = {
                     "index": index,

@@ -73,6 +73,8 @@ class Reply:
     args_chunk_size: int = 7
     #: Interleave the argument chunks of parallel tool calls (some providers do).
     interleave: bool = False
+    #: Stream every parallel call with ``index`` 0 (Ollama's ``/v1`` and some gateways do).
+    shared_index: bool = False
     #: Streaming only: close the connection after this many data chunks.
     cut_after: int | None = None
     #: Streaming only: after this many chunks, stall for ``hang_seconds``, then close.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import git
 import pytest
 
 from agent_tui.tools import fs_list
-from agent_tui.tools.search_backends import NO_RG_ENV, parse_rg_json, search_python
+from agent_tui.tools.search_backends import NO_RG_ENV, parse_rg_lines, search_python
 
 from .fakes import Call
 
@@ -135,29 +134,18 @@ def test_python_backend_skips_binary(ws: Path) -> None:
     assert [h.path for h in hits] == ["t.txt"]
 
 
-def test_parse_rg_json_reads_match_events(ws: Path) -> None:
-    events = [
-        {"type": "begin", "data": {"path": {"text": str(ws / "a.py")}}},
-        {
-            "type": "match",
-            "data": {
-                "path": {"text": str(ws / "a.py")},
-                "lines": {"text": "x = needle\n"},
-                "line_number": 3,
-                "absolute_offset": 10,
-                "submatches": [{"match": {"text": "needle"}, "start": 4, "end": 10}],
-            },
-        },
-        {
-            "type": "match",
-            "data": {"path": {"bytes": "AAEC"}, "lines": {"text": "x"}, "line_number": 1},
-        },
-        {"type": "end", "data": {"path": {"text": str(ws / "a.py")}}},
-        {"type": "summary", "data": {}},
+def test_parse_rg_lines_reads_hits(ws: Path) -> None:
+    lines = [
+        str(ws / "a.py").encode() + b"\x003:x = needle\n",
+        str(ws / "b.txt").encode() + b"\x0012:caf\xe9 needle\r\n",
+        str(ws / "c.bin").encode() + b"\x00binary file matches (found NUL)\n",
+        b"../outside.py\x001:needle\n",
     ]
-    lines = [json.dumps(e).encode() for e in events]
-    hits = parse_rg_json(lines, ws.resolve(), ws.resolve())
-    assert [(h.path, h.line, h.text) for h in hits] == [("a.py", 3, "x = needle")]
+    hits = parse_rg_lines(lines, ws.resolve(), ws.resolve())
+    assert [(h.path, h.line, h.text) for h in hits] == [
+        ("a.py", 3, "x = needle"),
+        ("b.txt", 12, "caf\ufffd needle"),
+    ]
 
 
 @needs_rg

@@ -132,3 +132,63 @@ async def test_reason_box_escape_goes_back_to_the_choices(demo_workspace: Path, 
         await pilot.press("y")
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert recorder.of(ApprovalAnswered)[0].answer == "once"
+
+
+async def test_always_on_a_command_remembers_the_exact_line(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        hint = str(dialog.query_one("#approval-why", Static).render())
+        assert "no allow rule covers `python -m pytest`" in hint
+        assert "every command starting with `python -m pytest`" in hint
+        seen = {dialog.request.call_id}
+        await pilot.press("a")
+        dialog = await next_approval(pilot, seen)
+        assert dialog.request.name == "edit_file"
+        await pilot.press("y")
+        await turn_done(pilot)
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["always", "once"], "the re-run was not asked"
+        policy = app.controller.agent.policy
+        assert policy.always_commands == {"python -m pytest -q"} and not policy.always_prefixes
+        runs = [e for e in recorder.events(ev.ToolCallFinished) if e.name == "run_command"]
+        assert len(runs) == 2 and "passed" in runs[-1].text
+        for other in ("python -m pytest -q; rm -rf inventory", "python -c 'print(1)'", "python -m pytest"):
+            assert policy.decide("run_command", "command", {"command": other}) == "ask", other
+
+
+async def test_prefix_choice_remembers_the_shown_prefix(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        assert dialog.request.prefix == "python -m pytest"
+        seen = {dialog.request.call_id}
+        await pilot.press("p")
+        dialog = await next_approval(pilot, seen)
+        await pilot.press("n")
+        await turn_done(pilot)
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["prefix", "deny"]
+        policy = app.controller.agent.policy
+        assert policy.always_prefixes == [("python", "-m", "pytest")] and not policy.always_commands
+        assert policy.decide("run_command", "command", {"command": "python -m pytest -x tests"}) == "allow"
+        assert policy.decide("run_command", "command", {"command": "python -c 'import os'"}) == "ask"
+        assert policy.decide("run_command", "command", {"command": "python -m pytest && rm x"}) == "ask"
+
+
+async def test_no_prefix_offered_means_p_does_nothing(demo_workspace: Path, recorder: Recorder) -> None:
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        await demo_until_approval(pilot)
+        req = ev.ApprovalRequested("c-x", "run_command", "command", "$ make && ./run", prefix=None,
+                                   reason="no allow rule covers `./run`")
+        screen = ApprovalScreen(req)
+        answers: list[str | None] = []
+        app.push_screen(screen, callback=answers.append)
+        await wait_for(pilot, lambda: app.screen is screen and screen.query("#approval-why"), "the second dialog")
+        assert "starting with" not in str(screen.query_one("#approval-why", Static).render())
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.screen is screen and answers == [], "p without an offered prefix is ignored"
+        await pilot.press("n")
+        await wait_for(pilot, lambda: answers == ["deny"], "the deny answer")

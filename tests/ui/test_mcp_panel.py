@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ async def test_mcp_server_status_tools_and_costs(demo_workspace: Path, recorder:
     command = str(SERVER) if SERVER.exists() else shutil.which("mcp-server-time")
     (demo_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": command}}}))
     app = demo_app(demo_workspace)
+    app.options.session = replace(app.options.session, trust=True)  # the user trusted the folder's .mcp.json
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await ready(pilot)
         await wait_for(pilot, lambda: app.main.status.mcp == "1/1 up", "the MCP server")

@@ -4,6 +4,11 @@ is now) or command, and answering allow once / always / deny / deny with a reaso
 
 A reason typed after ``r`` reaches the model as ``denied by user: <reason>`` (the answer is
 ``deny:<reason>``; see ``agent_tui.agent.approval_preview``).
+
+For a command, "always" remembers that exact line; when the policy offers a prefix
+(``pytest``, ``git status``) the key ``p`` remembers the prefix, which the dialog shows, so
+the user sees exactly which later commands it lets through.  Why the policy asked (e.g.
+which part of the line no allow rule covers) is shown under the command.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from textual.widgets import Button, Input, Label, Static
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
 
-ANSWERS = ("once", "always", "deny")
+ANSWERS = ("once", "always", "prefix", "deny")
 
 
 class ReasonInput(Input):
@@ -28,14 +33,25 @@ class ReasonInput(Input):
     BINDINGS = [Binding("escape", "screen.back", "Back", show=False)]
 
 
+def _command_hint(req: ApprovalRequested) -> Content:
+    """Why the policy asks, and exactly what 'always' (a) and 'always prefix' (p) would allow later."""
+    lines = [f"Why asked: {req.reason}"] if req.reason else []
+    choices = "a allows this exact command again"
+    if req.prefix:
+        choices += f" · p allows every command starting with `{req.prefix}`"
+    lines.append(choices)
+    return Content("\n".join(lines))
+
+
 class ApprovalScreen(ModalScreen[str]):
-    """Asks whether a write or a command may run; dismisses with once, always, deny or deny:<reason>."""
+    """Asks whether a write or a command may run; dismisses with once, always, prefix, deny or deny:<reason>."""
 
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
     BINDINGS = [
         Binding("y,o", "answer('once')", "Allow once"),
         Binding("a", "answer('always')", "Always"),
+        Binding("p", "answer('prefix')", "Always this prefix", show=False),
         Binding("n,d,escape", "answer('deny')", "Deny"),
         Binding("r", "reason", "Deny with reason"),
     ]
@@ -55,6 +71,8 @@ class ApprovalScreen(ModalScreen[str]):
                     yield Static(Content.styled(req.preview, "bold"), id="approval-command")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
+            if req.kind == "command":
+                yield Static(_command_hint(req), id="approval-why")
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
@@ -71,6 +89,8 @@ class ApprovalScreen(ModalScreen[str]):
             self.action_reason()
 
     def action_answer(self, answer: str) -> None:
+        if answer == "prefix" and not self.request.prefix:
+            return
         self.dismiss(answer)
 
     def action_reason(self) -> None:

@@ -1,0 +1,168 @@
+"""Per-provider shaping of one request, on top of litellm's own conversion.
+
+litellm converts OpenAI-format messages for every provider, but a few things
+only the caller knows:
+
+* **Reasoning state.**  Anthropic extended thinking rejects a tool loop whose
+  assistant turn lost its signed ``thinking`` blocks; DeepSeek's thinking mode
+  wants ``reasoning_content`` back after tool calls.  Both are kept per
+  assistant message (by its tool-call ids) and sent back for the current tool
+  loop only — the messages after the last user message — and dropped elsewhere.
+* **Sampling.**  Temperature is unset unless configured; Anthropic allows only
+  1 with thinking, so it is never sent then; ``max_tokens`` must exceed the
+  thinking budget.
+* **Prompt caching.**  Anthropic caches only up to explicit ``cache_control``
+  breakpoints: one at the end of each stable segment of the request (the
+  assembler's ``cache_breakpoints``, at most three) and one on the last message.
+  OpenAI routes requests with the same ``prompt_cache_key`` to the same cache.
+* **Ollama.**  ``ollama/`` models go through ``/api/generate`` in JSON mode;
+  ``ollama_chat/`` is the chat endpoint with tools, and ``num_ctx`` must be sent
+  or Ollama truncates the prompt at its 2-4K default.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .llm_types import LLMConfig
+
+#: Anthropic accepts at most four cache_control breakpoints per request.
+MAX_ANTHROPIC_BREAKPOINTS = 4
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def provider_of(model: str) -> str:
+    """The litellm provider prefix of ``model`` (``openai`` when there is none)."""
+    return model.split("/", 1)[0].lower() if "/" in model else "openai"
+
+
+def family(model: str) -> str:
+    """anthropic, openai, gemini, deepseek, ollama or other: whose wire rules apply."""
+    low = model.lower()
+    provider = provider_of(model)
+    if provider == "anthropic" or (provider in ("bedrock", "vertex_ai") and "claude" in low):
+        return "anthropic"
+    if provider in ("gemini", "vertex_ai"):
+        return "gemini"
+    if provider in ("ollama", "ollama_chat"):
+        return "ollama"
+    if provider == "deepseek":
+        return "deepseek"
+    if provider in ("openai", "azure"):
+        return "openai"
+    return "other"
+
+
+def chat_model(model: str) -> str:
+    """``ollama/x`` → ``ollama_chat/x`` (the chat endpoint with tools); others unchanged."""
+    if model.lower().startswith("ollama/"):
+        return "ollama_chat/" + model.split("/", 1)[1]
+    return model
+
+
+def current_loop_start(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Index of the first message after the last user message (the current tool loop)."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user":
+            return i + 1
+    return len(messages)
+
+
+def reasoning_key(message: Mapping[str, Any]) -> str | None:
+    """The key an assistant message's provider data is kept under: its first tool-call id."""
+    calls = message.get("tool_calls") or []
+    return str(calls[0].get("id")) if calls and calls[0].get("id") else None
+
+
+def attach_reasoning(config: LLMConfig, messages: list[dict[str, Any]],
+                     reasoning: Mapping[str, Mapping[str, Any]]) -> int:
+    """Put kept thinking blocks / reasoning_content back on the current loop's assistant messages.
+
+    Returns the number of messages that got provider data.
+    """
+    fam = family(config.model)
+    if fam not in ("anthropic", "deepseek") or not reasoning:
+        return 0
+    n = 0
+    for m in messages[current_loop_start(messages):]:
+        key = reasoning_key(m) if m.get("role") == "assistant" else None
+        data = reasoning.get(key) if key else None
+        if not data:
+            continue
+        if fam == "anthropic" and data.get("thinking_blocks") and config.thinking:
+            m["thinking_blocks"] = copy.deepcopy(list(data["thinking_blocks"]))
+            n += 1
+        elif fam == "deepseek" and data.get("reasoning_content"):
+            m["reasoning_content"] = data["reasoning_content"]
+            n += 1
+    return n
+
+
+def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> list[int]:
+    """Anthropic ``cache_control`` on the stable segments' last messages and the last message."""
+    if not messages:
+        return []
+    last = len(messages) - 1
+    marks = sorted({i for i in breakpoints if 0 <= i < last} or {0})
+    marks = marks[-(MAX_ANTHROPIC_BREAKPOINTS - 1):] + [last]
+    for i in marks:
+        m = messages[i]
+        if not m.get("content") and m.get("role") == "assistant":
+            continue  # a bare tool-call message: its tool_use blocks carry no text to mark
+        m["cache_control"] = dict(EPHEMERAL)
+    return marks
+
+
+def cache_key(session_id: str) -> str:
+    """A stable ``prompt_cache_key`` for a session (no ids leak to the provider)."""
+    return "agent-tui-" + hashlib.sha256(session_id.encode()).hexdigest()[:16]
+
+
+def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None,
+                   *, breakpoints: Sequence[int] = (), session_id: str | None = None,
+                   reasoning: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The keyword arguments for ``litellm.acompletion`` for this provider."""
+    model = chat_model(config.model)
+    fam = family(model)
+    msgs = [dict(m) for m in messages]
+    kw: dict[str, Any] = {
+        "model": model,
+        "messages": msgs,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "timeout": config.timeout,
+        # We retry ourselves (Retry-After, events); the openai client would retry twice more.
+        "max_retries": 0,
+        "num_retries": 0,
+    }
+    thinking = config.thinking if fam in ("anthropic", "gemini") else None
+    if config.temperature is not None and not (thinking and fam == "anthropic"):
+        kw["temperature"] = config.temperature
+    if config.max_output_tokens:
+        kw["max_tokens"] = config.max_output_tokens
+    if thinking:
+        kw["thinking"] = {"type": "enabled", "budget_tokens": int(thinking)}
+        if fam == "anthropic" and kw.get("max_tokens", 0) <= thinking:
+            kw["max_tokens"] = int(thinking) + max(1024, int(config.max_output_tokens or 0))
+    if config.reasoning_effort:
+        kw["reasoning_effort"] = config.reasoning_effort
+    if fam == "ollama" and config.num_ctx:
+        kw["num_ctx"] = int(config.num_ctx)
+    if config.api_base:
+        kw["api_base"] = config.api_base
+    if config.api_key:
+        kw["api_key"] = config.api_key
+    if tools:
+        kw["tools"] = list(tools)
+    if reasoning:
+        attach_reasoning(config, msgs, reasoning)
+    if config.cache:
+        if fam == "anthropic":
+            mark_cache(msgs, breakpoints)
+        elif fam == "openai" and session_id:
+            kw["prompt_cache_key"] = cache_key(session_id)
+    kw.update(config.extra)
+    return kw

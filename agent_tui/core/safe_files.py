@@ -1,0 +1,75 @@
+"""Read only regular files, and only inside the workspace, with no window for a swap.
+
+Opening a FIFO blocks until a writer appears (forever, on the event-loop thread); a
+device or socket is no file at all.  So the type is checked with ``os.stat`` before
+opening, the open itself is non-blocking, and the type is checked again on the open
+descriptor (the path may have been swapped in between).  The same guard serves the
+read tools and the engine's re-read of active files: a file swapped for a symlink to
+something outside the workspace is refused, not re-read into the next request.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+class UnsafeFileError(Exception):
+    """The path is not a regular file inside the workspace; the message says what it is."""
+
+
+def kind_of(mode: int) -> str:
+    """A name for a non-regular file type (``a FIFO (named pipe)``, ``a directory``…)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "not a regular file"
+
+
+def read_regular(path: Path, shown: str | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file; UnsafeFileError otherwise (never blocks)."""
+    shown = shown or str(path)
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeFileError(
+            f"'{shown}' is {kind_of(st.st_mode)}; only regular files can be read."
+        )
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFileError(
+                f"'{shown}' is {kind_of(st.st_mode)}; only regular files can be read."
+            )
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def inside(root: Path, rel: str) -> Path:
+    """``root / rel`` with symlinks resolved; UnsafeFileError unless it stays inside ``root``."""
+    base = root.resolve()
+    real = Path(os.path.realpath(base / rel))
+    if real != base and not real.is_relative_to(base):
+        raise UnsafeFileError(f"'{rel}' now resolves to {real}, outside the workspace {base}.")
+    return real
+
+
+def read_inside(root: Path, rel: str) -> bytes:
+    """The bytes of workspace file ``rel``: inside ``root`` after symlinks, and a regular file."""
+    return read_regular(inside(root, rel), rel)

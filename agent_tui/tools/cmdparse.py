@@ -1,0 +1,354 @@
+"""Parsing a shell command line into what it would really run, with tree-sitter-bash.
+
+Approval used to match the whole command string against globs, so ``pytest*`` also
+allowed ``pytest -q; rm -rf ~``.  A real parser sees the structure instead: every
+simple command (its argv, with quotes and backslashes removed), and everything that
+makes a line more than a list of plain commands — substitutions (``$(…)``, backticks,
+``<(…)``), redirections and where they write, backgrounding, pipes, subshells,
+heredocs, assignments, control flow.  Anything the parser cannot read completely is
+marked unparsable, and callers treat it as never auto-approvable.
+
+Words are evaluated without running anything: a word that needs the shell to expand
+it (``$VAR``, ``*.py``, ``~``) keeps its source text and is flagged dynamic.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Redirect targets that are always harmless.
+SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Statement nodes that hold other statements (walked into, not flagged).
+_CONTAINERS = frozenset({"program", "list", "pipeline", "redirected_statement", "negated_command"})
+#: Control-flow and grouping nodes (their inner commands are still collected).
+_CONTROL = frozenset({
+    "subshell", "compound_statement", "if_statement", "elif_clause", "else_clause", "while_statement",
+    "for_statement", "c_style_for_statement", "case_statement", "case_item", "do_group",
+    "function_definition", "test_command",
+})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_GLOB = re.compile(r"(?<!\\)[*?\[]")
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """One redirection: its operator and literal target (None when the shell computes it)."""
+
+    op: str
+    """The operator as written: ``>``, ``>>``, ``2>``, ``&>``, ``<``, ``<<``, ``<<<`` …"""
+    target: str | None
+    """The file it names, unquoted; None for a computed target or a heredoc/herestring."""
+    writes: bool
+    """True when it writes (``>``, ``>>``, ``&>``, ``>|``…), False for input and fd copies."""
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One simple command: ``NAME=v program arg …``."""
+
+    argv: tuple[str, ...]
+    """Program and arguments, quotes and escapes removed (dynamic words keep their source)."""
+    dynamic: tuple[bool, ...]
+    """Per argv word: True when the shell would expand it ($VAR, glob, ~, {a,b})."""
+    assignments: tuple[str, ...] = ()
+    """``NAME=value`` prefixes."""
+    redirects: tuple[Redirect, ...] = ()
+    """Redirections attached to this command."""
+
+    @property
+    def program(self) -> str:
+        """The program's basename (``/bin/rm`` → ``rm``); empty for a bare assignment."""
+        return Path(self.argv[0]).name if self.argv else ""
+
+
+@dataclass
+class ParsedCommand:
+    """A whole command line, taken apart."""
+
+    source: str
+    """The line as given."""
+    commands: list[SimpleCommand] = field(default_factory=list)
+    """Every simple command, including those inside substitutions and subshells."""
+    redirects: list[Redirect] = field(default_factory=list)
+    """Every redirection anywhere in the line."""
+    substitution: bool = False
+    """``$(…)``, backticks or ``<(…)``/``>(…)`` appear."""
+    background: bool = False
+    """A command is sent to the background with ``&``."""
+    pipes: bool = False
+    """Two or more commands are piped."""
+    chained: bool = False
+    """Several commands run in sequence (``;``, ``&&``, ``||``, newline)."""
+    subshell: bool = False
+    """``( … )`` or ``{ … }`` grouping."""
+    control: bool = False
+    """if/for/while/case, ``[[ ]]`` tests or function definitions."""
+    heredoc: bool = False
+    """A heredoc or herestring feeds a command."""
+    assignment: bool = False
+    """Variables are set (``X=1 cmd``, ``export X=1``)."""
+    error: str | None = None
+    """Why the line could not be read completely (None when it could)."""
+
+    @property
+    def parsed(self) -> bool:
+        """True when every part of the line was understood."""
+        return self.error is None
+
+    def writes_outside(self, workspace: Path | None) -> list[str]:
+        """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""
+        out: list[str] = []
+        for r in self.redirects:
+            if not r.writes:
+                continue
+            if r.target is None:
+                out.append("(a computed path)")
+            elif r.target in SAFE_TARGETS:
+                continue
+            elif workspace is None or not _inside(r.target, workspace):
+                out.append(r.target)
+        return out
+
+
+def _inside(target: str, workspace: Path) -> bool:
+    if target.startswith("~") or "$" in target or _GLOB.search(target):
+        return False
+    root = workspace.resolve()
+    p = Path(target)
+    full = (p if p.is_absolute() else root / p).resolve()
+    return full == root or root in full.parents
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse_command(source: str) -> ParsedCommand:
+    """Take ``source`` apart; never raises (a failure is recorded in ``error``)."""
+    result = ParsedCommand(source=source)
+    if "\x00" in source:
+        result.error = "the command contains a NUL byte"
+        return result
+    try:
+        tree = _parser().parse(source.encode("utf-8", errors="surrogateescape"))
+    except Exception as exc:  # the parser itself failed: treat as unreadable
+        result.error = f"the shell parser failed: {exc}"
+        return result
+    root = tree.root_node
+    if root.has_error:
+        result.error = "the shell parser could not read the whole command (unbalanced quotes or brackets?)"
+    _Walker(result).statement_list(root)
+    return result
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", errors="surrogateescape")
+
+
+def _unescape_word(raw: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            if raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _unescape_dquoted(raw: str) -> str:
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
+
+
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
+         "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(body: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        s = m.group(1)
+        if s[0] in "xuU":
+            return chr(int(s[1:], 16)) if len(s) > 1 else m.group(0)
+        if s[0].isdigit():
+            return chr(int(s, 8) & 0xFF)
+        return _ANSI.get(s, m.group(0))
+
+    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)", sub, body)
+
+
+class _Walker:
+    """Fills a ParsedCommand from the syntax tree."""
+
+    def __init__(self, result: ParsedCommand) -> None:
+        self.r = result
+
+    def statement_list(self, node: Any) -> None:
+        named = 0
+        for child in node.children:
+            if child.type == "&":
+                self.r.background = True
+            elif child.type in (";", "\n", "&&", "||", ";;"):
+                self.r.chained = True
+            elif child.type in ("|", "|&"):
+                self.r.pipes = True
+            elif child.is_named and child.type != "comment":
+                named += 1
+                self.statement(child)
+        if node.type == "program" and named > 1:
+            self.r.chained = True
+
+    def statement(self, node: Any) -> None:
+        t = node.type
+        if t == "command":
+            self.command(node)
+        elif t in _CONTAINERS:
+            self.statement_list(node)
+        elif t in _REDIRECTS:
+            self.redirect(node)
+        elif t in _CONTROL:
+            if t in ("subshell", "compound_statement"):
+                self.r.subshell = True
+            else:
+                self.r.control = True
+            self.statement_list(node)
+        elif t == "variable_assignment" or t == "variable_assignments":
+            self.r.assignment = True
+            self.words_in(node)
+        elif t == "declaration_command" or t == "unset_command":
+            self.r.assignment = True
+            self.words_in(node)
+            argv = [_text(node.children[0])] + [self.word(c)[0] for c in node.children[1:] if c.is_named]
+            self.r.commands.append(SimpleCommand(tuple(argv), tuple(False for _ in argv)))
+        elif t in ("ERROR",):
+            self.r.error = self.r.error or "the shell parser could not read part of the command"
+            self.statement_list(node)
+        elif t == "comment":
+            return
+        elif t in _SUBSTITUTIONS:
+            self.word(node)
+        elif node.is_named:
+            self.words_in(node)
+            if t not in ("word", "string", "raw_string", "concatenation", "number", "variable_name",
+                         "binary_expression", "unary_expression", "parenthesized_expression"):
+                self.r.control = True
+
+    def words_in(self, node: Any) -> None:
+        """Walk any node for substitutions hidden in it (test expressions, for-lists…)."""
+        for child in node.children:
+            if child.type in _SUBSTITUTIONS or child.type in ("expansion", "arithmetic_expansion"):
+                self.word(child)
+            elif child.type in _REDIRECTS:
+                self.redirect(child)
+            elif child.type in ("command", "compound_statement", "do_group", "subshell"):
+                self.statement(child)
+            elif child.child_count:
+                self.words_in(child)
+
+    def command(self, node: Any) -> None:
+        argv: list[str] = []
+        dyn: list[bool] = []
+        assigns: list[str] = []
+        redirects: list[Redirect] = []
+        for child in node.children:
+            t = child.type
+            if t == "variable_assignment":
+                self.r.assignment = True
+                assigns.append(_text(child))
+                self.words_in(child)
+            elif t in _REDIRECTS:
+                redirects.append(self.redirect(child))
+            elif t == "command_name":
+                for c in child.children:
+                    text, d = self.word(c)
+                    argv.append(text)
+                    dyn.append(d)
+            elif child.is_named and t != "comment":
+                text, d = self.word(child)
+                argv.append(text)
+                dyn.append(d)
+        self.r.commands.append(SimpleCommand(tuple(argv), tuple(dyn), tuple(assigns), tuple(redirects)))
+
+    def redirect(self, node: Any) -> Redirect:
+        t = node.type
+        op = ""
+        target: str | None = None
+        for child in node.children:
+            if not child.is_named:
+                op += _text(child)
+            elif child.type == "file_descriptor":
+                op = _text(child) + op
+            elif child.type in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
+                self.words_in(child)
+            else:
+                text, d = self.word(child)
+                target = None if d else text
+        if t in ("heredoc_redirect", "herestring_redirect"):
+            self.r.heredoc = True
+            red = Redirect(op or "<<", None, False)
+        else:
+            fd_copy = target is not None and (target.isdigit() or target == "-") and op.endswith("&")
+            writes = ">" in op and not fd_copy
+            if fd_copy:
+                target = None
+            red = Redirect(op, target, writes)
+        self.r.redirects.append(red)
+        return red
+
+    def word(self, node: Any) -> tuple[str, bool]:
+        """The word's value and whether the shell would expand it."""
+        t = node.type
+        if t == "word":
+            raw = _text(node)
+            dynamic = bool(_GLOB.search(raw)) or raw.startswith("~")
+            return _unescape_word(raw), dynamic
+        if t in ("number", "variable_name", "file_descriptor", "special_variable_name", "test_operator"):
+            return _text(node), False
+        if t == "raw_string":
+            return _text(node)[1:-1], False
+        if t == "ansi_c_string":
+            return _ansi_c(_text(node)[2:-1]), False
+        if t in ("string", "translated_string"):
+            parts: list[str] = []
+            dynamic = False
+            for c in node.children:
+                if c.type == "string_content":
+                    parts.append(_unescape_dquoted(_text(c)))
+                elif c.is_named:
+                    text, _ = self.word(c)
+                    parts.append(text)
+                    dynamic = True
+            return "".join(parts), dynamic
+        if t == "concatenation":
+            parts = []
+            dynamic = False
+            for c in node.children:
+                text, d = self.word(c)
+                parts.append(text)
+                dynamic = dynamic or d
+            return "".join(parts), dynamic
+        if t in _SUBSTITUTIONS:
+            self.r.substitution = True
+            inner = _Walker(self.r)
+            inner.statement_list(node)
+            return _text(node), True
+        if t in ("expansion", "simple_expansion", "arithmetic_expansion", "brace_expression"):
+            self.words_in(node)
+            return _text(node), True
+        if t == "ERROR":
+            self.r.error = self.r.error or "the shell parser could not read part of the command"
+        if node.child_count:
+            self.words_in(node)
+        return _text(node), True

@@ -1,0 +1,118 @@
+"""Write a file so that it is either entirely old or entirely new, never half-written.
+
+Writing in place loses data on a full disk (the file is truncated first, then the
+write stops midway) and writes *through* a hard link, changing every other name of
+the file, possibly one outside the workspace.  So the new content goes to a temp
+file in the same folder, is fsynced, takes the old file's mode, and is renamed over
+the target (atomic on POSIX); the folder is fsynced so the rename survives a crash.
+A target with more than one link, or one that is not a regular file, is refused.
+On any failure the temp file is removed and the message says the old file is intact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from agent_tui.tools.workspace import WorkspaceError
+
+
+def _check_target(target: Path, rel: str) -> os.stat_result | None:
+    """The target's lstat (None when it does not exist yet); refuses links and special files."""
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise WorkspaceError(
+            f"Refused: '{rel}' is a symbolic link; write to the file it points to instead."
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise WorkspaceError(
+            f"Refused: '{rel}' is not a regular file; only regular files are written."
+        )
+    if st.st_nlink > 1:
+        raise WorkspaceError(
+            f"Refused: '{rel}' has {st.st_nlink} hard links, so writing it would also change "
+            "the same file under its other names (possibly outside the workspace). "
+            "Ask the user to break the link (copy the file) if the change is needed."
+        )
+    return st
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _failure(rel: str, existed: bool, exc: OSError) -> WorkspaceError:
+    what = (
+        f"the original '{rel}' is unchanged (its old content is intact)"
+        if existed
+        else f"'{rel}' was not created"
+    )
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        reason = (
+            "no space left on the device" if exc.errno != errno.EFBIG else "the file is too large"
+        )
+        return WorkspaceError(f"Write failed: {reason}; {what}. Free some space and try again.")
+    return WorkspaceError(f"Write failed ({exc.strerror or exc}); {what}.")
+
+
+def atomic_write(target: Path, data: bytes, rel: str) -> None:
+    """Replace ``target`` (already resolved inside the workspace) with ``data`` atomically.
+
+    Keeps the old file's permission bits; WorkspaceError (saying the old file is intact)
+    on a hard-linked or special target, or on any write failure such as a full disk.
+    """
+    st = _check_target(target, rel)
+    mode = stat.S_IMODE(st.st_mode) if st else _new_file_mode()
+    folder = target.parent
+    try:
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".agent-tui-tmp", dir=folder
+        )
+    except OSError as exc:
+        raise _failure(rel, st is not None, exc) from None
+    tmp = Path(tmp_name)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fchmod(fd, mode)
+            if st is not None:
+                with contextlib.suppress(OSError):
+                    os.fchown(fd, st.st_uid, st.st_gid)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if st is not None:
+            _check_target(target, rel)  # swapped for a link while we wrote: still refuse
+        os.replace(tmp, target)
+    except WorkspaceError:
+        tmp.unlink(missing_ok=True)
+        raise
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _failure(rel, st is not None, exc) from None
+    _fsync_dir(folder)

@@ -1,0 +1,49 @@
+"""`agent-tui trust [--yes | --forget]`: see what a workspace's own config asks for, and decide.
+
+Without a flag it lists the asks and whether they are trusted (exit 0 when trusted or
+nothing is asked, 1 when a decision is pending); ``--yes`` trusts the folder for exactly
+these asks; ``--forget`` drops the folder from the trusted list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trust``."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--yes", "-y", action="store_true", help="trust this folder for what it asks now")
+    group.add_argument("--forget", action="store_true", help="stop trusting this folder")
+
+
+def run_trust(args: argparse.Namespace, workspace: Path) -> int:
+    """Show, record or forget the trust decision for ``workspace``."""
+    from agent_tui.core.config import load_config
+    from agent_tui.core.trust_store import TrustStore
+
+    store = TrustStore()
+    if args.forget:
+        gone = store.forget(workspace)
+        print(f"{workspace}: {'no longer trusted' if gone else 'was not trusted'}")
+        return 0
+    report = load_config(workspace).trust
+    for problem in report.problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    if not report.asks:
+        print(f"{workspace}: its config asks for nothing that needs trust")
+        return 0
+    state = "trusted" if report.trusted else ("changed since you trusted it" if report.changed else "not trusted")
+    print(f"{workspace}: {state}; it asks for:")
+    for ask in report.asks:
+        print(f"  {ask.source}: {ask.line()}")
+    if args.yes:
+        store.remember(workspace, report.fingerprint)
+        print(f"trusted (remembered in {store.path})")
+        return 0
+    if not report.trusted:
+        print("run `agent-tui trust --yes` to trust it, or `agent-tui run --trust …` for a run")
+        return 1
+    return 0

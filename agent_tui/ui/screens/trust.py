@@ -1,0 +1,59 @@
+"""The trust dialog: what a workspace's own config asks for, before any of it applies.
+
+Shown at start-up when the folder's `.agent-tui/config.toml` or `.mcp.json` asks for something
+that loosens approval, sets an endpoint or model, or starts a program, and the user has not
+trusted exactly these asks before.  Each ask is listed with its value (MCP servers with their
+command line); "Trust" applies them and remembers the folder, "Don't trust" runs with the
+tightened config.  Dismisses with True (trust) or False.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from agent_tui.core.trust import TrustReport
+
+
+class TrustScreen(ModalScreen[bool]):
+    """Asks whether to trust the workspace's own config; dismisses with True or False."""
+
+    CSS_PATH = "trust.tcss"
+    AUTO_FOCUS = "#distrust"
+    BINDINGS = [
+        Binding("t", "answer(True)", "Trust"),
+        Binding("n,d,escape", "answer(False)", "Don't trust"),
+    ]
+
+    def __init__(self, report: TrustReport) -> None:
+        super().__init__()
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        rep = self.report
+        why = ("Its config changed since you trusted it." if rep.changed
+               else "You have not trusted this folder yet.")
+        with Vertical(id="trust-dialog"):
+            yield Label(Content.styled(f"Trust the config in {rep.root}?", "bold"), id="trust-title")
+            yield Label(f"{why} Until you trust it, it may only tighten what the agent may do. It asks for:",
+                        id="trust-why")
+            with VerticalScroll(id="trust-asks"):
+                for n, ask in enumerate(rep.asks):
+                    yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(400), "bold")),
+                                 id=f"trust-ask-{n}", classes="trust-ask")
+            with Horizontal(id="trust-buttons"):
+                yield Button(Content("Trust (t)"), id="trust", variant="warning")
+                yield Button(Content("Don't trust (n)"), id="distrust", variant="primary")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id in ("trust", "distrust"):
+            self.dismiss(event.button.id == "trust")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

@@ -1,0 +1,213 @@
+"""Commands are parsed, not globbed: chained forms are never auto-approved by a prefix, deny rules
+see through spelling and wrappers, and "always" remembers the exact line or an explicit prefix."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_tui.agent.command_rules import CommandRules, offered_prefix
+from agent_tui.agent.permissions import Policy
+from agent_tui.core.config import ConfigError
+from agent_tui.tools.cmdparse import parse_command
+
+X = "touch /tmp/agent-tui-pwned"
+
+#: The chained forms from issue 9: each one ran X with allow_commands = ["pytest*"].
+CHAINED = [
+    f"pytest -q; {X}",
+    f"pytest -q && {X}",
+    f"pytest -q || {X}",
+    f"pytest -q $({X})",
+    f"pytest -q `{X}`",
+    f"pytest -q\n{X}",
+    f"pytest -q | {X}",
+    "pytest -q > /tmp/outside-the-workspace.txt",
+    f"pytest -q & {X}",
+    f'pytest -q "$({X})"',
+    f"pytest -q <({X})",
+    f"pytest -q\r\n{X}",
+    f"pytest -q <<EOF\n$({X})\nEOF",
+    f"FOO=$({X}) pytest -q",
+]
+
+
+def _victim(tmp: str = "/tmp/victim") -> list[str]:
+    v = tmp
+    return [
+        f"rm -rf {v}", f"rm  -rf {v}", f"/bin/rm -rf {v}", f"\\rm -rf {v}", f"rm -fr {v}", f"rm -r -f {v}",
+        f"rm --recursive --force {v}", f"rm -Rf {v}", f"bash -c 'rm -rf {v}'", f'sh -c "rm -fr {v}"',
+        f"env rm -rf {v}", f"find {v} -delete", f"echo {v} | xargs rm -rf",
+        f"python3 -c \"import shutil; shutil.rmtree('{v}')\"", f'"rm" -rf {v}', f"command rm -rf {v}",
+        f"nice -n 5 rm -rf {v}", f"sudo rm -rf {v}", f"timeout 5 rm -rf {v}", f"find {v} -exec rm -rf {{}} +",
+        f"perl -e 'use File::Path; rmtree(\"{v}\")'", f"nohup rm -rf {v} &", f"exec rm -rf {v}",
+        f"env -i PATH=/bin bash -lc 'cd / && rm -rf {v}'", f"r''m -rf {v}", f"$'\\x72m' -rf {v}",
+        f"python3 -c 'import os; os.system(\"rm -rf {v}\")'", f"true && rm -r -f {v}", f"rm -rf {v} $(",
+    ]
+
+
+DELETIONS = _victim()
+
+
+def policy(ws: Path, **kw: object) -> Policy:
+    cfg = {"allow_commands": ["pytest*"], "deny_commands": ["rm -rf*"]}
+    cfg.update(kw)  # type: ignore[arg-type]
+    return Policy.from_config(cfg, workspace=ws)
+
+
+@pytest.mark.parametrize("command", CHAINED)
+def test_chained_forms_are_not_auto_approved(command: str, tmp_path: Path) -> None:
+    v = policy(tmp_path).verdict("run_command", "command", {"command": command})
+    assert v.decision == "ask", v
+    assert v.prefix is None, "no prefix is offered for a line that runs more than one thing"
+    headless = Policy.from_config({"allow_commands": ["pytest*"]}, interactive=False, workspace=tmp_path)
+    assert headless.decide("run_command", "command", {"command": command}) == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "pytest", "pytest -q", "pytest -q tests/test_x.py -k 'a and b'", "pytest -q > out.txt 2>&1",
+    "pytest -q 2>/dev/null", "(pytest -q)", "pytest -q && pytest -x",
+])
+def test_covered_lines_are_auto_approved(command: str, tmp_path: Path) -> None:
+    v = policy(tmp_path).verdict("run_command", "command", {"command": command})
+    assert v.decision == "allow", v
+    assert "pytest" in v.reason
+
+
+def test_a_pipe_needs_every_side_allowed(tmp_path: Path) -> None:
+    p = policy(tmp_path)
+    assert p.decide("run_command", "command", {"command": "pytest -q | tail -5"}) == "ask"
+    p.allow_commands.append("tail")
+    assert p.decide("run_command", "command", {"command": "pytest -q | tail -5"}) == "allow"
+
+
+@pytest.mark.parametrize("command", DELETIONS)
+def test_deletion_variants_are_refused_even_with_yes_and_a_per_tool_allow(command: str, tmp_path: Path) -> None:
+    cfg = {"deny_commands": ["rm -rf*"], "tools": {"run_command": "allow"}, "default_command": "allow"}
+    p = Policy.from_config(cfg, yes=True, workspace=tmp_path)
+    p.sandboxed, p.sandboxed_commands = True, "allow"
+    p.remember("run_command", {"command": command})
+    v = p.verdict("run_command", "command", {"command": command})
+    assert v.decision == "deny", (command, v)
+    assert "rm -rf" in v.reason
+
+
+@pytest.mark.parametrize("command", ["rm x.txt", "rm -r build", "ls -rf", "git rm -rf --cached x", "echo rm -rf",
+                                     "grep -rf patterns.txt ."])
+def test_deny_rules_do_not_refuse_other_commands(command: str, tmp_path: Path) -> None:
+    assert CommandRules([], ["rm -rf*"]).denied(command) is None
+
+
+def test_deny_rule_with_words_matches_them_in_order(tmp_path: Path) -> None:
+    rules = CommandRules([], ["git push --force", "git reset --hard"])
+    assert rules.denied("git push -f origin main")
+    assert rules.denied("git push origin main --force")
+    assert rules.denied("cd x && git reset --hard HEAD~3")
+    assert rules.denied("git push origin main") is None
+    assert rules.denied("git reset --soft HEAD~1") is None
+
+
+def test_always_remembers_the_exact_command_not_the_first_word(tmp_path: Path) -> None:
+    p = Policy.from_config({}, workspace=tmp_path)
+    cmd = {"command": "python3 -m pytest -q"}
+    assert p.decide("run_command", "command", cmd) == "ask"
+    p.remember("run_command", cmd)
+    assert p.decide("run_command", "command", cmd) == "allow"
+    for other in ["python3 -c 'import os; os.remove(\"x\")'", "python3 -m pytest -q; rm x",
+                  "python3 -m pytest -q tests/", "python3 evil.py"]:
+        assert p.decide("run_command", "command", {"command": other}) == "ask", other
+
+
+def test_always_this_prefix_covers_the_prefix_only(tmp_path: Path) -> None:
+    p = Policy.from_config({"deny_commands": ["rm -rf"]}, workspace=tmp_path)
+    v = p.verdict("run_command", "command", {"command": "python3 -m pytest -q"})
+    assert v.prefix == ("python3", "-m", "pytest") and v.prefix_text == "python3 -m pytest"
+    p.remember("run_command", {"command": "python3 -m pytest -q"}, prefix=v.prefix)
+    assert p.decide("run_command", "command", {"command": "python3 -m pytest tests/test_a.py -x"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "python3 -c 'print(1)'"}) == "ask"
+    assert p.decide("run_command", "command", {"command": "pytest && rm -rf ~/x"}) == "deny"
+    assert p.decide("run_command", "command", {"command": "python3 -m pytest && rm -r ~/x"}) == "ask"
+
+
+def test_a_prefix_never_covers_inline_code(tmp_path: Path) -> None:
+    p = Policy.from_config({"allow_commands": ["python3*", "bash", "node"]}, workspace=tmp_path)
+    assert p.decide("run_command", "command", {"command": "python3 script.py"}) == "allow"
+    for inline in ["python3 -c 'print(1)'", "python3 -Sc 'print(1)'", "bash -c 'ls'", "bash -lc ls",
+                   "node -e 'process.exit(1)'"]:
+        assert p.decide("run_command", "command", {"command": inline}) == "ask", inline
+    assert p.decide("run_command", "command", {"command": "python3 -m pytest -c setup.cfg"}) == "allow"
+
+
+@pytest.mark.parametrize("command,prefix", [
+    ("pytest -q tests/", ("pytest",)),
+    ("git status --short", ("git", "status")),
+    ("npm run test -- --watch", ("npm", "run", "test")),
+    ("python3 -m pytest -q", ("python3", "-m", "pytest")),
+    ("python3 tools/gen.py", ("python3", "tools/gen.py")),
+    ("git -C sub status", None),
+    ("python3 -c 'x'", None),
+    ("env FOO=1 pytest", None),
+    ("pytest; ls", None),
+    ("$RUNNER -q", None),
+])
+def test_offered_prefix(command: str, prefix: tuple[str, ...] | None, tmp_path: Path) -> None:
+    assert offered_prefix(parse_command(command), tmp_path) == prefix
+
+
+def test_sandbox_policy_allows_but_deny_still_wins(tmp_path: Path) -> None:
+    p = Policy.from_config({"deny_commands": ["git push"], "sandboxed_commands": "allow"}, workspace=tmp_path)
+    assert p.decide("run_command", "command", {"command": "make build"}) == "ask", "no sandbox, no auto-allow"
+    p.sandboxed = True
+    assert p.decide("run_command", "command", {"command": "make build && ./run.sh"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "git push origin"}) == "deny"
+
+
+def test_redirects_inside_the_workspace_are_fine_outside_are_not(tmp_path: Path) -> None:
+    p = policy(tmp_path)
+    assert p.decide("run_command", "command", {"command": "pytest > logs/out.txt"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "pytest > ../out.txt"}) == "ask"
+    assert p.decide("run_command", "command", {"command": f"pytest >> {tmp_path}/x.log"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "pytest > ~/.bashrc"}) == "ask"
+    assert p.decide("run_command", "command", {"command": 'pytest > "$OUT"'}) == "ask"
+
+
+@pytest.mark.parametrize("bad", ["Ask", "prompt", 42, True, None])
+def test_bad_decision_values_are_errors_not_allow(bad: object) -> None:
+    with pytest.raises(ConfigError, match="default_command"):
+        Policy.from_config({"default_command": bad})
+    with pytest.raises(ConfigError, match="sandboxed_commands"):
+        Policy.from_config({"sandboxed_commands": "deny" if bad is None else bad})
+    with pytest.raises(ConfigError, match="tools.x"):
+        Policy.from_config({"tools": {"x": bad}})
+
+
+def test_unparsable_lines_are_never_auto_approved(tmp_path: Path) -> None:
+    p = policy(tmp_path)
+    v = p.verdict("run_command", "command", {"command": 'pytest -q "unterminated'})
+    assert v.decision == "ask" and "could not be parsed" in v.reason
+
+
+_WORD = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_WORD, min_size=1, max_size=6))
+def test_quoted_words_parse_back_to_the_same_argv(argv: list[str]) -> None:
+    parsed = parse_command(shlex.join(argv))
+    assert parsed.parsed
+    assert [c.argv for c in parsed.commands] == [tuple(argv)]
+    assert not parsed.substitution and not parsed.chained and not parsed.background
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_WORD, min_size=0, max_size=4), st.sampled_from([";", "&&", "||", "|", "\n", "&"]))
+def test_a_second_command_after_any_separator_is_seen(args: list[str], sep: str) -> None:
+    line = f"pytest {shlex.join(args)} {sep} {X}"
+    parsed = parse_command(line)
+    programs = [c.argv[0] for c in parsed.commands if c.argv]
+    assert programs == ["pytest", "touch"], line
+    assert Policy.from_config({"allow_commands": ["pytest"]}).decide("run_command", "command", {"command": line}) == "ask"

@@ -1,0 +1,191 @@
+"""The workspace-config split, the trust store and the config schemas (no binary, no model)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_tui.core.config import ConfigError, load_config, settings_from_dict
+from agent_tui.core.trust import RANK, fingerprint, split_workspace
+from agent_tui.core.trust_store import TrustStore
+
+DECISIONS = st.sampled_from(["ask", "allow", "deny"])
+
+
+def _write(root: Path, toml: str) -> Path:
+    (root / ".agent-tui").mkdir(parents=True, exist_ok=True)
+    (root / ".agent-tui" / "config.toml").write_text(toml)
+    return root
+
+
+def _load(root: Path, tmp_path: Path, user: str = "", trust: bool | None = None) -> Any:
+    uf = tmp_path / "user.toml"
+    uf.write_text(user)
+    return load_config(root, user_file=uf, trust=trust, trust_file=tmp_path / "trusted.toml")
+
+
+@settings(max_examples=200, deadline=None)
+@given(user=st.fixed_dictionaries({}, optional={"default_write": DECISIONS, "default_command": DECISIONS}),
+       ws=st.fixed_dictionaries({}, optional={"default_write": DECISIONS, "default_command": DECISIONS,
+                                              "tools": st.dictionaries(st.sampled_from(["run_command", "write_file",
+                                                                                        "read_file"]), DECISIONS),
+                                              "allow_commands": st.lists(st.text(min_size=1), max_size=2),
+                                              "deny_commands": st.lists(st.text(min_size=1), max_size=2)}))
+def test_untrusted_approval_never_looser_than_user(user: dict[str, Any], ws: dict[str, Any]) -> None:
+    """Whatever the workspace writes, the merged untrusted approval is at least as strict as the user's."""
+    split = split_workspace({"approval": user}, {"approval": ws}, Path("/nowhere"))
+    tight = split.tight.get("approval", {})
+    for key in ("default_write", "default_command"):
+        if key in tight:
+            assert RANK[tight[key]] <= RANK[user.get(key, "ask")]
+    for decision in tight.get("tools", {}).values():
+        assert decision in ("deny", "ask")
+        if decision == "ask":
+            assert "deny" not in user.values()
+    assert "allow_commands" not in tight
+    asked = {a.key for a in split.asks}
+    for cmd in ws.get("allow_commands", []):
+        assert "approval.allow_commands" in asked and cmd  # every allow pattern waits for trust
+    assert tight.get("deny_commands", []) == ws.get("deny_commands", tight.get("deny_commands", []))
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=st.sampled_from(["model", "api_base", "unknown_key"]), value=st.text(max_size=20))
+def test_endpoint_and_unknown_keys_always_ask(key: str, value: str) -> None:
+    split = split_workspace({}, {key: value}, Path("/nowhere"))
+    assert key not in split.tight
+    assert [a.key for a in split.asks] == [key]
+
+
+def test_split_keeps_safe_keys_and_asks_for_servers_and_models(tmp_path: Path) -> None:
+    ws = {"window": 8000, "budget": {"compact_at": 0.5}, "rules": ["be brief"], "tools": {"run_command": {"max_tokens": 5}},
+          "max_steps": 10, "store_path": "data/m.db",
+          "mcp": {"timeout": 3, "servers": {"x": {"command": "sh", "args": ["-c", "touch /tmp/p"]}},
+                  "tools": {"x__y": {"read_only": True, "scope": "session"}}},
+          "models": {"openai/gpt-4o": {"window": 4000}}}
+    split = split_workspace({}, ws, tmp_path)
+    assert split.tight["window"] == 8000 and split.tight["max_steps"] == 10
+    assert split.tight["store_path"] == "data/m.db"
+    assert split.tight["mcp"] == {"timeout": 3, "tools": {"x__y": {"scope": "session"}}}
+    keys = {a.key: a for a in split.asks}
+    assert set(keys) == {"mcp.servers.x", "mcp.tools.x__y.read_only", 'models."openai/gpt-4o"'}
+    assert "starts `sh -c 'touch /tmp/p'`" in keys["mcp.servers.x"].line()
+    # raising a limit or writing the store outside the workspace asks
+    more = split_workspace({}, {"max_steps": 999, "store_path": "../../elsewhere.db"}, tmp_path)
+    assert {a.key for a in more.asks} == {"max_steps", "store_path"}
+
+
+def test_deny_lists_add_up(tmp_path: Path) -> None:
+    root = _write(tmp_path / "ws", '[approval]\ndeny_commands = ["curl*"]\n')
+    s = _load(root, tmp_path, user='[approval]\ndeny_commands = ["rm*"]\n').settings
+    assert s.approval["deny_commands"] == ["rm*", "curl*"]
+
+
+def test_untrusted_load_ignores_loosening_and_trusted_applies(tmp_path: Path) -> None:
+    root = _write(tmp_path / "ws", 'api_base = "http://evil"\n[approval]\ndefault_command = "allow"\n'
+                                   'default_write = "deny"\n')
+    loaded = _load(root, tmp_path, user='api_base = "http://mine"\n')
+    assert loaded.trust.pending and not loaded.trust.changed
+    assert loaded.settings.api_base == "http://mine"
+    assert loaded.settings.approval == {"default_write": "deny"}
+    assert "approval.default_command = \"allow\"" in loaded.trust.notice()
+    trusted = _load(root, tmp_path, user='api_base = "http://mine"\n', trust=True)
+    assert trusted.settings.api_base == "http://evil" and trusted.settings.approval["default_command"] == "allow"
+
+
+def test_store_remembers_exact_asks_and_reasks_on_change(tmp_path: Path) -> None:
+    root = _write(tmp_path / "ws", '[approval]\nallow_commands = ["pytest"]\n')
+    store = TrustStore(tmp_path / "trusted.toml")
+    first = _load(root, tmp_path).trust
+    assert first.pending
+    store.remember(root, first.fingerprint)
+    assert not _load(root, tmp_path).trust.pending
+    _write(root, '[approval]\nallow_commands = ["pytest", "sh"]\n')
+    again = _load(root, tmp_path).trust
+    assert again.pending and again.changed
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"a": {"command": "node"}}}))
+    store.remember(root, _load(root, tmp_path).trust.fingerprint)
+    assert not _load(root, tmp_path).trust.pending
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"a": {"command": "node", "args": ["x"]}}}))
+    assert _load(root, tmp_path).trust.changed
+    assert store.forget(root) and not store.forget(root)
+    assert not _load(root, tmp_path).trust.changed and _load(root, tmp_path).trust.pending
+
+
+def test_store_keys_by_real_path(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    store = TrustStore(tmp_path / "t" / "trusted.toml")
+    store.remember(tmp_path / "link", "abc")
+    assert store.is_trusted(real, "abc") and not store.is_trusted(real, "abd")
+    store.remember(real, 'we"ird\\')
+    assert [e.fingerprint for e in store.entries()] == ['we"ird\\']
+
+
+def test_fingerprint_depends_on_every_value(tmp_path: Path) -> None:
+    a = split_workspace({}, {"api_base": "http://a"}, tmp_path).asks
+    b = split_workspace({}, {"api_base": "http://b"}, tmp_path).asks
+    assert fingerprint(a) != fingerprint(b) and fingerprint(a) == fingerprint(list(a))
+
+
+def test_broken_mcp_json_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".mcp.json").write_text("{ not json")
+    report = _load(root, tmp_path).trust
+    assert not report.asks and report.problems and "cannot read" in report.problems[0]
+
+
+@pytest.mark.parametrize(("toml", "words"), [
+    ('[approval]\ndefault_command = "Ask"', ['[approval] default_command = \'Ask\'', 'expected one of "ask"']),
+    ('[approval]\ndefault_command = "prompt"', ["default_command", "expected one of"]),
+    ('[approval]\ndefault_command = 42', ["default_command = 42", "expected one of"]),
+    ('[approval]\ndefault_comand = "ask"', ["[approval] unknown key default_comand", "known: allow_commands"]),
+    ('[approval]\ntools = { run_command = "yes" }', ["[approval] tools", "a table of one of"]),
+    ('[approval]\nallow_commands = "pytest"', ["allow_commands", "a list of strings"]),
+    ("[tools.run_command]\nmax_tokens = 'lots'", ["[tools.run_command] max_tokens = 'lots'", "whole number >= 1"]),
+    ("[tools.run_command]\nscope = 'forever'", ["[tools.run_command] scope"]),
+    ("[mcp]\ntimeout = 'soon'", ["[mcp] timeout = 'soon'", "a number > 0"]),
+    ("[mcp]\nparam_words = -1", ["[mcp] param_words"]),
+    ("[mcp]\nbogus = 1", ["[mcp] unknown key bogus"]),
+    ("[mcp.servers.git]\ncommand = 5", ["[mcp.servers.git] command = 5", "a string"]),
+    ("[mcp.tools.'git__*']\nread_only = 'yes'", ['[mcp.tools."git__*"] read_only', "true or false"]),
+    ('[models."openai/gpt-4o"]\nwindow = "big"', ['[models."openai/gpt-4o"] window', "whole number"]),
+    ('[models."openai/gpt-4o"]\nwindoww = 5', ["unknown key windoww"]),
+])
+def test_bad_values_name_file_key_and_expectation(tmp_path: Path, toml: str, words: list[str]) -> None:
+    root = _write(tmp_path / "ws", toml + "\n")
+    with pytest.raises(ConfigError) as err:
+        _load(root, tmp_path)
+    msg = str(err.value)
+    assert str(root / ".agent-tui" / "config.toml") in msg and "\n" not in msg
+    for w in words:
+        assert w in msg, msg
+
+
+def test_good_values_pass() -> None:
+    settings_from_dict({"approval": {"default_command": "deny", "tools": {"git_diff": "allow"},
+                                     "allow_commands": ["pytest"], "deny_commands": []},
+                        "tools": {"run_command": {"max_tokens": 500, "scope": "session"}},
+                        "mcp": {"timeout": 5, "servers": {"g": {"command": "x", "args": ["a"], "env": {"A": "b"}}},
+                                "groups": {"git": ["git__*"]}, "tools": {"g__*": {"read_only": False}}},
+                        "models": {"m": {"window": 100, "compact_at": 0.5}}})
+
+
+def test_sandbox_and_spending_caps_only_tighten(tmp_path: Path) -> None:
+    split = split_workspace({"budget": {"max_cost": 2.0}},
+                            {"sandbox": {"mode": "off", "network": True, "writable": ["/home"]},
+                             "budget": {"max_cost": 5.0, "max_session_cost": 1.0, "compact_at": 0.6},
+                             "approval": {"sandboxed_commands": "allow"}}, tmp_path)
+    assert {a.key for a in split.asks} == {"sandbox.mode", "sandbox.network", "sandbox.writable", "budget.max_cost",
+                                           "approval.sandboxed_commands"}
+    assert split.tight["budget"] == {"max_session_cost": 1.0, "compact_at": 0.6}
+    strict = split_workspace({}, {"sandbox": {"mode": "auto", "network": False, "writable": []},
+                                  "approval": {"sandboxed_commands": "ask"}}, tmp_path)
+    assert not strict.asks and strict.tight["sandbox"] == {"mode": "auto", "network": False, "writable": []}

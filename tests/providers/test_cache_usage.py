@@ -1,0 +1,60 @@
+"""Prompt caching on the wire and the Usage event's cache fields and cache-aware cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.llm_provider import cache_key, mark_cache, request_kwargs
+from agent_tui.agent.llm_types import LLMConfig
+from tests.agent.helpers import make_agent, make_repo, run_turn
+from tests.support.fake_openai import Reply
+
+
+async def test_usage_events_carry_cache_reads_and_cost_from_litellm(tmp_path: Path, fake_llm) -> None:
+    import litellm
+
+    root = make_repo(tmp_path / "p")
+    fake_llm.script(Reply.tool_call("list_dir", {"path": "."}), Reply.tool_call("git_status", {}),
+                    Reply.text("done"))
+    agent, ws = make_agent(root, fake_llm.base_url)
+    try:
+        events = await run_turn(agent, "look")
+    finally:
+        ws.close()
+    usages = [e for e in events if isinstance(e, ev.Usage)]
+    assert len(usages) == 3
+    assert usages[0].cached_tokens == 0 and usages[1].cached_tokens > 0 and usages[2].cached_tokens > 0
+    assert [u.cached_tokens for u in usages] == fake_llm.cached_tokens[:3]
+    assert usages[1].cache_hit_pct == pytest.approx(100 * usages[1].cached_tokens / usages[1].prompt_tokens, abs=0.1)
+    total_p = sum(u.prompt_tokens for u in usages)
+    assert usages[-1].session_cache_hit_pct == pytest.approx(100 * sum(u.cached_tokens for u in usages) / total_p,
+                                                             abs=0.1)
+    price = litellm.model_cost["gpt-4o"]
+    for u in usages:  # cache reads at the cache price: cheaper than the plain price
+        expected = ((u.prompt_tokens - u.cached_tokens) * price["input_cost_per_token"]
+                    + u.cached_tokens * price["cache_read_input_token_cost"]
+                    + u.completion_tokens * price["output_cost_per_token"])
+        assert u.cost_usd == pytest.approx(expected, rel=1e-6)
+    assert usages[-1].session_cost_usd == pytest.approx(sum(u.cost_usd for u in usages))
+    keys = {r.body.get("prompt_cache_key") for r in fake_llm.chat_requests}
+    assert keys == {cache_key(agent.engine.session_id)}
+
+
+def test_anthropic_cache_control_on_segment_ends_and_last_message() -> None:
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "a"}, {"role": "user", "content": "v"}]
+    kw = request_kwargs(LLMConfig(model="anthropic/claude-sonnet-4-5"), msgs, None, breakpoints=[0, 2])
+    marked = [i for i, m in enumerate(kw["messages"]) if m.get("cache_control")]
+    assert marked == [0, 2, 3]
+    assert not any("cache_control" in m for m in msgs)  # the assembly's messages are not touched
+    assert "prompt_cache_key" not in kw
+    plain = request_kwargs(LLMConfig(model="openai/gpt-4o"), msgs, None, breakpoints=[0, 2], session_id="s1")
+    assert not any("cache_control" in m for m in plain["messages"]) and plain["prompt_cache_key"] == cache_key("s1")
+
+
+def test_at_most_four_anthropic_breakpoints() -> None:
+    msgs = [{"role": "user" if i % 2 else "assistant", "content": str(i)} for i in range(12)]
+    assert len(mark_cache(msgs, [1, 3, 5, 7, 9])) == 4

@@ -1,0 +1,75 @@
+"""Pilot tests for the trust dialog: a workspace whose own config asks for looser approval and an
+MCP server is shown at start, and nothing it asks for applies until the user presses Trust."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from agent_tui.core.trust_store import TrustStore
+from agent_tui.ui.app import AgentApp, make_app
+from agent_tui.ui.options import SessionSpec, UiOptions
+from agent_tui.ui.screens.trust import TrustScreen
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.fixtures import FAKE_MODEL
+
+from .conftest import ready, wait_for
+
+MARKER = "import pathlib; pathlib.Path('mcp-started').write_text('x')"
+
+
+@pytest.fixture
+def asking_app(fake_llm: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentApp:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    project = tmp_path / "project"
+    (project / ".agent-tui").mkdir(parents=True)
+    (project / ".agent-tui" / "config.toml").write_text('[approval]\ndefault_command = "allow"\n'
+                                                         'deny_commands = ["curl*"]\n')
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {"command": sys.executable,
+                                                                           "args": ["-c", MARKER]}}}))
+    return make_app(UiOptions(workspace=project, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                              theme="textual-dark", preload_llm=False))
+
+
+async def test_dont_trust_runs_with_the_tightened_config(asking_app: AgentApp, tmp_path: Path) -> None:
+    async with asking_app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(asking_app.screen, TrustScreen), "the trust dialog")
+        assert asking_app.controller is None, "no session before the decision"
+        await wait_for(pilot, lambda: asking_app.screen.query(".trust-ask"), "the asks listed")
+        shown = " ".join(str(s.content) for s in asking_app.screen.query(".trust-ask").results(Static))
+        assert 'approval.default_command = "allow"' in shown
+        assert f"starts `{sys.executable} -c" in shown and "mcpServers.evil" in shown
+        assert "deny_commands" not in shown, "a tightening key is not an ask"
+        await pilot.press("n")
+        await ready(pilot)
+        await wait_for(pilot, lambda: asking_app.main.status.mcp == "none configured", "the MCP start-up")
+        approval = asking_app.controller.engine.settings.approval
+        assert "default_command" not in approval and approval["deny_commands"] == ["curl*"]
+        assert not asking_app.controller.ws.trust.trusted
+    assert not (tmp_path / "project" / "mcp-started").exists()
+    assert TrustStore().entries() == []
+
+
+async def test_trust_applies_the_asks_and_remembers_the_folder(asking_app: AgentApp, tmp_path: Path) -> None:
+    async with asking_app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(asking_app.screen, TrustScreen), "the trust dialog")
+        await wait_for(pilot, lambda: asking_app.screen.query("#trust"), "the Trust button")
+        await pilot.pause()
+        assert await pilot.click("#trust")
+        await ready(pilot)
+        assert asking_app.controller.engine.settings.approval["default_command"] == "allow"
+        await wait_for(pilot, lambda: (tmp_path / "project" / "mcp-started").exists(), "the trusted MCP server")
+    entry = TrustStore().entry(tmp_path / "project")
+    assert entry is not None and entry.fingerprint == asking_app.controller.ws.trust.fingerprint
+    # the next start asks nothing
+    again = make_app(UiOptions(workspace=tmp_path / "project", session=asking_app.options.session.fresh(),
+                               theme="textual-dark", preload_llm=False, mcp=False))
+    again.options.session = SessionSpec(model=FAKE_MODEL, api_base=asking_app.options.session.api_base)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert not isinstance(again.screen, TrustScreen)
+        assert again.controller.engine.settings.approval["default_command"] == "allow"
