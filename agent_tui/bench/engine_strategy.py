@@ -119,16 +119,21 @@ class AgentTuiStrategy:
             shown = None
             if self.engine.order:
                 last = self.engine.items[self.engine.order[-1]]
-                if last.role == "tool":  # the output shows what was read: no copy of it is needed
+                if last.role == "tool" and "handle" not in last.provenance:
+                    # the output shows what was read (not cut by shaping): no copy of it is needed
                     last.provenance.update(path=ev.path, file_read=True)
                     shown = last.id
-            self.engine.note_file_read(ev.path, view.render(), shown_by=shown)
+            self.engine.note_file_read(ev.path, view.render(), shown_by=shown, whole=ev.whole)
             return
+        shown = None
         if ev.kind == "write":
             view.write(ev.content)
+            owner = self.engine._call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
+                if self.engine.order else None
+            shown = owner.id if owner is not None else None  # the call's arguments hold the whole text
         elif not view.edit(ev.old, ev.new, ev.full_after):
             return  # the replaced text is not in what the agent has seen: nothing to update
-        self.engine.note_file_edit(ev.path, view.render())
+        self.engine.note_file_edit(ev.path, view.render(), shown_by=shown)
 
     def build(self, call_index: int) -> Request:
         assert self.engine is not None, "start() first"

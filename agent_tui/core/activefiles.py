@@ -48,6 +48,8 @@ class ActiveFile:
     """The read output (tool result id) that showed the model this version of the file."""
     outline: bool = False
     """That read showed only an outline, a range or query hits, not the text."""
+    shown_whole: bool = False
+    """``shown_by`` shows this exact text whole (a plain read, or the write call that made it)."""
     dropped: str = ""
     """Why the content was dropped on re-read (swapped for a link outside, a FIFO…); "" if not."""
 

@@ -163,6 +163,8 @@ class AssemblyInput:
     """The compaction block (frozen at the last event)."""
     keep: frozenset[str] = frozenset()
     """History items that must go in like pins (the file notes showing active files)."""
+    turn_start: bool = False
+    """The newest history message is the user's (the status line goes with it)."""
 
 
 def _stub_for(item: ContextItem, why: str) -> str:
@@ -378,9 +380,11 @@ def assemble(inp: AssemblyInput) -> Assembly:
 
     messages = _build_messages(inp, b, block)
     history_end = len(messages) - 1
-    if inp.status and messages and worth_sending(plan, b.used, inp.status_note, messages[-1]["role"]):
+    if messages[-1]["role"] == "user" and history_end > 0:
+        history_end -= 1  # a user message may still grow (a note or the status line joins it)
+    if inp.status and messages and worth_sending(plan, b.used, inp.status_note, "user" if inp.turn_start else ""):
         line = status_line(plan, b.cats, b.used, inp.status_note)
-        if not append_tail(messages, line):
+        if not append_tail(messages, line) and messages[-1]["role"] == "tool":
             history_end -= 1  # the tail joined the last message: the stable part ends before it
         b.cats[str(Category.SYSTEM)] += status_reserve_n  # an upper bound, so the line is never re-tokenised
         b.used += status_reserve_n

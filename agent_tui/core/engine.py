@@ -113,6 +113,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         """The cost model's latest answer (why the last request did or did not compact)."""
         self._shown: dict[str, str] = {}
         """Per active file, the rendered text the request already shows (block or a file note)."""
+        self._shown_raw: dict[str, str] = {}
+        """Per active file, the raw text the request shows (what a change-region note diffs against)."""
         self._shown_note: dict[str, str | None] = {}
         """Per active file, the history item showing it (a note or a read output), None for the block."""
         self._event_step = 0
@@ -292,11 +294,12 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             self._file_releases.append((self._file_item(af), f"released: only read, untouched for "
                                                              f"{m.release_reads_after_steps} steps"))
 
-    def _keep_steps(self, hard: bool) -> int:
-        return 1 if hard else max(1, self.settings.memory.keep_recent_steps)
+    def _keep_steps(self, forced: bool) -> int:
+        """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
+        return max(1, self.settings.memory.keep_recent_steps) if forced else 1
 
     def _user_cap(self) -> int:
-        return max(256, int(self.plan.input_budget * 0.2))
+        return max(256, min(6000, int(self.plan.input_budget * 0.05)))
 
     def request_estimate(self) -> int:
         """Tokens the next request would have now (head, block, history, tools, status)."""
@@ -310,14 +313,14 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         event does not pay yet and the window is not near (``force``: evict what there is)."""
         groups, _, _ = self._window_groups()
         if force:
-            return plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(False),
+            return plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(True),
                               user_cap=self._user_cap(), reason="forced", notes_alone=True)
         if len(self.order) == self._failed_at_len:
             return None  # the last attempt failed and nothing changed since: do not hammer
         request = self.request_estimate()
         hard_limit = int(self.plan.compact_at * self.plan.input_budget)
         hard = request >= hard_limit
-        plan = plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(hard),
+        plan = plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(False),
                           user_cap=self._user_cap(), reason="window limit" if hard else "cost model")
         if plan is None:
             return None
@@ -426,6 +429,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         items += files
         self.block.rebuild(items, self.counter)
         self._shown = {f.provenance["path"]: f.content for f in files}
+        self._shown_raw = {p: self.files.files[p].content for p in self._shown if p in self.files.files}
         self._shown_note = {}
         self._event_step = self.steps_total
         self._event_size = 0
@@ -463,7 +467,9 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
                             groups=groups, excluded=excluded, current_turn=self.turn, tools=list(tools or []),
                             tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note,
                             excluded_trace=excluded_trace + file_trace, block=self.block,
-                            keep=frozenset(n for n in self._shown_note.values() if n))
+                            keep=frozenset(n for n in self._shown_note.values() if n),
+                            turn_start=bool(self._hist) and self._hist[-1].role == "user"
+                            and not self._hist[-1].provenance.get("note"))
         asm = assemble(inp)
         asm.compaction = compaction
         if not log:

@@ -21,6 +21,7 @@ from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.config import Settings
+from agent_tui.core.filenotes import REGION_MIN_TOKENS, changed_region
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter
@@ -41,6 +42,7 @@ class ActiveFileWindow:
     _file_releases: list[tuple[ContextItem, str]]
     _shown: dict[str, str]
     _shown_note: dict[str, str | None]
+    _shown_raw: dict[str, str]
 
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
         raise NotImplementedError  # provided by ContextEngine
@@ -48,12 +50,13 @@ class ActiveFileWindow:
     def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
         raise NotImplementedError  # provided by ContextEngine
 
-    def note_file_read(self, path: str, content: str, *, edited: bool = False,
-                       shown_by: str | None = None, outline: bool = False) -> ContextItem:
-        """The model now knows ``content`` of ``path`` (``shown_by``: the read output showing it)."""
+    def note_file_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
+                       outline: bool = False, whole: bool = False) -> ContextItem:
+        """The model now knows ``content`` of ``path`` (``shown_by``: the history item showing it;
+        ``whole``: that item shows exactly this text, so no file note is needed even for a task file)."""
         af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
         if shown_by is not None:
-            af.shown_by, af.outline = shown_by, outline
+            af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
         item = self._file_item(af)
         self._release_crowded_files()
         return item
@@ -78,18 +81,25 @@ class ActiveFileWindow:
                 trace.append(TraceEntry(item.id, True, "active file (protected)", 0))
                 continue
             fresh = not af.changed_on_disk and not af.missing
-            if af.shown_by is not None and fresh and not self._task_file(af):
+            if af.shown_by is not None and fresh and (af.shown_whole or not self._task_file(af)):
                 self._shown[af.path] = item.content  # the read output shows it
+                self._shown_raw[af.path] = af.content
                 self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
                 trace.append(TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0))
                 continue
             why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
                 "after an edit" if af.edited else "as read"
-            note = self._new_item("m", Category.FILES, f"[file note: current text of {af.path}, {why}]\n{item.content}",
-                                  role="user", scope=Scope.SESSION, priority=Priority.HIGH,
-                                  provenance={"note": "file", "path": af.path, "hash": af.hash})
+            before = self._shown_raw.get(af.path) if shown is not None else None
+            region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
+                and item.tokens > REGION_MIN_TOKENS else None
+            text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
+            note = self._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
+                                  priority=Priority.HIGH,
+                                  provenance={"note": "file", "path": af.path, "hash": af.hash,
+                                              "region": region is not None})
             self._add(note)
             self._shown[af.path] = item.content
+            self._shown_raw[af.path] = af.content
             self._shown_note[af.path] = note.id
             trace.append(TraceEntry(item.id, True, f"active file (file note {note.id})", 0))
         return trace
@@ -116,8 +126,9 @@ class ActiveFileWindow:
             self._file_releases.append((self._file_item(af), "released: the files share is full "
                                                              "(read-only files first, least recently touched)"))
 
-    def note_file_edit(self, path: str, content: str) -> ContextItem:
-        return self.note_file_read(path, content, edited=True)
+    def note_file_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
+        """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
+        return self.note_file_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.files.last_seen_hash(path)
