@@ -66,19 +66,19 @@ class MemoryConfig:
     """The sliding chat memory."""
 
     max_rounds: int = 20
-    """Rounds (user turns) kept verbatim; older ones are summarised."""
+    """Unused since compaction is scheduled by the cost model (kept so older config files load)."""
     batch_fraction: float = 0.5
-    """When a cap trips, evict down to (1 - batch_fraction) of it, so summaries are rare."""
+    """Unused since compaction events evict deep by design (kept so older config files load)."""
     keep_recent_steps: int = 2
-    """Steps of the current turn that are never evicted (the model is working on them)."""
+    """Steps a forced compaction (/compact) keeps verbatim; automatic events keep the latest one."""
     release_files_after: int = 3
     """Turns after which an untouched active file is released."""
     max_steps: int = 16
-    """Steps (model calls with their tool results) kept verbatim; older ones are summarised."""
+    """Unused since compaction is scheduled by the cost model (kept so older config files load)."""
     stub_after_steps: int = 4
-    """A tool output older than this many steps is replaced by a stub (handle + error/result lines)."""
+    """Unused: outputs are shaped when they enter and leave only in a compaction event (kept for old files)."""
     stub_batch: int = 3
-    """Stubs are applied every this many steps, so the request prefix changes rarely."""
+    """Unused: stubs are applied only inside a compaction event (kept so older config files load)."""
     release_reads_after_steps: int = 15
     """A file that was only read (never edited) is released after this many steps untouched."""
     max_file_tokens: int = 8000

@@ -113,7 +113,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         """The cost model's latest answer (why the last request did or did not compact)."""
         self._shown: dict[str, str] = {}
         """Per active file, the rendered text the request already shows (block or a file note)."""
-        self._shown_raw: dict[str, str] = {}
+        self._shown_raw: dict[str, str | None] = {}
         """Per active file, the raw text the request shows (what a change-region note diffs against)."""
         self._shown_note: dict[str, str | None] = {}
         """Per active file, the history item showing it (a note or a read output), None for the block."""
@@ -429,7 +429,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         items += files
         self.block.rebuild(items, self.counter)
         self._shown = {f.provenance["path"]: f.content for f in files}
-        self._shown_raw = {p: self.files.files[p].content for p in self._shown if p in self.files.files}
+        self._shown_raw = {p: af.content if not af.outline or af.edited else None
+                           for p, af in self.files.files.items() if p in self._shown}
         self._shown_note = {}
         self._event_step = self.steps_total
         self._event_size = 0

@@ -42,7 +42,7 @@ class ActiveFileWindow:
     _file_releases: list[tuple[ContextItem, str]]
     _shown: dict[str, str]
     _shown_note: dict[str, str | None]
-    _shown_raw: dict[str, str]
+    _shown_raw: dict[str, str | None]
 
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
         raise NotImplementedError  # provided by ContextEngine
@@ -83,13 +83,13 @@ class ActiveFileWindow:
             fresh = not af.changed_on_disk and not af.missing
             if af.shown_by is not None and fresh and (af.shown_whole or not self._task_file(af)):
                 self._shown[af.path] = item.content  # the read output shows it
-                self._shown_raw[af.path] = af.content
+                self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
                 self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
                 trace.append(TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0))
                 continue
             why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
                 "after an edit" if af.edited else "as read"
-            before = self._shown_raw.get(af.path) if shown is not None else None
+            before = self._shown_raw.get(af.path) if shown is not None else None  # (None: only an outline)
             region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
                 and item.tokens > REGION_MIN_TOKENS else None
             text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
@@ -99,7 +99,7 @@ class ActiveFileWindow:
                                               "region": region is not None})
             self._add(note)
             self._shown[af.path] = item.content
-            self._shown_raw[af.path] = af.content
+            self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
             self._shown_note[af.path] = note.id
             trace.append(TraceEntry(item.id, True, f"active file (file note {note.id})", 0))
         return trace

@@ -161,3 +161,24 @@ def test_a_file_only_read_is_released_after_idle_steps(tmp_path: Path) -> None:
         released = released or (hits[0].reason if hits else None)
     assert "notes.txt" not in eng.files.files
     assert released is not None and "only read" in released
+
+
+def test_a_big_file_read_as_an_outline_is_not_paid_twice(tmp_path: Path) -> None:
+    """Issue 12 item 15: the outline in the tool result is the model's view; no raw head is copied."""
+    eng = make(tmp_path, window=32_768)
+    body = "".join(f"def handler_{i}(request):\n    return respond(request, {i})\n\n" for i in range(900))
+    write(tmp_path, "big.py", body)
+    eng.add_user("Find where big.py handles request 7")
+    eng.add_assistant("Reading it.", [call("r1", name="read_file", path="big.py")])
+    eng.note_file_read("big.py", body)  # the tool notes the whole text (for the edit hash)...
+    outline = "big.py is large (2,700 lines), so only an outline is shown:\n  1 def handler_0\n  4 def handler_1"
+    eng.add_tool_result("r1", "read_file", outline, provenance={"path": "big.py", "partial": True})
+    asm = eng.assemble()
+    text = request_text(asm.messages)
+    assert outline in text
+    assert "return respond(request, 0)" not in text  # ...but the raw head is not injected
+    assert eng.last_seen_hash("big.py") == content_hash(body)
+    assert eng.counter.count(text) < eng.counter.count(outline) + 600
+    # after an edit the text it changed is shown (the file is then the task's)
+    eng.note_file_edit("big.py", body.replace("respond(request, 7)", "respond(request, 70)"))
+    assert "respond(request, 70)" in request_text(eng.assemble().messages)
