@@ -98,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(next((w for w in words if w in SUBCOMMANDS), "tui")).parse_args(argv)
     cmd = args.command or "tui"
+    from agent_tui.core.redact import install_log_redaction
+
+    install_log_redaction()
     try:
         if cmd == "memory":
             from agent_tui.store.cli import run_memory
@@ -119,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.trust_cli import run_trust
 
             return run_trust(args, _workspace(args))
+        if cmd in ("run", "tui"):
+            from agent_tui.tools.reaper import install_exit_handlers
+
+            install_exit_handlers()  # no command the model started outlives the agent
         if cmd == "run":
             from agent_tui.agent.headless import run_headless
 

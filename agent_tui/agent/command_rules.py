@@ -372,9 +372,12 @@ def uncovered(parsed: ParsedCommand, prefixes: list[tuple[str, ...]]) -> list[Si
     return [c for c in parsed.commands if not any(prefix_covers(p, c) for p in prefixes)]
 
 
-def offered_prefix(parsed: ParsedCommand, workspace: Path | None) -> tuple[str, ...] | None:
-    """The prefix the approval dialog offers to remember, or None when only the exact line is safe."""
-    if len(parsed.commands) != 1 or blockers(parsed, workspace):
+def offered_prefix(parsed: ParsedCommand, workspace: Path | None, *, checked: bool = False) -> tuple[str, ...] | None:
+    """The prefix the approval dialog offers to remember, or None when only the exact line is safe.
+
+    ``checked``: the caller already knows ``blockers`` found nothing.
+    """
+    if len(parsed.commands) != 1 or (not checked and blockers(parsed, workspace)):
         return None
     cmd = parsed.commands[0]
     argv, dyn = cmd.argv, cmd.dynamic

@@ -5,14 +5,23 @@ the failing tests, edit, re-run, save a memo, answer), deciding each step from
 the request it receives — so it goes through the real loop, engine, tools,
 approval and compaction, with no network and no key.  It also answers the
 loop's summary and memo requests, extracting from what it was sent.
+
+It is honest about what the tools returned: the tests run with the standard
+library (``unittest`` under the running interpreter, so no ``python`` on PATH
+and no pytest are needed); a failed or impossible test run, or a denied call
+(with the user's reason), changes what it says, and it never claims a result
+it did not see.  A second request gets a short scripted answer, not a replay.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
+import sys
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 DEMO_PROVIDER = "agent-tui-demo"
@@ -24,22 +33,38 @@ FIX_OLD = "if item.qty < threshold"
 FIX_NEW = "if item.qty <= threshold"
 
 
-def _last_call(messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any], str]:
-    """(tool name, args, result text) of the latest tool call in the request, or ('', {}, '')."""
-    result = ""
+def interpreter() -> str:
+    """The Python running agent-tui (snapshot tests replace it with a fixed name)."""
+    return sys.executable
+
+
+def unittest_command() -> str:
+    """The demo's test command: the standard library's unittest, under the running interpreter (so it
+    works where ``python`` is not on PATH or pytest is not installed)."""
+    return f"{shlex.quote(interpreter())} -m unittest discover -s tests"
+
+
+SHOWN_COMMAND = "python -m unittest"
+"""How the demo names the test command in what it says."""
+
+
+def _turn_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
+    """(tool name, args, result text) of every tool call since the latest user message, in order."""
+    results = {str(m.get("tool_call_id")): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
+    out: list[tuple[str, dict[str, Any], str]] = []
     for m in reversed(messages):
-        if m.get("role") == "tool" and not result:
-            result = str(m.get("content") or "")
-        if m.get("role") == "assistant" and m.get("tool_calls"):
-            fn = m["tool_calls"][-1]["function"]
-            try:
-                args = json.loads(fn.get("arguments") or "{}")
-            except ValueError:
-                args = {}
-            return fn["name"], args, result
         if m.get("role") == "user" and not str(m.get("content", "")).startswith("[Earlier"):
-            return "", {}, ""
-    return "", {}, ""
+            break
+        if m.get("role") == "assistant":
+            for call in reversed(m.get("tool_calls") or []):
+                fn = call.get("function") or {}
+                try:
+                    args = json.loads(fn.get("arguments") or "{}")
+                except ValueError:
+                    args = {}
+                out.append((str(fn.get("name")), args if isinstance(args, dict) else {},
+                            results.get(str(call.get("id")), "")))
+    return out[::-1]
 
 
 def _user_text(messages: list[dict[str, Any]]) -> str:
@@ -49,47 +74,146 @@ def _user_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
+def _earlier_turns(messages: list[dict[str, Any]]) -> bool:
+    """True when the conversation already had a turn before the latest user message."""
+    seen_user = False
+    for m in reversed(messages):
+        if m.get("role") == "user" and not str(m.get("content", "")).startswith("[Earlier"):
+            if seen_user:
+                return True
+            seen_user = True
+        elif seen_user and m.get("role") == "assistant":
+            return True
+    return False
+
+
+def _denial(result: str) -> str | None:
+    """None if the call was not denied; else the user's reason ('' when none was given)."""
+    if result.startswith("denied by user:"):
+        return result.split("\n", 1)[0].removeprefix("denied by user:").strip()
+    if "The user denied" in result:
+        return ""
+    return None
+
+
+def _because(reason: str) -> str:
+    return f" (your reason: “{reason}”)" if reason else ""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a test command's result says."""
+
+    exit_code: int | None
+    ran: int | None
+    ok: bool
+    summary: str
+    """The line that says how it went (``FAILED (failures=1)``, ``OK``, or the first error line)."""
+
+    @property
+    def ran_at_all(self) -> bool:
+        return self.ran is not None
+
+
+def read_test_run(result: str) -> RunResult:
+    """Parse a run_command result of the unittest command."""
+    code = re.search(r"exit code (-?\d+)", result)
+    ran = re.search(r"^Ran (\d+) tests?", result, re.M)
+    verdict = re.search(r"^(OK.*|FAILED \(.*\))$", result, re.M)
+    exit_code = int(code.group(1)) if code else None
+    body = [line for line in result.splitlines()[1:] if line.strip() and not line.startswith("exit code")]
+    summary = verdict.group(1) if verdict else (body[0].strip() if body else "no output")
+    return RunResult(exit_code, int(ran.group(1)) if ran else None,
+                   exit_code == 0 and bool(verdict) and verdict.group(1).startswith("OK"), summary[:160])
+
+
 def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
-    """The scripted reply to a request: (text, tool calls)."""
+    """The scripted reply to a request: (text, tool calls), decided from what the tools returned."""
     system = str(messages[0].get("content", "")) if messages else ""
     last_user = _user_text(messages)
     if system.startswith("You compress"):
         return _demo_summary(last_user), []
+    calls = _turn_calls(messages)
     if "Write a progress memo" in last_user:
-        return ("Changed: inventory/stock.py — restock_needed now flags items at the threshold (<=).\n"
-                "Why: the bug report and test_restock_includes_items_at_threshold.\n"
-                "Left: nothing; all tests pass. Consider a test for threshold=0."), []
-    name, args, result = _last_call(messages)
-    if "denied" in result and name in ("edit_file", "run_command"):
-        return ("The offline demo cannot continue: the user denied the "
-                f"{'edit' if name == 'edit_file' else 'command'}. Nothing else was changed."), []
-    if not name:
+        return _memo(calls), []
+    if not calls:
+        if _earlier_turns(messages):
+            return ("This is the offline demo model: it plays one scripted bug fix and cannot answer other "
+                    "requests. Run `agent-tui --model <model>` (e.g. openai/gpt-4o) to work with a real "
+                    "model; the inspector (f2) and the request view (ctrl+r) show what it would be sent."), []
         return ("I'll start with the project layout.", [("list_dir", {"path": ".", "depth": 2})])
+    name, args, result = calls[-1]
+    runs = [read_test_run(r) for n, _, r in calls if n == "run_command" and _denial(r) is None]
+    edited = any(n == "edit_file" and _denial(r) is None and not r.startswith(("Error", "error"))
+                 and "Edited" in r for n, _, r in calls)
+    if (reason := _denial(result)) is not None and name in ("run_command", "edit_file"):
+        if name == "edit_file":
+            return (f"You denied the edit{_because(reason)}, so inventory/stock.py is unchanged and the bug "
+                    "is still there. The fix would be `<=` instead of `<` in `restock_needed`."), []
+        if edited:
+            return (f"You denied the test run{_because(reason)}: the fix in inventory/stock.py is applied but "
+                    "unverified. Run `python -m unittest discover -s tests` yourself to check it."), []
+        return (f"You denied the test run{_because(reason)}. I can't confirm the bug without the tests, so I "
+                "changed nothing."), []
     if name == "list_dir":
         return ("The stock logic lives in inventory/stock.py; reading it.",
                 [("read_file", {"path": "inventory/stock.py"})])
     if name == "read_file" and args.get("path") == "inventory/stock.py":
         return ("Now the tests, to see the expected behaviour.", [("read_file", {"path": "tests/test_stock.py"})])
     if name == "read_file":
-        return ("Running the tests to confirm the bug.", [("run_command", {"command": "python -m pytest -q"})])
-    if name == "run_command" and ("failed" in result or "FAILED" in result):
-        return (
-            "The failure is an off-by-one: items exactly at the threshold must be restocked, "
-            "so the comparison should be `<=`. I'll fix it.",
-            [("edit_file", {"path": "inventory/stock.py", "old_text": FIX_OLD, "new_text": FIX_NEW})],
-        )
+        return ("Running the tests (standard library unittest) to confirm the bug.",
+                [("run_command", {"command": unittest_command()})])
     if name == "edit_file":
-        return ("Re-running the tests.", [("run_command", {"command": "python -m pytest -q"})])
+        if not edited:
+            first = (result.strip().splitlines() or ["no detail"])[0]
+            return (f"The edit failed ({first}); inventory/stock.py is unchanged.", [])
+        return ("Re-running the tests.", [("run_command", {"command": unittest_command()})])
     if name == "run_command":
+        run = runs[-1] if runs else read_test_run(result)
+        if not run.ran_at_all:
+            state = "The fix is applied but unverified" if edited else "I changed nothing"
+            return (f"The tests could not run (exit code {run.exit_code}: {run.summary}). {state}: I won't claim "
+                    "a result I could not check.", [])
+        if not edited:
+            if run.ok:
+                return (f"All {run.ran} tests pass, so I could not reproduce the bug; I changed nothing.", [])
+            if "test_restock_includes_items_at_threshold" not in result:
+                return (f"The tests fail ({run.summary}), but not the way the bug report describes; I changed "
+                        "nothing. Look at the failures above.", [])
+            return (
+                "The failure is an off-by-one: items exactly at the threshold must be restocked, "
+                "so the comparison should be `<=`. I'll fix it.",
+                [("edit_file", {"path": "inventory/stock.py", "old_text": FIX_OLD, "new_text": FIX_NEW})],
+            )
+        if not run.ok:
+            return (f"I changed inventory/stock.py (`<` → `<=`), but the tests still fail: {run.summary}. "
+                    "The task is not done.", [])
         return ("All tests pass. Saving a progress memo.", [("save_memo", {"text": (
             "Changed: inventory/stock.py restock_needed uses <= threshold. Why: items at the threshold were "
-            "not flagged (test_restock_includes_items_at_threshold). Left: nothing; 4 tests pass.")})])
+            f"not flagged (test_restock_includes_items_at_threshold). Left: nothing; {run.ran} tests pass.")})])
     if name == "save_memo":
+        run = runs[-1] if runs else None
+        count = f" ({run.ran} tests)" if run and run.ran else ""
         return ("Fixed `restock_needed` in `inventory/stock.py`: items whose quantity equals the threshold are "
-                "now flagged (`<=` instead of `<`). `python -m pytest -q` passes (4 tests). "
+                f"now flagged (`<=` instead of `<`). `{SHOWN_COMMAND}` passes{count}. "
                 "This was the offline demo; run `agent-tui --model <model>` to work with a real model.", [])
     return ("This is the offline demo model: it plays one scripted bug fix. Configure a real model "
             "with `--model` (e.g. openai/gpt-4o) to ask anything else.", [])
+
+
+def _memo(calls: list[tuple[str, dict[str, Any], str]]) -> str:
+    """A progress memo that says what really happened in the turn."""
+    runs = [read_test_run(r) for n, _, r in calls if n == "run_command" and _denial(r) is None]
+    edited = any(n == "edit_file" and "Edited" in r for n, _, r in calls)
+    last = runs[-1] if runs else None
+    if edited and last is not None and last.ok:
+        return ("Changed: inventory/stock.py — restock_needed now flags items at the threshold (<=).\n"
+                "Why: the bug report and test_restock_includes_items_at_threshold.\n"
+                f"Left: nothing; all {last.ran} tests pass. Consider a test for threshold=0.")
+    tests = (f"tests: {last.summary}" if last is not None and last.ran_at_all
+             else "tests not run" if last is None else f"tests could not run ({last.summary})")
+    return (f"Changed: {'inventory/stock.py (<= threshold)' if edited else 'nothing'}.\n"
+            f"Why: the restock bug report.\nLeft: the task is not finished; {tests}.")
 
 
 def _demo_summary(body: str) -> str:

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_tui.agent import events as ev
+from agent_tui.core.redact import redact_text, redact_value
 
 
 def _print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     if as_json:
-        out.write(json.dumps(e.to_json(), ensure_ascii=False, default=str) + "\n")
+        out.write(json.dumps(redact_value(e.to_json()), ensure_ascii=False, default=str) + "\n")
         out.flush()
         return
     if isinstance(e, ev.TextDelta):
@@ -29,9 +30,9 @@ def _print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
         out.write("\n")
     elif isinstance(e, ev.ToolCallStarted):
         args = json.dumps(e.arguments, ensure_ascii=False) if not isinstance(e.arguments, str) else e.arguments
-        out.write(f"\n→ {e.name} {args[:200]}\n")
+        out.write(f"\n→ {e.name} {redact_text(args[:200])}\n")
     elif isinstance(e, ev.ToolCallFinished):
-        first = (e.text.strip().splitlines() or [""])[0][:160]
+        first = redact_text((e.text.strip().splitlines() or [""])[0][:160])
         out.write(f"  {'✗' if e.is_error else '✓'} {first} ({e.shaped_tokens:,} tok"
                   f"{f', whole output {e.handle}' if e.handle else ''})\n")
     elif isinstance(e, ev.BudgetUpdated):
@@ -41,7 +42,7 @@ def _print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     elif isinstance(e, ev.MemoSaved):
         out.write(f"[memo {e.memo_id} ({e.kind})]\n")
     elif isinstance(e, (ev.ErrorEvent, ev.ThresholdCrossed, ev.Retrying)):
-        out.write(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}\n")
+        out.write(redact_text(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}") + "\n")
     elif isinstance(e, ev.TurnFinished):
         out.write(f"\n[turn {e.turn} {e.status} after {e.steps} steps]\n")
     out.flush()

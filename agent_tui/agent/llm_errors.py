@@ -226,7 +226,8 @@ def classify(exc: BaseException, config: LLMConfig) -> Failure:
     ):
         env = " or ".join(_key_env_vars(model))
         code = f" (HTTP {status})" if status in (401, 403) else ""
-        return fail(f"Authentication failed for {model}{code}: set {env} or `api_key` in the config. "
+        return fail(f"Authentication failed for {model}{code}: set {env}, or `api_key_env` (the variable's "
+                    f"name) under [models.\"{model}\"] in the config. "
                     f"Provider said: {said}", "auth")
     if isinstance(exc, le.NotFoundError):
         where = f" at {config.api_base}" if config.api_base else ""

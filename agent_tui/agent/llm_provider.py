@@ -77,28 +77,46 @@ def reasoning_key(message: Mapping[str, Any]) -> str | None:
     return str(calls[0].get("id")) if calls and calls[0].get("id") else None
 
 
+def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
+                      reasoning: Mapping[str, Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Which assistant messages (by index) get which provider data back: the current tool
+    loop's thinking blocks for Anthropic with thinking on, its reasoning_content for DeepSeek."""
+    fam = family(config.model)
+    out: dict[int, dict[str, Any]] = {}
+    if fam not in ("anthropic", "deepseek") or not reasoning:
+        return out
+    for i in range(current_loop_start(messages), len(messages)):
+        m = messages[i]
+        key = reasoning_key(m) if m.get("role") == "assistant" else None
+        data = reasoning.get(key) if key else None
+        if not data:
+            continue
+        if fam == "anthropic" and data.get("thinking_blocks") and config.thinking:
+            out[i] = {"thinking_blocks": copy.deepcopy(list(data["thinking_blocks"]))}
+        elif fam == "deepseek" and data.get("reasoning_content"):
+            out[i] = {"reasoning_content": data["reasoning_content"]}
+    return out
+
+
+def reasoning_text(sent: Mapping[int, Mapping[str, Any]]) -> str:
+    """The text of the provider data being sent back (for counting it in the budget)."""
+    parts: list[str] = []
+    for data in sent.values():
+        parts += [b.get("thinking") or b.get("data") or "" for b in data.get("thinking_blocks") or []]
+        parts.append(str(data.get("reasoning_content") or ""))
+    return "\n".join(p for p in parts if p)
+
+
 def attach_reasoning(config: LLMConfig, messages: list[dict[str, Any]],
                      reasoning: Mapping[str, Mapping[str, Any]]) -> int:
     """Put kept thinking blocks / reasoning_content back on the current loop's assistant messages.
 
     Returns the number of messages that got provider data.
     """
-    fam = family(config.model)
-    if fam not in ("anthropic", "deepseek") or not reasoning:
-        return 0
-    n = 0
-    for m in messages[current_loop_start(messages):]:
-        key = reasoning_key(m) if m.get("role") == "assistant" else None
-        data = reasoning.get(key) if key else None
-        if not data:
-            continue
-        if fam == "anthropic" and data.get("thinking_blocks") and config.thinking:
-            m["thinking_blocks"] = copy.deepcopy(list(data["thinking_blocks"]))
-            n += 1
-        elif fam == "deepseek" and data.get("reasoning_content"):
-            m["reasoning_content"] = data["reasoning_content"]
-            n += 1
-    return n
+    sent = reasoning_to_send(config, messages, reasoning)
+    for i, data in sent.items():
+        messages[i].update(data)
+    return len(sent)
 
 
 def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> list[int]:

@@ -107,6 +107,21 @@ class Agent:
                         session_cache_hit_pct=round(session_pct, 1),
                         reasoning_tokens=int(getattr(u, "reasoning_tokens", 0) or 0))
 
+    def _with_reasoning(self, bd: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The breakdown plus the reasoning sent back with this request (its own category)."""
+        if self.llm is None:
+            return bd
+        from agent_tui.agent.llm_provider import reasoning_text, reasoning_to_send
+
+        text = reasoning_text(reasoning_to_send(self.llm, messages, self._reasoning_map()))
+        if not text:
+            return bd
+        n = self.engine.counter.count(text)
+        bd = {**bd, "categories": {**bd["categories"], "reasoning": n}, "total": bd["total"] + n}
+        budget = bd.get("input_budget") or 0
+        bd["used_pct"] = round(100.0 * bd["total"] / budget, 2) if budget else bd["used_pct"]
+        return bd
+
     def _reasoning_map(self) -> dict[str, dict[str, Any]]:
         """Kept provider reasoning state of this turn's assistant messages, by first tool-call id."""
         out: dict[str, dict[str, Any]] = {}
@@ -239,7 +254,7 @@ class Agent:
                 overflow_retry = False
                 while True:
                     asm = eng.assemble(self.runner.schemas(eng), auto_compact=False)
-                    bd = asm.breakdown.to_json()
+                    bd = self._with_reasoning(asm.breakdown.to_json(), asm.messages)
                     yield ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
                     for e in self._thresholds(bd):
                         yield e

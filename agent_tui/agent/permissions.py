@@ -166,8 +166,8 @@ class Policy:
             return Verdict(self.tools[name], f"[approval] tools.{name} = {self.tools[name]}")
         if cmd in self.always_commands:
             return Verdict("allow", "you allowed this exact command always")
-        prefix = offered_prefix(parsed, self.workspace)
         why = blockers(parsed, self.workspace)
+        prefix = None if why else offered_prefix(parsed, self.workspace, checked=True)
         if not why:
             prefixes = self.rules.allow + self.always_prefixes
             missing = uncovered(parsed, prefixes)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.llm_settings import ensure_model_info, llm_config, needs_model_info
 from agent_tui.agent.loop import Agent, Approver, LoopOptions
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.toolrun import ToolRunner
@@ -69,12 +70,6 @@ def resolve_config(workspace: Path, opts: SessionOptions) -> tuple[Settings, Tru
     return settings, loaded.trust
 
 
-def llm_config(settings: Settings) -> Any:
-    from agent_tui.agent.llm import LLMConfig
-
-    return LLMConfig(model=settings.model or "", api_base=settings.api_base, temperature=settings.temperature)
-
-
 def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None = None,
                 settings: Settings | None = None, mcp: Any | None = None) -> tuple[Agent, Workspace]:
     """A ready Agent and its Workspace (close the workspace when done)."""
@@ -83,12 +78,26 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     report = TrustReport(root=str(workspace.resolve()))
     if settings is None:
         settings, report = resolve_config(workspace, opts)
+    if needs_model_info(settings):
+        ensure_model_info(settings.model)  # e.g. anthropic/claude-opus-4-1: 200,000, not the fallback
     ws = Workspace(workspace, settings)
     ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
     policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
     runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
     loop_opts = LoopOptions(max_steps=settings.max_steps)
-    agent = Agent(engine, llm=llm_config(settings) if settings.model else None, runner=runner, policy=policy,
-                  approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
+    llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
+    agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
+    attach_sandbox(agent, settings)
     return agent, ws
+
+
+def attach_sandbox(agent: Agent, settings: Settings) -> None:
+    """Run the agent's commands in bubblewrap when ``[sandbox] mode`` allows and it works; else warn."""
+    from agent_tui.tools.sandbox import sandbox_for
+
+    status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network)
+    agent.ctx.sandbox = status.sandbox
+    agent.policy.sandboxed = status.sandbox is not None
+    if status.sandbox is None and settings.sandbox.mode != "off":
+        agent.engine.warnings.append(status.message)

@@ -24,6 +24,8 @@ class EngineToolContext:
         self.results: ResultStore = engine.results
         self.model = engine.settings.model
         self.memos_saved: list[str] = []
+        self.sandbox: Any = None
+        """The ``agent_tui.tools.sandbox.Sandbox`` commands run in, or None (set by the session)."""
 
     def note_read(self, path: str, content: str) -> None:
         self.engine.note_file_read(path, content)

@@ -50,6 +50,8 @@ class ActiveFile:
     """That read showed only an outline, a range or query hits, not the text."""
     shown_whole: bool = False
     """``shown_by`` shows this exact text whole (a plain read, or the write call that made it)."""
+    pinned: bool = False
+    """Pinned by the user: kept across tasks, never released automatically (evict releases it)."""
     dropped: str = ""
     """Why the content was dropped on re-read (swapped for a link outside, a FIFO…); "" if not."""
 
@@ -79,8 +81,10 @@ class ActiveFiles:
         """Record a read or an edit: this content is what the model now knows."""
         st = _stat(self.workspace, path)
         mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
-        was_edited = edited or (path in self.files and self.files[path].edited)
-        af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step)
+        old = self.files.get(path)
+        was_edited = edited or (old is not None and old.edited)
+        af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step,
+                        pinned=old is not None and old.pinned)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         return af
@@ -122,21 +126,23 @@ class ActiveFiles:
 
     def release_idle(self, turn: int, after: int) -> list[ActiveFile]:
         """Release files untouched for more than ``after`` turns."""
-        gone = [af for af in self.files.values() if turn - af.last_touched > after]
+        gone = [af for af in self.files.values() if turn - af.last_touched > after and not af.pinned]
         for af in gone:
             del self.files[af.path]
         return gone
 
     def release_idle_reads(self, step: int, after: int) -> list[ActiveFile]:
         """Release files only read (never edited) and untouched for more than ``after`` steps."""
-        gone = [af for af in self.files.values() if not af.edited and step - af.last_step > after]
+        gone = [af for af in self.files.values() if not af.edited and not af.pinned and step - af.last_step > after]
         for af in gone:
             del self.files[af.path]
         return gone
 
     def release_all(self) -> list[ActiveFile]:
-        gone = list(self.files.values())
-        self.files.clear()
+        """Release every file the user has not pinned (pinned files are kept across tasks)."""
+        gone = [af for af in self.files.values() if not af.pinned]
+        for af in gone:
+            del self.files[af.path]
         return gone
 
     def render(self, af: ActiveFile, max_tokens_chars: int | None = None) -> str:

@@ -9,45 +9,20 @@ compaction can always run.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from agent_tui.core.config import Settings
 from agent_tui.core.items import CATEGORY_ORDER, Category
+from agent_tui.core.model_settings import lookup_model_info
 
 #: Window used when nothing is known about a model.
 FALLBACK_WINDOW = 32_768
 
 
-@lru_cache(maxsize=1)
-def _model_table() -> dict[str, Any]:
-    try:
-        spec = importlib.util.find_spec("litellm")
-    except (ImportError, ValueError):
-        return {}
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = Path(list(spec.submodule_search_locations)[0]) / "model_prices_and_context_window_backup.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
 def model_info(model: str | None) -> dict[str, Any]:
-    """litellm's metadata for ``model`` (tries the full string, then without provider prefix)."""
-    if not model:
-        return {}
-    table = _model_table()
-    for key in (model, model.split("/", 1)[-1]):
-        info = table.get(key)
-        if isinstance(info, dict):
-            return info
-    return {}
+    """litellm's metadata for ``model`` (see :func:`agent_tui.core.model_settings.lookup_model_info`)."""
+    return lookup_model_info(model)
 
 
 @dataclass(frozen=True)

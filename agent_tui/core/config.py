@@ -12,7 +12,13 @@ against the schemas in ``core/config_check.py``: an unknown key or a wrong value
 program with the file, the key and what was expected.
 
 Per-model overrides live under ``[models."<model string>"]`` and may set
-``window``, ``output_reserve``, ``compact_at`` and ``fresh_at``.  Every key is
+``window`` and any ``[budget]`` key (``output_reserve``, ``compact_at``...), plus
+the per-model keys of :data:`agent_tui.core.model_settings.MODEL_KEYS`:
+``api_key_env``/``api_key``, ``max_output_tokens`` (also the output reserve),
+``temperature``, ``reasoning_effort``, ``thinking`` (budget), ``num_ctx``
+(Ollama), ``stream_timeout``, prices (``input_cost_per_token``,
+``output_cost_per_token``, ``cache_read_input_token_cost``,
+``cache_creation_input_token_cost``), ``cache`` and ``extra`` (passed to litellm).  Every key is
 documented in README.md ("Configuration").
 """
 
@@ -23,6 +29,8 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from agent_tui.core.model_settings import check_model_keys
 
 
 class ConfigError(Exception):
@@ -90,6 +98,16 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True)
+class SandboxConfig:
+    """``[sandbox]``: where the model's shell commands run (see agent_tui/tools/sandbox.py)."""
+
+    mode: str = "auto"
+    """``auto``: inside bubblewrap when it works (else unsandboxed, and said so); ``off``: never."""
+    network: bool = False
+    """Let sandboxed commands use the network."""
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything configurable, after merging files and flags."""
 
@@ -108,6 +126,8 @@ class Settings:
     """Window split and thresholds."""
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     """Sliding memory, active files, recall."""
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    """Where commands run: bubblewrap or not, network or not."""
     approval: dict[str, Any] = field(default_factory=dict)
     """Per-tool ``ask|allow|deny`` and ``allow_commands`` patterns (see README)."""
     tools: dict[str, Any] = field(default_factory=dict)
@@ -115,7 +135,7 @@ class Settings:
     mcp: dict[str, Any] = field(default_factory=dict)
     """The ``[mcp]`` table: servers, groups, per-tool result settings."""
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per-model overrides: window, output_reserve, compact_at, fresh_at."""
+    """Per-model tables: window, [budget] keys, and the keys of ``model_settings.MODEL_KEYS``."""
     store_path: str | None = None
     """Database file; default ``<workspace>/.agent-tui/memory.db``."""
     rules: tuple[str, ...] = ()
@@ -133,6 +153,8 @@ class Settings:
             return self
         budget_keys = {f.name for f in fields(BudgetConfig)}
         b = {k: v for k, v in over.items() if k in budget_keys}
+        if over.get("max_output_tokens") and "output_reserve" not in b:
+            b["output_reserve"] = int(over["max_output_tokens"])  # reserve exactly what is sent
         s = replace(self, budget=replace(self.budget, **b)) if b else self
         if "window" in over and self.window is None:
             s = replace(s, window=int(over["window"]))
@@ -213,6 +235,11 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             v = getattr(obj, name)
             if not _number(v) or not (0 <= v <= 1):
                 raise ConfigError(f"{where}: {name} must be between 0 and 1, got {v!r}")
+    if isinstance(obj, SandboxConfig):
+        if obj.mode not in ("auto", "off"):
+            raise ConfigError(f"{where}: mode must be \"auto\" or \"off\", got {obj.mode!r}")
+        if not isinstance(obj.network, bool):
+            raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
         for name in ("cache_read_weight", "cache_write_weight"):
@@ -237,6 +264,7 @@ def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thr
     cross = check_thresholds
     budget = _section(BudgetConfig, data.pop("budget", {}), f"{where} [budget]", cross)
     memory = _section(MemoryConfig, data.pop("memory", {}), f"{where} [memory]")
+    sandbox = _section(SandboxConfig, data.pop("sandbox", {}), f"{where} [sandbox]")
     rules = data.pop("rules", ()) or ()
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         raise ConfigError(f"{where}: rules must be a list of strings, got {rules!r}")
@@ -249,7 +277,7 @@ def settings_from_dict(data: dict[str, Any], where: str = "config", *, check_thr
     s = _section(Settings, data, where)
     for model, over in s.models.items():
         _check_model_override(model, over, budget, f'{where} [models."{model}"]', cross)
-    return replace(s, budget=budget, memory=memory, rules=tuple(rules))
+    return replace(s, budget=budget, memory=memory, sandbox=sandbox, rules=tuple(rules))
 
 
 def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: str, cross: bool) -> None:
@@ -257,6 +285,9 @@ def _check_model_override(model: str, over: Any, budget: BudgetConfig, where: st
     if not isinstance(over, dict):
         raise ConfigError(f"{where}: expected a table, got {over!r}")
     budget_keys = {f.name for f in fields(BudgetConfig)}
+    problem = check_model_keys(over, where)
+    if problem:
+        raise ConfigError(problem)
     w = over.get("window")
     if w is not None and (not isinstance(w, int) or isinstance(w, bool) or w < 1):
         raise ConfigError(f"{where}: window must be a whole number >= 1, got {w!r}")

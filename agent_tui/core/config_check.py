@@ -170,8 +170,22 @@ MODEL: dict[str, Check] = {
     "compact_at": fraction(),
     "fresh_at": fraction(),
     "safety_margin": fraction(),
+    "api_key_env": Check(lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
+    "api_key": Check(lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
+    "max_output_tokens": whole(1),
+    "temperature": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+    "reasoning_effort": one_of("minimal", "low", "medium", "high"),
+    "thinking": whole(1),
+    "num_ctx": whole(1),
+    "stream_timeout": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+    "input_cost_per_token": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+    "output_cost_per_token": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+    "cache_read_input_token_cost": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+    "cache_creation_input_token_cost": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+    "cache": boolean(),
+    "extra": any_table(),
 }
-"""``[models."<model>"]``: per-model window and budget overrides."""
+"""``[models."<model>"]``: per-model window, budget overrides, key source, sampling and provider extras."""
 
 SECTIONS: dict[str, dict[str, Check]] = {
     "approval": APPROVAL,

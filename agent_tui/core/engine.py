@@ -32,13 +32,15 @@ from agent_tui.core.compaction import CompactionResult, summarise_plan
 from agent_tui.core.config import Settings
 from agent_tui.core.costmodel import Decision, costs_for, decide
 from agent_tui.core.eventplan import kept_tokens, plan_event
+from agent_tui.core.file_items import FileLedger
 from agent_tui.core.file_window import ActiveFileWindow
 from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
 from agent_tui.core.memory import EvictionPlan
-from agent_tui.core.redact import Redactor
+from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore
+from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary, extract_decisions
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter, counter_for
@@ -78,14 +80,15 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         summarisers: Sequence[Summariser] | None = None,
         log_requests: bool = True,
     ) -> None:
-        self.redact = Redactor.from_env()
+        self.redact = default_redactor()
         self.settings = settings.for_model()
         self.plan: BudgetPlan = make_plan(self.settings)
         self.counter = counter or counter_for(self.settings.model)
         self.store = store
         self.session_id = session_id
         self.results: ResultStore = _SessionResults(store, session_id, self) if store else MemoryResultStore()
-        self.ids = IdAllocator()
+        self.ids = IdAllocator(backend=id_backend(store, session_id, GLOBAL_SESSION))
+        self._sync = StoreSync(store, [session_id, GLOBAL_SESSION]) if store is not None else None
         self.items: dict[str, ContextItem] = {}
         self.order: list[str] = []
         self.files = ActiveFiles(workspace)
@@ -103,6 +106,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._tools_tokens = 0
         self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
         self._file_releases: list[tuple[ContextItem, str]] = []
+        self._file_ledger = FileLedger()
+        """Which active files the store holds (they persist with the session: core/file_items)."""
         self.steps_total = 0
         """Model steps (assistant messages) over the whole session: the clock tool outputs age by."""
         self.block = CompactionBlock()
@@ -120,8 +125,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._event_step = 0
         self._event_size = 0
         self._reset_history()
-        self.system = self._new_item("sys", Category.SYSTEM, DEFAULT_SYSTEM, pinned=True, scope=Scope.GLOBAL)
-        self.system.id = "sys"
+        self.system = ContextItem(id="sys", category=Category.SYSTEM, content=DEFAULT_SYSTEM,
+                                  tokens=self.counter.count(DEFAULT_SYSTEM), pinned=True, scope=Scope.GLOBAL)
 
     # item plumbing ---------------------------------------------------------------
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
@@ -168,12 +173,15 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             af = self.files.files.get(item_id[2:])
             if af is not None:
                 return self._file_item(af)
+            if item_id in self._file_ledger.released:
+                return self._file_ledger.released[item_id]
         raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
 
     def all_items(self) -> list[ContextItem]:
         """Every item of the session, in creation order, active files included."""
         out = [self.system] + [self.items[i] for i in self.order]
         out += [self._file_item(af) for af in self.files.files.values()]
+        out += [it for it in self._file_ledger.released.values() if it.provenance.get("path") not in self.files.files]
         return out
 
     # building the session --------------------------------------------------------
@@ -220,7 +228,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     def add_secret(self, value: str | None) -> None:
         """Also mask ``value`` (e.g. an API key given in config rather than the environment)."""
         if value:
-            self.redact = Redactor([*self.redact.values, value])
+            register_secret(value)
+            self.redact = default_redactor()
 
     def add_tool_result(self, tool_call_id: str, name: str, content: str, *, raw: str | None = None,
                         scope: Scope | str = Scope.TURN, provenance: dict[str, Any] | None = None) -> ContextItem:
@@ -243,6 +252,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         after = self.settings.memory.release_files_after
         for af in self.files.release_idle(self.turn + 1, after):
             self._file_releases.append((self._file_item(af), f"released: untouched for {after} turns"))
+        self._file_ledger.flush(self)
 
     def _stub(self, item: ContextItem, why: str) -> None:
         """Replace a tool output in the window by a stub; the whole output stays behind a handle."""
@@ -261,7 +271,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     def end_task(self) -> None:
         """The task is done: release every active file."""
         for af in self.files.release_all():
-            self._file_releases.append((self._file_item(af), "released: the task ended"))
+            self._file_releases.append((self._file_item(af), "released: the task ended (pinned files stay)"))
+        self._file_ledger.flush(self)
 
     # memos and recall -----------------------------------------------------------------
     def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
@@ -270,6 +281,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._add(item)
         if self.store is not None:
             self.store.save_memo(self.session_id, item.id, text, kind)
+        if self.last is None:
+            self.rebuild_block()  # nothing sent yet (a seed memo): shown at once, no cache to lose
         return item
 
     def add_recalled(self, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
@@ -286,8 +299,10 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
 
     # compaction ---------------------------------------------------------------------------
     def prepare_step(self) -> None:
-        """Before a model call: re-read files changed on disk and release idle read-only files.
-        Nothing already sent changes here (aging happens only inside an event).  Idempotent."""
+        """Before a model call: adopt what another process wrote to the store, re-read files
+        changed on disk and release idle read-only files.  Nothing already sent changes here
+        (aging happens only inside an event).  Idempotent."""
+        self.sync_from_store()
         self.files.refresh()
         m = self.settings.memory
         for af in self.files.release_idle_reads(self.steps_total, m.release_reads_after_steps):
@@ -307,6 +322,18 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         head = self.system.tokens + sum(i.tokens + 12 for i in carried)
         head += sum(it.tokens + 1 for it in self._head_blocks())
         return head + self.block.tokens + sum(g.tokens for g in groups) + self._tools_tokens + 80
+
+    def sync_from_store(self) -> list[ContextItem]:
+        """Adopt the rules, pins and evictions another process wrote to the store (core/store_sync)."""
+        if self._sync is None:
+            return []
+        rows = self._sync.changed()
+        touched = adopt(self.items, self.order, rows) if rows else []
+        if rows and self._file_ledger.adopt(self, rows):
+            self._version += 1
+        if touched:
+            self._reset_history()  # states changed under the incremental index: rescan once
+        return touched
 
     def plan_compaction(self, force: bool = False) -> EvictionPlan | None:
         """The batch a compaction event would evict now, or None when the cost model says an
@@ -472,6 +499,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
                             turn_start=bool(self._hist) and self._hist[-1].role == "user"
                             and not self._hist[-1].provenance.get("note"))
         asm = assemble(inp)
+        asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
         asm.compaction = compaction
         if not log:
             return asm  # a preview (memo writer, CLI): not a request, so not the latest one
@@ -494,8 +522,9 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     def load(self, items: Sequence[ContextItem]) -> None:
         """Rebuild state from stored items (resume after a crash or a restart)."""
         self._reset_history()
+        self._file_ledger.load(self, [it for it in items if it.id.startswith("f:")])
         for it in items:
-            if it.id == "sys":
+            if it.id == "sys" or it.id.startswith("f:"):
                 continue
             self.ids.observe(it.id)
             if it.id not in self.items:

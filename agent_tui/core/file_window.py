@@ -43,6 +43,7 @@ class ActiveFileWindow:
     _shown: dict[str, str]
     _shown_note: dict[str, str | None]
     _shown_raw: dict[str, str | None]
+    _file_ledger: Any
 
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
         raise NotImplementedError  # provided by ContextEngine
@@ -59,6 +60,7 @@ class ActiveFileWindow:
             af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
         item = self._file_item(af)
         self._release_crowded_files()
+        self._file_ledger.flush(self)
         return item
 
     def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:
@@ -114,8 +116,9 @@ class ActiveFileWindow:
         cap = self.plan.caps[Category.FILES]
         ordered = list(self.files.files.values())  # least recently touched first
         # files only read go before the task's files (edited, or named in the task); the newest always stays
-        files = [af for af in ordered[:-1] if not self._task_file(af)] + \
-                [af for af in ordered[:-1] if self._task_file(af)]
+        # pinned files are never released here: the user asked to keep them
+        files = [af for af in ordered[:-1] if not self._task_file(af) and not af.pinned] + \
+                [af for af in ordered[:-1] if self._task_file(af) and not af.pinned]
         total = sum(self._file_item(af).tokens for af in ordered)
         for af in files:
             if total <= cap:
@@ -134,15 +137,15 @@ class ActiveFileWindow:
         return self.files.last_seen_hash(path)
 
     def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.outline,
-               af.shown_by if af.outline else None)
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.pinned,
+               af.outline, af.shown_by if af.outline else None)
         cached = self._file_cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
         limit_chars = self._file_char_limit(af)
         text = clean_text(self.files.render(af, limit_chars))
         item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
-                           turn=af.last_touched, pinned=False, priority=Priority.HIGH,
+                           turn=af.last_touched, pinned=af.pinned, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
         self._file_cache[af.path] = (key, item)
@@ -172,6 +175,11 @@ class ActiveFileWindow:
     def _file_blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
         """Every active file, most recently touched first (protected: the set is bounded on note)."""
         self._release_crowded_files()
+        self._file_ledger.flush(self)
+        reported = {it.id for it, _ in self._file_releases}
+        excluded.extend((row, str(row.provenance.get("why") or "released"))  # released earlier, or elsewhere
+                        for row in self._file_ledger.released.values()
+                        if row.id not in reported and row.provenance.get("path") not in self.files.files)
         excluded.extend(self._file_releases)
         self._file_releases = []
         return [self._file_item(af) for af in reversed(list(self.files.files.values()))]

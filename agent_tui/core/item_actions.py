@@ -25,6 +25,8 @@ class ItemActions:
         raise NotImplementedError
 
     def pin(self, item_id: str) -> ContextItem:
+        if item_id.startswith("f:"):
+            return self._file_action("pin", item_id)
         item = self._mutable(item_id)
         item.pinned = True
         if item.state in (State.EVICTED, State.SUMMARISED):
@@ -33,12 +35,16 @@ class ItemActions:
         return item
 
     def unpin(self, item_id: str) -> ContextItem:
+        if item_id.startswith("f:"):
+            return self._file_action("unpin", item_id)
         item = self._mutable(item_id)
         item.pinned = False
         self._save(item)
         return item
 
     def evict(self, item_id: str) -> ContextItem:
+        if item_id.startswith("f:"):
+            return self._file_action("evict", item_id)
         item = self._mutable(item_id)
         if item.pinned:
             raise EngineError(f"{item_id} is pinned; unpin it before evicting")
@@ -73,6 +79,8 @@ class ItemActions:
     def restore(self, item_id: str) -> ContextItem:
         """Bring an item back verbatim; it goes into the next request and is spared by the
         automatic compaction for this turn and the next (its call or its results come with it)."""
+        if item_id.startswith("f:"):
+            return self._file_action("restore", item_id)
         item = self._mutable(item_id)
         was = (item.state, item.summarised_into)
         if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
@@ -93,6 +101,12 @@ class ItemActions:
             if other.role == "assistant" and any(c.get("id") == call_id for c in other.tool_calls or []):
                 return other
         return None
+
+    def _file_action(self, action: str, item_id: str) -> ContextItem:
+        # an active file: pin keeps it, evict releases it
+        from agent_tui.core.file_items import file_action
+
+        return file_action(self, action, item_id)
 
     def _mutable(self, item_id: str) -> ContextItem:
         if item_id == "sys":

@@ -9,6 +9,7 @@ why it is or is not in a request.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -167,13 +168,20 @@ class ContextItem:
 
 
 class IdAllocator:
-    """Hands out short, stable, per-session ids by prefix (m1, m2, t1, memo1...)."""
+    """Hands out short, stable, per-session ids by prefix (m1, m2, t1, memo1...).
 
-    def __init__(self, start: dict[str, int] | None = None) -> None:
+    With a ``backend`` (the store's atomic counter: ``(prefix, floor) -> n``) every number comes from
+    the store, so two processes writing one workspace never hand out the same id; ``next`` then only
+    remembers the highest number seen, as a floor."""
+
+    def __init__(self, start: dict[str, int] | None = None,
+                 backend: Callable[[str, int], int] | None = None) -> None:
         self.next: dict[str, int] = dict(start or {})
+        self.backend = backend
 
     def new(self, prefix: str) -> str:
-        n = self.next.get(prefix, 0) + 1
+        floor = self.next.get(prefix, 0)
+        n = self.backend(prefix, floor) if self.backend is not None else floor + 1
         self.next[prefix] = n
         return f"{prefix}{n}"
 

@@ -120,7 +120,7 @@ def server_summary(raw: Any) -> str:
 
 def _loosens(ws_value: Any, base: Any) -> bool:
     """True when decision ``ws_value`` is looser than ``base`` (anything unrecognised loosens)."""
-    if ws_value not in RANK or base not in RANK:
+    if not isinstance(ws_value, str) or not isinstance(base, str) or ws_value not in RANK or base not in RANK:
         return True
     return RANK[ws_value] > RANK[base]
 
@@ -140,7 +140,7 @@ def _split_approval(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -
             kept: dict[str, Any] = {}
             for tool, decision in value.items():
                 base = user_tools.get(tool, "deny" if user_denies else "ask")
-                if decision == "deny" or (decision == "ask" and not _loosens(decision, base)):
+                if isinstance(decision, str) and (decision == "deny" or (decision == "ask" and not _loosens(decision, base))):
                     kept[tool] = decision
                 else:
                     asks.append(Ask(WORKSPACE_TOML, f"approval.tools.{tool}", decision))

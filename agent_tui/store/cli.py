@@ -16,6 +16,7 @@ from typing import Any
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import GLOBAL_SESSION, ContextEngine, EngineError
 from agent_tui.core.items import ContextItem
+from agent_tui.core.pinning import pin_target
 from agent_tui.store.db import UnknownSession
 from agent_tui.store.workspace import Workspace, store_path
 
@@ -31,7 +32,8 @@ def add_memory_arguments(p: argparse.ArgumentParser) -> None:
     show = sub.add_parser("show", help="show one item in full")
     show.add_argument("id")
     pin = sub.add_parser("pin", help="pin an item by id, or pin TEXT as a new project rule")
-    pin.add_argument("target", help='an item id (m12, t3) or the text of a rule, e.g. "Use pnpm, never npm"')
+    pin.add_argument("target", help='an item id (m12, t3, f:src/app.py) or the text of a rule, e.g. "Use pnpm, never npm"')
+    pin.add_argument("--rule", action="store_true", help="TARGET is the text of a rule even if it looks like an id")
     for name, helptext in (("unpin", "unpin an item"), ("evict", "take an item out of the window"),
                            ("restore", "bring an evicted or summarised item back")):
         sp = sub.add_parser(name, help=helptext)
@@ -113,8 +115,7 @@ def run_memory(args: argparse.Namespace, workspace: Path) -> int:
         if cmd in READ_ONLY:
             return _read_memory(args, eng)
         if cmd == "pin":
-            target = args.target
-            item = eng.pin(target) if target in eng.items else ws.add_rule(target)
+            item = ws.add_rule(args.target) if args.rule else pin_target(eng, args.target, ws.add_rule)
         elif cmd == "unpin":
             item = eng.unpin(args.id)
         elif cmd == "evict":

@@ -67,4 +67,19 @@ def _m1_initial(db: Database) -> None:
         db[table].enable_fts(["content"], create_triggers=True, tokenize="porter")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial]
+def _m2_id_counters(db: Database) -> None:
+    """Item ids are handed out by the store, atomically, so two processes (the CLI and a TUI, two TUIs)
+    never give the same id to different items; seeded with the highest id already used."""
+    db["id_counters"].create({"scope": str, "prefix": str, "n": int}, pk=("scope", "prefix"))
+    high: dict[tuple[str, str], int] = {}
+    for session_id, item_id in db.execute("SELECT session_id, id FROM items").fetchall():
+        prefix = item_id.rstrip("0123456789")
+        digits = item_id[len(prefix):]
+        if digits and prefix and ":" not in prefix:
+            key = (session_id, prefix)
+            high[key] = max(high.get(key, 0), int(digits))
+    if high:
+        db["id_counters"].insert_all([{"scope": s, "prefix": p, "n": n} for (s, p), n in high.items()])
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters]

@@ -2,7 +2,8 @@
 
 Messages are appended before they are sent; item state (pinned, evicted,
 summarised) is upserted on every change; summaries, decisions, memos, memory
-capsules and a per-step assembly log sit beside them.  Nothing compaction
+capsules and a per-step assembly log sit beside them.  Every text and JSON column is
+written through the process-wide secret Redactor (``core.redact``).  Nothing compaction
 removes from the window is deleted here: the ``items`` table with its FTS
 index is the archive that ``recall`` and the user can search.
 """
@@ -25,6 +26,7 @@ from sqlite_utils import Database
 
 from agent_tui.core.engine import GLOBAL_SESSION
 from agent_tui.core.items import ContextItem
+from agent_tui.core.redact import redact_text, redact_value
 from agent_tui.core.text import clean_text
 from agent_tui.store.db import BUSY_TIMEOUT, open_db, retry_busy, store_error
 
@@ -48,11 +50,13 @@ _UPSERT_SEQ = _upsert_sql((*_ITEM_COLUMNS, "seq"))
 
 
 def _j(v: Any) -> str | None:
-    return None if v is None else clean_text(json.dumps(v, ensure_ascii=False))
+    """A value as JSON text, secrets redacted (every JSON column goes through here)."""
+    return None if v is None else clean_text(json.dumps(redact_value(v), ensure_ascii=False))
 
 
 def _pack(v: Any) -> bytes:
-    return zlib.compress(clean_text(json.dumps(v, ensure_ascii=False)).encode("utf-8"), 1)
+    """A value as compressed JSON, secrets redacted (the logged request and trace)."""
+    return zlib.compress(clean_text(json.dumps(redact_value(v), ensure_ascii=False)).encode("utf-8"), 1)
 
 
 def _unpack(v: str | bytes) -> Any:
@@ -62,7 +66,7 @@ def _unpack(v: str | bytes) -> Any:
 
 def _s(v: str | None) -> str | None:
     """Text as SQLite can hold it (lone surrogates from undecodable bytes become U+FFFD)."""
-    return None if v is None else clean_text(v)
+    return None if v is None else clean_text(redact_text(v))
 
 
 class _Guard:
@@ -141,7 +145,7 @@ class MemoryStore:
         now = time.time()
         with self.lock:
             self.db["sessions"].insert(
-                {"id": sid, "created": now, "updated": now, "title": title, "model": model or "",
+                {"id": sid, "created": now, "updated": now, "title": _s(title), "model": model or "",
                  "parent": parent or "", "status": "open"}
             )
         return sid
@@ -149,7 +153,7 @@ class MemoryStore:
     @_writes
     def touch_session(self, session_id: str, **fields: Any) -> None:
         with self.lock:
-            self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **fields}, pk="id")
+            self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **redact_value(fields)}, pk="id")
 
     def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
         with self.lock:
@@ -238,6 +242,29 @@ class MemoryStore:
             if session_id is None:
                 return self.db["messages"].count
             return self.db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", [session_id]).fetchone()[0]
+
+    @_writes
+    def allocate_id(self, scope: str, prefix: str, floor: int = 0) -> int:
+        """The next number for ``prefix`` ids under ``scope`` (a session, or the workspace-wide one),
+        atomically across processes; never at or below ``floor`` (ids the caller has already seen)."""
+        row = self.db.execute(
+            "INSERT INTO id_counters (scope, prefix, n) VALUES (?, ?, ?) ON CONFLICT (scope, prefix) "
+            "DO UPDATE SET n = max(n, excluded.n - 1) + 1 RETURNING n", [scope, prefix, floor + 1]).fetchone()
+        return int(row[0])
+
+    def data_version(self) -> int:
+        """SQLite's data_version: changes when another connection commits (cheap: no table read)."""
+        with self.lock:
+            return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def items_changed_since(self, session_ids: Iterable[str], since: float) -> list[ContextItem]:
+        """Items of these sessions written at or after ``since`` (wall clock), oldest first."""
+        ids = list(session_ids)
+        marks = ", ".join("?" * len(ids))
+        with self.lock:
+            rows = list(self.db["items"].rows_where(f"session_id IN ({marks}) AND updated >= ?", [*ids, since],
+                                                    order_by="seq, created"))
+        return [self._item(r) for r in rows]
 
     # summaries, decisions, memos ------------------------------------------------
     @_writes

@@ -103,6 +103,7 @@ class ParsedCommand:
     def writes_outside(self, workspace: Path | None) -> list[str]:
         """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""
         out: list[str] = []
+        root = workspace.resolve() if workspace is not None else None
         for r in self.redirects:
             if not r.writes:
                 continue
@@ -110,15 +111,14 @@ class ParsedCommand:
                 out.append("(a computed path)")
             elif r.target in SAFE_TARGETS:
                 continue
-            elif workspace is None or not _inside(r.target, workspace):
+            elif root is None or not _inside(r.target, root):
                 out.append(r.target)
         return out
 
 
-def _inside(target: str, workspace: Path) -> bool:
+def _inside(target: str, root: Path) -> bool:
     if target.startswith("~") or "$" in target or _GLOB.search(target):
         return False
-    root = workspace.resolve()
     p = Path(target)
     full = (p if p.is_absolute() else root / p).resolve()
     return full == root or root in full.parents

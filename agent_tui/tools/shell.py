@@ -94,7 +94,8 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The run_command tool."""
     command: str = args["command"]
     timeout = max(1, min(MAX_TIMEOUT, int(args.get("timeout") or 120)))
-    outcome = await run_shell(command, ctx.workspace.resolve(), timeout)
+    sandbox = getattr(ctx, "sandbox", None)
+    outcome = await run_shell(command, ctx.workspace.resolve(), timeout, sandbox=sandbox)
     counter = counter_for(ctx.model)
     output = outcome.output
     if len(output) >= OFFLOAD_CHARS:  # CPU work: keep the event loop (the UI) responsive
@@ -108,6 +109,8 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         status = f"TIMED OUT after {timeout}s: the command's process group was killed"
     else:
         status = f"exit code {outcome.exit_code}"
+    if sandbox is not None and (outcome.timed_out or outcome.exit_code != 0):
+        status += f"; {sandbox.describe()}"
     head = f"$ {command}\n{status} ({outcome.seconds:.1f}s, {n_lines:,} lines of output)"
     if outcome.dropped_bytes:
         head += f"; {outcome.dropped_bytes:,} bytes beyond the capture limit were dropped"
@@ -118,6 +121,7 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = f"{head}\n{shown}" if output.strip() else f"{head}\n(no output)"
     meta = {
         "command": command,
+        "sandboxed": sandbox is not None,
         "exit_code": outcome.exit_code,
         "timed_out": outcome.timed_out,
         "seconds": round(outcome.seconds, 3),

@@ -4,6 +4,8 @@ The command gets its own session (process group), so on timeout or cancellation 
 whole group is killed - a test runner's worker processes included - instead of only
 the shell.  Output (stdout and stderr interleaved, as a user would see it) is read
 concurrently so a chatty command cannot block on a full pipe, and capped in memory.
+Every running group is registered with ``agent_tui.tools.reaper``, so none outlives
+the agent; with a sandbox the command runs under bubblewrap (``tools/sandbox.py``).
 """
 
 from __future__ import annotations
@@ -11,10 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_tui.tools import reaper
+
+if TYPE_CHECKING:
+    from agent_tui.tools.sandbox import Sandbox
 
 #: Bytes of output kept in memory at most (the rest is counted, not kept).
 MAX_CAPTURE_BYTES = 20_000_000
@@ -45,23 +52,36 @@ async def exited(proc: asyncio.subprocess.Process) -> int:
     return proc.returncode
 
 
-def kill_group(pid: int) -> None:
-    """SIGKILL the process group led by ``pid`` (ignore if already gone)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+def group_alive(pgid: int) -> bool:
+    """True while any process of group ``pgid`` is left (a backgrounded child, say)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
-async def run_shell(command: str, cwd: Path, timeout: float) -> CommandOutcome:
-    """Run ``command`` in ``cwd``; kill its process group after ``timeout`` seconds."""
+async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None) -> CommandOutcome:
+    """Run ``command`` in ``cwd`` (inside ``sandbox`` when given); kill its process group after ``timeout`` s."""
     began = time.monotonic()
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
+    common = dict(cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                  stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
+        if sandbox is not None:
+            proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
+        else:
+            proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+        reaper.register(proc.pid)
+    try:
+        return await _collect(proc, timeout, began)
+    finally:
+        if not group_alive(proc.pid):  # a background child keeps it registered: killed when the agent exits
+            reaper.unregister(proc.pid)
+
+
+async def _collect(proc: asyncio.subprocess.Process, timeout: float, began: float) -> CommandOutcome:
     assert proc.stdout is not None
     stdout = proc.stdout
     buf = bytearray()
@@ -80,10 +100,10 @@ async def run_shell(command: str, cwd: Path, timeout: float) -> CommandOutcome:
         await asyncio.wait_for(exited(proc), timeout)
     except TimeoutError:
         timed_out = True
-        kill_group(proc.pid)
+        reaper.kill_group(proc.pid)
         await exited(proc)
     except asyncio.CancelledError:
-        kill_group(proc.pid)
+        reaper.kill_group(proc.pid)
         reader.cancel()
         with contextlib.suppress(Exception):  # reap it so no transport is left running
             await asyncio.wait_for(exited(proc), DRAIN_GRACE)

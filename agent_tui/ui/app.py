@@ -56,7 +56,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     TITLE = "agent-tui"
     CSS_PATH = [Path(__file__).parent / "app.tcss", *CSS_FILES, Path(__file__).parent / "screens" / "main.tcss"]
     """The widgets' sheets, and the main screen's: Textual skips CSS_PATH for a default screen."""
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
 
     def __init__(self, options: UiOptions) -> None:
         super().__init__()
@@ -65,12 +65,16 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.mcp: Any | None = None
         self.llm_ready = asyncio.Event()
         self.turn_worker: Worker[str] | None = None
+        self._queued: str | None = None
+        """A message sent before the session opened (its bubble is already shown)."""
         self.gauge = GaugeFeed(self._deliver_gauge, self.set_timer)
         self.theme = options.theme or pick_theme()
 
     def get_default_screen(self) -> Screen[Any]:
-        prefill = self.options.demo_task if self.options.demo else ""
-        return MainScreen(self.options.banner(), prefill)
+        from agent_tui.ui.input_history import InputHistory
+
+        history = InputHistory.for_workspace(self.options.workspace)
+        return MainScreen(self.options.banner(), history, self.options.demo_task if self.options.demo else "")
 
     @property
     def main(self) -> MainScreen:
@@ -127,14 +131,24 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
 
     # the turn -------------------------------------------------------------------------------------
     @on(TaskSubmitted)
-    def _task_submitted(self, message: TaskSubmitted) -> None:
-        if self.controller is None:
-            self.notify("The session is still opening; try again in a moment.", severity="warning")
+    async def _task_submitted(self, message: TaskSubmitted) -> None:
+        if self.turn_running or self._queued is not None:
+            self.main.prompt.restore(message.text)
+            self.notify("A turn is running: your message is back in the box; send it when the turn ends, "
+                        "or press esc to cancel the turn.", severity="warning")
             return
-        if self.turn_running:
-            self.notify("A turn is running: wait for it, or press esc to cancel it.", severity="warning")
+        await self.main.conversation.add_user(message.text, pending=True)
+        if self.controller is None:
+            self._queued = message.text
+            self.main.status.state = "opening session… (your message is sent when it is ready)"
             return
         self.turn_worker = self.run_turn(message.text)
+
+    def _send_queued(self) -> None:
+        """The session opened: send what the user typed while it was opening."""
+        if self._queued is not None and self.controller is not None and not self.turn_running:
+            task, self._queued = self._queued, None
+            self.turn_worker = self.run_turn(task)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def run_turn(self, task: str) -> str:
@@ -144,6 +158,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         status_line.busy = True
         await self._model_ready()
         status, turn = "error", ctl.engine.turn
+        await asyncio.to_thread(ctl.ensure_title, task)
         status_line.state = "thinking…"
         streamed = 0
         async for e in ctl.agent.run(task):
@@ -210,6 +225,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         elif state == WorkerState.SUCCESS:
             if worker.group == "session":
                 self._install(worker.result)
+                self._send_queued()
             elif worker.group == "preload":
                 self.llm_ready.set()
                 self.post_message(LlmLoaded(float(worker.result or 0.0)))
@@ -314,7 +330,7 @@ def _describe(error: BaseException | None) -> str:
 
 def _what(worker: Worker[Any]) -> str:
     return {"session": "opening the session", "turn": "the turn", "engine": "the action",
-            "agent": "the command", "view": "viewing the item"}.get(worker.group, worker.name or "a task")
+            "agent": "the command", "view": "viewing the item", "model-check": "checking the model"}.get(worker.group, worker.name or "a task")
 
 
 def make_app(options: UiOptions) -> AgentApp:

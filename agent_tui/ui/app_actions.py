@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from agent_tui.ui.app_commands import UserError
-from agent_tui.ui.controller import SessionController
-from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived
+from agent_tui.ui.controller import MIN_COMPACT_TOKENS, SessionController
+from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived, CompactionSkipped
 
 if TYPE_CHECKING:
     from agent_tui.ui.app import AgentApp
@@ -71,6 +71,13 @@ class ActionsMixin:
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def compact_now(self: AgentApp, focus: str) -> str:
         ctl = self._controller()
+        folded = await asyncio.to_thread(ctl.compactable_tokens)
+        if folded < MIN_COMPACT_TOKENS:
+            why = (f"only {folded:,} tokens of finished rounds; a summary would not be smaller" if folded
+                   else "no finished rounds outside the latest steps")
+            self.notify(f"Nothing to compact: {why}.")
+            self.main.post_message(CompactionSkipped(why))
+            return "compact"
         await self._model_ready()
         self.main.status.state = "compacting…"
         produced = await ctl.compact(focus)
@@ -78,6 +85,7 @@ class ActionsMixin:
             self.main.post_message(AgentEventReceived(e))
         if not produced:
             self.notify("Nothing to compact: no completed rounds outside the latest steps.")
+            self.main.post_message(CompactionSkipped("no finished rounds outside the latest steps"))
         self.gauge.show(await asyncio.to_thread(ctl.assemble))
         self.main.status.state = "ready"
         return "compact"

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.app import SystemCommand
 from textual.screen import Screen
 
@@ -119,7 +120,24 @@ class CommandsMixin:
                       placeholder="openai/gpt-4o")
             return
         if self._idle("switch models"):
-            self.open_session(self.options.session.with_model(arg, ctl.session_id), f"model switched to {arg}")
+            self.check_model(arg.strip())
+
+    @work(thread=True, exclusive=True, group="model-check", exit_on_error=False)
+    def check_model(self: AgentApp, name: str) -> str:
+        """Resolve the name first (litellm's list, or the server's); switch only if it resolves."""
+        from agent_tui.ui import model_check
+
+        ctl = self.controller
+        if ctl is None:
+            return ""
+        self.call_from_thread(setattr, self.main.status, "state", f"checking model {name}…")
+        verdict = model_check.check(name, self.options.session.api_base)
+        if not verdict.ok:
+            self.call_from_thread(setattr, self.main.status, "state", "ready")
+            raise UserError(f"/model refused: {verdict.message}")
+        spec = self.options.session.with_model(name, ctl.session_id)
+        self.call_from_thread(self.open_session, spec, f"model switched to {name} ({verdict.message})")
+        return name
 
     def cmd_threshold(self: AgentApp, arg: str) -> None:
         ctl = self.controller

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 
 ITEM_ACTIONS: tuple[str, ...] = ("pin", "unpin", "evict", "restore")
 
+MIN_COMPACT_TOKENS = 150
+"""Below this a summary (with its header) would be as big as what it replaces: compaction is refused."""
+
+TITLE_CHARS = 80
+"""A session's title: the first line of its first message, cut to this many characters."""
+
 McpFactory = Callable[[Path, Any], Any]
 """Builds an MCP manager for a workspace and settings (None when nothing is configured)."""
 
@@ -56,6 +62,12 @@ class SessionController:
         self.mcp = manager
         self.agent.runner.mcp = manager
         manager.store = self.engine.results
+
+    def compactable_tokens(self) -> int:
+        """Tokens a compaction would fold now (0: no finished rounds outside the latest steps)."""
+        with self.lock:
+            plan = self.engine.plan_compaction(force=True)
+            return sum(int(i.tokens) for i in plan.items) if plan is not None else 0
 
     async def compact(self, focus: str = "") -> list[Event]:
         """Compact now (memo, then summary); the events say what happened ([] if nothing to fold)."""
@@ -107,8 +119,11 @@ class SessionController:
         return getattr(self.engine, action)(item_id)
 
     def pin_rule(self, text: str) -> ContextItem:
-        """Pin ``text`` as a project rule (every session of this workspace)."""
-        return self.engine.pin_rule(text)
+        """Pin an item by id (``f:path`` pins a file's current text), else ``text`` as a project rule
+        (every session of this workspace); an id that names nothing is an EngineError."""
+        from agent_tui.core.pinning import pin_target
+
+        return pin_target(self.engine, text, self.engine.pin_rule)
 
     def set_compact_at(self, share: float) -> tuple[float, float]:
         """Move the compaction point (the fresh-session point stays above it); returns both."""
@@ -137,6 +152,17 @@ class SessionController:
 
     def memos(self) -> list[dict[str, Any]]:
         return self.ws.store.memos(limit=50)
+
+    def ensure_title(self, text: str) -> str:
+        """Give the session a title from its first message (kept if it has one); returns the title."""
+        rows = [r for r in self.ws.store.sessions(limit=200) if r["id"] == self.session_id]
+        if rows and rows[0].get("title"):
+            return str(rows[0]["title"])
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        title = line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+        if title:
+            self.ws.store.touch_session(self.session_id, title=title)
+        return title
 
     def sessions(self) -> list[dict[str, Any]]:
         return self.ws.store.sessions(limit=50)

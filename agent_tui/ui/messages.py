@@ -55,6 +55,13 @@ class BudgetChanged(Message, bubble=False):
 
 
 @dataclass
+class CompactionSkipped(Message, bubble=False):
+    """/compact found nothing worth folding; nothing was changed."""
+
+    reason: str
+
+
+@dataclass
 class TaskSubmitted(Message):
     """The user sent a message to the agent."""
 

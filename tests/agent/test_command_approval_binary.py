@@ -82,3 +82,29 @@ def test_deletion_variants_are_refused_with_yes(tmp_path: Path, fake_llm: Any) -
     for cmd, e in zip(variants, finished, strict=True):
         assert e["is_error"] and "Refused by the approval policy" in e["text"], (cmd, e["text"])
     assert (victim / "sub" / "keep.txt").read_text() == "precious"
+
+
+def test_sandboxed_commands_run_unasked_but_cannot_leave_the_workspace(tmp_path: Path, fake_llm: Any) -> None:
+    from tests.support.bwrap import require_bwrap
+
+    require_bwrap()
+    root = make_repo(tmp_path / "proj")
+    home = Path.home() / f".agent-tui-test-{os.getpid()}"
+    home.mkdir()
+    (home / "keep.txt").write_text("precious")
+    env = user_config(tmp_path, '[approval]\nsandboxed_commands = "allow"\ndeny_commands = ["rm -rf"]\n')
+    try:
+        commands = [
+            "echo built > build.txt && ls",
+            f"python3 -c \"import shutil as s; getattr(s, 'rm' + 'tree')('{home}')\"",  # slips past deny rules
+            f"echo evil > {home}/planted.txt",
+            f"rm -rf {home}",  # a deny rule still refuses
+        ]
+        finished = run_calls(root, fake_llm, env, commands)  # headless, no --yes: nobody to ask
+        assert [e["is_error"] for e in finished] == [False, False, False, True], [e["text"] for e in finished]
+        assert (root / "build.txt").read_text() == "built\n"
+        assert "Read-only file system" in finished[1]["text"] and "sandboxed" in finished[1]["text"]
+        assert "Refused by the approval policy" in finished[3]["text"]
+        assert sorted(p.name for p in home.iterdir()) == ["keep.txt"]
+    finally:
+        subprocess.run(["rm", "-rf", str(home)], check=False)

@@ -125,3 +125,65 @@ def test_active_file_swapped_for_outside_symlink_is_not_sent(tmp_path: Path, fak
     assert "def add" in sent[1]  # the file was active before the swap
     assert not any("OUTSIDE-CONTENT-7f3a9" in body for body in sent)
     assert "content dropped" in sent[-1] or "calc.py" not in sent[-1].split("run_command")[-1]
+
+
+ENV_FILE_KEY = "plantedEnvKey-9f8e7d6c5b4a3210"
+DB_PASSWORD = "DbPassw0rd-77aa"
+PRINTED_TOKEN = "ghp_" + "Zq8" * 12
+ENV_VAR_TOKEN = "envtok-1a2b3c4d5e6f7a8b"
+
+
+def _store_texts(db: Path) -> list[str]:
+    """Every value of every table, compressed blobs decompressed."""
+    import sqlite3
+    import zlib
+
+    conn = sqlite3.connect(db)
+    out: list[str] = []
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            for row in conn.execute(f'SELECT * FROM "{table}"'):
+                for value in row:
+                    if isinstance(value, bytes):
+                        try:
+                            value = zlib.decompress(value)
+                        except zlib.error:
+                            pass
+                        out.append(value.decode("utf-8", "replace"))
+                    elif value is not None:
+                        out.append(str(value))
+    finally:
+        conn.close()
+    return out
+
+
+def test_secrets_never_reach_request_store_json_or_logs(tmp_path: Path, fake_llm) -> None:
+    root = make_repo(tmp_path / "proj")
+    (root / ".env").write_text(f"SERVICE_API_KEY={ENV_FILE_KEY}\n"
+                               f"DATABASE_URL=postgres://app:{DB_PASSWORD}@db.internal:5432/app\nDEBUG=1\n")
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": ".env"}),
+        Reply.tool_call("run_command", {"command": f"echo 'your token: {PRINTED_TOKEN}'"}),
+        Reply.tool_call("run_command", {"command": "env | sort"}),
+        Reply.tool_call("search", {"pattern": "SERVICE_API_KEY"}),
+        Reply.text("done"),
+    )
+    env = _env(OPENAI_API_KEY="sk-test-files-0123456789", MY_SERVICE_TOKEN=ENV_VAR_TOKEN)
+    proc = _run(root, fake_llm.base_url, "--yes", env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    planted = (ENV_FILE_KEY, DB_PASSWORD, PRINTED_TOKEN, ENV_VAR_TOKEN)
+    bodies = [r.raw.decode("utf-8", "replace") for r in fake_llm.requests]
+    stored = _store_texts(root / ".agent-tui" / "memory.db")
+    files = [p for p in (root / ".agent-tui").rglob("*") if p.is_file()]
+    for secret in planted:
+        assert not any(secret in b for b in bodies), secret
+        assert not any(secret in s for s in stored), secret
+        assert secret not in proc.stdout and secret not in proc.stderr, secret
+        for path in files:
+            assert secret.encode() not in path.read_bytes(), (secret, path)
+    # not vacuous: the file, the printed token and the env listing were all sent and stored
+    assert len(bodies) >= 5
+    assert "SERVICE_API_KEY" in bodies[-1] and "db.internal" in bodies[-1] and "MY_SERVICE_TOKEN" in bodies[-1]
+    assert "[REDACTED:github-token]" in bodies[-1] and "[REDACTED:url-password]" in bodies[-1]
+    assert any("SERVICE_API_KEY" in s for s in stored)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_tui.core.assembler import check_pairing
 from agent_tui.core.config import Settings
-from agent_tui.core.engine import ContextEngine, EngineError
+from agent_tui.core.engine import ContextEngine
 from agent_tui.core.hashing import content_hash
 from agent_tui.core.items import State
 from tests.core.core_helpers import call, filler, request_text
@@ -45,12 +45,13 @@ def test_active_file_is_protected_past_the_history_cap(tmp_path: Path) -> None:
         assert check_pairing(asm.messages) == []
     assert any(c.ok for c in eng.compactions)
     assert eng.items["t1"].state == State.SUMMARISED  # the read's output left, the file stayed
-    # The protected file cannot be evicted by hand either.
-    try:
-        eng.evict("f:src/app.py")
-        raise AssertionError("evicting an active file must be refused")
-    except EngineError as exc:
-        assert "active file" in str(exc)
+    # Compaction never drops it; the user can release it by hand (evict), and the trace says so.
+    released = eng.evict("f:src/app.py")
+    assert released.state == State.RELEASED
+    asm = eng.assemble()
+    assert body not in asm.messages[0]["content"]
+    assert any(t.item_id == "f:src/app.py" and not t.included and "released by the user" in t.reason
+               for t in asm.trace)
 
 
 def test_latest_content_wins_after_an_edit(tmp_path: Path) -> None:

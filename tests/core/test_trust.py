@@ -189,3 +189,24 @@ def test_sandbox_and_spending_caps_only_tighten(tmp_path: Path) -> None:
     strict = split_workspace({}, {"sandbox": {"mode": "auto", "network": False, "writable": []},
                                   "approval": {"sandboxed_commands": "ask"}}, tmp_path)
     assert not strict.asks and strict.tight["sandbox"] == {"mode": "auto", "network": False, "writable": []}
+
+
+_VALUES = st.one_of(st.booleans(), st.integers(-5, 500), st.text(max_size=8), st.lists(st.text(max_size=4), max_size=2))
+_TOP = st.sampled_from(["model", "api_base", "window", "temperature", "max_steps", "store_path", "rules", "provider",
+                        "budget", "sandbox", "approval", "mcp", "models", "tools", "memory"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(ws=st.dictionaries(_TOP, st.one_of(_VALUES, st.dictionaries(st.sampled_from(
+    ["servers", "default_command", "mode", "network", "writable", "max_cost", "x", "tools", "timeout"]),
+    st.one_of(_VALUES, st.dictionaries(st.text(min_size=1, max_size=4), _VALUES, max_size=2)), max_size=3)),
+    max_size=6))
+def test_every_workspace_key_is_kept_as_tightening_or_asked(ws: dict[str, Any]) -> None:
+    """Nothing loosening reaches the untrusted merge, and nothing is dropped without being listed."""
+    split = split_workspace({}, ws, Path("/nowhere"))
+    for key in ("model", "api_base", "models", "provider"):
+        assert key not in split.tight
+    assert "servers" not in split.tight.get("mcp", {})
+    asked_top = {a.key.split(".")[0] for a in split.asks}
+    for key in ws:
+        assert key in split.tight or key in asked_top or ws[key] == {}, key

@@ -32,12 +32,15 @@ class Tmux:
         self.name = name
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+        """A tmux command on this test's own server (other tmux users cannot resize its window)."""
+        return subprocess.run(["tmux", "-L", self.name, *args], check=True, capture_output=True, text=True).stdout
 
     def start(self, command: list[str], width: int, height: int, env: dict[str, str]) -> None:
         exports = [f"{k}={v}" for k, v in env.items()]
+        # COLUMNS/LINES left in this process's environment (by in-process app tests) would
+        # override the pane's real size in the child: drop them.
         self.run("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
-                 "env", *exports, *command)
+                 "env", "-u", "COLUMNS", "-u", "LINES", *exports, *command)
 
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", self.name, *keys)
@@ -59,7 +62,7 @@ class Tmux:
             time.sleep(0.2)
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run(["tmux", "-L", self.name, "kill-server"], capture_output=True)
 
 
 @pytest.fixture
@@ -89,13 +92,14 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     assert "█" in screen and "Offline demo" in screen
     tmux.wait_for(lambda s: "● ready" in s, "the model client", timeout=120)
 
-    tmux.keys("Enter")  # the demo task is prefilled
-    tmux.wait_for(lambda s: "Allow run_command" in s, "the approval dialog")
+    tmux.keys("Enter")  # enter on the empty box sends the demo task
+    screen = tmux.wait_for(lambda s: "allow run_command" in s.lower(), "the approval dialog")
+    assert "list_dir . (t1, " in screen, "tool titles keep their item id and tokens"
     tmux.keys("n")
-    tmux.wait_for(lambda s: "user denied the command" in s and "● ready" in s, "the end of the turn")
+    tmux.wait_for(lambda s: "You denied the test run" in s and "● ready" in s, "the end of the turn")
 
     tmux.keys("F2")
-    tmux.wait_for(lambda s: "tok in the last request" in s and "m1" in s, "the inspector")
+    tmux.wait_for(lambda s: "tok sent" in s and "m1" in s, "the inspector")
     tmux.keys("Down")  # the first row is the system prompt; m1 (the task) is next
     screen = tmux.wait_for(lambda s: "m1: in the last request" in s, "m1 selected")
     tmux.keys("p")
@@ -110,7 +114,8 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     tmux.keys("C-q")
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if subprocess.run(["tmux", "has-session", "-t", tmux.name], capture_output=True).returncode != 0:
+        if subprocess.run(["tmux", "-L", tmux.name, "has-session", "-t", tmux.name],
+                          capture_output=True).returncode != 0:
             break
         time.sleep(0.2)
 
@@ -123,3 +128,38 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     rows = {r["id"]: r for r in memory_list(workspace)}
     assert rows["m1"]["pinned"] is True
     assert rows["t4"]["state"] == "in" and not rows["t4"]["pinned"]
+
+
+def test_demo_at_80x24_in_tmux_is_readable_and_takes_a_reason(tmux: Tmux, tmp_path: Path) -> None:
+    """At 80×24: the budget is one line, the status line and footers fit, the approval dialog leaves
+    the conversation visible, a denial carries the user's reason, the inspector shows whole ids."""
+    workspace = tmp_path / "inventory-app"
+    env = {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "HOME": str(tmp_path)}
+    tmux.start([str(AGENT_TUI), "--demo", "--workspace", str(workspace)], 80, 24, env)
+    screen = tmux.wait_for(lambda s: "● ready" in s and "ctx " in s, "the model client", timeout=120)
+    lines = screen.splitlines()
+    strip = next(line.strip() for line in lines if line.strip().startswith("ctx "))
+    assert re.match(r"ctx \d+ % ", strip), strip
+    assert "enter sends the demo task" in screen, "an empty box with a hint line"
+    status = next(line for line in lines if "● ready" in line)
+    assert "session …" in status and len(status.rstrip()) <= 80
+
+    tmux.keys("Enter")
+    screen = tmux.wait_for(lambda s: "allow run_command" in s, "the approval dialog")
+    assert "read_file tests/test_stock.py" in screen, "the conversation stays visible behind the dialog"
+    assert "Deny, say why (r)" in screen
+    tmux.keys("r")
+    tmux.wait_for(lambda s: "why not?" in s, "the reason box")
+    tmux.type("not now, just read")
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: "● ready" in s and "not now, just read" in s, "the model's answer to the reason")
+
+    tmux.keys("F2")
+    screen = tmux.wait_for(lambda s: "tok sent" in s and "f:inventory/stock.py" in s and "Filter" in s,
+                           "the inspector")
+    footer = next(line for line in screen.splitlines() if "Filter" in line)
+    assert "Sort" in footer and "Pin" in footer and "Evict" in footer
+    tmux.keys("Escape")
+    tmux.wait_for(lambda s: "● ready" in s and "ctx " in s, "the main screen")
+    tmux.keys("C-q")

@@ -134,7 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         fake._record(self, b"")
         if self.path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": fake.model, "object": "model"}]})
+            ids = [fake.model, *fake.more_models]
+            self._send_json(200, {"object": "list", "data": [{"id": i, "object": "model"} for i in ids]})
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -233,6 +234,8 @@ class FakeOpenAI:
         )
         #: Model id reported when the request names none.
         self.model = model
+        #: More ids ``GET /models`` lists besides ``model`` (a server serving several models).
+        self.more_models: list[str] = []
         #: Send the final usage chunk even without ``stream_options.include_usage``.
         self.always_stream_usage = always_stream_usage
         #: Every request received, in order.

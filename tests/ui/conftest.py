@@ -19,6 +19,8 @@ from textual.pilot import Pilot
 from agent_tui.demo_project import make_demo_workspace
 from agent_tui.ui.app import AgentApp, make_app
 from agent_tui.ui.options import SessionSpec, UiOptions
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.fixtures import FAKE_MODEL, PLANTED_KEY
 
 HANG = 60.0
 """Seconds after which a wait is a hang (a failure), not a slow machine."""
@@ -145,3 +147,13 @@ async def gauge_agrees(pilot: Pilot[Any]) -> dict[str, Any]:
     title = str(app.main.budget.query_one("#budget-title").render())
     assert f"{cli['used_pct']:.1f}%" in title
     return cli
+
+
+@pytest.fixture
+def fake_app(fake_llm: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentApp:
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("# Notes\nThe answer is 42.\n")
+    return make_app(UiOptions(workspace=project, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                              theme="textual-dark"))

@@ -38,9 +38,11 @@ class _CountingUuid:
 
 def fixed_session_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """New sessions get SESSION_ID (then SESSION_ID-2 ...), created at a fixed time; the demo's call ids
-    and the store's result handles count up (both are sent to the model, so both are counted in tokens)."""
+    and the store's result handles count up (both are sent to the model, so both are counted in tokens); the
+    demo's test command names ``python3``, not this machine's interpreter path."""
     counter = {"n": 0}
     monkeypatch.setattr("agent_tui.agent.demo.uuid", _CountingUuid())
+    monkeypatch.setattr("agent_tui.agent.demo.interpreter", lambda: "python3")  # not this machine's path
     monkeypatch.setattr("agent_tui.store.store.uuid", _CountingUuid())
 
     def new_session(self: MemoryStore, model: str | None = None, title: str = "", parent: str | None = None) -> str:

@@ -10,11 +10,15 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.demo import unittest_command
 from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
-from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.screens.approval import ApprovalScreen, _command_hint
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
 from .conftest import Recorder, demo_app, demo_until_approval, gauge_agrees, turn_done, wait_for
+
+PREFIX = unittest_command().rsplit(" discover", 1)[0]
+"""The prefix the policy offers for the demo's test command (``<interpreter> -m unittest``)."""
 
 
 async def next_approval(pilot: Pilot[Any], seen: set[str]) -> ApprovalScreen:
@@ -31,7 +35,7 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace: Path, recorde
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
         assert dialog.request.kind == "command"
-        assert "$ python -m pytest -q" in str(dialog.query_one("#approval-command", Static).render())
+        assert "-m unittest discover -s tests" in str(dialog.query_one("#approval-command", Static).render())
         seen = {dialog.request.call_id}
         await pilot.press("y")
 
@@ -139,8 +143,8 @@ async def test_always_on_a_command_remembers_the_exact_line(demo_workspace: Path
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
         hint = str(dialog.query_one("#approval-why", Static).render())
-        assert "no allow rule covers `python -m pytest`" in hint
-        assert "every command starting with `python -m pytest`" in hint
+        assert f"no allow rule covers `{PREFIX}`" in hint
+        assert "any command starting with that" in hint and hint.count(PREFIX) == 1, "the prefix is shown once"
         seen = {dialog.request.call_id}
         await pilot.press("a")
         dialog = await next_approval(pilot, seen)
@@ -149,10 +153,10 @@ async def test_always_on_a_command_remembers_the_exact_line(demo_workspace: Path
         await turn_done(pilot)
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["always", "once"], "the re-run was not asked"
         policy = app.controller.agent.policy
-        assert policy.always_commands == {"python -m pytest -q"} and not policy.always_prefixes
+        assert policy.always_commands == {unittest_command()} and not policy.always_prefixes
         runs = [e for e in recorder.events(ev.ToolCallFinished) if e.name == "run_command"]
-        assert len(runs) == 2 and "passed" in runs[-1].text
-        for other in ("python -m pytest -q; rm -rf inventory", "python -c 'print(1)'", "python -m pytest"):
+        assert len(runs) == 2 and "\nOK" in runs[-1].text
+        for other in (f"{unittest_command()}; rm -rf inventory", "python -c 'print(1)'", PREFIX):
             assert policy.decide("run_command", "command", {"command": other}) == "ask", other
 
 
@@ -160,7 +164,7 @@ async def test_prefix_choice_remembers_the_shown_prefix(demo_workspace: Path, re
     app = demo_app(demo_workspace)
     async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
-        assert dialog.request.prefix == "python -m pytest"
+        assert dialog.request.prefix == PREFIX
         seen = {dialog.request.call_id}
         await pilot.press("p")
         dialog = await next_approval(pilot, seen)
@@ -168,10 +172,10 @@ async def test_prefix_choice_remembers_the_shown_prefix(demo_workspace: Path, re
         await turn_done(pilot)
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["prefix", "deny"]
         policy = app.controller.agent.policy
-        assert policy.always_prefixes == [("python", "-m", "pytest")] and not policy.always_commands
-        assert policy.decide("run_command", "command", {"command": "python -m pytest -x tests"}) == "allow"
+        assert policy.always_prefixes == [tuple(PREFIX.split())] and not policy.always_commands
+        assert policy.decide("run_command", "command", {"command": f"{PREFIX} -v tests"}) == "allow"
         assert policy.decide("run_command", "command", {"command": "python -c 'import os'"}) == "ask"
-        assert policy.decide("run_command", "command", {"command": "python -m pytest && rm x"}) == "ask"
+        assert policy.decide("run_command", "command", {"command": f"{PREFIX} && rm x"}) == "ask"
 
 
 async def test_no_prefix_offered_means_p_does_nothing(demo_workspace: Path, recorder: Recorder) -> None:
@@ -187,6 +191,9 @@ async def test_no_prefix_offered_means_p_does_nothing(demo_workspace: Path, reco
         app.push_screen(screen, callback=answers.append)
         await wait_for(pilot, lambda: app.screen is screen and screen.query("#approval-why"), "the second dialog")
         assert "starting with" not in str(screen.query_one("#approval-why", Static).render())
+        other = ev.ApprovalRequested("c-y", "run_command", "command", "$ make test", prefix="make test",
+                                     reason="it writes outside the workspace")
+        assert "any command starting with `make test`" in str(_command_hint(other)), "a prefix not in the reason is quoted"
         await pilot.press("p")
         await pilot.pause()
         assert app.screen is screen and answers == [], "p without an offered prefix is ignored"

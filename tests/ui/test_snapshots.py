@@ -59,3 +59,20 @@ def test_approval_dialog(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, siz
         await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_trace_tab(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]) -> None:
+    from agent_tui.ui.screens.request_view import RequestScreen
+
+    fixed_session_ids(monkeypatch)
+
+    async def run_before(pilot: Any) -> None:
+        await denied_demo_turn(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, RequestScreen) and pilot.app.screen.latest,
+                       "the request")
+        await pilot.press("3")
+        await _settle(pilot)
+
+    assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)

@@ -72,5 +72,7 @@ async def test_no_model_opens_the_demo_with_a_banner(tmp_path: Path) -> None:
         assert "Offline demo" in banner and "no model is configured" in banner and "--model" in banner
         assert app.controller.model == DEMO_MODEL
         assert app.main.status.model == DEMO_MODEL
-        assert app.main.query_one(PromptInput).value == app.options.demo_task
+        prompt = app.main.query_one(PromptInput)
+        assert prompt.value == "", "the box starts empty: typing does not append to the demo task"
+        assert "enter sends the demo task" in str(prompt.placeholder)
         assert app.controller.root == app.options.workspace != project

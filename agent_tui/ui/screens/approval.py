@@ -38,7 +38,10 @@ def _command_hint(req: ApprovalRequested) -> Content:
     lines = [f"Why asked: {req.reason}"] if req.reason else []
     choices = "a allows this exact command again"
     if req.prefix:
-        choices += f" · p allows every command starting with `{req.prefix}`"
+        quoted = f"`{req.prefix}`"
+        # Long interpreter paths would otherwise be printed twice and push the conversation away.
+        shown = "that" if quoted in (req.reason or "") else quoted
+        choices += f" · p allows any command starting with {shown}"
     lines.append(choices)
     return Content("\n".join(lines))
 

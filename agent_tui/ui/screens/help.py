@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown
+from textual.widgets import Footer, Static
 
 from agent_tui.ui.commands import COMMANDS
 
 KEYS: tuple[tuple[str, str, str], ...] = (
     ("Main", "enter", "send the message or run the /command"),
-    ("Main", "up / down", "input history"),
-    ("Main", "tab", "complete a /command or an item id"),
-    ("Main", "esc", "cancel the running turn (the partial answer is kept, marked cut)"),
+    ("Main", "shift+enter / ctrl+j", "new line in the message"),
+    ("Main", "up / down", "input history (on the first / last line; kept per workspace)"),
+    ("Main", "tab", "complete a /command, an item id or a model name"),
+    ("Main", "esc", "cancel the running turn (right after closing a panel: press it twice)"),
     ("Main", "f1", "this help"),
     ("Main", "f2", "inspector (every context item)"),
     ("Main", "ctrl+r", "the exact last request, its diff and trace"),
@@ -38,6 +42,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
 
 
 def help_markdown(workspace: str = "") -> str:
+    """Keys and commands as Markdown (README, docs); the screen draws the same tables as text."""
     lines = ["# agent-tui", ""]
     if workspace:
         lines += [f"Workspace: `{workspace}`", ""]
@@ -45,7 +50,48 @@ def help_markdown(workspace: str = "") -> str:
     lines += [f"| {w} | `{k}` | {d} |" for w, k, d in KEYS]
     lines += ["", "## Commands", "", "| command | does |", "|---|---|"]
     lines += [f"| `/{c.name}{' ' + c.args if c.args else ''}` | {c.help} |" for c in COMMANDS]
+    lines += ["", BUDGET_NOTE]
     return "\n".join(lines)
+
+
+BUDGET_NOTE = ("The input budget is the window minus the reserve kept for the answer, minus a safety margin "
+               "for the token count's error: input budget = window − reserve − margin (the budget panel "
+               "shows the numbers). Cache hits and cost show once the provider reports them.")
+KEY_COLUMN = 20
+
+
+def help_lines(width: int) -> list[str | tuple[str, str]]:
+    """One line per key (a long description wraps under itself), section headers between."""
+    out: list[str | tuple[str, str]] = []
+    room = max(20, width - KEY_COLUMN - 1)
+
+    def rows(key: str, text: str) -> None:
+        wrapped = textwrap.wrap(text, room) or [""]
+        out.append(f"{key:<{KEY_COLUMN}} {wrapped[0]}")
+        out.extend(" " * (KEY_COLUMN + 1) + more for more in wrapped[1:])
+
+    where = ""
+    for w, k, d in KEYS:
+        if w != where:
+            out.append((f"{w}", "bold $accent"))
+            where = w
+        rows(f"  {k}", d)
+    out.append(("Commands", "bold $accent"))
+    for c in COMMANDS:
+        rows(f"  /{c.name}{' ' + c.args if c.args else ''}", c.help)
+    out.append(("The budget", "bold $accent"))
+    out.extend(textwrap.wrap(BUDGET_NOTE, max(20, width)))
+    return out
+
+
+class HelpText(Static):
+    """The keys and commands, laid out for the width it has."""
+
+    def render(self) -> Content:
+        parts: list[str | tuple[str, str]] = []
+        for line in help_lines(self.content_size.width or 76):
+            parts += [line, "\n"]
+        return Content.assemble(*parts[:-1])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -57,8 +103,12 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, workspace: str = "") -> None:
         super().__init__()
         self.workspace = workspace
+        self.source = help_markdown(workspace)
+        """The same content as Markdown."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="help-dialog"):
-            yield Markdown(help_markdown(self.workspace), id="help-text")
-        yield Footer()
+        with VerticalScroll(id="help-dialog") as box:
+            box.border_title = "agent-tui help" + (f" · {self.workspace}" if self.workspace else "")
+            box.border_subtitle = "esc closes · ↑↓ scroll"
+            yield HelpText(id="help-text")
+        yield Footer(compact=True)

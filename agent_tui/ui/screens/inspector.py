@@ -18,10 +18,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
+from agent_tui.ui.columns import clip, fit_widths
 from agent_tui.ui.messages import BudgetChanged, ItemChanged
 from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_rows
 
 PREVIEW = 80
+HEADER = ("id", "category", "tokens", "age", "state", "pin", "preview")
 STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
                "stubbed": "$warning", "released": "$foreground 50%"}
 
@@ -35,10 +37,10 @@ class InspectorScreen(Screen[None]):
         Binding("escape", "close", "Back"),
         Binding("p", "act('pin')", "Pin"),
         Binding("u", "act('unpin')", "Unpin"),
-        Binding("e,d", "act('evict')", "Evict/drop"),
+        Binding("e,d", "act('evict')", "Evict"),
         Binding("r", "act('restore')", "Restore"),
         Binding("enter,v", "view", "View"),
-        Binding("x", "app.request", "Exact request"),
+        Binding("x", "app.request", "Request"),
         Binding("s", "sort", "Sort"),
         Binding("slash,f", "filter", "Filter"),
     ]
@@ -55,18 +57,14 @@ class InspectorScreen(Screen[None]):
         yield Label("", id="flags")
         yield DataTable(id="items", cursor_type="row", zebra_stripes=True)
         yield Label("", id="why")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("id", key="id", width=9)
-        table.add_column("category", key="category", width=8)
-        table.add_column("tokens", key="tokens", width=7)
-        table.add_column("age", key="age", width=3)
-        table.add_column("state", key="state", width=10)
-        table.add_column("pin", key="pin", width=3)
-        table.add_column("preview", key="preview", width=PREVIEW)
         self.reload()
+
+    def on_resize(self) -> None:
+        if self.rows:
+            self._show(self.rows, self.controller.breakdown() if self.controller else None)
 
     # data ---------------------------------------------------------------------------------------
     @property
@@ -86,19 +84,24 @@ class InspectorScreen(Screen[None]):
         self.rows = rows
         table = self.query_one(DataTable)
         keep = self.selected_id()
-        table.clear()
         shown = sort_rows(filter_rows(rows, self.query_one("#filter", Input).value), self.sort_key)
-        for r in shown:
+        cells = [(r.id, r.category, f"{r.tokens:,}", str(r.age), r.state, "●" if r.pinned else "",
+                  r.preview[:PREVIEW]) for r in shown]
+        widths = fit_widths(HEADER, cells, self.app.size.width - 2, flex=6, floors=(4, 3, 6, 3, 5, 3, 10),
+                            caps=(48, None, None, None, None, None, PREVIEW))
+        table.clear(columns=True)
+        for name, width in zip(HEADER, widths, strict=True):
+            table.add_column(name, key=name, width=width)
+        for r, c in zip(shown, cells, strict=True):
             table.add_row(
-                r.id, r.category, f"{r.tokens:,}", str(r.age),
-                Content.styled(r.state, STATE_STYLE.get(r.state, "")), "●" if r.pinned else "",
-                Content(r.preview[:PREVIEW]), key=r.id,
+                c[0], c[1], c[2], c[3], Content.styled(r.state, STATE_STYLE.get(r.state, "")), c[5],
+                Content(clip(c[6], widths[6])), key=r.id,
             )
         if keep is not None and any(r.id == keep for r in shown):
             table.move_cursor(row=table.get_row_index(keep))
         total = sum(r.tokens for r in rows if r.in_request)
         self.query_one("#inspector-title", Label).update(
-            f"{len(shown)}/{len(rows)} items · {total:,} tok in the last request · by {self.sort_key}")
+            f"{len(shown)}/{len(rows)} items · {total:,} tok sent · by {self.sort_key}")
         flags = red_flags(rows, breakdown)
         self.query_one("#flags", Label).update("⚠ " + "; ".join(flags) if flags else "")
         self._explain()

@@ -6,23 +6,31 @@ and turns keys into app actions; it holds no session state of its own.
 
 from __future__ import annotations
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Button, Collapsible, Footer, Static
 
 from agent_tui.agent import events as ev
-from agent_tui.ui.messages import AgentEventReceived, BudgetChanged, SessionOpened
+from agent_tui.ui import commands
+from agent_tui.ui.input_history import InputHistory
+from agent_tui.ui.messages import (
+    AgentEventReceived,
+    BudgetChanged,
+    CompactionSkipped,
+    SessionOpened,
+)
 from agent_tui.ui.widgets.budget import BudgetPanel
 from agent_tui.ui.widgets.chat_items import Banner, ThresholdOffer
 from agent_tui.ui.widgets.conversation import Conversation
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status_line import StatusLine
 
-NARROW = 72
-"""Below this width the budget panel collapses to one line (ctrl+b toggles it)."""
+NARROW = 100
+"""Below this width the budget panel collapses to one line (ctrl+b toggles it): at 80 columns the
+conversation needs the room."""
 
 
 class MainScreen(Screen[None]):
@@ -31,7 +39,7 @@ class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
-        Binding("escape", "app.cancel_turn", "Cancel turn", show=True),
+        Binding("escape", "cancel_turn", "Cancel turn", show=True),
         Binding("f1", "app.help", "Help"),
         Binding("f2", "app.inspector", "Inspector"),
         Binding("ctrl+r", "app.request", "Request"),
@@ -41,11 +49,14 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "toggle_budget", "Budget", show=False),
     ]
 
-    def __init__(self, banner: str | None, prefill: str = "") -> None:
+    def __init__(self, banner: str | None, history: InputHistory | None = None, default_task: str = "") -> None:
         super().__init__()
         self.banner = banner
-        self.prefill = prefill
+        self.history = history or InputHistory(None)
+        self.default_task = default_task
         self._user_sized = False
+        self._esc_armed = True
+        """False right after an overlay closed: the next esc only arms (a second one cancels)."""
 
     def compose(self) -> ComposeResult:
         if self.banner:
@@ -53,19 +64,29 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             with Vertical(id="chat"):
                 yield Conversation(id="conversation")
-                yield PromptInput(self._item_ids, id="prompt")
+                yield Vertical(id="pastes")
+                yield PromptInput(self._complete, self.history, self._hint(), self.default_task, id="prompt")
             yield BudgetPanel(id="budget")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
-    def on_mount(self) -> None:
-        prompt = self.query_one(PromptInput)
-        prompt.value = self.prefill
-        prompt.cursor_position = len(self.prefill)
+    def _hint(self) -> str:
+        if self.default_task:
+            return "enter sends the demo task (fix the restock bug) · or type your own · /help"
+        return ""
 
-    def _item_ids(self) -> list[str]:
+    def _complete(self, text: str) -> str | None:
+        if text.startswith("/model ") and len(text) > len("/model "):
+            from agent_tui.ui import model_check
+
+            done = model_check.complete(text[len("/model "):], model_check.loaded_names())
+            return f"/model {done}" if done else None
         controller = getattr(self.app, "controller", None)
-        return controller.item_ids() if controller is not None else []
+        return commands.complete(text, controller.item_ids() if controller is not None else [])
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
 
     @property
     def conversation(self) -> Conversation:
@@ -88,27 +109,116 @@ class MainScreen(Screen[None]):
         self._user_sized = True
         self.budget.collapsed = not self.budget.collapsed
 
+    # focus and keys: one place ----------------------------------------------------------------
+    def focus_prompt(self) -> None:
+        """Give the keyboard back to the message box (after a button, an overlay, a click)."""
+        if self.app.screen is self:
+            self.prompt.focus()
+
+    def on_screen_suspend(self) -> None:
+        self._esc_armed = False  # an overlay opened: its esc must not reach the turn
+
+    def on_screen_resume(self) -> None:
+        self.call_after_refresh(self.focus_prompt)
+
+    @on(Button.Pressed)
+    def _button_pressed(self) -> None:
+        self.call_after_refresh(self.focus_prompt)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that reached the screen (focus was on a panel, a button, the scroll
+        area) goes into the message box instead of being lost."""
+        if event.key != "escape":
+            self._esc_armed = True
+        prompt = self.prompt
+        if event.is_printable and event.character and self.focused is not prompt:
+            event.stop()
+            event.prevent_default()
+            prompt.focus()
+            prompt.insert(event.character)
+
+    def action_cancel_turn(self) -> None:
+        """Esc on the main screen with no overlay open: cancel the running turn.  Right after an
+        overlay closed (the user may be pressing esc to get back) it takes a second esc."""
+        app = self.app
+        if app.screen is not self or not getattr(app, "turn_running", False):
+            return
+        if not self._esc_armed:
+            self._esc_armed = True
+            self.notify("A turn is running: press esc again to cancel it.", timeout=3)
+            return
+        app.action_cancel_turn()  # type: ignore[attr-defined]
+
+    @on(PromptInput.Changed, "#prompt")
+    def _typed(self) -> None:
+        self._esc_armed = True
+
+    @on(PromptInput.PasteFolded)
+    async def _paste_folded(self, message: PromptInput.PasteFolded) -> None:
+        lines = message.text.count("\n") + 1
+        block = Collapsible(Static(message.text, markup=False), title=f"paste #{message.number} · {lines:,} lines",
+                            collapsed=True)
+        await self.query_one("#pastes").mount(block)
+        self.prompt.focus()
+
+    @on(PromptInput.Sent)
+    async def _prompt_sent(self) -> None:
+        await self.query_one("#pastes").remove_children()
+
     # what the app reports ---------------------------------------------------------------------
     @on(AgentEventReceived)
     async def _agent_event(self, message: AgentEventReceived) -> None:
         e = message.event
         if isinstance(e, ev.Usage):
-            self.status.cost = e.session_cost_usd
+            self._usage(e)
         await self.conversation.show(e)
+        if isinstance(e, ev.Compacted) and e.summary_id:
+            for offer in self._offers("compact"):
+                offer.resolve(f"Compacted {e.evicted} items into {e.summary_id}: history {e.tokens_before:,} → "
+                              f"{e.tokens_after:,} tokens.")
+
+    def _offers(self, level: str | None = None) -> list[ThresholdOffer]:
+        return [o for o in self.conversation.query(ThresholdOffer)
+                if not o.resolved and (level is None or o.level == level)]
+
+    def _track_offers(self) -> None:
+        gauge = self.budget.gauge
+        if gauge is None:
+            return
+        for offer in self._offers():
+            offer.track(gauge.used_pct, gauge.fresh_at if offer.level == "fresh" else gauge.compact_at)
+
+    @on(CompactionSkipped)
+    def _compaction_skipped(self, message: CompactionSkipped) -> None:
+        gauge = self.budget.gauge
+        now = f" The window is still {gauge.used_pct:.0f} % full." if gauge is not None else ""
+        for offer in self._offers("compact"):
+            offer.say(f"Nothing to compact: {message.reason}; nothing was changed.{now}")
+
+    def _usage(self, e: ev.Usage) -> None:
+        """Cache hits and cost, shown once the model layer reports them (a zero it never
+        measured is not shown)."""
+        if e.session_cost_usd > 0 or self.status.cost is not None:
+            self.status.cost = self.budget.cost = e.session_cost_usd
+        if e.cached_tokens > 0 or e.session_cache_hit_pct > 0 or self.status.cache_pct is not None:
+            self.status.cache_pct = self.budget.cache_pct = e.session_cache_hit_pct
 
     @on(BudgetChanged)
     def _budget_changed(self, message: BudgetChanged) -> None:
         self.budget.show(message.breakdown, message.points, message.output_tokens, message.reset)
+        self._track_offers()
 
     @on(SessionOpened)
     async def _session_opened(self, message: SessionOpened) -> None:
         self.status.session = message.session_id
         self.status.model = message.model
-        self.status.cost = 0.0
+        self.status.cost = self.status.cache_pct = None
+        self.budget.cost = self.budget.cache_pct = None
         await self.conversation.replay(message.transcript)
         if message.note:
             await self.conversation.note(message.note, "info")
 
     @on(ThresholdOffer.Accepted)
     def _offer_accepted(self, message: ThresholdOffer.Accepted) -> None:
+        self.focus_prompt()
         self.app.run_command(message.command, "")  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static, TabbedContent, TabPane, TextArea
 
+from agent_tui.ui.columns import clip, fit_widths
 from agent_tui.ui.diffview import diff_content, unified
 from agent_tui.ui.request_text import header, request_text
 
@@ -49,15 +50,15 @@ class RequestScreen(Screen[None]):
                     yield Static("", id="diff-text")
             with TabPane("Trace", id="trace"):
                 yield DataTable(id="trace-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+                yield Label("", id="trace-why")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        table = self.query_one("#trace-table", DataTable)
-        table.add_column("item", width=10)
-        table.add_column("in", width=3)
-        table.add_column("tokens", width=7)
-        table.add_column("reason")
         self.load()
+
+    def on_resize(self) -> None:
+        if self.latest is not None:
+            self._fill_trace()
 
     @work(thread=True, exclusive=True, group="request", exit_on_error=False)
     def load(self) -> None:
@@ -82,11 +83,40 @@ class RequestScreen(Screen[None]):
             diff = unified(request_text(self.previous["request"]), text)
             self.query_one("#diff-text", Static).update(
                 diff_content(diff, DIFF_LINES) if diff else Content("(identical to the previous request)"))
+        self._fill_trace()
+
+    def _fill_trace(self) -> None:
+        """The trace table with widths from its content: whole ids, the reason taking the rest."""
+        assert self.latest is not None
         table = self.query_one("#trace-table", DataTable)
-        table.clear()
-        for t in self.latest["trace"]:
+        trace = self.latest["trace"]
+        cells = [(str(t["item_id"]), "✓", f"{int(t.get('tokens') or 0):,}", str(t["reason"])) for t in trace]
+        header = ("item", "in", "tokens", "reason")
+        widths = fit_widths(header, cells, self.app.size.width - 2, flex=3, floors=(4, 2, 6, 12),
+                            caps=(40, None, None, None))
+        keep = table.cursor_row
+        table.clear(columns=True)
+        for name, width in zip(header, widths, strict=True):
+            table.add_column(name, key=name, width=width)
+        for t, (item, _, tokens, reason) in zip(trace, cells, strict=True):
             mark = Content.styled("✓", "$success") if t["included"] else Content.styled("✗", "$error")
-            table.add_row(t["item_id"], mark, f"{int(t.get('tokens') or 0):,}", Content(str(t["reason"])))
+            table.add_row(clip(item, widths[0]), mark, tokens, Content(clip(reason, widths[3])))
+        if cells:
+            table.move_cursor(row=min(keep, len(cells) - 1))
+        self._explain_trace()
+
+    @on(DataTable.RowHighlighted, "#trace-table")
+    def _explain_trace(self) -> None:
+        """The highlighted row's whole reason (the table cuts one only on a very narrow screen)."""
+        if self.latest is None:
+            return
+        trace = self.latest["trace"]
+        row = self.query_one("#trace-table", DataTable).cursor_row
+        text = ""
+        if 0 <= row < len(trace):
+            t = trace[row]
+            text = f"{t['item_id']}: {'in' if t['included'] else 'out'} — {t['reason']}"
+        self.query_one("#trace-why", Label).update(text)
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

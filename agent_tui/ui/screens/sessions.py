@@ -14,10 +14,15 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 
-def session_label(row: dict[str, Any], current: str) -> str:
+def session_label(row: dict[str, Any], current: str, width: int = 60) -> str:
+    """``fix the restock bug · 12 messages · openai/gpt-4o · 2025-01-01 09:00 · 20250101-…`` (title first)."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(row.get("updated") or 0)))
     mark = " (current)" if row["id"] == current else ""
-    return f"{row['id']}{mark} · {row.get('messages', 0)} messages · {row.get('model') or '?'} · {when}"
+    title = " ".join(str(row.get("title") or "").split()) or "(no message yet)"
+    if len(title) > width:
+        title = title[: width - 1] + "…"
+    return (f"{title}{mark}\n  {row.get('messages', 0)} messages · {row.get('model') or '?'} · {when} · "
+            f"{row['id']}")
 
 
 class SessionsScreen(ModalScreen[str | None]):

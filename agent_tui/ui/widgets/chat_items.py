@@ -17,6 +17,7 @@ class UserMessage(Static):
 
     def __init__(self, text: str, item_id: str = "") -> None:
         super().__init__(text, classes="user-message", markup=False)
+        self.message_text = text
         self.border_title = f"you{f' · {item_id}' if item_id else ''}"
 
 
@@ -36,7 +37,12 @@ class Banner(Static):
 
 
 class ThresholdOffer(Horizontal):
-    """At 75 % / 90 %: what happened, and the matching action one key or click away."""
+    """At 75 % / 90 %: what happened, and the matching action one key or click away.
+
+    It stays true: it follows the gauge (the share it shows is the current one), says when a
+    compaction ran or found nothing to fold, and loses its button once the window is back
+    below the point.
+    """
 
     @dataclass
     class Accepted(Message):
@@ -49,11 +55,37 @@ class ThresholdOffer(Horizontal):
         self.level = level
         self.message = message
         self.command = "new" if level == "fresh" else "compact"
+        self.resolved = False
+        """The offer no longer applies (compacted, or back below the point)."""
 
     def compose(self) -> ComposeResult:
         yield Static(self.message, classes="offer-text", markup=False)
         label = "Fresh session from a memo (/new)" if self.command == "new" else "Compact now (/compact)"
         yield Button(label, id=f"offer-{self.command}", compact=True, variant="warning")
+
+    def say(self, text: str) -> None:
+        self.message = text
+        self.query_one(".offer-text", Static).update(text)
+
+    def resolve(self, text: str) -> None:
+        """It happened (or no longer applies): say so, and take the button away."""
+        self.resolved = True
+        self.add_class("-resolved")
+        self.say(text)
+        for button in self.query(Button):
+            button.display = False
+
+    def track(self, used_pct: float, point: float) -> None:
+        """Follow the gauge: the share now, or resolved once below the point."""
+        what = "fresh-session" if self.level == "fresh" else "compaction"
+        if used_pct < point * 100:
+            self.resolve(f"Now {used_pct:.0f} % full: below the {what} point ({point:.0%}) again.")
+        elif self.level == "fresh":
+            self.say(f"The window is {used_pct:.0f} % full, past the fresh-session point ({point:.0%}): "
+                     "start a fresh session seeded by a memo (/new).")
+        else:
+            self.say(f"The window is {used_pct:.0f} % full, past the compaction point ({point:.0%}): "
+                     "the oldest rounds are summarised when they exceed their share; /compact does it now.")
 
     @on(Button.Pressed)
     def _accepted(self, event: Button.Pressed) -> None:

@@ -32,13 +32,28 @@ class Conversation(VerticalScroll):
         self._reply: AssistantReply | None = None
         self._stream: MarkdownStream | None = None
         self._panels: dict[str, ToolCallPanel] = {}
+        self._pending: UserMessage | None = None
+        """The bubble shown when the user sent a message, before the loop's TurnStarted arrives."""
 
     def on_mount(self) -> None:
         self.anchor()
 
     # the flow ------------------------------------------------------------------------------
-    async def add_user(self, text: str, item_id: str = "") -> None:
-        await self.mount(UserMessage(text, item_id))
+    async def add_user(self, text: str, item_id: str = "", pending: bool = False) -> None:
+        """The user's bubble; the user sent it, so the flow follows it to the bottom again."""
+        if not pending and self._pending is not None and self._pending.message_text == text:
+            self._pending = None  # the loop confirms the bubble already shown
+            return
+        message = UserMessage(text, item_id)
+        if pending:
+            self._pending = message
+        await self.mount(message)
+        self.follow()
+
+    def follow(self) -> None:
+        """Scroll to the bottom and keep following new content."""
+        self.anchor()
+        self.scroll_end(animate=False, immediate=False)
 
     async def note(self, text: str, kind: str = "info") -> EventNote:
         note = EventNote(text, kind)
@@ -111,6 +126,7 @@ class Conversation(VerticalScroll):
         """Redraw a stored transcript (ContextItems with roles) without streaming."""
         from agent_tui.ui.widgets.reply import AssistantReply
 
+        pending = self._pending
         await self.clear()
         widgets: list[Any] = []
         for it in items:
@@ -128,8 +144,12 @@ class Conversation(VerticalScroll):
                 panel.finish(it.content, is_error=bool(it.provenance.get("error")), item_id=it.id,
                              shaped_tokens=it.tokens, handle=it.provenance.get("handle"),
                              raw_tokens=int(it.provenance.get("raw_tokens") or 0))
+        if pending is not None:
+            self._pending = UserMessage(pending.message_text)
+            widgets.append(self._pending)
         if widgets:
             await self.mount_all(widgets)
+        self.follow()
 
 
 def _first_line(text: str, width: int = 90) -> str:

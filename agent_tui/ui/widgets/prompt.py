@@ -1,76 +1,163 @@
-"""The input: plain text goes to the agent, `/commands` to the app; history on up/down,
-completion of command names and item ids on tab (or right arrow)."""
+"""The message box: a multi-line TextArea where enter sends and shift+enter / ctrl+j starts a
+new line.  Plain text goes to the agent, `/commands` to the app.
+
+Pastes are kept whole (every line); a large one is folded into a ``[paste #N · L lines]``
+token, shown in full in a collapsible block above the box and expanded when sent.  Up/down
+on the first/last line walk the workspace's input history (kept across runs); tab
+completes command names, item ids and model names, and does nothing else — it never
+moves focus away, so typed text is never lost.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from textual import on
-from textual.binding import Binding
-from textual.suggester import Suggester
-from textual.widgets import Input
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
 
 from agent_tui.ui import commands
+from agent_tui.ui.input_history import InputHistory
 from agent_tui.ui.messages import ActionFailed, CommandEntered, TaskSubmitted
 
+FOLD_LINES = 8
+"""A paste with more lines than this is folded into a token."""
+FOLD_CHARS = 800
+"""… or with more characters than this."""
+TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ lines?\]")
 
-class SlashSuggester(Suggester):
-    """Suggests command names, and item ids after /pin, /evict ..."""
-
-    def __init__(self, item_ids: Callable[[], list[str]]) -> None:
-        super().__init__(use_cache=False, case_sensitive=True)
-        self.item_ids = item_ids
-
-    async def get_suggestion(self, value: str) -> str | None:
-        return commands.complete(value, self.item_ids())
+Completer = Callable[[str], "str | None"]
+"""Completes the whole input (``/comp`` → ``/compact ``), None when nothing fits."""
 
 
-class PromptInput(Input):
+class PromptInput(TextArea):
     """The message box."""
 
-    BINDINGS = [
-        Binding("up", "history(-1)", "previous", show=False),
-        Binding("down", "history(1)", "next", show=False),
-        Binding("tab", "complete", "complete", show=False),
-    ]
+    @dataclass
+    class PasteFolded(Message):
+        """A large paste became a token; its whole text is shown in a block above the box."""
 
-    def __init__(self, item_ids: Callable[[], list[str]], id: str | None = None) -> None:
-        super().__init__(placeholder="Ask the agent, or /help for commands", id=id,
-                         suggester=SlashSuggester(item_ids))
-        self.history: list[str] = []
-        self._cursor = 0
+        number: int
+        text: str
 
-    def action_history(self, step: int) -> None:
-        if not self.history:
-            return
-        self._cursor = max(0, min(len(self.history), self._cursor + step))
-        self.value = self.history[self._cursor] if self._cursor < len(self.history) else ""
-        self.cursor_position = len(self.value)
+    @dataclass
+    class Sent(Message):
+        """The box was sent and cleared (the paste blocks go with it)."""
 
-    def action_complete(self) -> None:
-        if self._suggestion:
-            self.value = self._suggestion
-            self.cursor_position = len(self.value)
-        else:
-            self.screen.focus_next()
+    def __init__(self, complete: Completer, history: InputHistory, hint: str = "", default_task: str = "",
+                 id: str | None = None) -> None:
+        super().__init__("", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         highlight_cursor_line=False,
+                         placeholder=hint or "Ask the agent · enter sends · shift+enter or ctrl+j: new line · "
+                                             "↑ history · /help")
+        self.complete_with = complete
+        self.inputs = history
+        self.default_task = default_task
+        """Sent when enter is pressed on an empty box (the demo's task)."""
+        self.pastes: dict[int, str] = {}
+        self._paste_no = 0
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
+    # compatibility with the one-line Input the tests and app used ------------------------------------
+    @property
+    def value(self) -> str:
+        return self.text
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    @property
+    def completion(self) -> str | None:
+        """The completed input for what is typed (None when nothing fits)."""
+        text = self.text
+        return self.complete_with(text) if text.startswith("/") and "\n" not in text else None
+
+    def update_suggestion(self) -> None:
+        """Show the completion's missing tail as ghost text (right arrow or tab takes it)."""
+        done = self.completion if self.cursor_location == self.document.end else None
+        self.suggestion = done[len(self.text):] if done and done.startswith(self.text) else ""
+
+    # keys ----------------------------------------------------------------------------------------------
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key == "enter":
+            self._stop(event)
+            self.send()
+        elif key in ("shift+enter", "ctrl+j", "alt+enter"):
+            self._stop(event)
+            self.insert("\n")
+        elif key == "tab":
+            self._stop(event)
+            if (done := self.completion) is not None:
+                self.value = done
+        elif key == "up" and self.cursor_location[0] == 0:
+            self._stop(event)
+            self._recall(-1)
+        elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            self._stop(event)
+            self._recall(1)
+
+    @staticmethod
+    def _stop(event: events.Key) -> None:
         event.stop()
-        text = event.value.strip()
-        if not text:
+        event.prevent_default()
+
+    def _recall(self, step: int) -> None:
+        text = self.inputs.step(step, self.text)
+        if text is not None:
+            self.value = text
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        if lines > FOLD_LINES or len(text) > FOLD_CHARS:
+            event.stop()
+            event.prevent_default()
+            self._paste_no += 1
+            self.pastes[self._paste_no] = text
+            self.insert(f"[paste #{self._paste_no} · {lines:,} line{'s' if lines != 1 else ''}]")
+            self.post_message(self.PasteFolded(self._paste_no, text))
             return
-        if not self.history or self.history[-1] != text:
-            self.history.append(text)
-        self._cursor = len(self.history)
-        self.value = ""
-        try:
-            parsed = commands.parse(text)
-        except commands.UnknownCommand as exc:
-            self.post_message(ActionFailed(str(exc)))
-            return
-        if parsed is None:
-            self.post_message(TaskSubmitted(text[1:] if text.startswith("//") else text))
-        else:
-            cmd, arg = parsed
-            self.post_message(CommandEntered(cmd.name, arg))
+        if text != event.text:  # keep every line, with \n endings
+            event.stop()
+            event.prevent_default()
+            self.insert(text)
+
+    # sending -------------------------------------------------------------------------------------------
+    def expanded(self) -> str:
+        """The box's text with each paste token replaced by the pasted text."""
+        return TOKEN.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), self.text)
+
+    def send(self) -> None:
+        """Send the box: a command to the app, anything else to the agent."""
+        text = self.expanded()
+        if not text.strip():
+            if not self.default_task:
+                return
+            text = self.default_task
+        self.inputs.add(text)
+        self.load_text("")
+        self.pastes.clear()
+        self.post_message(self.Sent())
+        stripped = text.strip()
+        if "\n" not in stripped:
+            try:
+                parsed = commands.parse(stripped)
+            except commands.UnknownCommand as exc:
+                self.post_message(ActionFailed(str(exc)))
+                return
+            if parsed is not None:
+                cmd, arg = parsed
+                self.post_message(CommandEntered(cmd.name, arg))
+                return
+            if stripped.startswith("//"):
+                text = stripped[1:]
+        self.post_message(TaskSubmitted(text.strip("\n")))
+
+    def restore(self, text: str) -> None:
+        """Put back a message the app could not take (only into an empty box: never over new typing)."""
+        if not self.text.strip():
+            self.value = text

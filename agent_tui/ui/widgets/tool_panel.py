@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from agent_tui.agent import events as ev
+from agent_tui.ui.columns import clip
 from agent_tui.ui.diffview import args_summary, diff_content, pretty_args
 
 RESULT_LINES = 40
@@ -26,12 +27,24 @@ class ToolCallPanel(Collapsible):
         self._args = Static(Content(pretty_args(arguments)), classes="tool-args")
         self._result = Static("…", classes="tool-result")
         self._meta = Static("", classes="tool-meta")
-        super().__init__(self._args, self._result, self._meta, title=self._make_title(), collapsed=True,
+        self._tail = ""
+        super().__init__(self._args, self._result, self._meta, title=self._make_title(width=120), collapsed=True,
                          classes=f"tool-panel -{kind}")
 
-    def _make_title(self, tail: str = "") -> Any:
+    def _make_title(self, tail: str | None = None, width: int | None = None) -> Any:
+        """``✓ read_file inventory/stock.py (t2, 330 tok)``, the argument cut so the tail (item id,
+        tokens, status) always fits the panel's width."""
+        if tail is not None:
+            self._tail = tail
         mark = {"running": "⋯", "ok": "✓", "error": "✗", "asking": "?"}[self.status]
-        return Content(f"{mark} {self.tool_name} {args_summary(self.tool_name, self.arguments)}{tail}")
+        head = f"{mark} {self.tool_name} "
+        if width is None:
+            width = self.size.width - 5 if self.size.width else 120
+        room = max(8, width - len(head) - len(self._tail))
+        return Content(f"{head}{clip(args_summary(self.tool_name, self.arguments, room), room)}{self._tail}")
+
+    def on_resize(self) -> None:
+        self.title = self._make_title()
 
     def asking(self) -> None:
         self.status = "asking"

@@ -1,0 +1,150 @@
+"""Active files as stored items: they persist with the session and can be pinned and released.
+
+An active file used to live only in the engine's memory, so resuming a session, switching
+models or `--session ID` lost every file (files 104 → 0 tokens) and `memory list --all`
+could not show them.  Each file is now an ``f:<path>`` row of the session in the store
+(its raw text, hash, and whether it was edited or pinned), written when it changes and
+marked released — with the reason — when it leaves.  A pinned file is kept across tasks;
+evicting one releases it (the reason goes to the trace).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from agent_tui.core.activefiles import ActiveFile
+from agent_tui.core.item_actions import EngineError
+from agent_tui.core.items import Category, ContextItem, Priority, State
+from agent_tui.core.pinning import read_for_pin
+
+USER_RELEASE = "released by the user (evict)"
+"""The trace reason of a file the user evicted."""
+
+_FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "last_step", "pinned",
+           "dropped")
+
+
+def _key(af: ActiveFile) -> tuple[Any, ...]:
+    return tuple(getattr(af, f) for f in _FIELDS)
+
+
+def file_row(af: ActiveFile, tokens: int, state: State = State.IN, why: str = "") -> ContextItem:
+    """The store row of one active file (content: the file's raw text, so it can be rebuilt)."""
+    prov: dict[str, Any] = {"path": af.path, **{f: getattr(af, f) for f in _FIELDS}}
+    if why:
+        prov["why"] = why
+    return ContextItem(id=af.item_id, category=Category.FILES, content=af.content, tokens=tokens, pinned=af.pinned,
+                       priority=Priority.HIGH, state=state, turn=af.last_touched, provenance=prov)
+
+
+def active_from_row(row: ContextItem) -> ActiveFile:
+    p = row.provenance
+    path = str(p.get("path") or row.id[2:])
+    af = ActiveFile(path, row.content, str(p.get("hash") or ""), float(p.get("mtime") or 0.0), int(p.get("size") or 0),
+                    int(p.get("last_touched") or row.turn))
+    for f in ("changed_on_disk", "missing", "edited", "pinned"):
+        setattr(af, f, bool(p.get(f)))
+    af.last_step = int(p.get("last_step") or 0)
+    af.dropped = str(p.get("dropped") or "")
+    return af
+
+
+class FileLedger:
+    """Which version of each active file the store holds, so only changes are written."""
+
+    def __init__(self) -> None:
+        self.saved: dict[str, tuple[tuple[Any, ...], ActiveFile]] = {}
+        self.released: dict[str, ContextItem] = {}
+        """Rows of files no longer active (``memory list --all``, ``memory show f:x``)."""
+
+    def load(self, engine: Any, rows: list[ContextItem]) -> None:
+        """Rebuild the active files of a resumed session from its ``f:`` rows."""
+        active = [r for r in rows if r.state == State.IN]
+        active.sort(key=lambda r: (int(r.provenance.get("last_touched") or 0), int(r.provenance.get("last_step") or 0)))
+        for row in rows:
+            if row.state != State.IN:
+                self.released[row.id] = row
+        for row in active:
+            af = active_from_row(row)
+            engine.files.files.pop(af.path, None)
+            engine.files.files[af.path] = af
+            self.saved[af.path] = (_key(af), af)
+            self.released.pop(row.id, None)
+
+    def flush(self, engine: Any) -> None:
+        """Write the files that changed and mark the ones gone as released (with the reason)."""
+        store = engine.store
+        current: dict[str, ActiveFile] = engine.files.files
+        reasons = {it.id: why for it, why in engine._file_releases}
+        writes: list[ContextItem] = []
+        for path, af in current.items():
+            k = _key(af)
+            if self.saved.get(path, (None,))[0] != k:
+                writes.append(file_row(af, engine._file_item(af).tokens))
+                self.saved[path] = (k, af)
+                self.released.pop(af.item_id, None)
+        for path in [p for p in self.saved if p not in current]:
+            _, af = self.saved.pop(path)
+            why = reasons.get(af.item_id, "released")
+            row = file_row(af, engine._file_item(af).tokens, State.RELEASED, why)
+            self.released[af.item_id] = row
+            writes.append(row)
+        if store is None or not writes:
+            return
+        with engine._store_batch():
+            for row in writes:
+                store.save_item(engine.session_id, row)
+
+    def adopt(self, engine: Any, rows: list[ContextItem]) -> bool:
+        """Apply ``f:`` rows another process wrote (a CLI pin, unpin or evict); True if anything changed."""
+        changed = False
+        for row in rows:
+            if not row.id.startswith("f:"):
+                continue
+            path = str(row.provenance.get("path") or row.id[2:])
+            af = engine.files.files.get(path)
+            if row.state == State.IN:
+                if af is None and row.pinned:
+                    af = active_from_row(row)
+                    engine.files.files[path] = af
+                    self.saved[path] = (_key(af), af)
+                    changed = True
+                elif af is not None and af.pinned != row.pinned:
+                    af.pinned = row.pinned
+                    self.saved[path] = (_key(af), af)
+                    changed = True
+            elif af is not None and row.provenance.get("why") == USER_RELEASE:
+                del engine.files.files[path]
+                self.saved.pop(path, None)
+                self.released[row.id] = row
+                engine._file_releases.append((row, USER_RELEASE))
+                changed = True
+        return changed
+
+
+def file_action(engine: Any, action: str, item_id: str) -> ContextItem:
+    """pin / unpin / evict / restore an active file (``f:path``)."""
+    path = item_id[2:]
+    af: ActiveFile | None = engine.files.files.get(path)
+    if action in ("pin", "restore"):
+        if af is None:
+            text = read_for_pin(engine.files.workspace, path)
+            af = engine.files.note(path, text, engine.turn, step=engine.steps_total)
+        if action == "pin":
+            af.pinned = True
+    elif af is None:
+        gone = " (it was released; restore or pin it to bring it back)" if item_id in engine._file_ledger.released \
+            else ""
+        raise EngineError(f"{item_id} is not an active file now{gone}")
+    elif action == "unpin":
+        af.pinned = False
+    else:
+        del engine.files.files[path]
+        engine._file_releases.append((engine._file_item(af), USER_RELEASE))
+    engine._file_ledger.flush(engine)
+    engine._version += 1
+    item = engine._file_item(af)
+    if action == "evict":
+        return dataclasses.replace(item, state=State.RELEASED, pinned=False)
+    return item

@@ -1,0 +1,252 @@
+"""Find secrets in text: known key formats, secret-looking assignments, URL passwords.
+
+Masking only the values of this process's environment misses most real leaks: a key
+in a workspace ``.env`` file, a ``DATABASE_URL`` password, a token a command prints.
+detect-secrets (Yelp; maintained, used in pre-commit hooks) knows the formats of the
+common providers' keys; its plugins run here in-process on the text itself (no
+baseline files, no git), plus three rules of our own:
+
+- ``NAME=value`` / ``NAME: value`` where NAME says it is secret (``*_KEY``,
+  ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``…), as in ``.env`` files and ``env`` output;
+- ``scheme://user:password@host`` (the password only, so the URL stays readable);
+- PEM private-key blocks, body included.
+
+Each finding is a (start, end, kind) span.  Hex-looking strings (commit ids, content
+hashes) are deliberately not flagged: they are everywhere in a coding session and
+are not secrets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+#: Names that say a value is secret (environment variables, assignments).
+SECRET_NAME_RE = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH)", re.I)
+_NAME_PARTS_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+#: A name's last word that marks its value secret (``OPENAI_API_KEY``, ``githubToken``).
+_SECRET_LAST_WORDS = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "credential",
+        "credentials",
+        "auth",
+        "pat",
+    }
+)
+#: Words that mark a value secret wherever they are in the name (``SECRET_KEY_BASE``).
+_SECRET_ANY_WORDS = frozenset({"secret", "password", "passwd"})
+#: Shortest value treated as a secret (shorter ones are flags, ports, placeholders).
+MIN_SECRET_LEN = 8
+
+_ASSIGN_RE = re.compile(
+    r"(?m)(?:^|[\s;,{(])(?:export\s+)?"
+    r"[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?"
+    r"[ \t]*(?:=|:)[ \t]*"
+    r"(?P<q>[\"']?)(?P<value>[^\s\"'`,;#}]{8,400})(?P=q)"
+)
+_URL_PASSWORD_RE = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>]{1,200})@"
+)
+_PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
+_PLACEHOLDER_RE = re.compile(
+    r"^(?:\$\{?[A-Za-z_]|\{\{|<[^>]*>$|x{6,}$|\*{3,}|\[REDACTED|changeme$|example|your[_-]|None$|null$|true$|false$)",
+    re.I,
+)
+#: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``).
+_CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*)?$")
+
+#: detect-secrets plugins used (by class name), with the kind shown in ``[REDACTED:kind]``.
+_PLUGINS: dict[str, str] = {
+    "ArtifactoryDetector": "artifactory-token",
+    "AWSKeyDetector": "aws-key",
+    "AzureStorageKeyDetector": "azure-storage-key",
+    "CloudantDetector": "cloudant-password",
+    "DiscordBotTokenDetector": "discord-token",
+    "GitHubTokenDetector": "github-token",
+    "GitLabTokenDetector": "gitlab-token",
+    "IbmCloudIamDetector": "ibm-cloud-key",
+    "IbmCosHmacDetector": "ibm-cos-key",
+    "JwtTokenDetector": "jwt",
+    "MailchimpDetector": "mailchimp-key",
+    "NpmDetector": "npm-token",
+    "OpenAIDetector": "openai-key",
+    "PypiTokenDetector": "pypi-token",
+    "SendGridDetector": "sendgrid-key",
+    "SlackDetector": "slack-token",
+    "SoftlayerDetector": "softlayer-key",
+    "SquareOAuthDetector": "square-secret",
+    "StripeDetector": "stripe-key",
+    "TelegramBotTokenDetector": "telegram-token",
+    "TwilioKeyDetector": "twilio-key",
+}
+#: Base64 strings in quotes with at least this Shannon entropy are flagged (detect-secrets' default).
+BASE64_ENTROPY_LIMIT = 4.5
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One secret in a text: ``text[start:end]``, and what kind it is."""
+
+    start: int
+    end: int
+    kind: str
+
+
+@lru_cache(maxsize=1)
+def _detectors() -> tuple[list[tuple[str, list[re.Pattern[str]]]], Any]:
+    """(kind, compiled patterns) per regex plugin, and the base64 entropy plugin (or None)."""
+    try:
+        from detect_secrets.plugins import (
+            artifactory,
+            aws,
+            azure_storage_key,
+            cloudant,
+            discord,
+            github_token,
+            gitlab_token,
+            high_entropy_strings,
+            ibm_cloud_iam,
+            ibm_cos_hmac,
+            jwt,
+            mailchimp,
+            npm,
+            openai,
+            pypi_token,
+            sendgrid,
+            slack,
+            softlayer,
+            square_oauth,
+            stripe,
+            telegram_token,
+            twilio,
+        )
+    except ImportError:  # the detector is optional at run time: our own rules still apply
+        return [], None
+    modules = (
+        artifactory,
+        aws,
+        azure_storage_key,
+        cloudant,
+        discord,
+        github_token,
+        gitlab_token,
+        ibm_cloud_iam,
+        ibm_cos_hmac,
+        jwt,
+        mailchimp,
+        npm,
+        openai,
+        pypi_token,
+        sendgrid,
+        slack,
+        softlayer,
+        square_oauth,
+        stripe,
+        telegram_token,
+        twilio,
+    )
+    found: list[tuple[str, list[re.Pattern[str]]]] = []
+    for module in modules:
+        for name, kind in _PLUGINS.items():
+            cls = getattr(module, name, None)
+            if cls is None:
+                continue
+            patterns = [p for p in getattr(cls, "denylist", ()) if isinstance(p, re.Pattern)]
+            if patterns:
+                found.append((kind, patterns))
+    entropy = high_entropy_strings.Base64HighEntropyString(limit=BASE64_ENTROPY_LIMIT)
+    return found, entropy
+
+
+def _plausible(value: str) -> bool:
+    """A value that could be a secret (not a placeholder, a variable or a call)."""
+    if len(value) < MIN_SECRET_LEN or _PLACEHOLDER_RE.search(value):
+        return False
+    if _CODE_VALUE_RE.match(value) and not any(c.isdigit() for c in value):
+        return False
+    return True
+
+
+def secret_name(name: str) -> bool:
+    """True when a variable/key name says its value is a secret (``DB_PASSWORD``, ``apiKey``;
+    not ``max_tokens``, ``sort_keys``, ``KEY_FILE``)."""
+    words = [w.lower() for w in _NAME_PARTS_RE.findall(name)]
+    if not words:
+        return False
+    return words[-1] in _SECRET_LAST_WORDS or any(w in _SECRET_ANY_WORDS for w in words)
+
+
+def _assignments(text: str) -> Iterator[Finding]:
+    for m in _ASSIGN_RE.finditer(text):
+        name, value = m.group("name"), m.group("value")
+        if secret_name(name) and _plausible(value) and not value.replace(".", "").isdigit():
+            yield Finding(
+                m.start("value"), m.end("value"), name.upper() if name.isupper() else "secret"
+            )
+
+
+def _url_passwords(text: str) -> Iterator[Finding]:
+    for m in _URL_PASSWORD_RE.finditer(text):
+        pw = m.group("pw")
+        if len(pw) >= 3 and not _PLACEHOLDER_RE.search(pw):
+            yield Finding(m.start("pw"), m.end("pw"), "url-password")
+
+
+def _private_keys(text: str) -> Iterator[Finding]:
+    pos = 0
+    while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
+        end = text.find("-----END", m.end())
+        if end == -1:
+            yield Finding(m.start(), len(text), "private-key")
+            return
+        close = text.find("-----", end + 8)
+        stop = close + 5 if close != -1 else len(text)
+        yield Finding(m.start(), stop, "private-key")
+        pos = stop
+
+
+def _known_formats(text: str) -> Iterator[Finding]:
+    patterns, entropy = _detectors()
+    for kind, regexes in patterns:
+        for regex in regexes:
+            for m in regex.finditer(text):
+                if m.end() - m.start() >= MIN_SECRET_LEN:
+                    yield Finding(m.start(), m.end(), kind)
+    if entropy is not None and ('"' in text or "'" in text):
+        for m in entropy.regex.finditer(text):
+            value = m.group(2)
+            if (
+                len(value) >= 20
+                and entropy.calculate_shannon_entropy(value) > entropy.entropy_limit
+            ):
+                yield Finding(m.start(2), m.end(2), "high-entropy-string")
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Every secret found in ``text``, sorted, overlaps merged (the widest span wins)."""
+    if len(text) < MIN_SECRET_LEN:
+        return []
+    spans = sorted(
+        [*_known_formats(text), *_assignments(text), *_url_passwords(text), *_private_keys(text)],
+        key=lambda f: (f.start, -f.end),
+    )
+    merged: list[Finding] = []
+    for f in spans:
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            if f.end > last.end:
+                merged[-1] = Finding(last.start, f.end, last.kind)
+            continue
+        merged.append(f)
+    return merged

@@ -1,0 +1,118 @@
+"""The offline demo is honest: it runs the tests with the standard library under the running
+interpreter, reacts to what the tools returned (a failed or impossible test run, a denied call
+with its reason), never claims a result it did not see, and answers a second request briefly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent.demo import FIX_NEW, plan_step, unittest_command
+from agent_tui.demo_project import make_demo_workspace
+
+BIN = str(Path(sys.executable).with_name("agent-tui"))
+TASK = "Items at the restock threshold are not flagged for restocking. Fix it and run the tests."
+FAILING_RUN = ("$ python -m unittest\nexit code 1 (0.1s, 12 lines of output)\nF...\nFAIL: "
+               "test_restock_includes_items_at_threshold (test_stock.StockTest)\nRan 4 tests in 0.001s\n\n"
+               "FAILED (failures=1)")
+PASSING_RUN = "$ python -m unittest\nexit code 0 (0.1s, 4 lines of output)\n....\nRan 4 tests in 0.001s\n\nOK"
+
+
+def convo(*calls: tuple[str, dict[str, Any], str], user: str = TASK, earlier: bool = False) -> list[dict[str, Any]]:
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are agent-tui"}]
+    if earlier:
+        msgs += [{"role": "user", "content": TASK}, {"role": "assistant", "content": "Fixed it."}]
+    msgs.append({"role": "user", "content": user})
+    for n, (name, args, result) in enumerate(calls):
+        msgs.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"c{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})
+    return msgs
+
+
+READS = (("list_dir", {"path": "."}, "./"), ("read_file", {"path": "inventory/stock.py"}, "code"),
+         ("read_file", {"path": "tests/test_stock.py"}, "tests"))
+
+
+def test_tests_run_with_unittest_under_the_running_interpreter() -> None:
+    text, calls = plan_step(convo(*READS))
+    assert calls == [("run_command", {"command": unittest_command()})]
+    assert sys.executable in unittest_command() and "-m unittest" in unittest_command() and "pytest" not in unittest_command()
+
+
+def test_a_test_run_that_could_not_run_stops_without_claims() -> None:
+    run = ("run_command", {"command": "python -m pytest -q"}, "$ python -m pytest -q\nexit code 127 (0.0s, 1 lines "
+           "of output)\nsh: 1: python: not found")
+    text, calls = plan_step(convo(*READS, run))
+    assert calls == [] and "could not run" in text and "127" in text and "I changed nothing" in text
+    assert "pass" not in text
+
+
+def test_a_denied_run_and_a_denied_edit_change_what_it_says() -> None:
+    denied = ("run_command", {"command": unittest_command()}, "denied by user: not on this machine\n(...)")
+    text, calls = plan_step(convo(*READS, denied))
+    assert calls == [] and "not on this machine" in text and "changed nothing" in text
+    fix = ("edit_file", {"path": "inventory/stock.py"}, "The user denied this write (edit_file inventory/stock.py).")
+    text, calls = plan_step(convo(*READS, ("run_command", {}, FAILING_RUN), fix))
+    assert calls == [] and "denied the edit" in text and "unchanged" in text
+
+
+def test_tests_still_failing_after_the_fix_are_reported() -> None:
+    edit = ("edit_file", {"path": "inventory/stock.py"}, "Edited inventory/stock.py: replaced 1 occurrence(s)")
+    still = FAILING_RUN.replace("test_restock_includes_items_at_threshold", "test_total_value")
+    text, calls = plan_step(convo(*READS, ("run_command", {}, FAILING_RUN), edit, ("run_command", {}, still)))
+    assert calls == [] and "still fail" in text and "not done" in text
+    text, calls = plan_step(convo(*READS, ("run_command", {}, FAILING_RUN), edit, ("run_command", {}, PASSING_RUN)))
+    assert calls and calls[0][0] == "save_memo" and "4 tests pass" in calls[0][1]["text"]
+
+
+def test_a_second_request_gets_a_short_answer_not_a_replay() -> None:
+    text, calls = plan_step(convo(user="what else can you do?", earlier=True))
+    assert calls == [] and "offline demo" in text
+
+
+def _restricted_path(tmp_path: Path) -> str:
+    """A PATH with a shell and git but no python and no pytest."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("sh", "bash", "git"):
+        found = subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    assert not (bin_dir / "python").exists() and not (bin_dir / "pytest").exists()
+    return str(bin_dir)
+
+
+def _run_demo(ws: Path, path: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "VIRTUAL_ENV")}
+    env["PATH"] = path
+    return subprocess.run([BIN, "run", "--demo", "--workspace", str(ws)], capture_output=True, text=True,
+                          timeout=300, env=env, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["fixes", "reports-still-failing"])
+def test_run_demo_without_python_on_path_reports_the_true_result(tmp_path: Path, broken: bool) -> None:
+    ws = make_demo_workspace(tmp_path / "inventory-app")
+    if broken:  # a second, unrelated failure the demo cannot fix: it must not claim success
+        (ws / "tests" / "test_extra.py").write_text(
+            "import unittest\n\n\nclass Extra(unittest.TestCase):\n    def test_broken(self):\n"
+            "        self.assertEqual(1, 2)\n")
+    proc = _run_demo(ws, _restricted_path(tmp_path))
+    out = proc.stdout
+    assert "-m unittest" in out and "exit code 127" not in out, out[-3000:]
+    assert FIX_NEW in (ws / "inventory" / "stock.py").read_text()
+    truth = subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", "tests"], cwd=ws,
+                           capture_output=True, text=True)
+    if broken:
+        assert truth.returncode != 0
+        assert "still fail" in out and "passes" not in out, out[-3000:]
+    else:
+        assert truth.returncode == 0, truth.stderr
+        assert "`python -m unittest` passes (4 tests)" in out, out[-3000:]
+        assert proc.returncode == 0

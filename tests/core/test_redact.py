@@ -1,0 +1,133 @@
+"""The secret Redactor: what it masks, what it leaves alone, and what it never touches."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from agent_tui.core.redact import Redactor, install_log_redaction, redact_text, register_secret
+from agent_tui.core.secrets import find_secrets, secret_name
+
+GITHUB = "ghp_" + "Ab1" * 12
+
+
+@pytest.mark.parametrize(
+    "text, secret, kind",
+    [
+        (
+            "OPENAI_API_KEY=sk-proj-abcdefghij1234567890ABCDEFGHIJ",
+            "sk-proj-abcdefghij1234567890ABCDEFGHIJ",
+            "OPENAI_API_KEY",
+        ),
+        ('export DB_PASSWORD="s3cr3t-value"', "s3cr3t-value", "DB_PASSWORD"),
+        (
+            "DATABASE_URL=postgres://admin:Sup3rS3cret@db.example.com:5432/app",
+            "Sup3rS3cret",
+            "url-password",
+        ),
+        (f"your token: {GITHUB}", GITHUB, "github-token"),
+        ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "aws-key"),
+        ('{"apiKey": "a9f8e7d6c5b4a3f2e1d0"}', "a9f8e7d6c5b4a3f2e1d0", "secret"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow1234\nabcd\n-----END RSA PRIVATE KEY-----\n",
+            "MIIEow1234",
+            "private-key",
+        ),
+    ],
+)
+def test_detected_and_masked_by_kind(text: str, secret: str, kind: str) -> None:
+    out = Redactor()(text)
+    assert secret not in out
+    assert f"[REDACTED:{kind}]" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token = self.token",
+        "password = get_password()",
+        "max_tokens: 1000000000",
+        "sort_keys=True, indent=2",
+        "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f",
+        "KEY_FILE=/etc/ssl/private/server.pem",
+        "API_KEY=${OPENAI_API_KEY}",
+        "def tokenize(text): return text.split()",
+        "https://example.com/path?q=1",
+    ],
+)
+def test_ordinary_code_is_left_alone(text: str) -> None:
+    assert Redactor()(text) == text
+
+
+def test_names() -> None:
+    assert (
+        secret_name("AWS_SECRET_ACCESS_KEY")
+        and secret_name("githubToken")
+        and secret_name("DB_PASSWORD")
+    )
+    assert (
+        not secret_name("max_tokens")
+        and not secret_name("keyboard")
+        and not secret_name("KEY_FILE")
+    )
+
+
+def test_env_values_are_named_and_stable() -> None:
+    r = Redactor({"value-of-the-key-123": "MY_TOKEN"})
+    out = r("a value-of-the-key-123 b value-of-the-key-123")
+    assert out == "a [REDACTED:env:MY_TOKEN] b [REDACTED:env:MY_TOKEN]"
+    assert r(out) == out  # idempotent: redacting twice changes nothing
+
+
+def test_reasoning_blocks_and_signatures_are_never_altered() -> None:
+    r = Redactor()
+    thinking = {
+        "type": "thinking",
+        "thinking": f"the key is {GITHUB}",
+        "signature": "EqQBCkYIARgCIkBsig==",
+    }
+    msg = {
+        "role": "assistant",
+        "content": f"found {GITHUB}",
+        "thinking_blocks": [thinking],
+        "reasoning_content": f"raw {GITHUB}",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "run_command", "arguments": f'{{"command": "echo {GITHUB}"}}'},
+            }
+        ],
+    }
+    out = r.messages([msg])[0]
+    assert (
+        out["thinking_blocks"] == [thinking]
+        and out["reasoning_content"] == msg["reasoning_content"]
+    )
+    assert (
+        GITHUB not in out["content"] and GITHUB not in out["tool_calls"][0]["function"]["arguments"]
+    )
+
+
+def test_unchanged_messages_are_the_same_objects() -> None:
+    msgs = [{"role": "user", "content": "hello there, nothing secret"}]
+    assert Redactor().messages(msgs)[0] is msgs[0]
+
+
+def test_registered_secret_and_log_records(caplog: pytest.LogCaptureFixture) -> None:
+    register_secret("configured-key-0987654321", "api-key")
+    assert redact_text("k=configured-key-0987654321") == "k=[REDACTED:env:api-key]"
+    install_log_redaction()
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("agent_tui.test").info(
+            "calling with %s and %s", "configured-key-0987654321", GITHUB
+        )
+    assert "configured-key-0987654321" not in caplog.text and GITHUB not in caplog.text
+    assert "[REDACTED:env:api-key]" in caplog.text
+
+
+def test_findings_do_not_overlap() -> None:
+    text = f"GITHUB_TOKEN={GITHUB}"
+    found = find_secrets(text)
+    assert len(found) == 1 and text[found[0].start : found[0].end] == GITHUB

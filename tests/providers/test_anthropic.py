@@ -1,0 +1,107 @@
+"""Claude through litellm's real Anthropic conversion, against a fake Messages API that rejects
+what Anthropic rejects: a 5-step tool loop with extended thinking (signed blocks sent back), a
+malformed call and a ``max_tokens`` cut mid-``tool_use``, then a next turn; prompt caching and
+its cost on the wire."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from tests.agent.helpers import make_repo, run_turn
+from tests.providers.helpers import provider_agent
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.fake_dialect import Turn
+
+MODEL = "anthropic/claude-sonnet-4-5"
+TABLE = {"thinking": 2048, "max_output_tokens": 8192, "temperature": 0.1}
+
+
+def _loop() -> list[Turn]:
+    return [
+        Turn(thinking="First read the code.", calls=[("read_file", {"path": "calc.py"})]),
+        Turn(thinking="List the folder.", calls=[("list_dir", '{"path": ".", ')]),  # malformed
+        Turn(thinking="Write a helper.", calls=[("write_file", '{"path": "helper.py", "content": "def h(')],
+             finish="length"),  # cut mid-tool_use by max_tokens
+        Turn(thinking="Fix add.", calls=[("edit_file", {"path": "calc.py", "old_text": "return a - b",
+                                                        "new_text": "return a + b"})]),
+        Turn(thinking="Done.", text="Fixed add in calc.py."),
+    ]
+
+
+async def test_five_step_tool_loop_with_thinking_then_next_turn(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(*_loop())
+        agent, ws = provider_agent(root, MODEL, fake.base_url, TABLE)
+        try:
+            events = await run_turn(agent, "fix add in calc.py")
+            fake.script(Turn(thinking="Easy.", text="Still here."))
+            second = await run_turn(agent, "are you there?")
+        finally:
+            ws.close()
+    assert fake.rejections == []
+    assert len(fake.answered) == 6
+    assert "return a + b" in (root / "calc.py").read_text() and not (root / "helper.py").exists()
+    finished = [e for e in events if isinstance(e, ev.ToolCallFinished)]
+    assert [e.is_error for e in finished] == [False, True, True, False]
+    assert "cut off by the output limit" in finished[2].text
+    assert events[-1].status == "done" and events[-1].text == "Fixed add in calc.py."
+    assert second[-1].status == "done" and second[-1].text == "Still here."
+    reasoning = [e.reasoning for e in events if isinstance(e, ev.AssistantMessage)]
+    assert reasoning[0] == "First read the code."
+    for req in fake.answered:  # temperature 0.1 is configured but never sent with thinking
+        assert "temperature" not in req.body and req.body["max_tokens"] == 8192
+    step2 = fake.answered[1].body["messages"]
+    assistant = [m for m in step2 if m["role"] == "assistant"][-1]
+    assert assistant["content"][0]["type"] == "thinking" and assistant["content"][0]["signature"]
+    budgets = [e for e in events if isinstance(e, ev.BudgetUpdated)]
+    assert "reasoning" not in budgets[0].categories and budgets[1].categories["reasoning"] > 0
+
+
+async def test_without_the_thinking_blocks_anthropic_rejects_step_two(tmp_path: Path, monkeypatch) -> None:
+    """The fake really checks: drop the kept blocks and step 2 is refused (as on main before)."""
+    from agent_tui.agent import loop
+
+    monkeypatch.setattr(loop.Agent, "_reasoning_map", lambda self: {})
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(*_loop()[:2])
+        agent, ws = provider_agent(root, MODEL, fake.base_url, TABLE)
+        try:
+            events = await run_turn(agent, "fix add")
+        finally:
+            ws.close()
+    assert fake.rejections and "Expected `thinking`" in fake.rejections[0]
+    assert events[-1].status == "error"
+
+
+async def test_cache_breakpoints_reads_and_cost(tmp_path: Path) -> None:
+    import litellm
+
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(calls=[("list_dir", {"path": "."})]), Turn(calls=[("git_status", {})]), Turn(text="ok"))
+        agent, ws = provider_agent(root, MODEL, fake.base_url, {})
+        try:
+            events = await run_turn(agent, "look around")
+        finally:
+            ws.close()
+    assert fake.rejections == []
+    for req in fake.answered:
+        marks = [b for m in req.body["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])
+                 if isinstance(b, dict) and "cache_control" in b]
+        system_marked = any("cache_control" in b for b in req.body.get("system") or [])
+        assert marks and system_marked
+    usages = [e for e in events if isinstance(e, ev.Usage)]
+    assert [u.cached_tokens for u in usages] == [u["cache_read_input_tokens"] for u in fake.usages]
+    assert [u.cache_write_tokens for u in usages] == [u["cache_creation_input_tokens"] for u in fake.usages]
+    assert usages[1].cached_tokens > 0 and usages[2].cache_hit_pct > 50
+    price = litellm.model_cost["claude-sonnet-4-5"]
+    expected = sum(u["input_tokens"] * price["input_cost_per_token"]
+                   + u["cache_read_input_tokens"] * price["cache_read_input_token_cost"]
+                   + u["cache_creation_input_tokens"] * price["cache_creation_input_token_cost"]
+                   + u["output_tokens"] * price["output_cost_per_token"] for u in fake.usages)
+    assert usages[-1].session_cost_usd == pytest.approx(expected, rel=1e-6)

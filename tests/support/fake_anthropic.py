@@ -1,0 +1,203 @@
+"""A fake Anthropic Messages API (``POST /v1/messages``) that rejects what the real one rejects.
+
+Speaks the streaming event format litellm's Anthropic client parses (message_start,
+content blocks for ``thinking`` with ``signature_delta``, ``text`` and ``tool_use``
+with ``input_json_delta``, message_delta with ``stop_reason``), reports
+``cache_read_input_tokens`` / ``cache_creation_input_tokens`` from the request's
+``cache_control`` breakpoints like Anthropic's prompt cache, and refuses with 400:
+
+* ``temperature`` other than 1 with thinking enabled; ``max_tokens`` not above the budget;
+* a tool loop whose last assistant message does not start with a signed thinking block
+  (thinking enabled), or a thinking block whose signature this server did not issue;
+* a ``tool_use`` whose ``input`` is not an object; a ``tool_result`` answering no call;
+* more than four ``cache_control`` breakpoints.
+
+A turn with ``finish="length"`` stops with ``stop_reason: max_tokens`` — mid-``tool_use``
+when it has a call (its JSON is cut).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, sse
+
+_KEY = b"fake-anthropic-signing-key"
+STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+
+
+def sign(thinking: str) -> str:
+    return hmac.new(_KEY, thinking.encode(), hashlib.sha256).hexdigest()
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+class FakeAnthropic(FakeDialect):
+    """The fake; ``usages`` holds the usage object of each answered request."""
+
+    count_model = "anthropic/claude"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.usages: list[dict[str, int]] = []
+        self._cache: set[str] = set()
+
+    def error_body(self, message: str, status: int) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+
+    # ---- what the real API refuses
+    def check(self, path: str, body: dict[str, Any]) -> None:
+        if not path.rstrip("/").endswith("/v1/messages"):
+            raise Rejected(f"no route {path}", 404)
+        thinking = (body.get("thinking") or {}).get("type") == "enabled"
+        if thinking:
+            if "temperature" in body and body["temperature"] != 1:
+                raise Rejected("`temperature` may only be set to 1 when thinking is enabled or in interleaved "
+                               "thinking mode.")
+            if int(body.get("max_tokens") or 0) <= int(body["thinking"].get("budget_tokens") or 0):
+                raise Rejected("`max_tokens` must be greater than `thinking.budget_tokens`.")
+        msgs = body.get("messages") or []
+        if not msgs or msgs[0].get("role") != "user":
+            raise Rejected("messages: first message must use the \"user\" role")
+        marks = sum(1 for b in self._flat(body) if b[1])
+        if marks > 4:
+            raise Rejected(f"A maximum of 4 blocks with cache_control may be provided. Found {marks}.")
+        open_calls: set[str] = set()
+        for n, m in enumerate(msgs):
+            blocks = _blocks(m.get("content"))
+            if m.get("role") == "assistant":
+                open_calls = set()
+                for k, b in enumerate(blocks):
+                    if b.get("type") == "tool_use":
+                        if not isinstance(b.get("input"), dict):
+                            raise Rejected(f"messages.{n}.content.{k}.tool_use.input: Input should be a valid "
+                                           "dictionary")
+                        open_calls.add(b.get("id"))
+                    if b.get("type") == "thinking" and b.get("signature") != sign(b.get("thinking", "")):
+                        raise Rejected(f"messages.{n}.content.{k}: Invalid `signature` in `thinking` block")
+            else:
+                for b in blocks:
+                    if b.get("type") == "tool_result" and b.get("tool_use_id") not in open_calls:
+                        raise Rejected(f"messages.{n}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                                       f"{b.get('tool_use_id')}. Each `tool_result` block must have a "
+                                       "corresponding `tool_use` block in the previous message.")
+                open_calls = set()
+        last = msgs[-1]
+        in_loop = any(b.get("type") == "tool_result" for b in _blocks(last.get("content")))
+        if thinking and in_loop:
+            n = max(i for i, m in enumerate(msgs) if m.get("role") == "assistant")
+            first = _blocks(msgs[n].get("content"))[0].get("type")
+            if first not in ("thinking", "redacted_thinking"):
+                raise Rejected(f"messages.{n}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                               f"`{first}`. When `thinking` is enabled, a final `assistant` message must start "
+                               "with a thinking block (preceeding the lastmost set of `tool_use` and "
+                               "`tool_result` blocks).")
+
+    # ---- prompt cache
+    def _flat(self, body: dict[str, Any]) -> list[tuple[str, bool]]:
+        """Every prompt block in order (tools, system, messages) with 'has cache_control'."""
+        out: list[tuple[str, bool]] = []
+
+        def add(block: dict[str, Any]) -> None:
+            clean = {k: v for k, v in block.items() if k != "cache_control"}
+            out.append((json.dumps(clean, sort_keys=True), "cache_control" in block))
+
+        for t in body.get("tools") or []:
+            add(t)
+        system = body.get("system")
+        for b in _blocks(system) if system else []:
+            add(b)
+        for m in body.get("messages") or []:
+            for b in _blocks(m.get("content")):
+                add({"role": m.get("role"), **b})
+        return out
+
+    def _usage(self, body: dict[str, Any], output: int) -> dict[str, int]:
+        flat = self._flat(body)
+        sizes = [self.count(text) for text, _ in flat]
+        hashes, h = [], hashlib.sha256()
+        for text, _ in flat:
+            h.update(text.encode())
+            hashes.append(h.copy().hexdigest())
+        marks = [i for i, (_, m) in enumerate(flat) if m]
+        read_to = 0
+        if marks:
+            for i in range(marks[-1], -1, -1):
+                if hashes[i] in self._cache:
+                    read_to = i + 1
+                    break
+        write_to = marks[-1] + 1 if marks else 0
+        with self.lock:
+            self._cache.update(hashes[i] for i in marks)
+        read = sum(sizes[:read_to])
+        write = sum(sizes[read_to:write_to]) if write_to > read_to else 0
+        total = sum(sizes) + 3
+        return {"input_tokens": total - read - write, "cache_read_input_tokens": read,
+                "cache_creation_input_tokens": write, "output_tokens": output}
+
+    # ---- replies
+    def _content(self, turn: Turn, body: dict[str, Any]) -> list[dict[str, Any]]:
+        content: list[dict[str, Any]] = []
+        if turn.thinking and (body.get("thinking") or {}).get("type") == "enabled":
+            content.append({"type": "thinking", "thinking": turn.thinking, "signature": sign(turn.thinking)})
+        if turn.text:
+            content.append({"type": "text", "text": turn.text})
+        for name, args in turn.calls:
+            content.append({"type": "tool_use", "id": new_id("toolu_"), "name": name, "input": args})
+        return content
+
+    def respond(self, path: str, body: dict[str, Any], turn: Turn) -> tuple[bool, Any, str]:
+        content = self._content(turn, body)
+        output = max(1, sum(self.count(json.dumps(b)) for b in content))
+        usage = self._usage(body, output)
+        self.usages.append(usage)
+        stop = STOP.get(turn.finish_reason, "end_turn")
+        model = body.get("model", "claude")
+        if not body.get("stream"):
+            final = [b if b["type"] != "tool_use" or isinstance(b["input"], dict)
+                     else {**b, "input": self.args_object(b["input"]) or {}} for b in content]
+            return False, {"id": new_id("msg_"), "type": "message", "role": "assistant", "model": model,
+                           "content": final, "stop_reason": stop, "stop_sequence": None, "usage": usage}, \
+                "application/json"
+        return True, self._events(content, usage, stop, model), "text/event-stream"
+
+    def _events(self, content: list[dict[str, Any]], usage: dict[str, int], stop: str,
+                model: str) -> Iterator[bytes]:
+        start_usage = {**usage, "output_tokens": 1}
+        yield sse("message_start", {"type": "message_start", "message": {
+            "id": new_id("msg_"), "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": start_usage}})
+        for i, b in enumerate(content):
+            if b["type"] == "thinking":
+                yield sse("content_block_start", {"type": "content_block_start", "index": i,
+                                                  "content_block": {"type": "thinking", "thinking": ""}})
+                for k in range(0, len(b["thinking"]), 12):
+                    yield sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                        "type": "thinking_delta", "thinking": b["thinking"][k:k + 12]}})
+                yield sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                    "type": "signature_delta", "signature": b["signature"]}})
+            elif b["type"] == "text":
+                yield sse("content_block_start", {"type": "content_block_start", "index": i,
+                                                  "content_block": {"type": "text", "text": ""}})
+                for k in range(0, len(b["text"]), 10):
+                    yield sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                        "type": "text_delta", "text": b["text"][k:k + 10]}})
+            else:
+                yield sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
+                    "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}})
+                raw = self.args_json(b["input"])
+                for k in range(0, len(raw), 9):
+                    yield sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                        "type": "input_json_delta", "partial_json": raw[k:k + 9]}})
+            yield sse("content_block_stop", {"type": "content_block_stop", "index": i})
+        yield sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                    "usage": {"output_tokens": usage["output_tokens"]}})
+        yield sse("message_stop", {"type": "message_stop"})

@@ -1,0 +1,66 @@
+"""`/model` refuses names the model client cannot resolve (checked against litellm's list or the
+server's), completes names, and sessions get a title from their first message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.messages import ActionFailed
+from agent_tui.ui.model_check import check
+from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.screens.sessions import SessionsScreen, session_label
+
+from .conftest import Recorder, demo_app, ready, wait_for
+
+
+def test_check_against_litellm_list() -> None:
+    assert check("openai/gpt-4o").ok and check("gpt-4o").ok
+    typo = check("gpt-4o-typo-xyz")
+    assert not typo.ok and "unknown model gpt-4o-typo-xyz" in typo.message and "did you mean" in typo.message
+    assert not check("/help").ok and "not a model name" in check("/help").message
+    assert not check("two words").ok
+
+
+def test_check_an_unreachable_server_refuses() -> None:
+    verdict = check("gpt-4o", "http://127.0.0.1:9/v1")
+    assert not verdict.ok and "cannot ask" in verdict.message
+
+
+async def test_model_command_refuses_and_completes(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        before = app.controller.model
+        for n, bad in enumerate(("/model gpt-4o-typo-xyz", "/model /help"), 1):
+            await pilot.press(*bad, "enter")
+            await wait_for(pilot, lambda n=n: len([m for m in recorder.of(ActionFailed) if "refused" in m.message])
+                           >= n, f"the refusal of {bad}")
+        messages = [m.message for m in recorder.of(ActionFailed) if "refused" in m.message]
+        assert "unknown model gpt-4o-typo-xyz" in messages[0] and "not a model name" in messages[1]
+        assert app.controller.model == before and app.main.status.state == "ready"
+        prompt = app.main.prompt
+        await pilot.press(*"/model gpt-4o-mi")
+        await wait_for(pilot, lambda: prompt.suggestion, "a model name to complete")
+        await pilot.press("tab")
+        assert prompt.value.startswith("/model gpt-4o-mini")
+
+
+async def test_sessions_get_a_title_from_the_first_message(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"why is the sky blue", "ctrl+j", *"second line", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the demo's test run")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
+        await wait_for(pilot, lambda: not app.turn_running, "idle")
+        rows = {r["id"]: r for r in app.controller.sessions()}
+        assert rows[app.controller.session_id]["title"] == "why is the sky blue"
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session list")
+        await pilot.pause()
+        label = session_label(rows[app.controller.session_id], app.controller.session_id)
+        assert label.startswith("why is the sky blue (current)")
+        shown = app.screen.query_one("#session-list").get_option_at_index(0).prompt
+        assert str(shown).startswith("why is the sky blue")

@@ -1,0 +1,212 @@
+"""Pilot tests: the message box never loses what the user typed — multi-line messages, whole
+pastes (large ones folded), history across runs, tab that never steals focus, focus back in
+the box after a button, keys typed elsewhere land in the box, and esc that only closes an
+overlay."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.widgets import Collapsible
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.messages import TaskSubmitted, TurnEnded
+from agent_tui.ui.screens.inspector import InspectorScreen
+from agent_tui.ui.widgets.chat_items import ThresholdOffer, UserMessage
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+from .conftest import HANG, Recorder, demo_app, denied_demo_turn, ready, wait_for
+
+
+async def test_multiline_message_and_three_line_paste_arrive_whole(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        app.post_message(events.Paste("first line\nsecond line\nthird line"))
+        await pilot.pause()
+        assert prompt.value == "first line\nsecond line\nthird line"
+        await pilot.press("ctrl+j", *"and more")
+        assert prompt.document.line_count == 4, "ctrl+j adds a line, enter was not pressed"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: recorder.of(TaskSubmitted), "the message")
+        sent = recorder.of(TaskSubmitted)[0].text
+        assert sent.splitlines() == ["first line", "second line", "third line", "and more"]
+        assert prompt.value == ""
+        await wait_for(pilot, lambda: recorder.events(ev.TurnStarted), "the turn")
+        assert recorder.events(ev.TurnStarted)[0].task == sent, "the model gets every line"
+        bubbles = list(app.main.conversation.query(UserMessage))
+        assert len(bubbles) == 1 and bubbles[0].message_text == sent
+
+
+async def test_large_paste_is_folded_and_sent_whole(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    big = "\n".join(f"log line {n}" for n in range(40))
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        await pilot.press(*"why this? ")
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        assert prompt.value == "why this? [paste #1 · 40 lines]"
+        blocks = list(app.main.query("#pastes Collapsible"))
+        assert len(blocks) == 1 and isinstance(blocks[0], Collapsible) and "40 lines" in blocks[0].title
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: recorder.of(TaskSubmitted), "the message")
+        assert recorder.of(TaskSubmitted)[0].text == f"why this? {big}"
+        await pilot.pause()
+        assert not app.main.query("#pastes Collapsible"), "the block goes with the message"
+
+
+async def test_history_is_kept_across_runs(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"/memos", "enter")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.press(*"/mcp", "enter")
+        await pilot.pause()
+        await pilot.press("escape")
+    lines = (demo_workspace / ".agent-tui" / "input_history.jsonl").read_text().splitlines()
+    assert [json.loads(line)["text"] for line in lines] == ["/memos", "/mcp"]
+    again = demo_app(demo_workspace)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = again.main.prompt
+        assert prompt.value == "", "starts empty"
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert prompt.value == "/mcp"
+        await pilot.press("up")
+        assert prompt.value == "/memos"
+        await pilot.press("down", "down")
+        assert prompt.value == "draft", "past the newest entry the draft comes back"
+
+
+async def test_tab_with_nothing_to_complete_keeps_focus(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        await pilot.press(*"hello", "tab", "tab", *" world")
+        assert app.focused is prompt and prompt.value == "hello world"
+        prompt.value = ""
+        await pilot.press(*"/comp", "tab")
+        assert prompt.value == "/compact " and app.focused is prompt
+
+
+async def test_keys_typed_elsewhere_land_in_the_box(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.main.conversation.focus()
+        await pilot.pause()
+        await pilot.press(*"hi")
+        assert app.main.prompt.value == "hi" and app.focused is app.main.prompt
+
+
+async def test_after_compact_now_the_next_typed_message_is_sent(demo_workspace: Path, recorder: Recorder) -> None:
+    config = demo_workspace / ".agent-tui" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("[budget]\ncompact_at = 0.3\nfresh_at = 0.95\n")
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        offer = next(o for o in app.main.conversation.query(ThresholdOffer) if o.level == "compact")
+        offer.query_one("#offer-compact").focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: [c for c in recorder.events(ev.Compacted) if c.reason == "forced"],
+                       "the compaction")
+        await wait_for(pilot, lambda: app.focused is app.main.prompt, "focus back in the box")
+        await wait_for(pilot, lambda: not app.main.status.busy and app.main.status.state == "ready", "idle")
+        await wait_for(pilot, lambda: offer.resolved, "the offer to say what happened")
+        assert "Compacted" in offer.message or "below the compaction point" in offer.message
+        await pilot.press(*"thanks", "enter")
+        await wait_for(pilot, lambda: recorder.of(TaskSubmitted)[1:], "the typed message")
+        assert recorder.of(TaskSubmitted)[-1].text == "thanks"
+        forced = [c for c in recorder.events(ev.Compacted) if c.reason == "forced"]
+        assert len(forced) == 1, "enter did not compact again"
+
+
+async def test_esc_with_the_inspector_open_closes_only_it(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                         recorder: Recorder) -> None:
+    words = " ".join(f"word{n}" for n in range(600))
+    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))  # ~30 s unless cancelled
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"tell me a long story", "enter")
+        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(fake_app.screen, InspectorScreen), "the inspector")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: fake_app.screen is fake_app.main, "the inspector closed")
+        assert fake_app.turn_running, "closing the inspector did not cancel the turn"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert fake_app.turn_running, "the first esc after an overlay only warns"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+        assert recorder.of(TurnEnded)[-1].status == "cut"
+
+
+async def test_scroll_follow_stops_when_scrolled_up_and_resumes_at_the_bottom(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        conv = app.main.conversation
+        for n in range(40):
+            await conv.note(f"note {n}", "info")
+        await pilot.pause()
+        assert conv.max_scroll_y > 0 and conv.scroll_y == conv.max_scroll_y, "new content is followed"
+        conv.scroll_home(animate=False)
+        await pilot.pause()
+        await conv.note("while scrolled up", "info")
+        await pilot.pause()
+        assert conv.scroll_y == 0, "the user's place is kept while they read"
+        conv.scroll_end(animate=False)
+        await pilot.pause()
+        await conv.note("back at the bottom", "info")
+        await pilot.pause()
+        assert conv.scroll_y == conv.max_scroll_y, "following resumes at the bottom"
+        conv.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.press(*"/memos", "enter")
+        await pilot.press("escape")
+        await pilot.press(*"a new question", "enter")
+        await wait_for(pilot, lambda: list(conv.query(UserMessage)), "the bubble")
+        await pilot.pause()
+        assert conv.scroll_y == conv.max_scroll_y, "sending a message brings the flow to the bottom"
+
+
+async def test_bubble_shows_while_the_model_client_loads(demo_workspace: Path, recorder: Recorder,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    import agent_tui.agent.llm as llm
+
+    real = llm.preload_litellm
+
+    def slow_preload() -> None:
+        gate.wait(HANG)
+        real()
+
+    monkeypatch.setattr(llm, "preload_litellm", slow_preload)
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await wait_for(pilot, lambda: app.controller is not None, "the session")
+        assert not app.llm_ready.is_set()
+        await pilot.press(*"hello there", "enter")
+        await wait_for(pilot, lambda: list(app.main.conversation.query(UserMessage)), "the bubble")
+        assert not app.llm_ready.is_set(), "the bubble came before the model client"
+        assert "loading model client" in app.main.status.state
+        gate.set()
+        await wait_for(pilot, lambda: recorder.events(ev.TurnStarted), "the turn")
+        await pilot.pause()
+        bubbles = [b.message_text for b in app.main.conversation.query(UserMessage)]
+        assert bubbles == ["hello there"], "one bubble, not a second one when the turn starts"
