@@ -43,7 +43,7 @@ from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary, extract_decisions
 from agent_tui.core.text import clean_text
-from agent_tui.core.tokens import TokenCounter, counter_for
+from agent_tui.core.tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 
 __all__ = ["ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
@@ -321,7 +321,18 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         groups, _, carried = self._window_groups()
         head = self.system.tokens + sum(i.tokens + 12 for i in carried)
         head += sum(it.tokens + 1 for it in self._head_blocks())
-        return head + self.block.tokens + sum(g.tokens for g in groups) + self._tools_tokens + 80
+        history = sum(g.tokens + sum(self._message_extra(it) for it in g.items) for g in groups)
+        return head + self.block.tokens + history + self._tools_tokens + 80
+
+    def _message_extra(self, item: ContextItem) -> int:
+        """What a history message costs beyond its content: the role overhead and its tool calls
+        (cached on the item, as the assembler does)."""
+        if not item.tool_calls:
+            return MESSAGE_OVERHEAD
+        extra = item.provenance.get("calls_tokens")
+        if not extra:
+            extra = item.provenance["calls_tokens"] = self.counter.count(json.dumps(item.tool_calls))
+        return int(extra) + MESSAGE_OVERHEAD
 
     def sync_from_store(self) -> list[ContextItem]:
         """Adopt the rules, pins and evictions another process wrote to the store (core/store_sync)."""
@@ -338,6 +349,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     def plan_compaction(self, force: bool = False) -> EvictionPlan | None:
         """The batch a compaction event would evict now, or None when the cost model says an
         event does not pay yet and the window is not near (``force``: evict what there is)."""
+        self._sync_file_notes()  # the notes the next request will carry count (and may go in this event)
         groups, _, _ = self._window_groups()
         if force:
             return plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(True),
