@@ -275,14 +275,20 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._file_ledger.flush(self)
 
     # memos and recall -----------------------------------------------------------------
-    def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
+    def save_memo(self, text: str, kind: str = "manual", show_now: bool | None = None) -> ContextItem:
+        """A progress memo.  ``show_now`` rebuilds the compaction block so the next request carries
+        it (one cache break, like a pin): by default for a memo the user asks for, or before the first
+        request; an automatic memo, or one the model wrote with save_memo (its call's arguments are in
+        the history already), waits for the next compaction event."""
         item = self._new_item("memo", Category.MEMORY, f"Progress memo ({kind}, turn {self.turn}):\n{text}",
                               scope=Scope.SESSION, provenance={"kind": kind})
         self._add(item)
         if self.store is not None:
             self.store.save_memo(self.session_id, item.id, text, kind)
-        if self.last is None:
-            self.rebuild_block()  # nothing sent yet (a seed memo): shown at once, no cache to lose
+        if show_now is None:
+            show_now = self.last is None or kind not in ("auto", "pre-compaction")
+        if show_now:
+            self.rebuild_block()
         return item
 
     def add_recalled(self, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
