@@ -1,6 +1,16 @@
 """agent-tui: a terminal coding agent whose edge is context engineering.
 
 Importing the package must stay cheap: no litellm, no textual here.
+
+``LITELLM_MODE=PRODUCTION`` is set before anything can import litellm: in its default "DEV"
+mode ``import litellm`` calls ``dotenv.load_dotenv()``, which walks up from litellm's own
+folder — so with agent-tui installed in a project's virtualenv, the project's ``.env`` would
+set ``OPENAI_BASE_URL``, proxies or CA bundles for the whole process and send the user's key
+where the repository says.  Only the user's own environment counts.
 """
+
+import os as _os
+
+_os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 
 __version__ = "0.1.0"

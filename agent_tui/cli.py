@@ -19,6 +19,17 @@ def _common(p: argparse.ArgumentParser, top: bool = False) -> None:
     p.add_argument("--workspace", "-w", type=Path, default=dflt, help="project folder (default: current directory)")
 
 
+def _dollars(text: str) -> float:
+    """A positive amount of dollars for --max-cost / --max-session-cost."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of dollars, got {text!r}")
+    return value
+
+
 def _model_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
     dflt = None if top else argparse.SUPPRESS
     p.add_argument("--model", default=dflt, help="litellm model string, e.g. openai/gpt-4o")
@@ -52,7 +63,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("task", nargs="?", help="the task (omit with --demo)")
     run.add_argument("--yes", "-y", action="store_true", help="allow writes and commands without asking")
     run.add_argument("--json", action="store_true", help="JSON Lines events on stdout")
-    run.add_argument("--max-steps", type=int, help="model calls allowed in the turn")
+    run.add_argument("--max-steps", type=int, help="model calls allowed in the turn (default 200)")
+    run.add_argument("--max-cost", type=_dollars, help="dollars the turn may spend ([budget] max_cost)")
+    run.add_argument("--max-session-cost", type=_dollars, help="dollars the session may spend ([budget] max_session_cost)")
 
     mem = sub.add_parser("memory", help="list, show, pin, unpin, evict, restore items")
     _common(mem)

@@ -32,7 +32,8 @@ def preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
     if name == "write_file":
         return write_diff(args, workspace)
     if name == "run_command":
-        return f"$ {args.get('command', '')}"
+        where = "  (outside the sandbox)" if args.get("outside_sandbox") is True else ""
+        return f"$ {args.get('command', '')}{where}"
     return f"{name}({json.dumps(args, ensure_ascii=False)[:800]})"
 
 

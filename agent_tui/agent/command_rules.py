@@ -6,6 +6,7 @@ Allow rules are argv prefixes: ``allow_commands = ["pytest", "git status"]`` cov
 matches across ``;``, ``&&`` or a newline any more.  A line is auto-approved only when
 *every* simple command in it is covered by a prefix and nothing in it reaches further:
 no ``$(…)``/backticks, no ``&``, no redirection that writes outside the workspace, no
+argument naming a path outside it (``pytest --basetemp=~/x`` empties ``~/x``), no
 ``VAR=…`` prefix, no program chosen at run time.  A prefix never covers inline code:
 ``python3`` or ``python3 -m pytest`` do not allow ``python3 -c "…"`` (a rule must name
 the ``-c`` itself).
@@ -14,9 +15,14 @@ Deny rules match the program by basename (``/bin/rm``, ``\\rm`` and ``"rm"`` are
 and its flags in any order and spelling: ``rm -rf`` also refuses ``rm -fr``,
 ``rm -r -f``, ``rm -Rf`` and ``rm --recursive --force``.  They look through wrappers
 (``bash -c '…'``, ``env``, ``nice``, ``nohup``, ``timeout``, ``xargs``, ``command``,
-``sudo``, ``exec``, ``find -exec``), count ``find -delete`` and inline code that deletes
-(``shutil.rmtree``, ``unlink``…) as ``rm -rf``, and a line the parser cannot read is
-refused when it names a denied program at all.  Deny always wins.
+``sudo``, ``exec``, ``eval``, ``su -c``, ``script -c``, ``parallel``, ``chrt``, ``taskset``,
+``find -exec``) and ``alias`` definitions, take GNU abbreviations (``--rec``), count
+``find -delete`` and inline code that deletes (``shutil.rmtree``, ``unlink``…) as ``rm -rf``,
+and match a program named by a variable (``$RM -rf``) by its flags.  While deny rules exist,
+a line whose commands they cannot see is refused: a shell or interpreter reading code from
+its input (``… | sh``, ``bash <<EOF``), ``eval`` or ``sh -c`` of text computed at run time;
+a line the parser cannot read is refused when it names a denied program at all.  Deny
+always wins.  Scripts run from files are not looked into: the sandbox is the guarantee.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tools.cmdparse import ParsedCommand, SimpleCommand, parse_command
+from agent_tui.tools.cmdparse import SAFE_TARGETS, ParsedCommand, SimpleCommand, parse_command
 
 #: How deep wrappers are looked through (``bash -c "env sh -c '…'"``).
 MAX_DEPTH = 6
@@ -77,8 +83,11 @@ class DenyRule:
     """Other words that must appear among the arguments, in this order (globs allowed)."""
 
     def matches(self, cmd: SimpleCommand) -> bool:
-        if not cmd.argv or cmd.program != self.program:
-            return False
+        """The command is this program with all the rule's flags and words."""
+        return bool(cmd.argv) and cmd.program == self.program and self.matches_args(cmd)
+
+    def matches_args(self, cmd: SimpleCommand) -> bool:
+        """The command's arguments carry the rule's flags and words (whatever the program)."""
         flags, words = split_args(self.program, cmd.argv[1:])
         if not self.flags <= flags:
             return False
@@ -124,6 +133,9 @@ def split_args(program: str, args: tuple[str, ...] | list[str]) -> tuple[set[str
             ended = True
         elif a.startswith("--"):
             name = a.split("=", 1)[0]
+            if name not in aliases:  # GNU getopt takes any unambiguous prefix: --rec is --recursive
+                longer = {aliases[k] for k in aliases if k.startswith(name) and len(name) > 3}
+                name = longer.pop() if len(longer) == 1 else name
             flags.add(aliases.get(name, name))
         elif len(a) > 2 and a[1:].isalpha():
             flags.update(aliases.get(f"-{c}", f"-{c}") for c in a[1:])
@@ -187,6 +199,9 @@ _VALUE_OPTS = {
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
     "chroot": frozenset({"--userspec", "--groups"}),
+    "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter", "-I", "-n",
+                           "-N", "--colsep"}),
+    "chrt": frozenset({"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"}),
 }
 
 
@@ -254,6 +269,21 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
                 i += 1
         sub = _sub(argv, dyn, 1 + i)
         found += [sub] if sub else []
+    elif prog == "eval":
+        found += _commands_of(" ".join(args), depth)
+    elif prog in ("su", "runuser", "script"):
+        for i, a in enumerate(args):
+            if a.startswith("--command="):
+                found += _commands_of(a.split("=", 1)[1], depth)
+            elif (a in ("-c", "--command") or (prog == "script" and re.fullmatch(r"-[a-zA-Z]*c", a))) \
+                    and i + 1 < len(args):
+                found += _commands_of(args[i + 1], depth)
+    elif prog in ("coproc", "parallel", "chrt", "taskset"):
+        i = _skip_options(args, _VALUE_OPTS.get(prog, frozenset()))
+        if prog in ("chrt", "taskset"):
+            i += 1  # the priority or CPU mask
+        sub = _sub(argv, dyn, 1 + i)
+        found += [sub] if sub else []
     elif prog in ("watch",):
         rest = args[_skip_options(args, frozenset({"-n", "--interval", "-d"})):]
         found += _commands_of(" ".join(rest), depth)
@@ -296,13 +326,61 @@ def _find_inner(argv: tuple[str, ...]) -> list[SimpleCommand]:
     return out
 
 
+def _aliases(parsed: ParsedCommand) -> dict[str, tuple[str, ...]]:
+    """``alias name=value`` definitions in the line (``sh`` expands them in later commands)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for c in parsed.commands:
+        if c.program == "alias":
+            for a in c.argv[1:]:
+                name, eq, value = a.partition("=")
+                if eq:
+                    out[name] = tuple(_rule_words(value)) if value.strip() else ()
+    return out
+
+
 def all_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
-    """Every simple command of the line and everything they run through wrappers."""
+    """Every simple command of the line and everything they run through wrappers (aliases expanded)."""
+    aliases = _aliases(parsed)
     out: list[SimpleCommand] = []
     for c in parsed.commands:
-        out.append(c)
-        out += inner_commands(c)
+        cmds = [c]
+        if c.argv and c.argv[0] in aliases:
+            argv = (*aliases[c.argv[0]], *c.argv[1:])
+            cmds.append(SimpleCommand(argv, (False,) * len(aliases[c.argv[0]]) + c.dynamic[1:]))
+        for cmd in cmds:
+            out.append(cmd)
+            out += inner_commands(cmd)
     return out
+
+
+def reads_code_from_input(cmd: SimpleCommand) -> bool:
+    """A shell or interpreter that runs whatever its input holds (``… | sh``, ``bash -s``, ``sh <<EOF``)."""
+    prog = _interpreter(cmd.program) if cmd.argv else ""
+    if prog not in INLINE_CODE_FLAGS or prog in ("deno", "osascript", "R"):
+        return False
+    shell = prog in SHELLS
+    code_opts = set(INLINE_CODE_FLAGS[prog]) | ({"-m"} if prog == "python" else set())
+    for a in cmd.argv[1:]:
+        if a in code_opts or (shell and re.fullmatch(r"-[a-zA-Z]{2,}", a) and "c" in a):
+            return False  # code or a module named on the command line
+        if a == "-" or (shell and re.fullmatch(r"-[a-zA-Z]*s[a-zA-Z]*", a)):
+            return True  # explicitly reads its input
+        if not a.startswith("-"):
+            return False  # a script file (not looked into)
+    return True
+
+
+def opaque_reason(layer: SimpleCommand) -> str | None:
+    """Why deny rules cannot see what ``layer`` runs (None when they can)."""
+    if reads_code_from_input(layer):
+        return f"`{layer.argv[0]}` runs commands from its input"
+    if layer.program == "eval" and any(layer.dynamic[1:]):
+        return "`eval` runs text computed at run time"
+    if layer.program in SHELLS:
+        at = inline_code_at(layer.argv)
+        if at is not None and at + 1 < len(layer.argv) and layer.dynamic[at + 1]:
+            return f"`{layer.program} -c` runs code computed at run time"
+    return None
 
 
 class CommandRules:
@@ -318,9 +396,12 @@ class CommandRules:
         parsed = parsed or parse_command(command)
         for layer in all_layers(parsed):
             for rule in self.deny:
-                if rule.matches(layer):
+                if rule.matches(layer) or (layer.dynamic[:1] == (True,) and rule.matches_args(layer)):
                     shown = " ".join(layer.argv)
                     return f"deny rule {rule.source!r} matches `{shown}`"
+            why = opaque_reason(layer) if self.deny else None
+            if why:
+                return f"{why}, which deny rules ({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check"
         text = command.strip()
         for pat in self.deny_sources:
             if fnmatch.fnmatchcase(text, pat):
@@ -353,7 +434,27 @@ def blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
         if c.argv and c.dynamic and c.dynamic[0]:
             why.append(f"the program is chosen at run time ({c.argv[0]})")
             break
+    if workspace is not None:
+        paths = [w for c in parsed.commands for w in c.argv[1:] if _names_outside(w, workspace.resolve())]
+        if paths:
+            why.append(f"it names a path outside the workspace ({', '.join(paths[:3])})")
     return why
+
+
+def _names_outside(word: str, root: Path) -> bool:
+    """An argument naming a path outside the workspace (``pytest --basetemp=~/x`` empties ``~/x``)."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    if value.startswith("-") or not value or value in SAFE_TARGETS:
+        return False
+    if value.startswith("~") or value.startswith(("$HOME", "${HOME}")):
+        return True
+    if not (value.startswith("/") or ".." in Path(value).parts):
+        return False
+    try:
+        full = (root / value).resolve() if not value.startswith("/") else Path(value).resolve()
+    except (OSError, RuntimeError):
+        return True
+    return full != root and root not in full.parents
 
 
 def prefix_covers(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:

@@ -142,7 +142,7 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
         return _demo_summary(last_user), []
     calls = _turn_calls(messages)
     if "Write a progress memo" in last_user or "Write a progress memo" in str(messages[-1].get("content", "")):
-        return _memo(calls), []
+        return _memo(messages), []
     if not calls:
         if _earlier_turns(messages):
             return ("This is the offline demo model: it plays one scripted bug fix and cannot answer other "
@@ -213,26 +213,83 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
             "with `--model` (e.g. openai/gpt-4o) to ask anything else.", [])
 
 
-def _memo(calls: list[tuple[str, dict[str, Any], str]]) -> str:
-    """A progress memo that says what really happened in the turn."""
-    runs = [read_test_run(r) for n, _, r in calls if n == "run_command" and _denial(r) is None]
-    edited = any(n == "edit_file" and "Edited" in r for n, _, r in calls)
-    last = runs[-1] if runs else None
-    if edited and last is not None and last.ok:
-        return ("Changed: inventory/stock.py — restock_needed now flags items at the threshold (<=).\n"
+def _all_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
+    """(tool name, args, result text) of every tool call in the window, in order (any turn)."""
+    results = {str(m.get("tool_call_id")): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
+    out: list[tuple[str, dict[str, Any], str]] = []
+    for m in messages:
+        if m.get("role") != "assistant":
+            continue
+        for call in m.get("tool_calls") or []:
+            fn = call.get("function") or {}
+            try:
+                args = json.loads(fn.get("arguments") or "{}")
+            except ValueError:
+                args = {}
+            out.append((str(fn.get("name")), args if isinstance(args, dict) else {},
+                        results.get(str(call.get("id")), "")))
+    return out
+
+
+_EDITED = re.compile(r"^Edited ([\w./-]+):", re.M)
+_SUMMARY_FILES = re.compile(r"^Files changed:\n((?:- .*\n?)+)", re.M)
+
+
+def _changed_files(texts: list[str]) -> list[str]:
+    """Files an edit really changed ("Edited <path>:" results) or a summary lists as changed."""
+    found: list[str] = []
+    for text in texts:
+        names = _EDITED.findall(text)
+        for block in _SUMMARY_FILES.findall(text):
+            names += [line[2:].split(" ", 1)[0].strip(",") for line in block.splitlines() if line.startswith("- ")]
+        found += [n for n in names if n and n != "none" and n not in found]
+    return found
+
+
+def _last_run(texts: list[str]) -> RunResult | None:
+    runs = [read_test_run(t) for t in texts if t.startswith("$ ") and "exit code" in t]
+    return runs[-1] if runs else None
+
+
+def _memo(messages: list[dict[str, Any]]) -> str:
+    """A progress memo that says what really happened so far (the whole window, summary included)."""
+    texts = [str(m.get("content") or "") for m in messages]
+    changed = _changed_files(texts)
+    last = _last_run([r for n, _, r in _all_calls(messages) if n == "run_command" and _denial(r) is None])
+    if last is None:  # the runs were folded into the summary: its latest result line
+        folded = [m.group(1) for t in texts for m in re.finditer(r"^Command and test results:\n- (.*)", t, re.M)]
+        if folded:
+            ran = re.search(r"Ran (\d+) tests?", folded[-1])
+            ok = bool(re.search(r"\bOK\b", folded[-1])) and "FAILED" not in folded[-1]
+            last = RunResult(0 if ok else 1, int(ran.group(1)) if ran else None, ok, folded[-1][:160])
+    if changed and last is not None and last.ok:
+        return (f"Changed: {', '.join(changed)} — restock_needed now flags items at the threshold (<=).\n"
                 "Why: the bug report and test_restock_includes_items_at_threshold.\n"
                 f"Left: nothing; all {last.ran} tests pass. Consider a test for threshold=0.")
     tests = (f"tests: {last.summary}" if last is not None and last.ran_at_all
-             else "tests not run" if last is None else f"tests could not run ({last.summary})")
-    return (f"Changed: {'inventory/stock.py (<= threshold)' if edited else 'nothing'}.\n"
+             else "tests not run yet" if last is None else f"tests could not run ({last.summary})")
+    return (f"Changed: {', '.join(changed) if changed else 'nothing yet'}.\n"
             f"Why: the restock bug report.\nLeft: the task is not finished; {tests}.")
 
 
 def _demo_summary(body: str) -> str:
-    files = sorted(set(re.findall(r"[\w/]+\.py", body)))
-    return ("User instructions, constraints and preferences:\n- fix the restock bug in the sample project\n"
-            "Agent decisions:\n- compare with <= so items at the threshold are restocked\n"
-            f"Files changed:\n- {', '.join(files[:5]) or 'none yet'}")
+    """Fold the evicted rounds, keeping only what the text shows (no invented decisions or files)."""
+    previous, _, new = body.partition("New conversation to fold in:")
+    asked = re.findall(r"^\[m\d+\] user:\n(.+)", new, re.M)
+    old_asks = re.findall(r"^User instructions.*:\n((?:- .*\n?)+)", previous, re.M)
+    asks = [line[2:] for block in old_asks for line in block.splitlines() if line.startswith("- ")]
+    asks += [a.strip()[:200] for a in asked if a.strip()[:200] not in asks]
+    changed = _changed_files([previous, new])
+    runs = re.findall(r"^(Ran \d+ tests?.*|OK.*|FAILED \(.*\))$", new, re.M)
+    old_runs = re.findall(r"^Command and test results:\n- (.*)", previous, re.M)
+    latest = " ".join(runs[-2:]) if runs else (old_runs[-1] if old_runs else "")
+    out = ["User instructions, constraints and preferences:"] + [f"- {a}" for a in asks or ["(none seen)"]]
+    if changed:
+        out += ["Agent decisions:", "- compare with <= so items at the threshold are restocked"]
+    if latest:
+        out += ["Command and test results:", f"- {latest}"]
+    out += ["Files changed:"] + [f"- {f}" for f in changed or ["none"]]
+    return "\n".join(out)
 
 
 def _chunk(text: str, calls: list[tuple[str, dict[str, Any]]], prompt_tokens: int) -> list[dict[str, Any]]:

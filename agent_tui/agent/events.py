@@ -66,6 +66,10 @@ class BudgetUpdated(Event):
     """Compaction threshold."""
     fresh_at: float = 0.90
     """Fresh-session threshold."""
+    calibration: float = 1.0
+    """Provider tokens per engine-counted token for this model (learnt; scales the input budget)."""
+    estimated_prompt_tokens: int = 0
+    """What the provider is expected to report as prompt_tokens for this request (total x calibration)."""
 
     @classmethod
     def from_breakdown(cls, bd: dict[str, Any], step: int, turn: int) -> BudgetUpdated:

@@ -2,7 +2,7 @@
 
 The same Agent and events as the TUI.  Writes and commands are denied unless
 ``--yes`` (there is nobody to ask).  The exit code is 0 when the turn
-finished, 1 when it ended in an error or the step limit, 2 for bad usage,
+finished, 1 when it ended in an error, the step limit or a cost limit, 2 for bad usage,
 130 when interrupted.
 """
 
@@ -55,7 +55,9 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
     trust = True if getattr(args, "trust", False) else None
     opts = SessionOptions(model=args.model, api_base=args.api_base, window=args.window, session=args.session,
                           demo=demo, yes=bool(args.yes) or demo, interactive=False,
-                          max_steps=getattr(args, "max_steps", None), trust=trust)
+                          max_steps=getattr(args, "max_steps", None), trust=trust,
+                          max_cost=getattr(args, "max_cost", None),
+                          max_session_cost=getattr(args, "max_session_cost", None))
     agent, ws = build_agent(workspace, opts)
     try:
         report = ws.trust

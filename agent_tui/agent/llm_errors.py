@@ -195,6 +195,11 @@ def _key_env_vars(model: str) -> list[str]:
     return [f"{provider.upper()}_API_KEY"]
 
 
+#: What litellm says when it cannot turn the history into the provider's format (raised before any
+#: HTTP is sent, sometimes as an APIConnectionError with status 500): retrying cannot help.
+_CONVERSION_HINTS = ("unable to convert", "failed to parse tool call arguments", "invalid message passed",
+                     "missing corresponding tool call")
+
 _CONTEXT_HINTS = ("context_length_exceeded", "maximum context length", "context window", "too many tokens",
                   "prompt is too long", "input is too long")
 
@@ -233,6 +238,9 @@ def classify(exc: BaseException, config: LLMConfig) -> Failure:
         where = f" at {config.api_base}" if config.api_base else ""
         return fail(f"Model {model!r} not found{where} (HTTP {status or 404}): check the model name. "
                     f"Provider said: {said}", "not_found")
+    if any(h in low for h in _CONVERSION_HINTS):
+        return fail(f"The conversation could not be converted to {model}'s format (nothing was sent; retrying "
+                    f"cannot help): {said}", "conversion")
     if isinstance(exc, le.RateLimitError) or status == 429:
         return fail(f"rate limited (HTTP 429): {said}", "rate_limit", True, retry_after_seconds(exc))
     if isinstance(exc, le.Timeout | asyncio.TimeoutError | TimeoutError) or status == 408:

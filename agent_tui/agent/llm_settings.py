@@ -42,12 +42,42 @@ def needs_model_info(settings: Settings) -> bool:
     return bool(settings.model) and settings.window is None and "window" not in over
 
 
+LOCAL_KEY = "sk-local-no-key"
+"""Sent to a loopback server when no key is configured: local servers ignore it, OpenAI's client needs one."""
+
+
+def is_loopback(api_base: str | None) -> bool:
+    """True for a server on this machine (Ollama, vLLM, LM Studio, llama.cpp on 127.0.0.1/localhost/::1)."""
+    if not api_base:
+        return False
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(api_base if "//" in api_base else f"//{api_base}").hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _local_key(settings: Settings, key: str | None, env_name: str | None) -> str | None:
+    """The placeholder key for a loopback ``api_base`` when neither the config nor the environment has one."""
+    if key or not is_loopback(settings.api_base):
+        return key
+    provider = (settings.model or "").split("/", 1)[0] if "/" in (settings.model or "") else "openai"
+    names = [n for n in (env_name, f"{provider.upper()}_API_KEY") if n]
+    return None if any(os.environ.get(n) for n in names) else LOCAL_KEY
+
+
 def llm_config(settings: Settings, reserve: int | None = None, window: int | None = None) -> Any:
     """The LLMConfig for ``settings.model``; ``reserve`` (the plan's) is sent as ``max_tokens``."""
     from .llm_types import LLMConfig
 
     ms = model_settings(settings.models, settings.model, settings.temperature)
     key = ms.api_key or (os.environ.get(ms.api_key_env) if ms.api_key_env else None)
+    key = _local_key(settings, key, ms.api_key_env)
     cfg = LLMConfig(model=settings.model or "", api_base=settings.api_base, api_key=key or None,
                     temperature=ms.temperature, max_output_tokens=ms.max_output_tokens or reserve or None,
                     reasoning_effort=ms.reasoning_effort, thinking=ms.thinking, prices=dict(ms.prices),

@@ -64,3 +64,28 @@ def usage_from_provider(litellm: Any, model: str, usage: Any, prices: dict[str, 
         cost = litellm_cost(litellm, model, usage)
     return Usage(prompt, completion, cost, False, cached_tokens=read, cache_write_tokens=write,
                  reasoning_tokens=reasoning)
+
+
+def unpriced_notice(model: str, prices: dict[str, float] | None, usage: Usage,
+                    api_base: str | None = None) -> str | None:
+    """One line saying the cost of ``model`` is unknown, or None when it is known (or free by config).
+
+    litellm prices most hosted models, but not all (its 1.110 table dropped
+    ``anthropic/claude-opus-4-1``); then every call costs "0.0", the status line
+    shows no cost and a ``max_cost`` limit can never trigger.  Ollama runs locally
+    and is free, so is an OpenAI-compatible server on this machine (vLLM, LM Studio, llama.cpp), and the
+    offline demo; a ``[models."x"]`` table with any price counts as known.
+    """
+    from .demo import DEMO_PROVIDER
+    from .llm_provider import family, provider_of
+    from .llm_settings import is_loopback
+
+    if prices or usage.estimated or usage.cost_usd > 0 or usage.prompt_tokens <= 0:
+        return None
+    if family(model) == "ollama" or provider_of(model) == DEMO_PROVIDER:
+        return None
+    if family(model) in ("openai", "other") and is_loopback(api_base):
+        return None
+    return (f"No price is known for {model} (litellm's price table lacks it): the session cost is not shown and "
+            "[budget] max_cost / max_session_cost cannot apply. Set input_cost_per_token, output_cost_per_token "
+            f"(and cache_read_input_token_cost, cache_creation_input_token_cost) under [models.\"{model}\"].")

@@ -19,14 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.limits import DEFAULT_MAX_STEPS, Limits, check
+from agent_tui.agent.llm_calibration import Calibration
 from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
+from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls
+from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
 from agent_tui.agent.summariser_llm import summary_request_cached
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
+from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
@@ -42,8 +47,12 @@ CUT_MARK = "\n\n[cut: the turn was cancelled by the user]"
 class LoopOptions:
     """Knobs of one agent (from settings and flags)."""
 
-    max_steps: int = 40
+    max_steps: int = DEFAULT_MAX_STEPS
     """Model calls per turn."""
+    max_cost: float | None = None
+    """Dollars one turn may spend (None: no limit)."""
+    max_session_cost: float | None = None
+    """Dollars this session may spend in this process (None: no limit)."""
     memo_writer: str = "llm"
     """`llm` or `extractive` for automatic memos."""
     summariser: str = "llm"
@@ -67,14 +76,22 @@ class Agent:
         self.approver = approver
         self.workspace = workspace
         self.store = store
-        self.opts = options or LoopOptions(max_steps=engine.settings.max_steps)
+        self.opts = options or LoopOptions(max_steps=engine.settings.max_steps,
+                                           max_cost=engine.settings.budget.max_cost,
+                                           max_session_cost=engine.settings.budget.max_session_cost)
+        self.turn_cost = 0.0
         self.ctx = EngineToolContext(engine, workspace, store)
         self.session_cost = 0.0
         self.session_prompt_tokens = 0
         self.session_cached_tokens = 0
         self._announced: set[str] = set()
+        model = str(getattr(llm, "model", "") or "")
+        self.calibration = Calibration(model, store if model else None)
+        if abs(self.calibration.factor - 1.0) > 1e-9:
+            engine.plan = make_plan(engine.settings, self.calibration.factor)
         self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
-        self.engine.add_secret(getattr(llm, "api_key", None))
+        key = getattr(llm, "api_key", None)
+        self.engine.add_secret(None if key == LOCAL_KEY else key)
 
     # helpers ------------------------------------------------------------------------
     async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
@@ -98,6 +115,7 @@ class Agent:
         cost = float(getattr(u, "cost_usd", 0.0) or 0.0)
         prompt, cached = int(u.prompt_tokens or 0), int(getattr(u, "cached_tokens", 0) or 0)
         self.session_cost += cost
+        self.turn_cost += cost
         self.session_prompt_tokens += prompt
         self.session_cached_tokens += cached
         session_pct = 100.0 * self.session_cached_tokens / self.session_prompt_tokens if self.session_prompt_tokens else 0.0
@@ -238,14 +256,16 @@ class Agent:
         yield ev.TurnStarted(eng.turn, eng.session_id, task)
         await self._recall(task)
         final_text, status, step = "", "done", 0
+        self.turn_cost = 0.0
         memo_saved_this_turn = False
         partial = ""
         try:
             while True:
-                if step >= self.opts.max_steps:
-                    status = "step_limit"
-                    yield ev.ErrorEvent(f"stopped after {step} model calls (the step limit); "
-                                        "say 'continue' to go on, or raise max_steps", fatal=False)
+                stop = check(Limits(self.opts.max_steps, self.opts.max_cost, self.opts.max_session_cost),
+                             steps=step, turn_cost=self.turn_cost, session_cost=self.session_cost)
+                if stop is not None:
+                    status = stop.status
+                    yield ev.ErrorEvent(stop.message, fatal=False)
                     break
                 step += 1
                 for e in await self.compact():
@@ -255,7 +275,10 @@ class Agent:
                 while True:
                     asm = eng.assemble(self.runner.schemas(eng), auto_compact=False)
                     bd = self._with_reasoning(asm.breakdown.to_json(), asm.messages)
-                    yield ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
+                    budget_event = ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
+                    budget_event.calibration = round(self.calibration.factor, 4)
+                    budget_event.estimated_prompt_tokens = self.calibration.estimate(bd["total"])
+                    yield budget_event
                     for e in self._thresholds(bd):
                         yield e
                     completion = None
@@ -285,6 +308,13 @@ class Agent:
                 usage = self._count_usage(completion)
                 if usage is not None:
                     yield usage
+                    unpriced = unpriced_notice(self.llm.model, self.llm.prices, completion.usage, self.llm.api_base) \
+                        if self.llm is not None and "unpriced" not in self._announced else None
+                    if unpriced:
+                        self._announced.add("unpriced")
+                        yield ev.ErrorEvent(unpriced, fatal=False)
+                    if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
+                        eng.plan = make_plan(eng.settings, self.calibration.factor)
                 finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
                                getattr(self.llm, "max_output_tokens", None))
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,

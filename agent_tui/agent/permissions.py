@@ -11,7 +11,9 @@ Config (``[approval]``)::
     deny_commands = ["rm -rf", "git push"]                     # program + flags in any order, through wrappers
 
 Read tools are allowed.  Deny rules always win, over a per-tool ``allow``, a
-remembered "always", the sandbox policy and ``--yes``.  Headless runs turn every
+remembered "always", the sandbox policy and ``--yes``.  A command the model asks to run
+``outside_sandbox`` (git writes, network) is never allowed by the sandbox policy or by
+``--yes``: only the user, or an allow rule / per-tool ``allow`` they wrote.  Headless runs turn every
 remaining ``ask`` into ``deny`` unless ``--yes``.  An MCP tool whose annotations
 say read-only is treated as a read tool; other MCP tools ask like writes.  How
 commands are parsed and matched is in ``agent_tui.agent.command_rules``.
@@ -154,6 +156,12 @@ class Policy:
             v = Verdict(self.default_write, f"[approval] default_write = {self.default_write}")
         if v.decision == "ask" and kind != "command" and name in self.always:
             v = Verdict("allow", f"you allowed {name} always")
+        if v.decision == "ask" and kind == "command" and self.sandboxed and args.get("outside_sandbox") is True:
+            # the sandbox is what makes --yes safe: leaving it needs a person or an explicit rule
+            if self.interactive:
+                return v
+            return Verdict("deny", f"running outside the sandbox needs the user's approval; --yes does not cover "
+                                   f"it, an allow rule does ({v.reason})", v.prefix)
         return self._finish(v)
 
     def _command(self, name: str, args: dict[str, Any]) -> Verdict:
@@ -176,7 +184,7 @@ class Policy:
                 return Verdict("allow", f"allowed by {', '.join(used)}", prefix)
             shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3])
             why = [f"no allow rule covers {shown}"]
-        if self.sandboxed and self.sandboxed_commands == "allow":
+        if self.sandboxed and self.sandboxed_commands == "allow" and args.get("outside_sandbox") is not True:
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
         default = self.default_command
         if default == "ask":

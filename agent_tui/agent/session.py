@@ -43,6 +43,10 @@ class SessionOptions:
     """False for headless runs (asks become denials unless --yes)."""
     max_steps: int | None = None
     """--max-steps."""
+    max_cost: float | None = None
+    """--max-cost: dollars per turn."""
+    max_session_cost: float | None = None
+    """--max-session-cost: dollars per session (this process)."""
     trust: bool | None = None
     """Workspace trust: None asks the trust store, True applies the workspace's asks, False ignores them."""
 
@@ -65,6 +69,9 @@ def resolve_config(workspace: Path, opts: SessionOptions) -> tuple[Settings, Tru
     loaded = load_config(workspace, trust=opts.trust)
     settings = loaded.settings.with_overrides(model=opts.model, api_base=opts.api_base, window=opts.window,
                                        max_steps=opts.max_steps)
+    caps = {k: v for k, v in (("max_cost", opts.max_cost), ("max_session_cost", opts.max_session_cost)) if v is not None}
+    if caps:
+        settings = replace(settings, budget=replace(settings.budget, **caps))
     if opts.demo:
         settings = demo_settings(settings)
     return settings, loaded.trust
@@ -85,7 +92,8 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
     policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
     runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
-    loop_opts = LoopOptions(max_steps=settings.max_steps)
+    loop_opts = LoopOptions(max_steps=settings.max_steps, max_cost=settings.budget.max_cost,
+                            max_session_cost=settings.budget.max_session_cost)
     llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
     agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
     attach_sandbox(agent, settings)
@@ -98,6 +106,7 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
 
     status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network)
     agent.ctx.sandbox = status.sandbox
+    agent.ctx.pass_env = tuple(settings.sandbox.pass_env)
     agent.policy.sandboxed = status.sandbox is not None
     if status.sandbox is None and settings.sandbox.mode != "off":
         agent.engine.warnings.append(status.message)

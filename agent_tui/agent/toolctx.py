@@ -26,6 +26,8 @@ class EngineToolContext:
         self.memos_saved: list[str] = []
         self.sandbox: Any = None
         """The ``agent_tui.tools.sandbox.Sandbox`` commands run in, or None (set by the session)."""
+        self.pass_env: tuple[str, ...] = ()
+        """Secret-named environment variables commands still get (``[sandbox] pass_env``)."""
 
     def note_read(self, path: str, content: str) -> None:
         self.engine.note_file_read(path, content)

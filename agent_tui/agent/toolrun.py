@@ -80,6 +80,9 @@ class ToolRunner:
     async def _execute(self, name: str, args: dict[str, Any], agent: Agent) -> Any:
         from agent_tui.tools.base import ToolResult
 
+        if name in agent.engine.tool_items.disabled:
+            return ToolResult(text=f"{name} is disabled for this session by the user; nothing was run. "
+                                   "Use the tools you were given.", is_error=True)
         if name in self.registry:
             return await self.registry.run(name, args, agent.ctx)
         if self._is_mcp(name):

@@ -60,6 +60,11 @@ class ActiveFile:
         return f"f:{self.path}"
 
 
+TOO_LARGE = ("Too large to keep whole in the window: the read_file results in the conversation show the parts "
+             "read; read more with read_file start_line/end_line or query.")
+"""What an active file over its share shows instead of a cut copy (a pinned one keeps its head)."""
+
+
 def _stat(root: Path | None, path: str) -> tuple[float, int] | None:
     if root is None:
         return None
@@ -160,6 +165,14 @@ class ActiveFiles:
         elif af.changed_on_disk:
             note = " — changed on disk since the agent last saw it; this is the current content"
         body = af.content
+        lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
         if max_tokens_chars is not None and len(body) > max_tokens_chars:
+            if not af.pinned:
+                # Its head would repeat what the read results already show (the whole read, the range,
+                # the outline's own lines) and add a part nobody asked for: send where it stands instead.
+                if note:
+                    note += " (re-read what you need before editing)"
+                return (f"### {af.path} ({lines:,} lines, {len(af.content):,} characters, sha {af.hash[:10]}){note}"
+                        f"\n{TOO_LARGE}")
             body = body[:max_tokens_chars] + "\n[… truncated in the window; use read_file with line ranges]"
         return f"### {af.path} ({lines} lines, sha {af.hash[:10]}){note}\n```\n{body}\n```"

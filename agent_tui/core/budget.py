@@ -77,11 +77,13 @@ class BudgetPlan:
     """Where the window number came from."""
     warning: str | None = None
     """A visible warning (unknown model)."""
+    calibration: float = 1.0
+    """Provider tokens per engine-counted token for this model (learnt from reported usage)."""
 
     @property
     def input_budget(self) -> int:
-        """Tokens a request may use: window - reserve - margin."""
-        return max(0, self.window - self.reserve - self.margin)
+        """Engine-counted tokens a request may use: (window - reserve - margin) / calibration."""
+        return max(0, int((self.window - self.reserve - self.margin) / (self.calibration or 1.0)))
 
     def used_share(self, tokens: int) -> float:
         """``tokens`` as a share of the input budget."""
@@ -92,8 +94,9 @@ class BudgetPlan:
         return max(256, self.input_budget - prompt_tokens - summary_tokens - self.caps[Category.SUMMARY])
 
 
-def make_plan(settings: Settings) -> BudgetPlan:
-    """Build the plan for ``settings`` (per-model overrides applied)."""
+def make_plan(settings: Settings, calibration: float = 1.0) -> BudgetPlan:
+    """Build the plan for ``settings`` (per-model overrides applied); ``calibration`` scales the
+    engine's token counts to the provider's (agent/llm_calibration.py learns it)."""
     s = settings.for_model()
     win = resolve_window(s)
     b = s.budget
@@ -102,7 +105,7 @@ def make_plan(settings: Settings) -> BudgetPlan:
         reserve = min(reserve, max(int(win.max_output), 1024))
     reserve = max(0, min(reserve, win.tokens // 2))
     margin = int(win.tokens * b.safety_margin) + 16
-    budget = max(0, win.tokens - reserve - margin)
+    budget = max(0, int((win.tokens - reserve - margin) / (calibration or 1.0)))
     shares = {
         Category.SYSTEM: b.system_share,
         Category.RULES: b.system_share,
@@ -123,4 +126,5 @@ def make_plan(settings: Settings) -> BudgetPlan:
         fresh_at=b.fresh_at,
         window_source=win.source,
         warning=win.warning,
+        calibration=calibration,
     )

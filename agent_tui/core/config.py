@@ -67,6 +67,10 @@ class BudgetConfig:
     """Price of a cached prompt token relative to a fresh one (default: the model's, else 0.1)."""
     cache_write_weight: float | None = None
     """Price of a fresh token entering the cache (default: the model's, e.g. 1.25 Anthropic, else 1)."""
+    max_cost: float | None = None
+    """Dollars one turn may spend; the loop stops before the next model call past it (None: no limit)."""
+    max_session_cost: float | None = None
+    """Dollars one session may spend in this process; the loop stops past it (None: no limit)."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ class MemoryConfig:
     release_reads_after_steps: int = 15
     """A file that was only read (never edited) is released after this many steps untouched."""
     max_file_tokens: int = 8000
-    """An active file larger than this is kept truncated (the model reads ranges)."""
+    """An active file larger than this is named, not copied (the model reads ranges); a pinned one keeps its head."""
     recall_limit: int = 3
     """Memories recalled into a turn (labelled 'for reference')."""
     recall_min_score: float = 0.45
@@ -105,6 +109,8 @@ class SandboxConfig:
     """``auto``: inside bubblewrap when it works (else unsandboxed, and said so); ``off``: never."""
     network: bool = False
     """Let sandboxed commands use the network."""
+    pass_env: tuple[str, ...] = ()
+    """Secret-named environment variables (``*KEY*``, ``*TOKEN*``…) that commands still get, sandboxed or not."""
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,8 @@ class Settings:
     temperature: float | None = None
     """Sampling temperature; None leaves it to the provider (reasoning models and Claude with
     thinking refuse anything else)."""
-    max_steps: int = 40
-    """Model calls allowed in one turn before the loop stops and says so."""
+    max_steps: int = 200
+    """Model calls allowed in one turn before the loop stops and says so (real tasks run 50–176)."""
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     """Window split and thresholds."""
     memory: MemoryConfig = field(default_factory=MemoryConfig)
@@ -240,12 +246,18 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             raise ConfigError(f"{where}: mode must be \"auto\" or \"off\", got {obj.mode!r}")
         if not isinstance(obj.network, bool):
             raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
+        if not isinstance(obj.pass_env, (list, tuple)) or not all(isinstance(n, str) for n in obj.pass_env):
+            raise ConfigError(f"{where}: pass_env must be a list of variable names, got {obj.pass_env!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
         for name in ("cache_read_weight", "cache_write_weight"):
             v = getattr(obj, name)
             if v is not None and not (_number(v) and 0 < v <= 10):
                 raise ConfigError(f"{where}: {name} must be a number in (0, 10], got {v!r}")
+        for name in ("max_cost", "max_session_cost"):
+            v = getattr(obj, name)
+            if v is not None and not (_number(v) and v > 0):
+                raise ConfigError(f"{where}: {name} must be a positive number of dollars, got {v!r}")
         for f in fields(obj):
             v = getattr(obj, f.name)
             if f.name.endswith(("share", "_at", "margin")) and not (_number(v) and 0 <= v <= 1):

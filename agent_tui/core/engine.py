@@ -35,15 +35,19 @@ from agent_tui.core.eventplan import kept_tokens, plan_event
 from agent_tui.core.file_items import FileLedger
 from agent_tui.core.file_window import ActiveFileWindow
 from agent_tui.core.history_index import HistoryIndex
+from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
 from agent_tui.core.memory import EvictionPlan
+from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary, extract_decisions
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
+from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
+from agent_tui.core.tool_items import ToolItems
 
 __all__ = ["ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
@@ -102,12 +106,16 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self.compactions: list[CompactionResult] = []
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
         self._failed_at_len = -1
-        self._tools_key: str = ""
+        self.tool_items = ToolItems()
+        """Tool definitions as items (``tool:NAME``): their tokens, and the ones the user disabled."""
         self._tools_tokens = 0
+        """Tokens of the tool definitions the latest request sent (the cost model counts them)."""
         self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
         self._file_releases: list[tuple[ContextItem, str]] = []
         self._file_ledger = FileLedger()
         """Which active files the store holds (they persist with the session: core/file_items)."""
+        self.instructions = Instructions(workspace) if workspace is not None else None
+        """AGENTS.md / CLAUDE.md files as pinned rule items (core/instructions)."""
         self.steps_total = 0
         """Model steps (assistant messages) over the whole session: the clock tool outputs age by."""
         self.block = CompactionBlock()
@@ -121,12 +129,17 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._shown_raw: dict[str, str | None] = {}
         """Per active file, the raw text the request shows (what a change-region note diffs against)."""
         self._shown_note: dict[str, str | None] = {}
+        self._known_raw: dict[str, str] = {}
+        """Per active file, the raw text the engine knew at the last request (an edit's note diffs
+        against it when the file is too large to show)."""
         """Per active file, the history item showing it (a note or a read output), None for the block."""
         self._event_step = 0
         self._event_size = 0
         self._reset_history()
         self.system = ContextItem(id="sys", category=Category.SYSTEM, content=DEFAULT_SYSTEM,
                                   tokens=self.counter.count(DEFAULT_SYSTEM), pinned=True, scope=Scope.GLOBAL)
+        if self.instructions is not None:
+            self.instructions.refresh(self)  # loaded now, so their warnings are known before the first step
 
     # item plumbing ---------------------------------------------------------------
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
@@ -169,6 +182,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             return self.system
         if item_id in self.items:
             return self.items[item_id]
+        if item_id.startswith(TOOL_PREFIX) and item_id in self.tool_items.items:
+            return self.tool_items.items[item_id]
         if item_id.startswith("f:"):
             af = self.files.files.get(item_id[2:])
             if af is not None:
@@ -182,6 +197,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         out = [self.system] + [self.items[i] for i in self.order]
         out += [self._file_item(af) for af in self.files.files.values()]
         out += [it for it in self._file_ledger.released.values() if it.provenance.get("path") not in self.files.files]
+        out += list(self.tool_items.items.values())
         return out
 
     # building the session --------------------------------------------------------
@@ -276,15 +292,12 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
 
     # memos and recall -----------------------------------------------------------------
     def save_memo(self, text: str, kind: str = "manual", show_now: bool | None = None) -> ContextItem:
-        """A progress memo.  ``show_now`` rebuilds the compaction block so the next request carries
-        it (one cache break, like a pin): by default for a memo the user asks for, or before the first
-        request; an automatic memo, or one the model wrote with save_memo (its call's arguments are in
-        the history already), waits for the next compaction event."""
-        item = self._new_item("memo", Category.MEMORY, f"Progress memo ({kind}, turn {self.turn}):\n{text}",
-                              scope=Scope.SESSION, provenance={"kind": kind})
-        self._add(item)
-        if self.store is not None:
-            self.store.save_memo(self.session_id, item.id, text, kind)
+        """The task's rolling memo, updated in place within a task (core/memos).  ``show_now``
+        rebuilds the compaction block so the next request carries it (one cache break, like a pin):
+        by default for a memo the user asks for, or before the first request; an automatic memo, or
+        one the model wrote with save_memo (its call's arguments are in the history already), waits
+        for the next compaction event."""
+        item = save_rolling_memo(self, text, kind)
         if show_now is None:
             show_now = self.last is None or kind not in ("auto", "pre-compaction")
         if show_now:
@@ -293,7 +306,9 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
 
     def add_recalled(self, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
         """Recalled memories for this turn, labelled for reference: a note appended to the history
-        (after the user's message), evicted by the next event like any other."""
+        (after the user's message), evicted by the next event like any other (never a memo the
+        request already carries)."""
+        hits = drop_memos_in_window(self, hits)
         out = []
         for h in hits:
             text = f"- (for reference, {h.get('kind')} {h.get('id')}) {h.get('content', '')}"
@@ -309,6 +324,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         changed on disk and release idle read-only files.  Nothing already sent changes here
         (aging happens only inside an event).  Idempotent."""
         self.sync_from_store()
+        if self.instructions is not None:
+            self.instructions.refresh(self)
         self.files.refresh()
         m = self.settings.memory
         for af in self.files.release_idle_reads(self.steps_total, m.release_reads_after_steps):
@@ -346,6 +363,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             return []
         rows = self._sync.changed()
         touched = adopt(self.items, self.order, rows) if rows else []
+        if rows and self.tool_items.adopt([r for r in rows if r.id.startswith(TOOL_PREFIX)]):
+            self._version += 1
         if rows and self._file_ledger.adopt(self, rows):
             self._version += 1
         if touched:
@@ -446,11 +465,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
 
     # assembly -------------------------------------------------------------------------------
     def tools_tokens(self, tools: Sequence[dict[str, Any]] | None) -> int:
-        if not tools:
-            return 0
-        key = json.dumps(tools, sort_keys=True, ensure_ascii=False)
-        if key != self._tools_key:
-            self._tools_key, self._tools_tokens = key, self.counter.count(key)
+        """What ``tools`` cost in a request: the sum of their items (disabled tools cost nothing)."""
+        self._tools_tokens = self.tool_items.tokens(self, tools)
         return self._tools_tokens
 
     def _head_blocks(self) -> list[ContextItem]:
@@ -508,15 +524,18 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
                 excluded.append((it, "waits for the next compaction event"))
         for it in carried:
             blocks.append(_carried(it))
-        self._file_blocks(excluded)
+        self._file_blocks(excluded)  # (the block carries the files: this reports releases)
+        sent_tools, tools_tokens = self.tool_items.apply(self, tools)
+        self._tools_tokens = tools_tokens
         inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
-                            groups=groups, excluded=excluded, current_turn=self.turn, tools=list(tools or []),
-                            tools_tokens=self.tools_tokens(tools), status=status, status_note=status_note,
+                            groups=groups, excluded=excluded, current_turn=self.turn, tools=sent_tools,
+                            tools_tokens=tools_tokens, status=status, status_note=status_note,
                             excluded_trace=excluded_trace + file_trace, block=self.block,
                             keep=frozenset(n for n in self._shown_note.values() if n),
                             turn_start=bool(self._hist) and self._hist[-1].role == "user"
                             and not self._hist[-1].provenance.get("note"))
         asm = assemble(inp)
+        self.tool_items.trace(asm, sent_tools)
         asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
         asm.compaction = compaction
         if not log:
@@ -541,8 +560,9 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         """Rebuild state from stored items (resume after a crash or a restart)."""
         self._reset_history()
         self._file_ledger.load(self, [it for it in items if it.id.startswith("f:")])
+        self.tool_items.load([it for it in items if it.id.startswith(TOOL_PREFIX)])
         for it in items:
-            if it.id == "sys" or it.id.startswith("f:"):
+            if it.id == "sys" or it.id.startswith(("f:", TOOL_PREFIX)):
                 continue
             self.ids.observe(it.id)
             if it.id not in self.items:

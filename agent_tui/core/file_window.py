@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.core.activefiles import ActiveFiles
+from agent_tui.core.activefiles import TOO_LARGE, ActiveFiles
 from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.config import Settings
@@ -44,6 +44,7 @@ class ActiveFileWindow:
     _shown_note: dict[str, str | None]
     _shown_raw: dict[str, str | None]
     _file_ledger: Any
+    _known_raw: dict[str, str]
 
     def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
         raise NotImplementedError  # provided by ContextEngine
@@ -58,6 +59,8 @@ class ActiveFileWindow:
         af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
         if shown_by is not None:
             af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
+        if getattr(self, "instructions", None) is not None:
+            self.instructions.touch(self, path)  # type: ignore[attr-defined]  # a subfolder's AGENTS.md
         item = self._file_item(af)
         self._release_crowded_files()
         self._file_ledger.flush(self)
@@ -74,37 +77,43 @@ class ActiveFileWindow:
         yet; returns trace entries for the files (what shows each)."""
         trace: list[TraceEntry] = []
         for af in list(self.files.files.values()):
-            item = self._file_item(af)
-            shown = self._shown.get(af.path)
-            note_id = self._shown_note.get(af.path)
-            if note_id is not None and not self.items[note_id].in_window:
-                shown = None  # the user evicted the note that showed it: show it again
-            if shown == item.content:
-                trace.append(TraceEntry(item.id, True, "active file (protected)", 0))
-                continue
-            fresh = not af.changed_on_disk and not af.missing
-            if af.shown_by is not None and fresh and (af.shown_whole or not self._task_file(af)):
-                self._shown[af.path] = item.content  # the read output shows it
-                self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
-                self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
-                trace.append(TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0))
-                continue
-            why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
-                "after an edit" if af.edited else "as read"
-            before = self._shown_raw.get(af.path) if shown is not None else None  # (None: only an outline)
-            region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
-                and item.tokens > REGION_MIN_TOKENS else None
-            text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
-            note = self._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
-                                  priority=Priority.HIGH,
-                                  provenance={"note": "file", "path": af.path, "hash": af.hash,
-                                              "region": region is not None})
-            self._add(note)
-            self._shown[af.path] = item.content
-            self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
-            self._shown_note[af.path] = note.id
-            trace.append(TraceEntry(item.id, True, f"active file (file note {note.id})", 0))
+            trace.extend(self._sync_file_note(af))
+            self._known_raw[af.path] = af.content
         return trace
+
+    def _sync_file_note(self, af: Any) -> list[TraceEntry]:
+        """The trace entry of one active file, appending its note when the request does not show it."""
+        item = self._file_item(af)
+        shown = self._shown.get(af.path)
+        note_id = self._shown_note.get(af.path)
+        if note_id is not None and not self.items[note_id].in_window:
+            shown = None  # the user evicted the note that showed it: show it again
+        if shown == item.content:
+            return [TraceEntry(item.id, True, "active file (protected)", 0)]
+        fresh = not af.changed_on_disk and not af.missing
+        if af.shown_by is not None and fresh and (af.shown_whole or not self._task_file(af)):
+            self._shown[af.path] = item.content  # the read output shows it
+            self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
+            self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
+            return [TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0)]
+        why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
+            "after an edit" if af.edited else "as read"
+        before = self._shown_raw.get(af.path) if shown is not None else None  # (None: only an outline)
+        too_large = TOO_LARGE in item.content  # the file itself is not shown: its reads are
+        if too_large and before is None:
+            before = self._known_raw.get(af.path)  # the changed lines are all a note can show
+        region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
+            and (item.tokens > REGION_MIN_TOKENS or too_large) else None
+        text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
+        note = self._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
+                              priority=Priority.HIGH,
+                              provenance={"note": "file", "path": af.path, "hash": af.hash,
+                                          "region": region is not None})
+        self._add(note)
+        self._shown[af.path] = item.content
+        self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
+        self._shown_note[af.path] = note.id
+        return [TraceEntry(item.id, True, f"active file (file note {note.id})", 0)]
 
     def _release_crowded_files(self) -> None:
         """Keep active files within the files share: release the least recently touched (never the newest).

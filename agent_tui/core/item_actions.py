@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from agent_tui.core.items import ContextItem, Scope, State
 
+SPECIAL = ("f:", "ins:", "tool:")
+"""Id prefixes of items that are not messages (active files, instruction files, tool definitions)."""
+
 
 class EngineError(Exception):
     """A user action on items that cannot be done (unknown id, unpinning the system prompt...)."""
@@ -25,8 +28,8 @@ class ItemActions:
         raise NotImplementedError
 
     def pin(self, item_id: str) -> ContextItem:
-        if item_id.startswith("f:"):
-            return self._file_action("pin", item_id)
+        if item_id.startswith(SPECIAL):
+            return self._special_action("pin", item_id)
         item = self._mutable(item_id)
         item.pinned = True
         if item.state in (State.EVICTED, State.SUMMARISED):
@@ -35,16 +38,16 @@ class ItemActions:
         return item
 
     def unpin(self, item_id: str) -> ContextItem:
-        if item_id.startswith("f:"):
-            return self._file_action("unpin", item_id)
+        if item_id.startswith(SPECIAL):
+            return self._special_action("unpin", item_id)
         item = self._mutable(item_id)
         item.pinned = False
         self._save(item)
         return item
 
     def evict(self, item_id: str) -> ContextItem:
-        if item_id.startswith("f:"):
-            return self._file_action("evict", item_id)
+        if item_id.startswith(SPECIAL):
+            return self._special_action("evict", item_id)
         item = self._mutable(item_id)
         if item.pinned:
             raise EngineError(f"{item_id} is pinned; unpin it before evicting")
@@ -79,8 +82,8 @@ class ItemActions:
     def restore(self, item_id: str) -> ContextItem:
         """Bring an item back verbatim; it goes into the next request and is spared by the
         automatic compaction for this turn and the next (its call or its results come with it)."""
-        if item_id.startswith("f:"):
-            return self._file_action("restore", item_id)
+        if item_id.startswith(SPECIAL):
+            return self._special_action("restore", item_id)
         item = self._mutable(item_id)
         was = (item.state, item.summarised_into)
         if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
@@ -102,8 +105,14 @@ class ItemActions:
                 return other
         return None
 
-    def _file_action(self, action: str, item_id: str) -> ContextItem:
-        # an active file: pin keeps it, evict releases it
+    def _special_action(self, action: str, item_id: str) -> ContextItem:
+        """Items that are not messages: instruction files, tool definitions and active files."""
+        if item_id.startswith("ins:"):
+            raise EngineError(f"{item_id} is an instruction file: it is sent while it exists; edit or delete "
+                              f"{item_id[4:]} to change it")
+        if item_id.startswith("tool:"):
+            return self.tool_items.action(self, action, item_id)  # type: ignore[attr-defined]
+        # an active file: pin keeps it across tasks, evict releases it
         from agent_tui.core.file_items import file_action
 
         return file_action(self, action, item_id)

@@ -65,10 +65,10 @@ def adopt(items: dict[str, ContextItem], order: list[str], incoming: list[Contex
     """Apply ``incoming`` store rows to an engine's items; returns the ones that changed anything.
 
     New rules are added; known items take the stored pinned flag, state and
-    (for rules) content.  Active files (``f:``) are left to the caller."""
+    (for rules) content.  Active files (``f:``) and tool definitions (``tool:``) are left to the caller."""
     touched: list[ContextItem] = []
     for row in incoming:
-        if row.id.startswith("f:") or row.id == "sys":
+        if row.id.startswith(("f:", "tool:")) or row.id == "sys":
             continue
         mine = items.get(row.id)
         if mine is None:

@@ -33,7 +33,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 SAFE_TOP = frozenset({"window", "temperature", "memory", "rules", "tools"})
 """Top-level keys a workspace may always set: they shape the context, not what may run or where data goes."""
 
-CAPS: dict[str, int | None] = {"max_steps": 40}
+CAPS: dict[str, int | None] = {"max_steps": 200}
 """Limits where lower is stricter: a workspace may lower them, raising asks (value: the built-in default)."""
 
 BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps"})
@@ -184,7 +184,7 @@ def _split_sandbox(ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
     for key, value in ws.items():
         strict = ((key == "mode" and isinstance(value, str) and value.lower() not in SANDBOX_OFF)
                   or (key == "network" and value is False)
-                  or (key == "writable" and value == []))
+                  or (key in ("writable", "pass_env") and value == []))
         if strict:
             tight[key] = value
         else:  # sandbox off, network on, extra writable paths, anything unknown

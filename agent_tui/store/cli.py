@@ -27,7 +27,7 @@ READ_ONLY = ("list", "show")
 def add_memory_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="memory_cmd", required=True)
     ls = sub.add_parser("list", help="list items (project rules and the session's items)")
-    ls.add_argument("--all", action="store_true", help="include evicted and summarised items")
+    ls.add_argument("--all", action="store_true", help="include evicted and summarised items and tool definitions")
     ls.add_argument("--category", help="only this category")
     show = sub.add_parser("show", help="show one item in full")
     show.add_argument("id")
@@ -137,7 +137,7 @@ def _read_memory(args: argparse.Namespace, eng: ContextEngine, empty_ok: bool = 
     if args.memory_cmd == "list":
         items = [i for i in eng.all_items() if i.id != "sys"]
         if not args.all:
-            items = [i for i in items if i.in_window]
+            items = [i for i in items if i.in_window and (str(i.category) != "tools" or args.category == "tools")]
         if args.category:
             items = [i for i in items if str(i.category) == args.category]
         rows = [_row(i) for i in items]

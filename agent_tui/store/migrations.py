@@ -82,4 +82,9 @@ def _m2_id_counters(db: Database) -> None:
         db["id_counters"].insert_all([{"scope": s, "prefix": p, "n": n} for (s, p), n in high.items()])
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters]
+def _m3_calibration(db: Database) -> None:
+    """Per-model token calibration: the provider's prompt_tokens over the engine's count."""
+    db["calibration"].create({"model": str, "factor": float, "samples": int, "updated": float}, pk="model")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters, _m3_calibration]

@@ -327,6 +327,19 @@ class MemoryStore:
 
     # assembly log -----------------------------------------------------------------
     @_writes
+    def calibration(self, model: str) -> tuple[float, int] | None:
+        """``(factor, samples)`` of the token calibration for ``model``, if any."""
+        if "calibration" not in self.db.table_names():
+            return None
+        rows = list(self.db["calibration"].rows_where("model = ?", [model]))
+        return (float(rows[0]["factor"]), int(rows[0]["samples"])) if rows else None
+
+    @_writes
+    def save_calibration(self, model: str, factor: float, samples: int) -> None:
+        """Remember ``model``'s token calibration (provider count over engine count)."""
+        self.db["calibration"].upsert({"model": model, "factor": factor, "samples": samples,
+                                       "updated": time.time()}, pk="model")
+
     def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
                      item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None:
         """Log one request with its breakdown and trace (request and trace zlib-compressed: a long

@@ -2,10 +2,18 @@
 
 Approval rules can be fooled by a clever command line; a sandbox cannot.  With ``bwrap``
 (the Debian package ``bubblewrap``) each command sees the whole file system read-only
-except the workspace and a private ``/tmp``; inside the workspace ``.git/config``,
-``.git/hooks`` and ``.agent-tui/`` stay read-only (a command must not plant a git hook,
-an fsmonitor line or a looser approval config for the next run); the network is off
-unless ``[sandbox] network = true``; the command gets its own PID namespace, so killing
+except the workspace and a private ``/tmp``; inside the workspace ``.git`` (whole) and
+``.agent-tui/`` stay read-only (a command must not plant a git hook, an fsmonitor line, a
+``commondir`` pointing at its own config, or a looser approval config for the next run).
+Each is its own mount point, so it cannot be renamed away and re-created either (protecting
+only ``.git/config`` let ``mv .git .gitx && mkdir .git`` plant a new config); a missing one
+is an empty read-only folder while the command runs, so ``git init`` cannot create one.
+Git *writes* (commit, checkout) therefore fail inside the sandbox and need an unsandboxed,
+approved command; the network is off
+unless ``[sandbox] network = true``; the host's Unix sockets are hidden (all of ``/run``
+without network, else the session bus, container and agent sockets: a read-only mount does
+not stop ``connect()``, and ``systemd-run --user`` over the session bus or the docker socket
+would run anything outside); the command gets its own PID namespace, so killing
 its process group ends every process it started, and ``--die-with-parent`` ends it when
 the agent dies, even by SIGKILL.
 
@@ -30,10 +38,51 @@ from pathlib import Path
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
-#: Paths inside the workspace that commands may read but never change.
-PROTECTED = (".git/config", ".git/hooks", ".agent-tui")
+#: Paths inside the workspace that commands may read but never change (nor rename, nor create).
+PROTECTED = (".git", ".agent-tui")
 _BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
                "--new-session")
+
+
+def _hidden_interpreter_dirs() -> list[str]:
+    """The Python agent-tui runs on, when it lives under a /tmp the sandbox replaces (read-only again).
+
+    The demo and many users run ``<that python> -m …``; a venv made in /tmp would otherwise vanish.
+    """
+    import sys
+
+    dirs = [str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix)]
+    hidden = [d for d in dirs if any(d == t or d.startswith(t + "/") for t in ("/tmp", "/var/tmp"))]
+    return [d for d in dict.fromkeys(hidden) if Path(d).is_dir()]
+
+
+#: Sockets (and folders of them) that lead out of the sandbox: a read-only mount does not stop
+#: ``connect()``, and the session bus starts programs (``systemd-run --user``), docker is root.
+_SOCKET_DIRS = ("/run/user", "/run/dbus", "/run/containerd", "/run/podman", "/run/screen", "/var/run/dbus")
+_SOCKET_FILES = ("/run/docker.sock", "/var/run/docker.sock", "/run/snapd.socket", "/run/snapd-snap.socket")
+
+
+def _socket_hiding(network: bool) -> list[str]:
+    """bwrap flags that hide the host's Unix sockets: all of ``/run`` when the network is off
+    (nothing there is needed then), else the session, container and agent sockets."""
+    out: list[str] = []
+    seen: set[Path] = set()
+
+    def hide(path: str, how: list[str]) -> None:
+        p = Path(path)
+        if not p.exists():
+            return
+        real = p.resolve()  # /var/run is usually a link to /run: hide each real path once
+        if real not in seen and not any(parent in seen for parent in real.parents):
+            seen.add(real)
+            out.extend([*how, str(real)])
+
+    for d in ("/run", "/var/run") if not network else _SOCKET_DIRS:
+        hide(d, ["--tmpfs"])
+    if network:
+        for f in _SOCKET_FILES:
+            hide(f, ["--ro-bind", "/dev/null"])
+    return out
 
 
 @dataclass(frozen=True)
@@ -53,24 +102,33 @@ class Sandbox:
         args = [self.bwrap, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp"]
         if Path("/var/tmp").is_dir():
             args += ["--tmpfs", "/var/tmp"]
+        args += _socket_hiding(self.network)
+        for prefix in _hidden_interpreter_dirs():
+            args += ["--ro-bind", prefix, prefix]
         args += ["--bind", ws, ws]
         for rel in PROTECTED:
             path = self.workspace / rel
-            if path.exists() or path.is_symlink():
+            if path.is_symlink():
                 real = path.resolve()
-                args += ["--ro-bind", str(real), str(path)] if real.exists() else []
-            elif rel != ".git/config" and (rel == ".agent-tui" or (self.workspace / ".git").is_dir()):
+                args += ["--ro-bind", str(real), str(real)] if real.exists() else []
+            elif path.exists():
+                args += ["--ro-bind", str(path), str(path)]
+            else:
                 args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         if not self.network:
             args.append("--unshare-net")
         args += ["--chdir", str(cwd or self.workspace), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
         return args
 
+    def missing_protected(self) -> list[Path]:
+        """Protected paths that do not exist yet: bwrap creates them as empty mount points."""
+        return [p for rel in PROTECTED if not ((p := self.workspace / rel).exists() or p.is_symlink())]
+
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""
         net = "network on" if self.network else "no network"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
-                f"read-only), {net}")
+                f"read-only: git commits and checkouts need outside_sandbox), {net}")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Test and build output is long and the signal sits at both ends and in the error lines:
 the first lines (what ran), the last lines (the summary) and tracebacks/FAILED/
 ``file:line`` lines in between.  Those are shown; the full output is stored behind a
-handle so nothing is lost.  The environment is inherited as is and never logged.
+handle so nothing is lost.  The environment is the user's minus secret-named variables
+(``tools/cmd_env.py``; ``[sandbox] pass_env`` lists the ones to keep) and is never logged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolResult, ToolSpec, make_result
 from agent_tui.tools.cleaning import clean_text
+from agent_tui.tools.cmd_env import command_env
 from agent_tui.tools.paging import fetch_hint
 from agent_tui.tools.shaping import OFFLOAD_CHARS
 from agent_tui.tools.shaping_text import clip, error_lines, spread
@@ -42,6 +44,10 @@ SPEC = ToolSpec(
         "properties": {
             "command": {"type": "string", "minLength": 1},
             "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
+            "outside_sandbox": {
+                "type": "boolean",
+                "description": "Only to change .git (commit) or use the network; always asks the user.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -94,8 +100,9 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The run_command tool."""
     command: str = args["command"]
     timeout = max(1, min(MAX_TIMEOUT, int(args.get("timeout") or 120)))
-    sandbox = getattr(ctx, "sandbox", None)
-    outcome = await run_shell(command, ctx.workspace.resolve(), timeout, sandbox=sandbox)
+    sandbox = None if args.get("outside_sandbox") is True else getattr(ctx, "sandbox", None)
+    env = command_env(getattr(ctx, "pass_env", ()))
+    outcome = await run_shell(command, ctx.workspace.resolve(), timeout, sandbox=sandbox, env=env)
     counter = counter_for(ctx.model)
     output = outcome.output
     if len(output) >= OFFLOAD_CHARS:  # CPU work: keep the event loop (the UI) responsive

@@ -63,11 +63,16 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None) -> CommandOutcome:
-    """Run ``command`` in ``cwd`` (inside ``sandbox`` when given); kill its process group after ``timeout`` s."""
+async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None,
+                    env: dict[str, str] | None = None) -> CommandOutcome:
+    """Run ``command`` in ``cwd`` (inside ``sandbox`` when given); kill its process group after ``timeout`` s.
+
+    ``env``: the command's environment (None: this process's, as is).
+    """
     began = time.monotonic()
     common = dict(cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                  stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+                  stderr=asyncio.subprocess.STDOUT, start_new_session=True, env=env)
+    made = sandbox.missing_protected() if sandbox is not None else []
     with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
         if sandbox is not None:
             proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
@@ -79,6 +84,9 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
     finally:
         if not group_alive(proc.pid):  # a background child keeps it registered: killed when the agent exits
             reaper.unregister(proc.pid)
+            for path in made:  # the empty mount points bwrap made (e.g. `.git` in a folder without one)
+                with contextlib.suppress(OSError):
+                    path.rmdir()
 
 
 async def _collect(proc: asyncio.subprocess.Process, timeout: float, began: float) -> CommandOutcome:

@@ -49,6 +49,22 @@ class ActionsMixin:
         return item.id
 
     @work(thread=True, group="engine", exit_on_error=False)
+    def add_rule_to_file(self: AgentApp, where: str, text: str, remember_it: bool = False) -> str:
+        """Append a `# …` rule to the chosen AGENTS.md; the instruction item shows it at once."""
+        from agent_tui.core.rule_files import append_rule, remember, target_file
+
+        ctl = self._controller()
+        if remember_it:
+            remember(ctl.root, where)
+        path = append_rule(target_file(ctl.root, where), text)
+        with ctl.lock:
+            breakdown = None if self.turn_running else ctl.assemble()
+        if breakdown is not None:
+            self.call_from_thread(self.gauge.show, breakdown)
+        self.call_from_thread(self.notify, f"rule added to {path}")
+        return str(path)
+
+    @work(thread=True, group="engine", exit_on_error=False)
     def set_threshold(self: AgentApp, share: float) -> str:
         ctl = self._controller()
         with ctl.lock:

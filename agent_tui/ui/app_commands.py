@@ -161,6 +161,59 @@ class CommandsMixin:
     def cmd_mcp(self: AgentApp, arg: str) -> None:
         self.action_mcp()
 
+    def cmd_remember(self: AgentApp, arg: str) -> None:
+        """`# TEXT` / `/remember TEXT`: append a rule to AGENTS.md (asked once: this project's or the user's)."""
+        from agent_tui.core.rule_files import parse_where, remembered, target_file
+
+        if not arg.strip():
+            self._ask("remember", "Rule to add to AGENTS.md:", placeholder="Use pnpm, never npm")
+            return
+        root = self.controller.root if self.controller is not None else self.options.workspace
+        where = remembered(root)
+        if where is not None:
+            self.add_rule_to_file(where, arg)
+            return
+        from agent_tui.ui.screens.ask import AskScreen
+
+        def answered(text: str | None) -> None:
+            choice = parse_where(text or "")
+            if choice is None:
+                self.notify("Rule not added: answer 1 (this project) or 2 (every project).", severity="warning")
+                return
+            self.add_rule_to_file(choice, arg, remember_it=True)
+
+        question = (f"Where do `# …` rules go? (asked once)\n1 = this project: {target_file(root, 'project')}\n"
+                    f"2 = every project (yours): {target_file(root, 'user')}")
+        self.push_screen(AskScreen(question, "1", placeholder="1 or 2"), callback=answered)
+
+    def cmd_init(self: AgentApp, arg: str) -> None:
+        """Ask the model to draft AGENTS.md for the workspace; its write shows as a diff to approve."""
+        if not self._idle("draft AGENTS.md"):
+            return
+        from agent_tui.agent.prompts import render_prompt
+        from agent_tui.core.rule_files import target_file
+        from agent_tui.ui.messages import TaskSubmitted
+
+        root = self.controller.root if self.controller is not None else self.options.workspace
+        path = target_file(root, "project")
+        existing = (f"{path.name} exists already: read it first and keep what is still true." if path.is_file()
+                    else "")
+        self.post_message(TaskSubmitted(render_prompt("init", path=path.name, existing=existing).strip()))
+
+    def cmd_tools(self: AgentApp, arg: str) -> None:
+        """`/tools` lists the tool items in the inspector; `/tools off NAME` / `on NAME` disables or enables one."""
+        verb, _, name = arg.partition(" ")
+        if verb in ("off", "on") and name.strip():
+            tool = name.strip()
+            self.item_action("evict" if verb == "off" else "restore", tool if tool.startswith("tool:") else f"tool:{tool}")
+            return
+        if arg:
+            self.notify("usage: /tools, /tools off NAME, /tools on NAME", severity="warning")
+            return
+        from agent_tui.ui.screens.inspector import InspectorScreen
+
+        self._open(InspectorScreen(query="cat:tools"))
+
     def cmd_help(self: AgentApp, arg: str) -> None:
         self.action_help()
 

@@ -31,6 +31,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("unpin", "ID", "unpin an item", True),
     SlashCommand("evict", "ID", "take an item (a message or a tool output) out of the window", True),
     SlashCommand("restore", "ID", "bring an evicted or summarised item back", True),
+    SlashCommand("remember", "TEXT", "add TEXT as a rule to AGENTS.md (also: # TEXT at the prompt)", True),
+    SlashCommand("init", "", "draft an AGENTS.md for this workspace with the model (approve its diff)"),
     SlashCommand("compact", "[FOCUS]", "fold older rounds into the summary now (FOCUS: what to keep)"),
     SlashCommand("memo", "", "write a progress memo now"),
     SlashCommand("memos", "", "list and view progress memos"),
@@ -40,6 +42,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("threshold", "[PCT|+N|-N]", "raise or lower the compaction point"),
     SlashCommand("request", "", "view the exact last request, its diff and trace"),
     SlashCommand("mcp", "", "MCP servers, their status and tools with token costs"),
+    SlashCommand("tools", "[off|on NAME]", "tool definitions and their tokens; off NAME disables a tool for the session"),
     SlashCommand("help", "", "keys and commands"),
     SlashCommand("quit", "", "leave agent-tui"),
 )

@@ -135,8 +135,9 @@ class SessionController:
     # reading ------------------------------------------------------------------------------
     def rows(self) -> list[ItemRow]:
         items = self.engine.all_items()
-        trace = self.engine.last.trace if self.engine.last is not None else None
-        return build_rows(items, trace, self.engine.turn)
+        last = self.engine.last
+        trace = last.trace if last is not None else None
+        return build_rows(items, trace, self.engine.turn, last.breakdown.total if last is not None else None)
 
     def item(self, item_id: str) -> ContextItem:
         return self.engine.get(item_id)

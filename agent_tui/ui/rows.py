@@ -43,24 +43,42 @@ def display_state(item: Any) -> str:
     return state
 
 
-def build_rows(items: Sequence[Any], trace: Iterable[Any] | None, current_turn: int) -> list[ItemRow]:
-    """Rows for ``items`` (ContextItems) with reasons from ``trace`` (TraceEntries or dicts)."""
-    why: dict[str, tuple[bool, str]] = {}
+FRAMING = "(framing)"
+"""The inspector row for what the request costs beyond its items (so the totals agree)."""
+
+
+def build_rows(items: Sequence[Any], trace: Iterable[Any] | None, current_turn: int,
+               total: int | None = None) -> list[ItemRow]:
+    """Rows for ``items`` (ContextItems) with reasons from ``trace`` (TraceEntries or dicts).
+
+    An item in the request shows what it cost there (the trace's tokens); with ``total`` (the
+    gauge's), a ``(framing)`` row holds the rest — message framing, section headers and the
+    status line — so the rows in the request add up to the gauge's total."""
+    why: dict[str, tuple[bool, str, int]] = {}
     for t in trace or ():
         item_id = t["item_id"] if isinstance(t, dict) else t.item_id
         included = t["included"] if isinstance(t, dict) else t.included
         reason = t["reason"] if isinstance(t, dict) else t.reason
-        why.setdefault(item_id, (bool(included), str(reason)))
+        tokens = t.get("tokens", 0) if isinstance(t, dict) else t.tokens
+        why.setdefault(item_id, (bool(included), str(reason), int(tokens or 0)))
     rows = []
     for n, it in enumerate(items):
         known = why.get(it.id)
+        own = int(it.window_tokens if it.role == "tool" else it.tokens)
         rows.append(ItemRow(
-            id=it.id, category=str(it.category), tokens=int(it.window_tokens if it.role == "tool" else it.tokens),
+            id=it.id, category=str(it.category), tokens=known[2] if known and known[0] and known[2] else own,
             age=max(0, current_turn - int(it.turn)), state=display_state(it), pinned=bool(it.pinned),
             in_request=None if trace is None else (known[0] if known else False),
             reason=known[1] if known else ("not assembled yet" if trace is None else "not considered"),
             preview=it.preview(200), role=it.role, order=n,
         ))
+    if total is not None and trace is not None:
+        rest = total - sum(r.tokens for r in rows if r.in_request)
+        if rest:
+            rows.append(ItemRow(id=FRAMING, category="system", tokens=rest, age=0, state="in", pinned=False,
+                                in_request=True, reason="message framing, section headers and the budget status "
+                                "line: in the gauge, not an item", preview="message framing, section headers, "
+                                "status line", role=None, order=len(rows)))
     return rows
 
 

@@ -27,8 +27,10 @@ def user_config(tmp: Path, text: str) -> dict[str, str]:
     return env
 
 
-def run_calls(root: Path, fake_llm: Any, env: dict[str, str], commands: list[str], *flags: str) -> list[dict[str, Any]]:
-    fake_llm.script(Reply.tool_calls([("run_command", {"command": c}) for c in commands]), Reply.text("done"))
+def run_calls(root: Path, fake_llm: Any, env: dict[str, str], commands: list[str] | list[dict[str, Any]],
+              *flags: str) -> list[dict[str, Any]]:
+    calls = [("run_command", c if isinstance(c, dict) else {"command": c}) for c in commands]
+    fake_llm.script(Reply.tool_calls(calls), Reply.text("done"))
     proc = subprocess.run([BIN, "run", "go", "--model", "openai/gpt-4o", "--api-base", fake_llm.base_url, "--json",
                            "--workspace", str(root), *flags], capture_output=True, text=True, timeout=240, env=env,
                           stdin=subprocess.DEVNULL)
@@ -52,6 +54,7 @@ def test_chained_commands_are_not_auto_approved_and_never_run(tmp_path: Path, fa
         "pipe": "pytest -q | touch {m}",
         "redirect": "pytest -q > {m}",
         "background": "pytest -q & touch {m}",
+        "outside-path": "pytest -q --basetemp={m}",
     }
     commands = [f.format(m=out / name) for name, f in forms.items()]
     commands.append(f"echo control > {root / 'control.txt'}")
@@ -76,6 +79,10 @@ def test_deletion_variants_are_refused_with_yes(tmp_path: Path, fake_llm: Any) -
         f"rm --recursive --force {v}", f"bash -c 'rm -rf {v}'", f"env rm -rf {v}", f"find {v} -delete",
         f"echo {v} | xargs rm -rf", f"python3 -c \"import shutil; shutil.rmtree('{v}')\"",
         f"nice rm -Rf {v}", f"find {v} -exec rm -rf {{}} +", f"sh -c \"cd / && rm -rf {v}\"", f"command rm -rf {v}",
+        # more, found by trying: wrappers, aliases, abbreviations, variables, code fed to a shell's input
+        f"eval 'rm -rf {v}'", f"script -qc 'rm -rf {v}'", f'bash -c "$(echo rm -rf {v})"', f"taskset 1 rm -rf {v}",
+        f"RM=rm; $RM -rf {v}", f"alias x=rm; x -rf {v}", f"rm --rec --force {v}", f"echo 'rm -rf {v}' | sh",
+        f"sh <<< 'rm -rf {v}'", f"bash <<EOF\nrm -rf {v}\nEOF",
     ]
     finished = run_calls(root, fake_llm, env, variants, "--yes")
     assert len(finished) == len(variants)
@@ -99,12 +106,41 @@ def test_sandboxed_commands_run_unasked_but_cannot_leave_the_workspace(tmp_path:
             f"python3 -c \"import shutil as s; getattr(s, 'rm' + 'tree')('{home}')\"",  # slips past deny rules
             f"echo evil > {home}/planted.txt",
             f"rm -rf {home}",  # a deny rule still refuses
+            "mv .git .gitx; mkdir .git; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config",
         ]
         finished = run_calls(root, fake_llm, env, commands)  # headless, no --yes: nobody to ask
-        assert [e["is_error"] for e in finished] == [False, False, False, True], [e["text"] for e in finished]
+        assert [e["is_error"] for e in finished[:4]] == [False, False, False, True], [e["text"] for e in finished]
+        git = subprocess.run(["git", "status"], cwd=root, capture_output=True, text=True)
+        assert git.returncode == 0 and not (root / "pwned").exists() and not (root / ".gitx").exists(), finished[4]
+        # --yes is safe because of the sandbox: it never covers a call asking to leave it
+        escape = {"command": f"echo evil > {home}/planted.txt", "outside_sandbox": True}
+        fake_llm.clear()
+        escaped = run_calls(root, fake_llm, env, [escape], "--yes")
+        assert escaped[0]["is_error"] and "--yes does not cover" in escaped[0]["text"], escaped[0]["text"]
         assert (root / "build.txt").read_text() == "built\n"
         assert "Read-only file system" in finished[1]["text"] and "sandboxed" in finished[1]["text"]
         assert "Refused by the approval policy" in finished[3]["text"]
         assert sorted(p.name for p in home.iterdir()) == ["keep.txt"]
     finally:
         subprocess.run(["rm", "-rf", str(home)], check=False)
+
+
+def test_repository_code_run_by_a_command_never_gets_the_users_keys(tmp_path: Path, fake_llm: Any) -> None:
+    """An approved `pytest` runs the repository's conftest.py: it must not find the user's keys in its
+    environment (it could send them anywhere); `[sandbox] pass_env` hands over the ones the user names."""
+    root = make_repo(tmp_path / "proj")
+    (root / "conftest_like.py").write_text(
+        "import os, pathlib\n"
+        "names = ['OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'INNOCENT', 'HOME', 'PATH']\n"
+        "pathlib.Path('seen.txt').write_text(repr({n: os.environ.get(n) for n in names}))\n")
+    env = user_config(tmp_path, '[approval]\nallow_commands = ["python3 conftest_like.py"]\n'
+                                '[sandbox]\npass_env = ["GITHUB_TOKEN"]\n')
+    aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    env.update(AWS_SECRET_ACCESS_KEY=aws, GITHUB_TOKEN="ghp_passed_on_purpose_0123456789abcdef",
+               INNOCENT="sk-test-0123456789")  # the API key again, under a name that does not look secret
+    finished = run_calls(root, fake_llm, env, ["python3 conftest_like.py"])
+    assert not finished[0]["is_error"], finished[0]["text"]
+    seen = eval((root / "seen.txt").read_text())  # noqa: S307  (our own repr of a dict of strings)
+    assert seen["OPENAI_API_KEY"] is None and seen["AWS_SECRET_ACCESS_KEY"] is None and seen["INNOCENT"] is None
+    assert seen["GITHUB_TOKEN"] == "ghp_passed_on_purpose_0123456789abcdef", "pass_env keeps what the user named"
+    assert seen["HOME"] and seen["PATH"], "the rest of the environment is the user's"

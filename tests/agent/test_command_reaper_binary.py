@@ -46,7 +46,7 @@ def test_killed_agent_leaves_no_command_running(tmp_path: Path, fake_llm: Any) -
     started = [(*start_agent(tmp_path, f"ws{i}", sandbox, fake_llm.base_url), sandbox, sig)
                for i, (sandbox, sig) in enumerate(cases)]
     pending = list(started)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 480  # a hang guard, not a speed bound: 4 agents start at once on a loaded machine
     while pending:  # kill each agent as soon as its command has started
         for case in list(pending):
             proc, root, _, sig = case

@@ -47,6 +47,12 @@ def _victim(tmp: str = "/tmp/victim") -> list[str]:
         f"perl -e 'use File::Path; rmtree(\"{v}\")'", f"nohup rm -rf {v} &", f"exec rm -rf {v}",
         f"env -i PATH=/bin bash -lc 'cd / && rm -rf {v}'", f"r''m -rf {v}", f"$'\\x72m' -rf {v}",
         f"python3 -c 'import os; os.system(\"rm -rf {v}\")'", f"true && rm -r -f {v}", f"rm -rf {v} $(",
+        # found by trying more: wrappers, aliases, abbreviations, variables, code fed to a shell's input
+        f"eval 'rm -rf {v}'", f"su -c 'rm -rf {v}'", f"script -qc 'rm -rf {v}'", f'bash -c "$(echo rm -rf {v})"',
+        f"coproc rm -rf {v}", f"chrt -i 0 rm -rf {v}", f"taskset 1 rm -rf {v}", f"parallel rm -rf ::: {v}",
+        f"RM=rm; $RM -rf {v}", f"alias x=rm; x -rf {v}", f"rm --rec --force {v}", f"echo 'rm -rf {v}' | sh",
+        f"echo 'rm -rf {v}' | bash -s", f"sh <<< 'rm -rf {v}'", f"bash <<EOF\nrm -rf {v}\nEOF",
+        f"su root --command='rm -fr {v}'",
     ]
 
 
@@ -97,7 +103,9 @@ def test_deletion_variants_are_refused_even_with_yes_and_a_per_tool_allow(comman
 
 
 @pytest.mark.parametrize("command", ["rm x.txt", "rm -r build", "ls -rf", "git rm -rf --cached x", "echo rm -rf",
-                                     "grep -rf patterns.txt ."])
+                                     "grep -rf patterns.txt .", "bash scripts/test.sh", "python3 -m pytest",
+                                     "bash -lc 'make test'", "perl -ne 'print' f", "$PYTHON -m pytest", "rm --verbose x",
+                                     "eval echo hi", "echo hi | grep h", "node index.js"])
 def test_deny_rules_do_not_refuse_other_commands(command: str, tmp_path: Path) -> None:
     assert CommandRules([], ["rm -rf*"]).denied(command) is None
 
@@ -164,6 +172,26 @@ def test_sandbox_policy_allows_but_deny_still_wins(tmp_path: Path) -> None:
     p.sandboxed = True
     assert p.decide("run_command", "command", {"command": "make build && ./run.sh"}) == "allow"
     assert p.decide("run_command", "command", {"command": "git push origin"}) == "deny"
+    out = {"command": "git commit -qam x", "outside_sandbox": True}
+    assert p.decide("run_command", "command", out) == "ask", "outside the sandbox the sandbox policy does not apply"
+    p.yes = True
+    assert p.decide("run_command", "command", out) == "ask", "--yes does not cover leaving the sandbox"
+    p.interactive = False
+    v = p.verdict("run_command", "command", out)
+    assert v.decision == "deny" and "--yes does not cover" in v.reason
+    assert p.decide("run_command", "command", {"command": "make build"}) == "allow", "inside: as before"
+    p.allow_commands.append("git commit")
+    assert p.decide("run_command", "command", out) == "allow", "an allow rule the user wrote does"
+
+
+def test_arguments_naming_outside_paths_are_not_auto_approved(tmp_path: Path) -> None:
+    """`pytest --basetemp=DIR` empties DIR: a prefix rule for pytest must not reach outside the workspace."""
+    p = policy(tmp_path)
+    for cmd in ("pytest --basetemp=~/x", "pytest --basetemp=/home/u/x", "pytest ../other", "pytest --basetemp=$HOME/x"):
+        v = p.verdict("run_command", "command", {"command": cmd})
+        assert v.decision == "ask" and "outside the workspace" in v.reason, (cmd, v)
+    for cmd in ("pytest tests/ -q", f"pytest {tmp_path}/tests", "pytest --basetemp=.tmp", "pytest -k 'a/b'"):
+        assert p.decide("run_command", "command", {"command": cmd}) == "allow", cmd
 
 
 def test_redirects_inside_the_workspace_are_fine_outside_are_not(tmp_path: Path) -> None:

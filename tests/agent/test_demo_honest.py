@@ -116,3 +116,35 @@ def test_run_demo_without_python_on_path_reports_the_true_result(tmp_path: Path,
         assert truth.returncode == 0, truth.stderr
         assert "`python -m unittest` passes (4 tests)" in out, out[-3000:]
         assert proc.returncode == 0
+
+
+def _memo_request(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return msgs + [{"role": "user", "content": "Write a progress memo for this coding session, so that ..."}]
+
+
+def test_a_memo_after_the_edit_says_what_changed_and_how_the_tests_stand() -> None:
+    edit = ("edit_file", {"path": "inventory/stock.py"}, "Edited inventory/stock.py: replaced 1 occurrence(s)")
+    text, calls = plan_step(_memo_request(convo(*READS, ("run_command", {}, FAILING_RUN), edit)))
+    assert calls == [] and text.startswith("Changed: inventory/stock.py")
+    assert "not finished" in text and "FAILED (failures=1)" in text
+    text, _ = plan_step(_memo_request(convo(*READS, ("run_command", {}, FAILING_RUN), edit,
+                                            ("run_command", {}, PASSING_RUN))))
+    assert text.startswith("Changed: inventory/stock.py") and "all 4 tests pass" in text
+    text, _ = plan_step(_memo_request(convo(*READS)))
+    assert text.startswith("Changed: nothing yet") and "tests not run yet" in text
+
+
+def test_a_summary_lists_only_files_really_changed() -> None:
+    body = ("Previous summary:\n(none)\n\nNew conversation to fold in:\n[m1] user:\n" + TASK + "\n\n"
+            "[t2] tool read_file:\ninventory/stock.py (40 lines)\n\n[t3] tool run_command:\n" + FAILING_RUN)
+    msgs = [{"role": "system", "content": "You compress the older part of a coding session"},
+            {"role": "user", "content": body}]
+    text, _ = plan_step(msgs)
+    assert "Files changed:\n- none" in text and "Agent decisions" not in text
+    assert TASK in text and "FAILED (failures=1)" in text
+    edited = body + "\n\n[t5] tool edit_file:\nEdited inventory/stock.py: replaced 1 occurrence(s)"
+    text, _ = plan_step([msgs[0], {"role": "user", "content": edited}])
+    assert "Files changed:\n- inventory/stock.py" in text and "<=" in text
+    later = f"Previous summary:\n{text}\n\nNew conversation to fold in:\n[m9] user:\nthanks"
+    text2, _ = plan_step([msgs[0], {"role": "user", "content": later}])
+    assert "- inventory/stock.py" in text2 and "- thanks" in text2 and TASK in text2

@@ -162,10 +162,12 @@ def test_secrets_never_reach_request_store_json_or_logs(tmp_path: Path, fake_llm
     root = make_repo(tmp_path / "proj")
     (root / ".env").write_text(f"SERVICE_API_KEY={ENV_FILE_KEY}\n"
                                f"DATABASE_URL=postgres://app:{DB_PASSWORD}@db.internal:5432/app\nDEBUG=1\n")
+    (root / "notes.txt").write_text(f"the service wants {ENV_VAR_TOKEN} here\n")  # an env secret's value in a file
     fake_llm.script(
         Reply.tool_call("read_file", {"path": ".env"}),
         Reply.tool_call("run_command", {"command": f"echo 'your token: {PRINTED_TOKEN}'"}),
         Reply.tool_call("run_command", {"command": "env | sort"}),
+        Reply.tool_call("read_file", {"path": "notes.txt"}),
         Reply.tool_call("search", {"pattern": "SERVICE_API_KEY"}),
         Reply.text("done"),
     )
@@ -184,6 +186,8 @@ def test_secrets_never_reach_request_store_json_or_logs(tmp_path: Path, fake_llm
             assert secret.encode() not in path.read_bytes(), (secret, path)
     # not vacuous: the file, the printed token and the env listing were all sent and stored
     assert len(bodies) >= 5
-    assert "SERVICE_API_KEY" in bodies[-1] and "db.internal" in bodies[-1] and "MY_SERVICE_TOKEN" in bodies[-1]
+    assert "SERVICE_API_KEY" in bodies[-1] and "db.internal" in bodies[-1] and "HOME=" in bodies[-1]
+    assert "MY_SERVICE_TOKEN=" not in bodies[-1], "commands never get secret-named variables (tools/cmd_env.py)"
+    assert "[REDACTED:env:MY_SERVICE_TOKEN]" in bodies[-1], "an env secret's value is masked wherever it shows up"
     assert "[REDACTED:github-token]" in bodies[-1] and "[REDACTED:url-password]" in bodies[-1]
     assert any("SERVICE_API_KEY" in s for s in stored)

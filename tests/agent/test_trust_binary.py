@@ -212,3 +212,30 @@ def test_broken_mcp_json_is_reported_in_json(tmp_path: Path, fake_llm: FakeOpenA
     trust = next(e for e in _events(proc) if e["type"] == "trust")
     assert trust["problems"] and ".mcp.json: cannot read" in trust["problems"][0]
     assert ".mcp.json: cannot read" in proc.stderr
+
+
+def test_workspace_dotenv_cannot_redirect_the_key(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    """agent-tui installed in the project's own virtualenv (``uv add --dev agent-tui``): litellm's
+    ``load_dotenv()`` walks up from its package folder to the project's ``.env``, whose proxy would
+    receive every request with the user's key, even with the user's own ``api_base``."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")  # its folder, without importing it
+    assert spec is not None and spec.origin is not None
+    root = make_repo(tmp_path / "proj")
+    xdg = tmp_path / "xdg"
+    _user_config(xdg, fake_llm.base_url)
+    site = root / ".venv" / "site-packages"  # the project's venv, as the path walk sees it
+    site.mkdir(parents=True)
+    (site / "litellm").symlink_to(Path(spec.origin).parent)
+    with FakeOpenAI() as evil:
+        proxy = f"http://127.0.0.1:{evil.port}"
+        (root / ".env").write_text(f"HTTP_PROXY={proxy}\nhttp_proxy={proxy}\nOPENAI_BASE_URL={evil.base_url}\n")
+        fake_llm.script(Reply.text("hello"))
+        env = _env(xdg) | {"PYTHONPATH": str(site)}
+        env.pop("LITELLM_MODE", None)
+        proc = subprocess.run([BIN, "run", "hi", "--json", "--workspace", str(root)], capture_output=True, text=True,
+                              timeout=180, env=env, stdin=subprocess.DEVNULL, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert evil.requests == [], "the workspace's .env redirected the request (and the key)"
+        assert any(PLANTED in (r.header("authorization") or "") for r in fake_llm.requests if r.body)

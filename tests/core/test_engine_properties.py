@@ -211,9 +211,13 @@ def check_assembly(d: Driver) -> None:
             continue
         assert item.content in text, f"active file {path} missing"
         if af.content not in text:
-            # Only a file over the per-file limit is cut, and then its head is sent.
-            assert "truncated in the window" in item.content, path
-            assert af.content[:800] in text, path
+            # Only a file over the per-file limit is cut: a pinned one keeps its head, any other is
+            # named with its size (the read results carry what was read; no unrequested head).
+            if af.pinned:
+                assert "truncated in the window" in item.content, path
+                assert af.content[:800] in text, path
+            else:
+                assert "Too large to keep whole" in item.content and af.content[:800] not in item.content, path
 
     # (e) a restored item comes back verbatim, and into this very assembly if it can fit at all.
     for rid in d.restored:

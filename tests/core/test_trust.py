@@ -180,10 +180,12 @@ def test_good_values_pass() -> None:
 
 def test_sandbox_and_spending_caps_only_tighten(tmp_path: Path) -> None:
     split = split_workspace({"budget": {"max_cost": 2.0}},
-                            {"sandbox": {"mode": "off", "network": True, "writable": ["/home"]},
+                            {"sandbox": {"mode": "off", "network": True, "writable": ["/home"],
+                                         "pass_env": ["OPENAI_API_KEY"]},
                              "budget": {"max_cost": 5.0, "max_session_cost": 1.0, "compact_at": 0.6},
                              "approval": {"sandboxed_commands": "allow"}}, tmp_path)
-    assert {a.key for a in split.asks} == {"sandbox.mode", "sandbox.network", "sandbox.writable", "budget.max_cost",
+    assert {a.key for a in split.asks} == {"sandbox.mode", "sandbox.network", "sandbox.writable", "sandbox.pass_env",
+                                           "budget.max_cost",
                                            "approval.sandboxed_commands"}
     assert split.tight["budget"] == {"max_session_cost": 1.0, "compact_at": 0.6}
     strict = split_workspace({}, {"sandbox": {"mode": "auto", "network": False, "writable": []},

@@ -11,67 +11,14 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from .tmux_driver import AGENT_TUI, Tmux
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-AGENT_TUI = Path(sys.executable).parent / "agent-tui"
-HANG = 90.0
-
-
-class Tmux:
-    """One detached tmux session running a command."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def run(self, *args: str) -> str:
-        """A tmux command on this test's own server (other tmux users cannot resize its window)."""
-        return subprocess.run(["tmux", "-L", self.name, *args], check=True, capture_output=True, text=True).stdout
-
-    def start(self, command: list[str], width: int, height: int, env: dict[str, str]) -> None:
-        exports = [f"{k}={v}" for k, v in env.items()]
-        # COLUMNS/LINES left in this process's environment (by in-process app tests) would
-        # override the pane's real size in the child: drop them.
-        self.run("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
-                 "env", "-u", "COLUMNS", "-u", "LINES", *exports, *command)
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", self.name, *keys)
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", self.name, "-l", text)
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", self.name)
-
-    def wait_for(self, found: Callable[[str], bool], what: str, timeout: float = HANG) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            text = self.screen()
-            if found(text):
-                return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"gave up waiting for {what}; the screen was:\n{text}")
-            time.sleep(0.2)
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.name, "kill-server"], capture_output=True)
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    session = Tmux(f"agent-tui-e2e-{uuid.uuid4().hex[:8]}")
-    try:
-        yield session
-    finally:
-        session.kill()
 
 
 def memory_list(workspace: Path) -> list[dict]:

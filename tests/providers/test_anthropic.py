@@ -105,3 +105,32 @@ async def test_cache_breakpoints_reads_and_cost(tmp_path: Path) -> None:
                    + u["cache_creation_input_tokens"] * price["cache_creation_input_token_cost"]
                    + u["output_tokens"] * price["output_cost_per_token"] for u in fake.usages)
     assert usages[-1].session_cost_usd == pytest.approx(expected, rel=1e-6)
+
+
+async def test_unpriced_model_is_said_once_and_configured_prices_are_cache_aware(tmp_path: Path) -> None:
+    """litellm 1.110 has no price for claude-opus-4-1: say so once (cost and max_cost would silently be 0);
+    with prices in its [models."x"] table the cost is computed from them, cache reads and writes included."""
+    root = make_repo(tmp_path / "p")
+    model = "anthropic/claude-opus-4-1"
+    prices = {"input_cost_per_token": 15e-6, "output_cost_per_token": 75e-6,
+              "cache_read_input_token_cost": 1.5e-6, "cache_creation_input_token_cost": 18.75e-6}
+    runs = []
+    for table in ({}, prices):
+        with FakeAnthropic() as fake:
+            fake.script(Turn(calls=[("list_dir", {"path": "."})]), Turn(calls=[("git_status", {})]), Turn(text="ok"))
+            agent, ws = provider_agent(root, model, fake.base_url, table)
+            try:
+                runs.append((await run_turn(agent, "look around"), list(fake.usages)))
+            finally:
+                ws.close()
+    (bare, _), (priced, usages) = runs
+    notices = [e.message for e in bare if isinstance(e, ev.ErrorEvent)]
+    assert len(notices) == 1 and f'No price is known for {model}' in notices[0]
+    assert f'[models."{model}"]' in notices[0] and bare[-1].status == "done"
+    assert not [e for e in priced if isinstance(e, ev.ErrorEvent)]
+    expected = sum(u["input_tokens"] * prices["input_cost_per_token"]
+                   + u["cache_read_input_tokens"] * prices["cache_read_input_token_cost"]
+                   + u["cache_creation_input_tokens"] * prices["cache_creation_input_token_cost"]
+                   + u["output_tokens"] * prices["output_cost_per_token"] for u in usages)
+    assert any(u["cache_read_input_tokens"] for u in usages)
+    assert [e for e in priced if isinstance(e, ev.Usage)][-1].session_cost_usd == pytest.approx(expected, rel=1e-6)

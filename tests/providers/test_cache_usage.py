@@ -58,3 +58,20 @@ def test_anthropic_cache_control_on_segment_ends_and_last_message() -> None:
 def test_at_most_four_anthropic_breakpoints() -> None:
     msgs = [{"role": "user" if i % 2 else "assistant", "content": str(i)} for i in range(12)]
     assert len(mark_cache(msgs, [1, 3, 5, 7, 9])) == 4
+
+
+def test_unpriced_notice_only_where_someone_pays() -> None:
+    from dataclasses import replace
+
+    from agent_tui.agent.llm_types import Usage
+    from agent_tui.agent.llm_usage import unpriced_notice
+
+    u = Usage(1000, 10, 0.0, False)
+    assert unpriced_notice("anthropic/claude-opus-4-1", {}, u, "http://127.0.0.1:9")  # a local proxy to a paid API
+    assert unpriced_notice("openai/qwen3-coder", {}, u, "https://vllm.example.com/v1")  # someone's GPUs
+    assert unpriced_notice("openai/qwen3-coder", {}, u, "http://127.0.0.1:8000/v1") is None  # this machine
+    assert unpriced_notice("ollama/qwen2.5-coder", {}, u) is None
+    assert unpriced_notice("agent-tui-demo/scripted", {}, u) is None
+    assert unpriced_notice("x/y", {"input_cost_per_token": 0.0}, u) is None  # priced (free) by config
+    assert unpriced_notice("openai/gpt-4o", {}, replace(u, cost_usd=0.01)) is None
+    assert unpriced_notice("x/y", {}, replace(u, estimated=True)) is None

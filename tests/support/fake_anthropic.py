@@ -9,7 +9,8 @@ with ``input_json_delta``, message_delta with ``stop_reason``), reports
 * ``temperature`` other than 1 with thinking enabled; ``max_tokens`` not above the budget;
 * a tool loop whose last assistant message does not start with a signed thinking block
   (thinking enabled), or a thinking block whose signature this server did not issue;
-* a ``tool_use`` whose ``input`` is not an object; a ``tool_result`` answering no call;
+* a ``tool_use`` whose ``input`` is not an object or whose ``id`` breaks ``^[a-zA-Z0-9_-]+$`` (a Gemini
+  id carrying its thought signature); a ``tool_result`` answering no call;
 * more than four ``cache_control`` breakpoints.
 
 A turn with ``finish="length"`` stops with ``stop_reason: max_tokens`` — mid-``tool_use``
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -80,6 +82,9 @@ class FakeAnthropic(FakeDialect):
                         if not isinstance(b.get("input"), dict):
                             raise Rejected(f"messages.{n}.content.{k}.tool_use.input: Input should be a valid "
                                            "dictionary")
+                        if not re.fullmatch(r"[a-zA-Z0-9_-]+", str(b.get("id") or "")):
+                            raise Rejected(f"messages.{n}.content.{k}.tool_use.id: String should match pattern "
+                                           "'^[a-zA-Z0-9_-]+$'")
                         open_calls.add(b.get("id"))
                     if b.get("type") == "thinking" and b.get("signature") != sign(b.get("thinking", "")):
                         raise Rejected(f"messages.{n}.content.{k}: Invalid `signature` in `thinking` block")

@@ -95,12 +95,13 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             fake.requests.append(rec)
         try:
+            fake.check_headers(self.path, rec.headers)
             fake.check(self.path, body)
         except Rejected as r:
             rec.rejected = r.message
             self._send(r.status, fake.error_body(r.message, r.status), "application/json")
             return
-        turn = fake.next_turn(body)
+        turn = fake.next_turn(body) if fake.consumes(self.path) else Turn()
         stream, payload, ctype = fake.respond(self.path, body, turn)
         if stream:
             self._stream(payload, ctype)
@@ -179,9 +180,14 @@ class FakeDialect:
             item = self._queue.popleft() if self._queue else self.default
         return item(body) if callable(item) else item
 
+    def consumes(self, path: str) -> bool:
+        """True for the model-call route (metadata routes answer without using a scripted turn)."""
+        return True
+
     @property
     def answered(self) -> list[Received]:
-        return [r for r in self.requests if r.rejected is None]
+        """Model calls answered (not rejected, not metadata lookups)."""
+        return [r for r in self.requests if r.rejected is None and self.consumes(r.path)]
 
     @property
     def rejections(self) -> list[str]:
@@ -208,6 +214,9 @@ class FakeDialect:
         return value if isinstance(value, dict) else None
 
     # ---- to implement
+    def check_headers(self, path: str, headers: dict[str, str]) -> None:
+        """Raise :class:`Rejected` for a request the API refuses by its headers (lower-case names)."""
+
     def check(self, path: str, body: dict[str, Any]) -> None:
         """Raise :class:`Rejected` for what the real API refuses."""
 

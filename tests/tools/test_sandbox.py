@@ -1,5 +1,5 @@
 """The bubblewrap sandbox for commands, run for real: the workspace is writable, nothing else is;
-.git/config, .git/hooks and .agent-tui/ stay read-only; the network is off unless allowed."""
+.git and .agent-tui/ stay read-only (and cannot be renamed away); the network is off unless allowed."""
 
 from __future__ import annotations
 
@@ -75,8 +75,43 @@ async def test_git_config_hooks_and_agent_config_are_read_only(box: Sandbox) -> 
     assert not (ws / ".git" / "hooks" / "pre-commit").exists()
     assert (ws / ".agent-tui" / "config.toml").read_text().startswith("[approval]\ndefault_command")
     assert not (ws / ".agent-tui" / "new").exists()
-    code, out = await sh(box, "git add a.txt && git -c user.name=t -c user.email=t@e commit -qm one && git log --oneline")
-    assert code == 0 and "one" in out, "ordinary git work inside the workspace still works: " + out
+    subprocess.run(["git", "add", "a.txt"], cwd=ws, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one"], cwd=ws, check=True)
+    code, out = await sh(box, "echo b >> a.txt; git status --short && git log --oneline && git diff --stat")
+    assert code == 0 and "one" in out and "M a.txt" in out, "reading git still works: " + out
+    code, out = await sh(box, "git -c user.name=t -c user.email=t@e commit -qam two")
+    assert code != 0 and "Read-only file system" in out, "git writes need outside_sandbox: " + out
+
+
+async def test_git_folder_cannot_be_renamed_away_and_replaced(box: Sandbox) -> None:
+    """Protecting only .git/config let `mv .git .gitx && mkdir .git` plant a new config (and hooks)
+    that the user's own `git status` would run after the session."""
+    ws = box.workspace
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    (ws / ".agent-tui").mkdir()
+    (ws / ".agent-tui" / "config.toml").write_text('[approval]\ndefault_command = "ask"\n')
+    evil = "[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch pwned\\n"
+    for attack in (
+        f"mv .git .gitx && mkdir .git && cp -r .gitx/. .git/; printf '{evil}' > .git/config",
+        f"mkdir -p evil && cp -r .git/. evil/ && printf '{evil}' > evil/config && echo ../evil > .git/commondir",
+        f"mkdir -p .git/modules/sub && printf '{evil}' > .git/modules/sub/config",
+        "mv .agent-tui .agent-tuix && mkdir .agent-tui && echo '[approval]' > .agent-tui/config.toml",
+        "rm -rf .git .agent-tui",
+    ):
+        await sh(box, attack)
+        git = subprocess.run(["git", "config", "--get", "core.fsmonitor"], cwd=ws, capture_output=True, text=True)
+        assert git.stdout == "" and (ws / ".git" / "HEAD").is_file(), attack
+        assert not (ws / ".git" / "commondir").exists() and not (ws / ".git" / "modules").exists(), attack
+        assert "default_command" in (ws / ".agent-tui" / "config.toml").read_text(), attack
+    subprocess.run(["git", "status"], cwd=ws, capture_output=True, check=True)
+    assert not (ws / "pwned").exists()
+
+
+async def test_git_init_cannot_create_a_repository_and_leaves_no_trace(box: Sandbox) -> None:
+    ws = box.workspace
+    code, out = await sh(box, "git init -q . && printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config")
+    assert code != 0
+    assert not (ws / ".git").exists(), "the empty mount point is removed after the command"
 
 
 async def test_missing_hooks_folder_cannot_be_created(box: Sandbox) -> None:
@@ -185,3 +220,76 @@ def test_session_with_bwrap_runs_commands_sandboxed(tmp_path: Path) -> None:
         assert agent.policy.decide("run_command", "command", {"command": "make && ./run"}) == "allow"
     finally:
         ws.close()
+
+
+async def test_outside_sandbox_runs_unconfined_for_git_writes(tmp_path: Path) -> None:
+    from agent_tui.agent.session import SessionOptions, build_agent
+    from agent_tui.core.config import Settings
+    from agent_tui.tools.shell import run_command
+
+    require_bwrap()
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "a.txt").write_text("a\n")
+    agent, ws = build_agent(tmp_path, SessionOptions(), settings=Settings())
+    try:
+        commit = "git add a.txt && git -c user.name=t -c user.email=t@e commit -qm one"
+        boxed = await run_command({"command": commit}, agent.ctx)
+        assert "exit code 0" not in boxed.text and "outside_sandbox" in boxed.text, boxed.text
+        free = await run_command({"command": commit, "outside_sandbox": True}, agent.ctx)
+        assert "exit code 0" in free.text and "sandboxed" not in free.text, free.text
+        log = subprocess.run(["git", "log", "--oneline"], cwd=tmp_path, capture_output=True, text=True)
+        assert "one" in log.stdout
+    finally:
+        ws.close()
+
+
+async def test_an_interpreter_living_in_tmp_stays_visible_read_only(box: Sandbox, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A venv made under /tmp (as CI clones do) would vanish behind the private /tmp; the agent's own
+    Python stays visible there, read-only; the rest of the host's /tmp stays hidden."""
+    import sys
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "marker").write_text("here\n")
+    (tmp_path / "other.txt").write_text("private\n")
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    code, out = await sh(box, f"cat {venv}/bin/marker && ! cat {tmp_path}/other.txt 2>/dev/null && echo hidden")
+    assert code == 0 and "here" in out and "hidden" in out, out
+    code, out = await sh(box, f"echo x > {venv}/bin/marker")
+    assert code != 0 and (venv / "bin" / "marker").read_text() == "here\n", out
+
+
+def _socket_dir() -> Path:
+    """A folder under /run we may create a socket in (root: /run itself; a user: their runtime dir)."""
+    import os
+
+    for base in (Path("/run"), Path(os.environ.get("XDG_RUNTIME_DIR") or "/nonexistent")):
+        if base.is_dir() and os.access(base, os.W_OK):
+            return base
+    pytest.fail("no writable folder under /run to plant a socket in")
+
+
+@pytest.mark.parametrize("network", [False, True])
+async def test_host_unix_sockets_are_out_of_reach(box: Sandbox, network: bool) -> None:
+    """A read-only mount does not stop connect(): the session bus (systemd-run --user) or the docker socket
+    would run anything outside the sandbox, so the folders they live in are hidden."""
+    import os
+    import sys
+
+    folder = _socket_dir() / ("user" if network and _socket_dir() == Path("/run") else "") / f"agent-tui-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bus"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    srv.listen(1)
+    srv.settimeout(5)
+    try:
+        connect = (f"{sys.executable} -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+                   f"s.connect('{path}'); print('REACHED')\"")
+        code, out = await sh(Sandbox(box.bwrap, box.workspace, network=network), connect)
+        assert code != 0 and "REACHED" not in out, out
+    finally:
+        srv.close()
+        path.unlink(missing_ok=True)
+        folder.rmdir()

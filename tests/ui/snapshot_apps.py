@@ -6,10 +6,13 @@ runs (token counts would); the session id is shown on the status line.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,19 @@ from agent_tui.ui.options import SessionSpec, UiOptions
 
 SNAPSHOT_ROOT = Path(tempfile.gettempdir()) / "agent-tui-snapshots" / "inventory-app"
 SESSION_ID = "20250101-090000-snap01"
+
+
+@contextmanager
+def snapshot_root_lock() -> Iterator[None]:
+    """Hold the fixed workspace path for one test: other checkouts on this machine use the same path
+    (it must be fixed), and one test's rmtree under another's list_dir changes what the snapshot shows."""
+    SNAPSHOT_ROOT.parent.mkdir(parents=True, exist_ok=True)
+    with open(SNAPSHOT_ROOT.parent / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class _CountingUuid:

@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.demo import unittest_command
 from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
-from agent_tui.ui.screens.approval import ApprovalScreen, _command_hint
+from agent_tui.ui.screens.approval import ApprovalScreen, _command_hint, shorten_paths
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
 from .conftest import Recorder, demo_app, demo_until_approval, gauge_agrees, turn_done, wait_for
@@ -91,11 +92,47 @@ async def test_dialog_is_docked_over_the_visible_conversation(demo_workspace: Pa
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await demo_until_approval(pilot)
         box = dialog.query_one("#approval-dialog")
+        await wait_for(pilot, lambda: box.region.height > 0, "the dialog laid out")
         assert box.region.bottom == 30 and box.region.width == 100, "docked at the bottom, full width"
         assert box.region.y > 0
         above = app.screen_stack[0].query_one("#conversation")
         assert above.region.y < box.region.y, "the conversation shows above the dialog"
         assert dialog.styles.background.a == 0, "nothing blanks the screen behind the dialog"
+
+
+async def test_at_80x24_the_latest_step_stays_visible_above_a_long_command(demo_workspace: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long install path (CI's venv, a deep home) folds beside the $, is cut to its tail in the lines
+    under it, and the conversation's end is lifted above the dialog instead of hidden behind it."""
+    long_python = "/opt/ci/checkouts/some/very/deep/directory/for/the/job/.venv/bin/python3"
+    monkeypatch.setattr("agent_tui.agent.demo.interpreter", lambda: long_python)
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        box = dialog.query_one("#approval-dialog")
+        conversation = app.main.conversation
+
+        def latest_visible() -> bool:
+            panels = list(conversation.query(ToolCallPanel))
+            last = panels[-1] if panels else None
+            return bool(last) and last.region.height > 0 and last.region.bottom <= box.region.y
+
+        await wait_for(pilot, latest_visible, "the pending call above the dialog")
+        assert box.region.height <= 9, box.region
+        why = str(dialog.query_one("#approval-why", Static).render())
+        assert "…/bin/python3 -m unittest" in why and long_python not in why
+        assert long_python in str(dialog.query_one("#approval-command", Static).render()), "the command is whole"
+        await pilot.press("n")
+        await turn_done(pilot)
+        assert conversation.styles.margin.bottom == 0, "the room is given back when the dialog closes"
+
+
+def test_only_paths_shown_whole_on_the_command_line_are_shortened() -> None:
+    cmd = "/a/rather/long/install/path/.venv/bin/python3 -m unittest"
+    assert shorten_paths(f"no allow rule covers `{cmd}`", f"$ {cmd}") == "no allow rule covers `…/bin/python3 -m unittest`"
+    assert shorten_paths("writes /a/rather/long/install/elsewhere/x", f"$ {cmd}") == \
+        "writes /a/rather/long/install/elsewhere/x", "a path the command line does not show stays whole"
+    assert shorten_paths("/usr/bin/python3", "$ /usr/bin/python3") == "/usr/bin/python3", "short paths stay"
 
 
 async def test_edit_diff_has_real_hunk_header(demo_workspace: Path) -> None:
@@ -143,8 +180,9 @@ async def test_always_on_a_command_remembers_the_exact_line(demo_workspace: Path
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
         hint = str(dialog.query_one("#approval-why", Static).render())
-        assert f"no allow rule covers `{PREFIX}`" in hint
-        assert "any command starting with that" in hint and hint.count(PREFIX) == 1, "the prefix is shown once"
+        shown = shorten_paths(PREFIX, f"$ {unittest_command()}")  # a long interpreter path is cut to …/bin/python3
+        assert f"no allow rule covers `{shown}`" in hint
+        assert "any command starting with that" in hint and hint.count(shown) == 1, "the prefix is shown once"
         seen = {dialog.request.call_id}
         await pilot.press("a")
         dialog = await next_approval(pilot, seen)

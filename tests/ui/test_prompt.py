@@ -215,3 +215,19 @@ async def test_bubble_shows_while_the_model_client_loads(demo_workspace: Path, r
         await pilot.pause()
         bubbles = [b.message_text for b in app.main.conversation.query(UserMessage)]
         assert bubbles == ["hello there"], "one bubble, not a second one when the turn starts"
+
+
+async def test_demo_task_is_offered_once(demo_workspace: Path, recorder: Recorder) -> None:
+    """The demo's hint and its enter-on-empty task go away once the task was sent: a second enter on an
+    empty box sends nothing (no replayed task)."""
+    from agent_tui.ui.widgets.prompt import PLACEHOLDER
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        assert "enter sends the demo task" in app.main.prompt.placeholder
+        await denied_demo_turn(pilot)
+        assert app.main.prompt.placeholder == PLACEHOLDER
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert len({id(m) for m in recorder.of(TaskSubmitted)}) == 1 and not app.turn_running

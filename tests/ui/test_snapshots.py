@@ -3,6 +3,7 @@ at 80×24 and 120×40 (update with `pytest tests/ui --snapshot-update`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,9 +12,15 @@ from agent_tui.ui.screens.inspector import InspectorScreen
 from agent_tui.ui.widgets.prompt import PromptInput
 
 from .conftest import demo_until_approval, denied_demo_turn, wait_for
-from .snapshot_apps import fixed_session_ids, snapshot_app
+from .snapshot_apps import fixed_session_ids, snapshot_app, snapshot_root_lock
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+@pytest.fixture(autouse=True)
+def _one_at_a_time() -> Iterator[None]:
+    with snapshot_root_lock():
+        yield
 
 
 async def _settle(pilot: Any) -> None:

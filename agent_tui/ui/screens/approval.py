@@ -13,6 +13,9 @@ which part of the line no allow rule covers) is shown under the command.
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,14 +36,31 @@ class ReasonInput(Input):
     BINDINGS = [Binding("escape", "screen.back", "Back", show=False)]
 
 
+_PATH = re.compile(r"/[^\s`'\"]{2,}")
+SHORT_PATH = 24
+"""An absolute path longer than this, already shown whole on the command line, is cut to ``…/bin/python3``
+in the lines under it (a long install path would push the conversation off an 80x24 screen)."""
+
+
+def shorten_paths(text: str, command: str) -> str:
+    """``text`` with each long absolute path that ``command`` shows in full cut to its last two parts."""
+    def cut(m: re.Match[str]) -> str:
+        path = m.group(0)
+        if len(path) <= SHORT_PATH or path not in command:
+            return path
+        return "…/" + "/".join(path.rstrip("/").split("/")[-2:])
+
+    return _PATH.sub(cut, text)
+
+
 def _command_hint(req: ApprovalRequested) -> Content:
     """Why the policy asks, and exactly what 'always' (a) and 'always prefix' (p) would allow later."""
-    lines = [f"Why asked: {req.reason}"] if req.reason else []
+    lines = [f"Why asked: {shorten_paths(req.reason, req.preview)}"] if req.reason else []
     choices = "a allows this exact command again"
     if req.prefix:
         quoted = f"`{req.prefix}`"
         # Long interpreter paths would otherwise be printed twice and push the conversation away.
-        shown = "that" if quoted in (req.reason or "") else quoted
+        shown = "that" if quoted in (req.reason or "") else shorten_paths(quoted, req.preview)
         choices += f" · p allows any command starting with {shown}"
     lines.append(choices)
     return Content("\n".join(lines))
@@ -71,7 +91,10 @@ class ApprovalScreen(ModalScreen[str]):
                         id="approval-title")
             with VerticalScroll(id="approval-preview"):
                 if req.kind == "command":
-                    yield Static(Content.styled(req.preview, "bold"), id="approval-command")
+                    command = req.preview.removeprefix("$ ")
+                    with Horizontal(id="approval-cmdline"):  # the $ in its own column: a long path folds beside it
+                        yield Static("$" if command != req.preview else "", id="approval-dollar")
+                        yield Static(Content.styled(command, "bold"), id="approval-command")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
             if req.kind == "command":
@@ -82,6 +105,24 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Button(Content("Always (a)"), id="always", variant="primary", compact=True)
                 yield Button(Content("Deny (n)"), id="deny", variant="error", compact=True)
                 yield Button(Content("Deny, say why (r)"), id="reason", variant="warning", compact=True)
+
+    def on_mount(self) -> None:
+        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        self._below: Any = below if hasattr(below, "uncover") else None
+        self.call_after_refresh(self._uncover)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._uncover)
+
+    def _uncover(self) -> None:
+        """Lift the conversation's end above the dialog (it docks over the box and status line)."""
+        dialog = self.query("#approval-dialog")
+        if getattr(self, "_below", None) is not None and self.app.screen is self and dialog:
+            self._below.uncover(dialog.first().region.y)
+
+    def on_unmount(self) -> None:
+        if getattr(self, "_below", None) is not None:
+            self._below.uncover(None)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

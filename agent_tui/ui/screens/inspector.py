@@ -45,15 +45,18 @@ class InspectorScreen(Screen[None]):
         Binding("slash,f", "filter", "Filter"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, query: str = "") -> None:
         super().__init__()
+        self.query_text = query
+        """The filter it opens with (``/tools`` opens it on ``cat:tools``)."""
         self.sort_key = "order"
         self.rows: list[ItemRow] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="inspector-head"):
             yield Label("Context items", id="inspector-title")
-            yield Input(placeholder="filter: text, cat:history, state:evicted, pinned, out", id="filter")
+            yield Input(self.query_text, placeholder="filter: text, cat:history, state:evicted, pinned, out",
+                        id="filter")
         yield Label("", id="flags")
         yield DataTable(id="items", cursor_type="row", zebra_stripes=True)
         yield Label("", id="why")

@@ -109,6 +109,17 @@ class MainScreen(Screen[None]):
         self._user_sized = True
         self.budget.collapsed = not self.budget.collapsed
 
+    def uncover(self, top: int | None) -> None:
+        """Keep the conversation's end above an overlay docked from screen row ``top`` (the approval
+        dialog), so the user sees why the agent asks; None when the overlay closed."""
+        conversation = self.conversation
+        current = conversation.styles.margin.bottom
+        need = 0 if top is None else max(0, conversation.region.bottom + current - top)
+        if need != current:
+            conversation.styles.margin = (0, 0, need, 0)
+            if conversation.is_anchored:
+                conversation.call_after_refresh(conversation.scroll_end, animate=False)
+
     # focus and keys: one place ----------------------------------------------------------------
     def focus_prompt(self) -> None:
         """Give the keyboard back to the message box (after a button, an overlay, a click)."""

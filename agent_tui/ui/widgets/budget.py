@@ -92,8 +92,18 @@ class BudgetPanel(Vertical):
         self.query_one("#thresholds", Label).update(
             f"┃{gauge.compact_at:.0%} compact  ┃{gauge.fresh_at:.0%} fresh")
         for row in gauge.rows:
-            self.query_one(f"#bar-{row.name}", CategoryBar).set_value(row.tokens, row.pct)
+            self._bar(row.name).set_value(row.tokens, row.pct)
         self._show_reserve()
+
+    def _bar(self, name: str) -> CategoryBar:
+        """The category's bar; one the engine added later (``reasoning`` sent back to a thinking
+        model) gets a bar when it first appears instead of breaking the panel."""
+        found = self.query(f"#bar-{name}")
+        if found:
+            return found.first(CategoryBar)
+        bar = CategoryBar(name)
+        self.query_one("#category-bars", Vertical).mount(bar)
+        return bar
 
     def watch_output_tokens(self) -> None:
         self._show_reserve()

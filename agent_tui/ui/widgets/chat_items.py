@@ -1,5 +1,6 @@
-"""The pieces of the conversation that are not tool calls or answers: the user's messages
-and the notes and offers that make compaction, memos and warnings visible in the flow."""
+"""The pieces of the conversation that are not tool calls or answers: the user's messages,
+the model's reasoning (collapsed), and the notes and offers that make compaction, memos and
+warnings visible in the flow."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Button, Static
+from textual.widgets import Button, Collapsible, Static
 
 
 class UserMessage(Static):
@@ -19,6 +20,18 @@ class UserMessage(Static):
         super().__init__(text, classes="user-message", markup=False)
         self.message_text = text
         self.border_title = f"you{f' · {item_id}' if item_id else ''}"
+
+
+class ThinkingBlock(Collapsible):
+    """The model's reasoning for one step (Claude's thinking, DeepSeek's reasoning_content, Gemini's
+    thought summary), collapsed to ``▶ thinking · 12 lines`` so it is there without taking the screen."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lines = len(text.strip().splitlines()) or 1
+        super().__init__(Static(text, markup=False, classes="thinking-text"),
+                         title=f"thinking · {lines:,} line{'s' if lines != 1 else ''}", collapsed=True,
+                         classes="thinking")
 
 
 class EventNote(Static):

@@ -2,6 +2,7 @@
 
 Every loop event has one visible form here — the answer streams into a Markdown
 widget through ``Markdown.get_stream()``, tool calls become collapsible panels,
+the model's reasoning is a collapsed "thinking" block before the step it led to,
 compactions, memos and threshold warnings become notes in the flow — so what
 the engine did to the context is never hidden from the user.
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual.containers import VerticalScroll
 
 from agent_tui.agent import events as ev
-from agent_tui.ui.widgets.chat_items import EventNote, ThresholdOffer, UserMessage
+from agent_tui.ui.widgets.chat_items import EventNote, ThinkingBlock, ThresholdOffer, UserMessage
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
 if TYPE_CHECKING:
@@ -92,7 +93,10 @@ class Conversation(VerticalScroll):
         elif isinstance(e, ev.TurnStarted):
             await self.add_user(e.task)
         elif isinstance(e, ev.AssistantMessage):
+            reply = self._reply
             await self.end_reply()
+            if e.reasoning.strip():  # before the step's answer (already streamed) or its tool panels
+                await self.mount(ThinkingBlock(e.reasoning), before=reply if reply is not None else None)
         elif isinstance(e, ev.ToolCallStarted):
             await self.end_reply()
             panel = ToolCallPanel(e.call_id, e.name, e.arguments, e.kind)

@@ -27,6 +27,8 @@ FOLD_LINES = 8
 FOLD_CHARS = 800
 """… or with more characters than this."""
 TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ lines?\]")
+PLACEHOLDER = "Ask the agent · enter sends · ctrl+j new line · ↑ history · /help"
+"""What the empty box says (the demo shows its own hint until its task was sent)."""
 
 Completer = Callable[[str], "str | None"]
 """Completes the whole input (``/comp`` → ``/compact ``), None when nothing fits."""
@@ -49,9 +51,7 @@ class PromptInput(TextArea):
     def __init__(self, complete: Completer, history: InputHistory, hint: str = "", default_task: str = "",
                  id: str | None = None) -> None:
         super().__init__("", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-                         highlight_cursor_line=False,
-                         placeholder=hint or "Ask the agent · enter sends · shift+enter or ctrl+j: new line · "
-                                             "↑ history · /help")
+                         highlight_cursor_line=False, placeholder=hint or PLACEHOLDER)
         self.complete_with = complete
         self.inputs = history
         self.default_task = default_task
@@ -153,8 +153,14 @@ class PromptInput(TextArea):
                 cmd, arg = parsed
                 self.post_message(CommandEntered(cmd.name, arg))
                 return
+            if stripped.startswith("# ") and stripped[2:].strip():  # `# rule`: append it to AGENTS.md
+                self.post_message(CommandEntered("remember", stripped[2:].strip()))
+                return
             if stripped.startswith("//"):
                 text = stripped[1:]
+        if self.default_task:  # the demo task is offered once: after a first message enter on empty does nothing
+            self.default_task = ""
+            self.placeholder = PLACEHOLDER
         self.post_message(TaskSubmitted(text.strip("\n")))
 
     def restore(self, text: str) -> None:

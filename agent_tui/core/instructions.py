@@ -1,0 +1,207 @@
+"""Instruction files (AGENTS.md, CLAUDE.md) as pinned project rules.
+
+Users keep their project rules in ``AGENTS.md`` (Codex, OpenCode) or ``CLAUDE.md`` (Claude
+Code); an agent that ignores them ignores the user.  Each file found is one pinned ``rules``
+item ``ins:<path>`` whose provenance names its source, so it is in every request, visible in
+the inspector and ``memory list``, and never summarised away.  Where they come from, in the
+order they are sent (later, nearer files win where they conflict, as in Codex):
+
+1. the user's config dir (``$XDG_CONFIG_HOME/agent-tui/AGENTS.md``);
+2. every folder from the git root down to the workspace;
+3. a subfolder's own file, once the agent first reads or edits a file under it.
+
+In each folder ``AGENTS.md`` is used, ``CLAUDE.md`` only when there is no ``AGENTS.md``.
+Files are checked (one ``stat`` each) before every step: an edit on disk changes the item at
+the next step, and only then — the request's stable head stays byte-identical otherwise.
+A file over ``MAX_BYTES`` is cut, with a warning naming the file and its size.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.items import Category, ContextItem, Priority, Scope
+from agent_tui.core.text import clean_text
+
+NAMES = ("AGENTS.md", "CLAUDE.md")
+"""File names, by preference: CLAUDE.md is read only in a folder with no AGENTS.md."""
+MAX_BYTES = 32 * 1024
+"""An instruction file larger than this is cut (with a visible warning): it is sent on every request."""
+PREFIX = "ins:"
+
+
+def user_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agent-tui"
+
+
+def git_root(start: Path) -> Path | None:
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def pick(folder: Path) -> Path | None:
+    """The instruction file of one folder (AGENTS.md, else CLAUDE.md), if any."""
+    for name in NAMES:
+        p = folder / name
+        if p.is_file():
+            return p
+    return None
+
+
+def chain(workspace: Path) -> list[Path]:
+    """Folders whose instruction files always apply: the git root down to the workspace."""
+    root = git_root(workspace) or workspace
+    folders = [workspace]
+    d = workspace
+    while d != root and d.parent != d:
+        d = d.parent
+        folders.append(d)
+    return list(reversed(folders))
+
+
+@dataclass
+class Loaded:
+    """One instruction file as last read."""
+
+    path: Path
+    stamp: tuple[float, int]
+    item_id: str
+
+
+def _stamp(path: Path) -> tuple[float, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime, st.st_size
+
+
+class Instructions:
+    """The instruction files of one engine's workspace, kept as pinned rule items."""
+
+    def __init__(self, workspace: Path | None, config_dir: Path | None = None) -> None:
+        self.workspace = workspace.resolve() if workspace is not None else None
+        self.config_dir = config_dir if config_dir is not None else user_dir()
+        self.loaded: dict[str, Loaded] = {}
+        self.nested: list[Path] = []
+        """Subfolders whose own file was found on first touch (kept for the session)."""
+        self.warnings: list[str] = []
+
+    # which files ---------------------------------------------------------------------------
+    def folders(self) -> list[tuple[Path, str]]:
+        """(folder, scope note) in sending order."""
+        out: list[tuple[Path, str]] = [(self.config_dir, "your user instructions, every project")]
+        if self.workspace is not None:
+            out += [(d, "project instructions") for d in chain(self.workspace)]
+            out += [(d, f"instructions for files under {d.relative_to(self.workspace)}/ (nearer files win)")
+                    for d in self.nested]
+        return out
+
+    def display(self, path: Path) -> str:
+        if self.workspace is not None:
+            try:
+                return str(path.relative_to(self.workspace))
+            except ValueError:
+                pass
+            root = git_root(self.workspace)
+            if root is not None and path.is_relative_to(root):
+                return os.path.relpath(path, self.workspace)
+        home = Path.home()
+        return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
+
+    # keeping items current --------------------------------------------------------------------
+    def refresh(self, engine: Any) -> bool:
+        """Add, update or drop the items whose files appeared, changed or went; True if any did."""
+        seen: set[str] = set()
+        changed = False
+        for folder, note in self.folders():
+            path = pick(folder)
+            if path is None or not self._allowed(path, folder, engine):
+                continue
+            stamp = _stamp(path)
+            if stamp is None:
+                continue
+            item_id = PREFIX + self.display(path)
+            seen.add(item_id)
+            old = self.loaded.get(item_id)
+            if old is not None and old.stamp == stamp and old.path == path and item_id in engine.items:
+                continue
+            self._put(engine, path, item_id, note, stamp)
+            changed = True
+        for item_id in [i for i in self.loaded if i not in seen]:
+            del self.loaded[item_id]
+            if item_id in engine.items:
+                del engine.items[item_id]
+                engine.order.remove(item_id)
+                engine._reset_history()
+            changed = True
+        if changed:
+            engine._version += 1
+        return changed
+
+    def _allowed(self, path: Path, folder: Path, engine: Any) -> bool:
+        """A project's instruction file must be a file of the project: a link out (to ``~/.ssh/…``) would put
+        that file into every request, past the workspace guard the file tools keep."""
+        if folder == self.config_dir or self.workspace is None:
+            return True
+        root = (git_root(self.workspace) or self.workspace).resolve()
+        if path.resolve().is_relative_to(root):
+            return True
+        warning = f"{self.display(path)} links outside the project (to {path.resolve()}); not loaded"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+            engine.warnings.append(warning)
+        return False
+
+    def touch(self, engine: Any, rel_path: str) -> bool:
+        """The agent read or edited ``rel_path``: load instruction files of its subfolders (first touch)."""
+        if self.workspace is None:
+            return False
+        target = (self.workspace / rel_path).resolve()
+        if not target.is_relative_to(self.workspace):
+            return False
+        added = False
+        d = target.parent
+        found: list[Path] = []
+        while d != self.workspace and d.is_relative_to(self.workspace):
+            if d not in self.nested and pick(d) is not None:
+                found.append(d)
+            d = d.parent
+        for d in reversed(found):  # outer first: the nearest is sent last and wins
+            self.nested.append(d)
+            added = True
+        return self.refresh(engine) if added else False
+
+    def _put(self, engine: Any, path: Path, item_id: str, note: str, stamp: tuple[float, int]) -> None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            self.warnings.append(f"{self.display(path)}: cannot read it ({exc.strerror or exc}); not loaded")
+            return
+        text = data[:MAX_BYTES].decode("utf-8", "replace")
+        if len(data) > MAX_BYTES:
+            warning = (f"{self.display(path)} is {len(data):,} bytes; only the first {MAX_BYTES:,} are sent "
+                       "(instruction files go into every request: keep them short)")
+            if warning not in self.warnings:
+                self.warnings.append(warning)
+                engine.warnings.append(warning)
+            text += f"\n[… cut: {self.display(path)} is {len(data):,} bytes, only the first {MAX_BYTES:,} are loaded]"
+        content = clean_text(engine.redact(f"From {self.display(path)} ({note}):\n{text.strip()}"))
+        item = engine.items.get(item_id)
+        if item is None:
+            item = ContextItem(id=item_id, category=Category.RULES, content=content,
+                               tokens=engine.counter.count(content), pinned=True, priority=Priority.HIGH,
+                               scope=Scope.SESSION, turn=engine.turn,
+                               provenance={"source": str(path), "instructions": True, "bytes": len(data)})
+            engine.items[item_id] = item
+            engine.order.append(item_id)
+        else:
+            item.content, item.tokens = content, engine.counter.count(content)
+            item.provenance.update(source=str(path), bytes=len(data))
+        self.loaded[item_id] = Loaded(path, stamp, item_id)

@@ -1,0 +1,63 @@
+"""Progress memos that stay useful: one rolling memo per task, updated in place.
+
+A memo was added after every task and at every compaction, so one window held six
+near-identical memos, and recall could bring the same memo in a second time.  Now a task
+(a user turn) has one memo item: a later memo in the same task replaces its text (a new
+version in the store's ``memos`` table, so every version stays searchable), and a memo of a
+new task supersedes the previous one in the window (released, never deleted).  Recalled
+memories that are already in the request as a memo are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent_tui.core.items import Category, ContextItem, Scope, State
+
+
+def memo_text(kind: str, turn: int, text: str) -> str:
+    return f"Progress memo ({kind}, turn {turn}):\n{text}"
+
+
+def window_memos(engine: Any) -> list[ContextItem]:
+    return [it for it in engine.items.values()
+            if it.category == Category.MEMORY and it.id.startswith("memo") and it.state == State.IN]
+
+
+def save_rolling_memo(engine: Any, text: str, kind: str) -> ContextItem:
+    """Write the task's memo: update this task's memo in place, or start it (superseding older ones)."""
+    current = window_memos(engine)
+    seed = kind.startswith("seed")
+    mine = None if seed else next((it for it in current if it.provenance.get("task_turn") == engine.turn
+                                   and not str(it.provenance.get("kind", "")).startswith("seed")), None)
+    if mine is not None:
+        content = engine.redact(memo_text(kind, engine.turn, text))
+        mine.content, mine.tokens = content, engine.counter.count(content)
+        mine.provenance.update(kind=kind, version=int(mine.provenance.get("version") or 1) + 1)
+        engine._save(mine)
+        item = mine
+    else:
+        item = engine._new_item("memo", Category.MEMORY, memo_text(kind, engine.turn, text), scope=Scope.SESSION,
+                                provenance={"kind": kind, "task_turn": engine.turn, "version": 1})
+        with engine._store_batch():
+            engine._add(item)
+            for old in current:
+                old.state = State.RELEASED
+                old.provenance["superseded_by"] = item.id
+                engine._save(old)
+    if engine.store is not None:
+        engine.store.save_memo(engine.session_id, item.id, text, kind)
+    return item
+
+
+def drop_memos_in_window(engine: Any, hits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``hits`` without the memos whose text is already in the window as a memo item."""
+    texts = [it.content for it in window_memos(engine)]
+    out = []
+    for h in hits:
+        body = str(h.get("content") or "").strip()
+        if h.get("kind") == "memo" and body and any(body in t for t in texts):
+            continue
+        out.append(dict(h))
+    return out

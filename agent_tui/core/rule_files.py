@@ -1,0 +1,85 @@
+"""`# text` at the prompt: a rule appended to the instruction file the user already keeps.
+
+Rules typed at the prompt belong with the user's other rules — the workspace's ``AGENTS.md``
+(or the ``CLAUDE.md`` a Claude Code user keeps there), or the user's own ``AGENTS.md`` for
+every project — so every tool that reads those files sees them, and the next step sends them
+(core/instructions re-reads a file that changed on disk).  Which of the two is asked once per
+workspace and remembered in the user's config dir (never in the workspace, which could
+forge it), written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from agent_tui.core.config import user_config_path
+from agent_tui.core.instructions import NAMES, pick, user_dir
+
+WHERE = ("project", "user")
+"""``project``: the workspace's instruction file; ``user``: the user's, for every project."""
+NEW_FILE_HEADER = "# Project rules\n\n"
+
+
+def targets_path() -> Path:
+    """``<user config dir>/agent-tui/rule-targets.json``: workspace → where its `# …` rules go."""
+    return user_config_path().with_name("rule-targets.json")
+
+
+def target_file(workspace: Path, where: str) -> Path:
+    """The file a rule goes to: the folder's AGENTS.md, or its CLAUDE.md when that is the one it has."""
+    folder = workspace if where == "project" else user_dir()
+    return pick(folder) or folder / NAMES[0]
+
+
+def _read() -> dict[str, str]:
+    try:
+        data = json.loads(targets_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def remembered(workspace: Path) -> str | None:
+    """Where this workspace's `# …` rules go, if the user said so before."""
+    where = _read().get(str(workspace.resolve()))
+    return where if where in WHERE else None
+
+
+def remember(workspace: Path, where: str) -> None:
+    """Remember the answer for this workspace (atomic write: temp file + rename)."""
+    if where not in WHERE:
+        raise ValueError(f"where must be one of {WHERE}, got {where!r}")
+    data = _read()
+    data[str(workspace.resolve())] = where
+    path = targets_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rule-targets.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def parse_where(answer: str) -> str | None:
+    """``1``/``project``/``p`` or ``2``/``user``/``u`` (None for anything else)."""
+    a = answer.strip().lower()
+    if a in ("1", "p", "project", "here", "workspace"):
+        return "project"
+    if a in ("2", "u", "user", "me", "global"):
+        return "user"
+    return None
+
+
+def append_rule(path: Path, text: str) -> Path:
+    """Append ``text`` as one ``- `` line to ``path`` (created with a header if missing); returns it."""
+    line = " ".join(text.split())
+    if not line:
+        raise ValueError("an empty rule cannot be added")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else NEW_FILE_HEADER
+    if old and not old.endswith("\n"):
+        old += "\n"
+    path.write_text(f"{old}- {line}\n", encoding="utf-8")
+    return path

@@ -1,0 +1,52 @@
+"""A read of a large file is paid once: the model gets the outline (and later the ranges it reads)
+in the tool results, and the active-file block names the file and its size instead of also
+injecting an unrequested head of the raw text (issue 12, item 15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.core.tokens import counter_for
+from agent_tui.tools.fs_read import READ_TOKEN_CAP
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+from .helpers import make_agent, make_repo, run_turn
+
+
+def _big_module(classes: int) -> str:
+    parts = []
+    for c in range(classes):
+        parts.append(f"class Stock{c}:\n    \"\"\"Stock ledger number {c}.\"\"\"\n\n")
+        for m in range(6):
+            parts.append(f"    def move_{m}(self, sku_{c}_{m}: str, qty: int) -> int:\n"
+                         f"        total_{c}_{m} = qty * {m + 1} + len(sku_{c}_{m})\n"
+                         f"        return total_{c}_{m} - {c}\n\n")
+    return "".join(parts)
+
+
+async def test_outline_read_is_not_paid_again_as_a_raw_head(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    text = _big_module(60)
+    (root / "ledger.py").write_text(text)
+    counter = counter_for("openai/gpt-4o")
+    assert counter.count(text) > READ_TOKEN_CAP
+    with FakeOpenAI() as server:
+        server.script(Reply.tool_call("read_file", {"path": "ledger.py"}),
+                      Reply.tool_call("read_file", {"path": "ledger.py", "start_line": 1, "end_line": 12}),
+                      Reply.text("read it"))
+        agent, ws = make_agent(root, server.base_url, window=32_000)
+        try:
+            await run_turn(agent, "What does ledger.py do?")
+        finally:
+            ws.close()
+        after_outline, after_range = server.chat_requests[1], server.chat_requests[2]
+    for req in (after_outline, after_range):
+        system = req.messages[0]["content"]
+        results = "\n".join(str(m.get("content")) for m in req.messages if m.get("role") == "tool")
+        assert "### ledger.py" in system and "Too large to keep whole" in system
+        assert "def move_0(self, sku_0_0" not in system, "no raw head of the file in the active-file block"
+        assert "is large" in results and "outline" in results
+    ranged = "\n".join(str(m.get("content")) for m in after_range.messages if m.get("role") == "tool")
+    assert "def move_0(self, sku_0_0" in ranged, "the range the model asked for is what it gets"
+    block = after_outline.messages[0]["content"].split("### ledger.py", 1)[1].split("\n###", 1)[0]
+    assert counter.count(block) < 80, block

@@ -1,0 +1,67 @@
+"""GPT-5/o-series, DeepSeek (thinking) and Ollama through litellm's real conversions, against fakes
+that reject what those APIs reject: each completes a 5-step tool loop with a malformed call,
+then a next turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from tests.agent.helpers import make_repo, run_turn
+from tests.providers.helpers import assert_loop, five_step_loop, provider_agent, run_loop
+from tests.support.fake_ollama import FakeOllama
+from tests.support.fake_strict_openai import FakeStrictOpenAI
+
+
+@pytest.mark.parametrize("model", ["openai/o4-mini", "openai/gpt-5"])
+async def test_openai_reasoning_model_loop(tmp_path: Path, model: str) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("reasoning") as fake:
+        events, second = await run_loop(root, fake, model, fake.base_url + "/v1",
+                                        {"reasoning_effort": "low", "max_output_tokens": 8000, "temperature": 0.2},
+                                        ("list_dir", '{"path": ".", '))
+    assert_loop(root, fake, events, second)
+    assert all(r.body.get("reasoning_effort") == "low" and r.body.get("max_completion_tokens") == 8000
+               for r in fake.answered)
+    assert all("temperature" not in r.body for r in fake.answered)  # 0.2 configured; these models allow only 1
+    usages = [e for e in events if isinstance(e, ev.Usage)]
+    assert usages[0].reasoning_tokens > 0 and any(u.cached_tokens > 0 for u in usages[1:])
+
+
+async def test_deepseek_thinking_gets_reasoning_content_back(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        events, second = await run_loop(root, fake, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {},
+                                        ("list_dir", '{"path": ".", '))
+    assert_loop(root, fake, events, second)
+    step2 = fake.answered[1].body["messages"]
+    assert [m.get("reasoning_content") for m in step2 if m["role"] == "assistant"][-1] == "Read first."
+    assert [e.reasoning for e in events if isinstance(e, ev.AssistantMessage)][0] == "Read first."
+
+
+async def test_deepseek_without_reasoning_content_is_rejected(tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.agent import loop
+
+    monkeypatch.setattr(loop.Agent, "_reasoning_map", lambda self: {})
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(*five_step_loop(("list_dir", {"path": "."}))[:2])
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            events = await run_turn(agent, "fix")
+        finally:
+            ws.close()
+    assert fake.rejections and "reasoning_content" in fake.rejections[0]
+    assert events[-1].status == "error"
+
+
+@pytest.mark.parametrize("model", ["ollama/qwen2.5-coder", "ollama_chat/qwen2.5-coder"])
+async def test_ollama_chat_loop_with_num_ctx(tmp_path: Path, model: str) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeOllama() as fake:
+        events, second = await run_loop(root, fake, model, fake.base_url, {}, ("list_dirs", {"path": "."}))
+    assert_loop(root, fake, events, second)
+    assert all(r.path.endswith("/api/chat") for r in fake.answered)
+    assert fake.num_ctx and all(n == 64_000 for n in fake.num_ctx)

@@ -1,0 +1,48 @@
+"""Memos that stay useful: one rolling memo per task, updated in place (every version kept in the
+store and searchable), a new task's memo supersedes the last one in the window, and a memo already
+in the request is never also recalled into it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.core.config import Settings
+from agent_tui.core.items import State
+from agent_tui.store.recall import recall
+from agent_tui.store.workspace import Workspace
+
+
+def _window_memos(eng: object) -> list[object]:
+    return [it for it in eng.all_items() if it.id.startswith("memo") and it.state == State.IN]  # type: ignore[attr-defined]
+
+
+def test_one_rolling_memo_per_task_and_never_recalled_twice(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("port the parser to tree-sitter")
+        first = eng.save_memo("Step 1: grammar vendored under third_party/grammar", "auto")
+        for n in range(2, 6):  # an automatic memo per compaction and per event, same task
+            again = eng.save_memo(f"Step {n}: parser port {n * 20}% done; the zebra fixture still fails", "compaction")
+            assert again.id == first.id
+        memos = _window_memos(eng)
+        assert [m.id for m in memos] == [first.id]  # six memos would have been six items
+        assert "Step 5" in memos[0].content and memos[0].provenance["version"] == 5
+        rows = ws.store.memos(eng.session_id)
+        assert len(rows) == 5 and {r["item_id"] for r in rows} == {first.id}  # every version kept
+        old = recall(ws.store, "grammar vendored third_party", min_score=0.0, touch=False, kinds=("memo",))
+        assert any("third_party/grammar" in h["content"] for h in old)  # an old version is searchable
+
+        eng.add_user("now write the docs")
+        second = eng.save_memo("Docs: README section drafted", "auto")
+        assert second.id != first.id
+        assert [m.id for m in _window_memos(eng)] == [second.id]
+        assert eng.get(first.id).state == State.RELEASED and eng.get(first.id).provenance["superseded_by"] == second.id
+
+        hits = recall(ws.store, "README section drafted", min_score=0.0, touch=False, kinds=("memo",))
+        assert hits and "README section drafted" in hits[0]["content"]
+        assert eng.add_recalled(hits[:1]) == []  # already in the request as the task's memo
+        stale = [h for h in old if "third_party/grammar" in h["content"]]
+        assert len(eng.add_recalled(stale[:1])) == 1  # a superseded memo may come back as a reference
+    finally:
+        ws.close()

@@ -1,0 +1,113 @@
+"""A strict OpenAI-style chat server: rejects what vLLM, OpenAI's reasoning models and DeepSeek reject.
+
+* unparsable or non-object ``arguments`` in a history tool call (vLLM re-parses them: 400);
+* ``reasoning`` mode (o-series / GPT-5): ``temperature`` other than 1 and ``max_tokens``
+  (must be ``max_completion_tokens``); usage reports ``reasoning_tokens``;
+* ``deepseek`` mode (thinking): streams ``reasoning_content`` and requires it back, exactly
+  as issued, on the current tool loop's assistant messages.
+
+Streams OpenAI chunks (text, reasoning_content, index-based tool calls, a usage chunk with
+``prompt_tokens_details.cached_tokens`` from the prefix shared with the previous request).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, now
+
+
+class FakeStrictOpenAI(FakeDialect):
+    """``mode``: ``plain``, ``reasoning`` or ``deepseek``."""
+
+    def __init__(self, mode: str = "plain") -> None:
+        super().__init__()
+        self.mode = mode
+        self.usages: list[dict[str, Any]] = []
+        self._issued: set[str] = set()
+        self._prev: list[Any] | None = None
+
+    def check(self, path: str, body: dict[str, Any]) -> None:
+        if not path.rstrip("/").endswith("/chat/completions"):
+            raise Rejected(f"no route {path}", 404)
+        if self.mode == "reasoning":
+            if "temperature" in body and body["temperature"] != 1:
+                raise Rejected(f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                               "model. Only the default (1) value is supported.")
+            if "max_tokens" in body:
+                raise Rejected("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                               "'max_completion_tokens' instead.")
+        msgs = body.get("messages") or []
+        last_user = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
+        open_calls: set[str] = set()
+        for n, m in enumerate(msgs):
+            if m.get("role") == "assistant":
+                open_calls = set()
+                for c in m.get("tool_calls") or []:
+                    raw = (c.get("function") or {}).get("arguments")
+                    try:
+                        ok = isinstance(json.loads(raw), dict) if isinstance(raw, str) else isinstance(raw, dict)
+                    except ValueError:
+                        ok = False
+                    if not ok:
+                        raise Rejected(f"messages[{n}]: invalid tool call arguments (not a JSON object): {raw!r}")
+                    open_calls.add(c.get("id"))
+                if (self.mode == "deepseek" and n > last_user and m.get("tool_calls")
+                        and m.get("reasoning_content") not in self._issued):
+                    raise Rejected("The reasoning_content in the thinking mode must be passed back to the API.")
+            elif m.get("role") == "tool" and m.get("tool_call_id") not in open_calls:
+                raise Rejected(f"messages[{n}]: tool message answers no tool call")
+
+    def _cached(self, body: dict[str, Any]) -> int:
+        msgs = body.get("messages") or []
+        prev, self._prev = self._prev, msgs
+        same = 0
+        for a, b in zip(prev or [], msgs, strict=False):
+            if a != b:
+                break
+            same += 1
+        return sum(self.count(m) for m in msgs[:same])
+
+    def respond(self, path: str, body: dict[str, Any], turn: Turn) -> tuple[bool, Any, str]:
+        thinking = turn.thinking if self.mode in ("deepseek", "reasoning") else ""
+        if thinking and self.mode == "deepseek":
+            self._issued.add(thinking)
+        calls = [(new_id("call_"), name, self.args_json(args)) for name, args in turn.calls]
+        prompt = sum(self.count(m) for m in body.get("messages") or []) + self.count(body.get("tools") or [])
+        completion = max(1, self.count(turn.text) + sum(self.count(a) for _, _, a in calls))
+        reasoning_tokens = self.count(turn.thinking) if turn.thinking else 0
+        usage = {"prompt_tokens": prompt, "completion_tokens": completion + reasoning_tokens,
+                 "total_tokens": prompt + completion + reasoning_tokens,
+                 "prompt_tokens_details": {"cached_tokens": min(prompt, self._cached(body))},
+                 "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
+        self.usages.append(usage)
+        finish = {"length": "length"}.get(turn.finish_reason, turn.finish_reason)
+        return True, self._chunks(body.get("model", "m"), turn.text, thinking, calls, finish, usage), \
+            "text/event-stream"
+
+    def _chunks(self, model: str, text: str, thinking: str, calls: list[tuple[str, str, str]], finish: str,
+                usage: dict[str, Any]) -> Iterator[bytes]:
+        cid, created = new_id("chatcmpl-"), now()
+
+        def chunk(delta: dict[str, Any], fin: str | None = None) -> bytes:
+            c = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]}
+            return b"data: " + json.dumps(c).encode() + b"\n\n"
+
+        yield chunk({"role": "assistant", "content": ""})
+        for k in range(0, len(thinking), 10):
+            yield chunk({"reasoning_content": thinking[k:k + 10]})
+        for k in range(0, len(text), 8):
+            yield chunk({"content": text[k:k + 8]})
+        for i, (call_id, name, args) in enumerate(calls):
+            yield chunk({"tool_calls": [{"index": i, "id": call_id, "type": "function",
+                                         "function": {"name": name, "arguments": ""}}]})
+            for k in range(0, len(args), 7):
+                yield chunk({"tool_calls": [{"index": i, "function": {"arguments": args[k:k + 7]}}]})
+        yield chunk({}, finish)
+        tail = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [],
+                "usage": usage}
+        yield b"data: " + json.dumps(tail).encode() + b"\n\n"
+        yield b"data: [DONE]\n\n"
