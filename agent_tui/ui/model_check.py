@@ -60,7 +60,10 @@ def server_names(api_base: str) -> list[str]:
 
 
 def _closest(name: str, names: list[str]) -> str:
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    # a known name the typed one starts with (gpt-4o for gpt-4o-typo) comes first, the longest such
+    stems = sorted((n for n in names if len(n) >= 3 and (name.startswith(n) or _strip_provider(name).startswith(n))),
+                   key=len, reverse=True)[:1]
+    close = stems + [n for n in difflib.get_close_matches(name, names, n=3, cutoff=0.6) if n not in stems]
     close += [n for n in difflib.get_close_matches(_strip_provider(name), names, n=3, cutoff=0.6) if n not in close]
     return f" — did you mean {', '.join(close[:3])}?" if close else ""
 

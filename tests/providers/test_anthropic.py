@@ -134,3 +134,40 @@ async def test_unpriced_model_is_said_once_and_configured_prices_are_cache_aware
                    + u["output_tokens"] * prices["output_cost_per_token"] for u in usages)
     assert any(u["cache_read_input_tokens"] for u in usages)
     assert [e for e in priced if isinstance(e, ev.Usage)][-1].session_cost_usd == pytest.approx(expected, rel=1e-6)
+
+
+async def test_reading_a_file_keeps_the_head_of_the_prompt_cached(tmp_path: Path) -> None:
+    """Active files change on every read and edit; the system message is marked before them too, so
+    those steps still read the prompt's head from Anthropic's cache (they read nothing before)."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(calls=[("read_file", {"path": "test_calc.py"})]),
+                    Turn(calls=[("edit_file", {"path": "calc.py", "old_text": "return a - b",
+                                               "new_text": "return a + b"})]),
+                    Turn(calls=[("git_status", {})]), Turn(text="ok"))
+        agent, ws = provider_agent(root, MODEL, fake.base_url, {})
+        try:
+            events = await run_turn(agent, "fix add")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    assert all(u["cache_read_input_tokens"] > 0 for u in fake.usages[1:]), fake.usages
+    system = fake.answered[2].body["system"]
+    assert [("cache_control" in b) for b in system] == [True, True]
+    assert system[1]["text"].lstrip().startswith("## Active files")
+
+
+def test_the_split_system_message_keeps_to_four_breakpoints() -> None:
+    from agent_tui.agent.llm_provider import request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    system = "You are agent-tui.\n\n## Active files (latest content; edit from these)\n### a.py\nx = 1"
+    msgs = [{"role": "system", "content": system}] + [
+        {"role": "user" if i % 2 else "assistant", "content": f"m{i}"} for i in range(1, 9)]
+    kw = request_kwargs(LLMConfig(model=MODEL), msgs, None, breakpoints=[0, 2, 4])
+    marks = sum("cache_control" in m for m in kw["messages"]) + sum(
+        "cache_control" in b for b in kw["messages"][0]["content"] if isinstance(b, dict))
+    assert marks == 4 and kw["messages"][0]["content"][0]["cache_control"]
+    few = request_kwargs(LLMConfig(model=MODEL), msgs[:3], None, breakpoints=[0])
+    assert [("cache_control" in b) for b in few["messages"][0]["content"]] == [True, True]

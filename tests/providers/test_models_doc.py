@@ -1,9 +1,11 @@
-"""The "Models" configuration proposed for the README, one table per provider family, is a real
+"""The README's "Models" configuration, one table per provider family, is a real
 config: it loads under the strict schema and each model's request carries what its comment says."""
 
 from __future__ import annotations
 
+import re
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -12,32 +14,9 @@ from agent_tui.agent.llm_settings import llm_config
 from agent_tui.core.budget import make_plan
 from agent_tui.core.config import settings_from_dict
 
-MODELS_TOML = '''
-model = "anthropic/claude-sonnet-4-5"     # the default; --model or /model switches
-
-[models."anthropic/claude-sonnet-4-5"]    # key: ANTHROPIC_API_KEY
-max_output_tokens = 16000                 # sent as max_tokens, and the plan's output reserve
-thinking = 8000                           # extended thinking (temperature is then never sent)
-
-[models."openai/gpt-5"]                   # key: OPENAI_API_KEY (o3, o4-mini alike)
-reasoning_effort = "medium"               # minimal | low | medium | high
-max_output_tokens = 32000
-
-[models."gemini/gemini-2.5-pro"]          # key: GEMINI_API_KEY (Google AI Studio)
-thinking = 8192                           # thinking budget; thought signatures are sent back
-
-[models."deepseek/deepseek-reasoner"]     # key: DEEPSEEK_API_KEY
-api_key_env = "WORK_DEEPSEEK_KEY"         # or any variable you name
-
-[models."ollama/qwen2.5-coder:14b"]       # local, no key; the chat endpoint at localhost:11434
-window = 32768
-num_ctx = 32768                           # sent with every request (Ollama's default is 2-4K)
-
-[models."openai/qwen3-coder"]             # any OpenAI-compatible server: add --api-base http://host:8000/v1
-window = 65536
-input_cost_per_token = 0                  # free: no "no price is known" notice
-output_cost_per_token = 0
-'''
+README = Path(__file__).resolve().parents[2] / "README.md"
+MODELS_TOML = re.search(r"## Models.*?```toml\n(.*?)```", README.read_text(), re.S).group(1)  # type: ignore[union-attr]
+"""The README's Models block: what users copy."""
 
 
 def _request(model: str) -> dict:

@@ -66,6 +66,15 @@ def _command_hint(req: ApprovalRequested) -> Content:
     return Content("\n".join(lines))
 
 
+class _Dialog(Vertical):
+    """The docked box; when its height settles or changes, the conversation behind is lifted to match."""
+
+    def on_resize(self) -> None:
+        uncover = getattr(self.screen, "_uncover", None)
+        if uncover is not None:
+            self.call_after_refresh(uncover)
+
+
 class ApprovalScreen(ModalScreen[str]):
     """Asks whether a write or a command may run; dismisses with once, always, prefix, deny or deny:<reason>."""
 
@@ -86,7 +95,7 @@ class ApprovalScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         req = self.request
         what = "run this command" if req.kind == "command" else "make this change"
-        with Vertical(id="approval-dialog"):
+        with _Dialog(id="approval-dialog"):
             yield Label(Content.assemble(("Approval ", "bold $warning"), (f"· allow {req.name} to {what}?", "bold")),
                         id="approval-title")
             with VerticalScroll(id="approval-preview"):

@@ -114,7 +114,8 @@ class MainScreen(Screen[None]):
         dialog), so the user sees why the agent asks; None when the overlay closed."""
         conversation = self.conversation
         current = conversation.styles.margin.bottom
-        need = 0 if top is None else max(0, conversation.region.bottom + current - top)
+        below = self.query_one("#pastes").region.y  # where the conversation's slot ends, whatever its margin
+        need = 0 if top is None else max(0, below - top)
         if need != current:
             conversation.styles.margin = (0, 0, need, 0)
             if conversation.is_anchored:
