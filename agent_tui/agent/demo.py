@@ -24,6 +24,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.core.notes import said_by_user
+
 DEMO_PROVIDER = "agent-tui-demo"
 DEMO_MODEL = f"{DEMO_PROVIDER}/scripted"
 #: A small window so the demo shows the budget filling up and a compaction.
@@ -48,12 +50,17 @@ SHOWN_COMMAND = "python -m unittest"
 """How the demo names the test command in what it says."""
 
 
+def _said_by_user(m: dict[str, Any]) -> bool:
+    """A user message the user wrote (not one of the engine's notes: core/notes)."""
+    return said_by_user(m)
+
+
 def _turn_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
     """(tool name, args, result text) of every tool call since the latest user message, in order."""
     results = {str(m.get("tool_call_id")): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
     out: list[tuple[str, dict[str, Any], str]] = []
     for m in reversed(messages):
-        if m.get("role") == "user" and not str(m.get("content", "")).startswith("[Earlier"):
+        if _said_by_user(m):
             break
         if m.get("role") == "assistant":
             for call in reversed(m.get("tool_calls") or []):
@@ -69,7 +76,7 @@ def _turn_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any
 
 def _user_text(messages: list[dict[str, Any]]) -> str:
     for m in reversed(messages):
-        if m.get("role") == "user":
+        if _said_by_user(m):
             return str(m.get("content") or "")
     return ""
 
@@ -78,7 +85,7 @@ def _earlier_turns(messages: list[dict[str, Any]]) -> bool:
     """True when the conversation already had a turn before the latest user message."""
     seen_user = False
     for m in reversed(messages):
-        if m.get("role") == "user" and not str(m.get("content", "")).startswith("[Earlier"):
+        if _said_by_user(m):
             if seen_user:
                 return True
             seen_user = True
@@ -134,7 +141,7 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
     if system.startswith("You compress"):
         return _demo_summary(last_user), []
     calls = _turn_calls(messages)
-    if "Write a progress memo" in last_user:
+    if "Write a progress memo" in last_user or "Write a progress memo" in str(messages[-1].get("content", "")):
         return _memo(messages), []
     if not calls:
         if _earlier_turns(messages):
@@ -146,6 +153,8 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
     runs = [read_test_run(r) for n, _, r in calls if n == "run_command" and _denial(r) is None]
     edited = any(n == "edit_file" and _denial(r) is None and not r.startswith(("Error", "error"))
                  and "Edited" in r for n, _, r in calls)
+    # after a compaction the edit may have left the window: the file's text in the request shows it
+    edited = edited or any(FIX_NEW in str(m.get("content") or "") for m in messages if m.get("role") != "assistant")
     if (reason := _denial(result)) is not None and name in ("run_command", "edit_file"):
         if name == "edit_file":
             return (f"You denied the edit{_because(reason)}, so inventory/stock.py is unchanged and the bug "
@@ -194,6 +203,9 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
     if name == "save_memo":
         run = runs[-1] if runs else None
         count = f" ({run.ran} tests)" if run and run.ran else ""
+        said = re.search(r"(\d+) tests pass", str(args.get("text", "")))
+        if not count and said:  # the runs left the window in a compaction: the memo it sent says it
+            count = f" ({said.group(1)} tests)"
         return ("Fixed `restock_needed` in `inventory/stock.py`: items whose quantity equals the threshold are "
                 f"now flagged (`<=` instead of `<`). `{SHOWN_COMMAND}` passes{count}. "
                 "This was the offline demo; run `agent-tui --model <model>` to work with a real model.", [])

@@ -28,6 +28,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_tui.core.notes import said_by_user
+
 from .llm_types import LLMConfig
 
 #: Anthropic accepts at most four cache_control breakpoints per request.
@@ -67,7 +69,7 @@ def chat_model(model: str) -> str:
 def current_loop_start(messages: Sequence[Mapping[str, Any]]) -> int:
     """Index of the first message after the last user message (the current tool loop)."""
     for i in range(len(messages) - 1, -1, -1):
-        if messages[i].get("role") == "user":
+        if said_by_user(messages[i]):  # an engine note (a file note mid-loop) does not end the loop
             return i + 1
     return len(messages)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,14 +28,13 @@ from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
-from agent_tui.agent.summariser_llm import summary_request
+from agent_tui.agent.summariser_llm import summary_request_cached
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
-from agent_tui.core.memory import chunk_items
 from agent_tui.core.summary import ExtractiveSummariser
 
 Approver = Callable[[ev.ApprovalRequested], Awaitable[str]]
@@ -95,12 +94,15 @@ class Agent:
         self.engine.add_secret(None if key == LOCAL_KEY else key)
 
     # helpers ------------------------------------------------------------------------
-    async def _complete_text(self, messages: list[dict[str, Any]]) -> str:
-        """A plain, non-tool model call (summaries, memos)."""
+    async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                             cache_breakpoints: Sequence[int] = ()) -> str:
+        """A plain model call (summaries, memos); ``tools`` and ``cache_breakpoints`` are sent only
+        to keep a cached prefix identical and marked, the answer is text."""
         from agent_tui.agent.llm import Completion, stream_completion
 
         text = ""
-        async for e in stream_completion(self.llm, messages, None):
+        async for e in stream_completion(self.llm, messages, tools, cache_breakpoints=cache_breakpoints,
+                                         session_id=self.engine.session_id):
             if isinstance(e, Completion):
                 text = e.text
                 self._count_usage(e)
@@ -172,31 +174,28 @@ class Agent:
         return ev.MemoSaved(item.id, kind, text)
 
     async def compact(self, force: bool = False, focus: str = "") -> list[ev.Event]:
-        """Memo, then summarise the evicted batch (LLM, else extractive) and apply it.
+        """A compaction event: memo, then one summarising call, then the batch is applied.
 
-        ``focus`` (from `/compact FOCUS`) tells the LLM summariser what to keep above all.
+        The memo is extractive (no model call).  The summarising call resends the request as it
+        stands — same head, same block, same history, so a provider bills it mostly as cache
+        reads — with the instruction at the end (``summary_request_cached``).  If it fails, the
+        extractive summary is used.  ``focus`` (from `/compact FOCUS`) says what to keep above all.
         """
         self.engine.prepare_step()
         plan = self.engine.plan_compaction(force=force)
         if plan is None:
             return []
-        out: list[ev.Event] = [await self.write_memo("pre-compaction")]
-        plan = self.engine.plan_compaction(force=force) or plan
-        summary = ExtractiveSummariser().summarise(plan.items, self.engine.summary)
+        out: list[ev.Event] = [self._memo_event(extractive_memo(self.engine), "pre-compaction")]
+        summary = ExtractiveSummariser().summarise(plan.summary_items, self.engine.summary)
         name, sent, error = "extractive", 0, None
-        if self.llm is not None and self.opts.summariser == "llm":
+        if self.llm is not None and self.opts.summariser == "llm" and plan.summary_items:
             try:
                 previous = self.engine.summary_item.content if self.engine.summary_item else ""
-                counter = self.engine.counter
-                budget = self.engine.plan.summary_chunk_budget(
-                    counter.count(render_prompt("summary", max_words=400)) + 200, counter.count(previous))
-                text = previous
-                for chunk in chunk_items(plan.items, budget):
-                    msgs = summary_request(chunk, text, max_words=400)
-                    if focus:
-                        msgs[-1]["content"] += f"\n\nThe user asks to keep above all: {focus}"
-                    sent += counter.count_messages(msgs)
-                    text = await self._complete_text(msgs)
+                asm = self.engine.assemble(self.runner.schemas(self.engine), auto_compact=False, status=False,
+                                           log=False)
+                msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus)
+                sent = self.engine.counter.count_messages(msgs)
+                text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
                 if text:
                     summary.text_override = text
                     name = "llm"
@@ -211,6 +210,10 @@ class Agent:
         out.append(ev.Compacted(len(res.evicted), res.summary_id, name, res.tokens_before, res.tokens_after,
                                 res.reason, error))
         return out
+
+    def _memo_event(self, text: str, kind: str) -> ev.MemoSaved:
+        item = self.engine.save_memo(text, kind=kind)
+        return ev.MemoSaved(item.id, kind, text)
 
     def _thresholds(self, bd: dict[str, Any]) -> list[ev.Event]:
         out: list[ev.Event] = []

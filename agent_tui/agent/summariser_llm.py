@@ -1,8 +1,11 @@
 """The LLM summariser: the model compresses evicted rounds with prompts/summary.md.
 
-It is async (one model call per chunk); the engine's extractive summariser
-still runs alongside to feed the decision store and is the fallback when the
-call fails, so a failure never loses a round.
+One call per compaction event, built on the request as it stands
+(:func:`summary_request_cached`): the head, block and history are resent
+byte-identical, so the provider serves them from its prompt cache, and the
+instruction comes last, naming the items that leave.  The engine's extractive
+summariser still runs alongside to feed the decision store and is the
+fallback when the call fails, so a failure never loses a round.
 """
 
 from __future__ import annotations
@@ -44,3 +47,15 @@ def summary_request(items: Sequence[ContextItem], previous: str, max_words: int)
     system = render_prompt("summary", max_words=max_words)
     body = f"Previous summary:\n{previous or '(none)'}\n\nNew conversation to fold in:\n{render_items(items)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+def summary_request_cached(request: Sequence[dict[str, Any]], leaving: Sequence[ContextItem], previous: str,
+                           focus: str = "", max_words: int = 400) -> list[dict[str, Any]]:
+    """The request as it stands plus the summary instruction as the last user message."""
+    ids = ", ".join(it.id for it in leaving[:60]) + (" …" if len(leaving) > 60 else "")
+    ask = (f"{render_prompt('summary', max_words=max_words)}\n\nPrevious summary:\n{previous or '(none)'}\n\n"
+           f"Summarise the conversation above (everything before this message: items {ids} leave the window). "
+           "Answer with the summary only; call no tool.")
+    if focus:
+        ask += f"\n\nThe user asks to keep above all: {focus}"
+    return [*(dict(m) for m in request), {"role": "user", "content": ask}]

@@ -39,7 +39,7 @@ class EngineToolContext:
         return self.engine.last_seen_hash(path)
 
     def save_memo(self, text: str) -> str:
-        item = self.engine.save_memo(text, kind="manual")
+        item = self.engine.save_memo(text, kind="manual", show_now=False)  # its call shows it already
         self.memos_saved.append(item.id)
         return item.id
 

@@ -13,9 +13,11 @@ would give it):
 * a file read, write or edit → the merged view of what the agent has seen of
   the file (:class:`~agent_tui.bench.fileview.FileView`) goes to
   ``note_file_read`` / ``note_file_edit``;
-* at each recorded call → ``assemble()`` (which compacts with the extractive
-  summariser when a cap trips); its messages are the request, and a
-  compaction's summarising input tokens are charged to that request.
+* at each recorded call → ``assemble()`` (which runs a compaction event with the
+  extractive summariser when the cost model says it pays); its messages are
+  the request.  An event is charged as the product's one summarising call
+  would be: the request as it stood (the part already sent read from the
+  cache) plus the instruction, and the summary as output.
 
 The recording agent's own compaction summary is not replayed: the engine
 manages the whole recorded history itself.  Nothing is pinned: the engine
@@ -32,6 +34,7 @@ from agent_tui.bench.shaping import ProductShaper
 from agent_tui.bench.strategies import Request
 from agent_tui.bench.trace import COMPACT_SUMMARY, FileEvent, Message, Session
 from agent_tui.core.config import Settings
+from agent_tui.core.costmodel import INSTRUCTION_TOKENS
 from agent_tui.core.engine import ContextEngine
 
 #: Smallest window handed to the engine (a prefix larger than the window leaves this).
@@ -113,23 +116,37 @@ class AgentTuiStrategy:
         view = self.views.setdefault(ev.path, FileView())
         if ev.kind == "read":
             view.read(ev.content, ev.start_line, ev.whole)
-            self.engine.note_file_read(ev.path, view.render())
-            if ev.whole and self.engine.order:
+            shown = None
+            if self.engine.order:
                 last = self.engine.items[self.engine.order[-1]]
-                if last.role == "tool":  # the output is the file: the active copy supersedes it
+                if last.role == "tool" and "handle" not in last.provenance:
+                    # the output shows what was read (not cut by shaping): no copy of it is needed
                     last.provenance.update(path=ev.path, file_read=True)
+                    shown = last.id
+            self.engine.note_file_read(ev.path, view.render(), shown_by=shown, whole=ev.whole)
             return
+        shown = None
         if ev.kind == "write":
             view.write(ev.content)
+            owner = self.engine._call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
+                if self.engine.order else None
+            shown = owner.id if owner is not None else None  # the call's arguments hold the whole text
         elif not view.edit(ev.old, ev.new, ev.full_after):
             return  # the replaced text is not in what the agent has seen: nothing to update
-        self.engine.note_file_edit(ev.path, view.render())
+        self.engine.note_file_edit(ev.path, view.render(), shown_by=shown)
 
     def build(self, call_index: int) -> Request:
         assert self.engine is not None, "start() first"
+        before = self.engine.last.breakdown.total if self.engine.last is not None else 0
+        estimate = self.engine.request_estimate()
         asm = self.engine.assemble()
         comp = asm.compaction
-        summarising = comp.input_tokens if comp is not None else 0
-        summary = comp.summary_tokens if comp is not None and comp.ok else 0
+        summarising = cached = summary = 0
+        if comp is not None and comp.ok:
+            # Charged as the product's one summarising call: the request as it stood (its part
+            # already sent is a cache read) plus the instruction, the summary as output.
+            summarising = estimate + INSTRUCTION_TOKENS
+            cached = min(before, estimate)
+            summary = comp.summary_tokens
         return Request(asm.messages, summarising_input_tokens=summarising, summary_tokens=summary,
-                       extra={"over_budget": asm.breakdown.over_budget})
+                       summarising_cached=cached, extra={"over_budget": asm.breakdown.over_budget})

@@ -44,6 +44,12 @@ class ActiveFile:
     """The agent edited or wrote it in this task (kept longer than files only read)."""
     last_step: int = 0
     """Engine step of the last read or edit."""
+    shown_by: str | None = None
+    """The read output (tool result id) that showed the model this version of the file."""
+    outline: bool = False
+    """That read showed only an outline, a range or query hits, not the text."""
+    shown_whole: bool = False
+    """``shown_by`` shows this exact text whole (a plain read, or the write call that made it)."""
     pinned: bool = False
     """Pinned by the user: kept across tasks, never released automatically (evict releases it)."""
     dropped: str = ""
@@ -145,7 +151,12 @@ class ActiveFiles:
         return gone
 
     def render(self, af: ActiveFile, max_tokens_chars: int | None = None) -> str:
-        """The block shown to the model for one file."""
+        """The block shown to the model for one file (a pointer for a big file seen as an outline:
+        its text was never shown, and copying its head would pay for it twice)."""
+        lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
+        if af.outline and not af.edited and not af.changed_on_disk and not af.missing and not af.dropped:
+            return (f"### {af.path} ({lines} lines, sha {af.hash[:10]}): read as an outline "
+                    f"(tool output {af.shown_by}); read_file with start_line/end_line for the text")
         note = ""
         if af.dropped:
             return f"### {af.path} — content dropped, not re-read: {af.dropped}"

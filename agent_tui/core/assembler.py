@@ -1,12 +1,25 @@
 """The assembler: turns context items into the exact request for one model call.
 
-Order is fixed (DESIGN §1): one system message holding the system prompt,
-pinned rules, recalled memory and memos, the rolling summary and the active
-files; then recent history; this turn's tool results come last because they
-follow their calls.  Mandatory parts (system prompt, pins, active files, tool
-definitions, the task message and the latest step) always go in; the rest is
-filled by priority under the plan's input budget: this turn's earlier steps,
-the summary, the latest memo, older history newest-first, recalled memories.
+The request is laid out by how often each part changes (DESIGN §1), because a
+provider's prompt cache bills a repeated prefix at about a tenth:
+
+1. **head** — one system message: the system prompt, pinned rules and pins
+   carried out of their groups (tool definitions travel beside it).  Changes
+   only when the user pins or unpins.
+2. **compaction block** — one system message frozen at the last compaction
+   event: the rolling summary, the latest memo, recalled memories and the
+   protected files' text (:mod:`agent_tui.core.block`).
+3. **history** — every message since the last event, append-only: a message
+   once sent is sent byte-identical until the next event (shaping happened when
+   it entered; stubs and evictions happen only inside an event).  File notes
+   (a file's new text after an edit or an outside change) are history too.
+4. **tail** — the one-line budget status, last (:mod:`agent_tui.core.tail`).
+
+``cache_breakpoints`` marks the last message of the head, the block and the
+history.  Mandatory parts (head, block, tool definitions, the task and the
+latest step) always go in; when the history does not fit (an event could not
+run, e.g. every summariser failed) older groups are left out newest-last and
+outputs squeezed to stubs, visibly in the trace.
 
 The result carries a breakdown (tokens per category) and a trace (every item
 in or out, with the reason), and the messages are always valid for the
@@ -22,19 +35,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.core.block import SECTION_HEADERS, CompactionBlock, render_sections, section_of
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.items import CATEGORY_ORDER, Category, ContextItem, State
 from agent_tui.core.memory import Group, recently_restored
+from agent_tui.core.tail import (
+    STATUS_RESERVE,
+    append_tail,
+    status_line,
+    status_reserve,
+    worth_sending,
+)
 from agent_tui.core.tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, TokenCounter
 
-SECTION_HEADERS: dict[Category, str] = {
-    Category.RULES: "## Project rules and pins (always apply)",
-    Category.MEMORY: "## Memory and progress memos (for reference; may be outdated — verify before relying on it)",
-    Category.SUMMARY: "## Summary of earlier conversation (extracted; originals are searchable with `recall`)",
-    Category.FILES: "## Active files (latest content; edit from these)",
-}
+__all__ = ["CONTINUATION", "SECTION_HEADERS", "STATUS_RESERVE", "Assembly", "AssemblyInput", "Breakdown",
+           "TraceEntry", "assemble", "check_pairing"]
 CONTINUATION = "[Earlier turns are summarised in the system message.]"
-STATUS_RESERVE = 48
+_status_reserve = status_reserve
+_status_line = status_line
 
 
 @dataclass
@@ -127,7 +145,7 @@ class AssemblyInput:
     counter: TokenCounter
     system: ContextItem
     blocks: list[ContextItem]
-    """Rules, pins, memory, memos, summary and files items that may go into the system message."""
+    """The head's items: pinned rules and pins carried out of their groups."""
     groups: list[Group]
     """History groups still in the window, oldest first."""
     excluded: list[tuple[ContextItem, str]]
@@ -141,6 +159,12 @@ class AssemblyInput:
     """Extra text for the status line (e.g. a warning)."""
     excluded_trace: list[TraceEntry] = field(default_factory=list)
     """Trace entries of excluded items the engine built already (kept between assemblies)."""
+    block: CompactionBlock | None = None
+    """The compaction block (frozen at the last event)."""
+    keep: frozenset[str] = frozenset()
+    """History items that must go in like pins (the file notes showing active files)."""
+    turn_start: bool = False
+    """The newest history message is the user's (the status line goes with it)."""
 
 
 def _stub_for(item: ContextItem, why: str) -> str:
@@ -244,47 +268,48 @@ class _Builder:
 
 
 def assemble(inp: AssemblyInput) -> Assembly:
-    """Build the request: mandatory parts first, then fill by priority under the budget."""
+    """Build the request: head, block, history (all of it when it fits), tail."""
     plan, counter = inp.plan, inp.counter
     b = _Builder(inp)
-    status_reserve = _status_reserve(plan, counter, inp.status_note) if inp.status else 0
-    budget = plan.input_budget - status_reserve
+    status_reserve_n = status_reserve(plan, counter, inp.status_note) if inp.status else 0
+    budget = plan.input_budget - status_reserve_n
 
-    # Fixed: system prompt, tool definitions, pins and active files.
+    # The head: system prompt, tool definitions, pinned rules and carried pins.
     sys_tokens = inp.system.tokens + MESSAGE_OVERHEAD
     b.cats[str(Category.SYSTEM)] += sys_tokens
     b.cats[str(Category.TOOLS)] += inp.tools_tokens
     b.used += sys_tokens + inp.tools_tokens
     b.trace.append(TraceEntry(inp.system.id, True, "system prompt", sys_tokens))
     header_cost: dict[Category, int] = {}
-
-    def add_block(it: ContextItem, reason: str) -> None:
-        cat = it.category if it.category in SECTION_HEADERS else Category.RULES
+    for it in inp.blocks:
+        cat = section_of(it)
         if cat not in header_cost:
             header_cost[cat] = counter.count_cached(SECTION_HEADERS[cat]) + 2
             b.cats[str(Category.SYSTEM)] += header_cost[cat]
             b.used += header_cost[cat]
         b.cats[str(it.category)] += it.tokens + 1
         b.used += it.tokens + 1
-        b.trace.append(TraceEntry(it.id, True, reason, it.tokens + 1))
-
-    chosen_blocks: list[ContextItem] = []
-    optional_blocks: list[ContextItem] = []
-    for it in inp.blocks:
-        if it.pinned:
-            add_block(it, "pinned")
-            chosen_blocks.append(it)
-        elif it.category == Category.FILES:
-            add_block(it, "active file (protected)")
-            chosen_blocks.append(it)
-        else:
-            optional_blocks.append(it)
+        b.trace.append(TraceEntry(it.id, True, "pinned", it.tokens + 1))
+    # The compaction block, as frozen at the last event.
+    block = inp.block if inp.block is not None and inp.block.text else None
+    if block is not None:
+        b.used += MESSAGE_OVERHEAD
+        b.cats[str(Category.SYSTEM)] += MESSAGE_OVERHEAD
+        for it in block.items:
+            b.cats[str(it.category)] += it.tokens + 1
+            b.used += it.tokens + 1
+            why = "active file (protected)" if it.category == Category.FILES else "compaction block"
+            b.trace.append(TraceEntry(it.id, True, why, it.tokens + 1))
+        extra = max(0, block.tokens - MESSAGE_OVERHEAD - sum(it.tokens + 1 for it in block.items))
+        b.cats[str(Category.SYSTEM)] += extra  # section headers
+        b.used += extra
 
     groups = inp.groups
     cur = inp.current_turn
     task_idx = [i for i, g in enumerate(groups) if g.turn == cur and g.is_user]
     step_idx = [i for i, g in enumerate(groups) if g.turn == cur and not g.is_user]
-    pinned_idx = [i for i, g in enumerate(groups) if g.pinned and i not in task_idx and i not in step_idx[-1:]]
+    pinned_idx = [i for i, g in enumerate(groups) if (g.pinned or any(it.id in inp.keep for it in g.items))
+                  and i not in task_idx and i not in step_idx[-1:]]
     # Mandatory groups go in whole if they all fit; otherwise the unpinned outputs of pinned
     # groups are stubbed (oldest first), then those of the latest step.  The task is never cut.
     squeezable = pinned_idx + step_idx[-1:]
@@ -316,40 +341,32 @@ def assemble(inp: AssemblyInput) -> Assembly:
         b.take(i, rendered, reason)
         return True
 
-    def try_block(it: ContextItem, reason: str) -> bool:
-        hdr = 0 if (it.category in header_cost) else counter.count_cached(SECTION_HEADERS.get(it.category, "")) + 2
-        if b.used + it.tokens + 1 + hdr > budget:
-            b.trace.append(TraceEntry(it.id, False, "over budget", it.tokens))
-            return False
-        add_block(it, reason)
-        chosen_blocks.append(it)
-        return True
-
-    # Groups the user restored this turn or the last come back first (tool outputs squeezed if needed).
-    for i, g in enumerate(groups):
-        if i not in b.chosen and any(recently_restored(it, cur) for it in g.items):
-            if not try_group(i, "restored by the user", allow_squeeze=True, keep_restored=True):
-                # too big with every restored output whole: stub the largest ones first, keeping the rest
-                restored = sorted((it for it in g.items if recently_restored(it, cur)), key=lambda x: x.tokens)
-                for k in range(len(restored) - 1, -1, -1):
-                    if try_group(i, "restored by the user", allow_squeeze=True,
-                                 spare=frozenset(it.id for it in restored[:k])):
-                        break
-    # This turn's earlier steps, newest first (squeezed rather than dropped).
-    for i in reversed(step_idx[:-1]):
+    # The usual case: the whole history since the last event fits, and goes in as it was sent.
+    rest = [i for i in range(len(groups)) if i not in b.chosen]
+    rest_cost = {i: b.render_group(groups[i], squeeze=False) for i in rest}
+    if b.used + sum(c for _, c in rest_cost.values()) <= budget:
+        for i in rest:
+            g = groups[i]
+            reason = ("restored by the user" if any(recently_restored(it, cur) for it in g.items)
+                      else "this turn" if g.turn == cur else "recent history")
+            b.take(i, rest_cost[i][0], reason)
+        rest = []
+    # Otherwise (no event could make room): restored groups first, this turn's steps newest first
+    # (squeezed rather than dropped), then older history newest first and contiguous.
+    for i in [i for i in rest if any(recently_restored(it, cur) for it in groups[i].items)]:
+        if not try_group(i, "restored by the user", allow_squeeze=True, keep_restored=True):
+            restored = sorted((it for it in groups[i].items if recently_restored(it, cur)), key=lambda x: x.tokens)
+            for k in range(len(restored) - 1, -1, -1):
+                if try_group(i, "restored by the user", allow_squeeze=True,
+                             spare=frozenset(it.id for it in restored[:k])):
+                    break
+    for i in reversed([i for i in step_idx[:-1] if i in rest]):
         if i in b.chosen:
             continue
         if not try_group(i, "this turn", allow_squeeze=True):
             for it in groups[i].items:
                 b.trace.append(TraceEntry(it.id, False, "over budget (this turn)", it.tokens))
-    summaries = [it for it in optional_blocks if it.category == Category.SUMMARY]
-    memos = sorted((it for it in optional_blocks if it.id.startswith("memo")), key=lambda x: -x.created_at)
-    recalls = [it for it in optional_blocks if it.category == Category.MEMORY and not it.id.startswith("memo")]
-    others = [it for it in optional_blocks if it not in summaries and it not in memos and it not in recalls]
-    for it in summaries + memos[:1] + others:
-        try_block(it, "fits")
-    # Older history, newest first, contiguous: once a group does not fit, older ones stay out.
-    older = [i for i in range(len(groups)) if groups[i].turn != cur and i not in b.chosen]
+    older = [i for i in rest if groups[i].turn != cur and i not in b.chosen]
     stop = False
     for i in reversed(older):
         if not stop and try_group(i, "recent history", allow_squeeze=False):
@@ -357,22 +374,24 @@ def assemble(inp: AssemblyInput) -> Assembly:
         stop = True
         for it in groups[i].items:
             b.trace.append(TraceEntry(it.id, False, "over budget (older history)", it.tokens))
-    for it in recalls + memos[1:]:
-        try_block(it, "fits")
     b.trace.extend(inp.excluded_trace)
     for it, reason in inp.excluded:
         b.trace.append(TraceEntry(it.id, False, reason, it.tokens))
 
-    messages = _build_messages(inp, chosen_blocks, b)
-    status_tokens = 0
-    if inp.status and messages:
-        line = _status_line(plan, b.cats, b.used, inp.status_note)
-        last = messages[-1]
-        if last["role"] in ("user", "tool"):
-            last["content"] = f"{last['content']}\n\n{line}"
-            status_tokens = status_reserve  # an upper bound, so the line is never re-tokenised
-            b.cats[str(Category.SYSTEM)] += status_tokens
-            b.used += status_tokens
+    messages = _build_messages(inp, b, block)
+    history_end = len(messages) - 1
+    if messages[-1]["role"] == "user" and history_end > 0:
+        history_end -= 1  # a user message may still grow (a note or the status line joins it)
+    if inp.status and messages and worth_sending(plan, b.used, inp.status_note, "user" if inp.turn_start else ""):
+        line = status_line(plan, b.cats, b.used, inp.status_note)
+        if not append_tail(messages, line) and messages[-1]["role"] == "tool":
+            history_end -= 1  # the tail joined the last message: the stable part ends before it
+        b.cats[str(Category.SYSTEM)] += status_reserve_n  # an upper bound, so the line is never re-tokenised
+        b.used += status_reserve_n
+    heads = 2 if block is not None else 1
+    marks = list(range(heads))
+    if history_end >= heads:
+        marks.append(history_end)
     total = b.used
     bd = Breakdown(
         window=plan.window,
@@ -384,42 +403,18 @@ def assemble(inp: AssemblyInput) -> Assembly:
         compact_at=plan.compact_at,
         fresh_at=plan.fresh_at,
     )
-    return Assembly(messages=messages, tools=inp.tools, breakdown=bd, trace=b.trace)
+    return Assembly(messages=messages, tools=inp.tools, breakdown=bd, trace=b.trace, cache_breakpoints=marks)
 
 
-def _status_reserve(plan: BudgetPlan, counter: TokenCounter, note: str) -> int:
-    """Tokens the status line can cost at most (its longest form: full window, memo advice, note)."""
-    worst = _status_line(plan, {"history": plan.window * 10}, plan.input_budget * 10, note)
-    return max(STATUS_RESERVE, counter.count_cached(worst) + 4)
+def _head_content(inp: AssemblyInput) -> str:
+    order = (Category.RULES, Category.MEMORY, Category.SUMMARY, Category.FILES)
+    return "\n\n".join([inp.system.content, *render_sections(inp.blocks, order)])
 
 
-def _status_line(plan: BudgetPlan, cats: dict[str, int], used: int, note: str) -> str:
-    pct = 100.0 * used / plan.input_budget if plan.input_budget else 100.0
-    big = max(cats.items(), key=lambda kv: kv[1])
-    line = (
-        f"[context: {pct:.0f}% of {plan.input_budget:,} tokens used; largest: {big[0]} {big[1]:,}; "
-        f"compaction at {plan.compact_at:.0%}]"
-    )
-    if pct >= plan.compact_at * 100:
-        line += " Save a progress memo now (save_memo: what changed, why, what is left)."
-    if note:
-        line += " " + note
-    return line
-
-
-def _system_content(inp: AssemblyInput, blocks: Sequence[ContextItem]) -> str:
-    parts = [inp.system.content]
-    for cat in (Category.RULES, Category.MEMORY, Category.SUMMARY, Category.FILES):
-        these = [it for it in blocks if (it.category if it.category in SECTION_HEADERS else Category.RULES) == cat]
-        if cat == Category.MEMORY:
-            these.sort(key=lambda x: x.created_at)
-        if these:
-            parts.append(SECTION_HEADERS[cat] + "\n" + "\n".join(it.content for it in these))
-    return "\n\n".join(parts)
-
-
-def _build_messages(inp: AssemblyInput, blocks: Sequence[ContextItem], b: _Builder) -> list[dict[str, Any]]:
-    msgs: list[dict[str, Any]] = [{"role": "system", "content": _system_content(inp, blocks)}]
+def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | None) -> list[dict[str, Any]]:
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": _head_content(inp)}]
+    if block is not None:
+        msgs.append({"role": "system", "content": block.text})
     for i in sorted(b.chosen):
         for it, text, _ in b.chosen[i]:
             msgs.append(_message(it, text))
@@ -428,9 +423,12 @@ def _build_messages(inp: AssemblyInput, blocks: Sequence[ContextItem], b: _Build
 
 def _normalise(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Drop orphan tool results, merge same-role neighbours, start with a user turn."""
-    out: list[dict[str, Any]] = [msgs[0]]
+    lead = 1
+    while lead < len(msgs) and msgs[lead]["role"] == "system":
+        lead += 1
+    out: list[dict[str, Any]] = list(msgs[:lead])
     expected: set[str] = set()
-    for m in msgs[1:]:
+    for m in msgs[lead:]:
         role = m["role"]
         if role == "tool":
             if m.get("tool_call_id") in expected:
@@ -439,7 +437,7 @@ def _normalise(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         expected = {c.get("id") for c in m.get("tool_calls") or []} if role == "assistant" else set()
         prev = out[-1]
-        if len(out) == 1 and role == "assistant":
+        if len(out) == lead and role == "assistant":
             out.append({"role": "user", "content": CONTINUATION})
             prev = out[-1]
         if role == "user" and prev["role"] == "user":

@@ -51,12 +51,12 @@ def summarise_plan(
 ) -> tuple[Summary | None, str, int, list[str]]:
     """Run the chain over the plan's items in chunks; returns (summary, name, input tokens, errors)."""
     errors: list[str] = []
-    items = plan.items
+    items = plan.summary_items
     for s in chain:
         try:
             running = previous
             sent = 0
-            for chunk in chunk_items(items, s.max_input_tokens):
+            for chunk in chunk_items(items, s.max_input_tokens) or [[]]:  # (only notes leave: fold nothing)
                 running = s.summarise(chunk, running)
                 if s.max_input_tokens:
                     sent += sum(i.tokens for i in chunk)

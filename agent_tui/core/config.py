@@ -63,6 +63,10 @@ class BudgetConfig:
     """Offer a fresh session seeded by a memo at this share."""
     safety_margin: float = 0.01
     """Share of the window left unused to absorb tokenizer differences."""
+    cache_read_weight: float | None = None
+    """Price of a cached prompt token relative to a fresh one (default: the model's, else 0.1)."""
+    cache_write_weight: float | None = None
+    """Price of a fresh token entering the cache (default: the model's, e.g. 1.25 Anthropic, else 1)."""
     max_cost: float | None = None
     """Dollars one turn may spend; the loop stops before the next model call past it (None: no limit)."""
     max_session_cost: float | None = None
@@ -74,19 +78,19 @@ class MemoryConfig:
     """The sliding chat memory."""
 
     max_rounds: int = 20
-    """Rounds (user turns) kept verbatim; older ones are summarised."""
+    """Unused since compaction is scheduled by the cost model (kept so older config files load)."""
     batch_fraction: float = 0.5
-    """When a cap trips, evict down to (1 - batch_fraction) of it, so summaries are rare."""
+    """Unused since compaction events evict deep by design (kept so older config files load)."""
     keep_recent_steps: int = 2
-    """Steps of the current turn that are never evicted (the model is working on them)."""
+    """Steps a forced compaction (/compact) keeps verbatim; automatic events keep the latest one."""
     release_files_after: int = 3
     """Turns after which an untouched active file is released."""
     max_steps: int = 16
-    """Steps (model calls with their tool results) kept verbatim; older ones are summarised."""
+    """Unused since compaction is scheduled by the cost model (kept so older config files load)."""
     stub_after_steps: int = 4
-    """A tool output older than this many steps is replaced by a stub (handle + error/result lines)."""
+    """Unused: outputs are shaped when they enter and leave only in a compaction event (kept for old files)."""
     stub_batch: int = 3
-    """Stubs are applied every this many steps, so the request prefix changes rarely."""
+    """Unused: stubs are applied only inside a compaction event (kept so older config files load)."""
     release_reads_after_steps: int = 15
     """A file that was only read (never edited) is released after this many steps untouched."""
     max_file_tokens: int = 8000
@@ -246,6 +250,10 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             raise ConfigError(f"{where}: pass_env must be a list of variable names, got {obj.pass_env!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
+        for name in ("cache_read_weight", "cache_write_weight"):
+            v = getattr(obj, name)
+            if v is not None and not (_number(v) and 0 < v <= 10):
+                raise ConfigError(f"{where}: {name} must be a number in (0, 10], got {v!r}")
         for name in ("max_cost", "max_session_cost"):
             v = getattr(obj, name)
             if v is not None and not (_number(v) and v > 0):

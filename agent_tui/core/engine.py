@@ -5,10 +5,19 @@ keeps them in the store as they change, and assembles the exact request for
 every model call under the budget plan.  It knows nothing of Textual or of
 litellm: the agent loop, the TUI, headless mode and the benchmark all drive
 this same object.
+
+It composes the request's segments (DESIGN §1, :mod:`agent_tui.core.assembler`):
+the head (system prompt, pins), the compaction block (:mod:`agent_tui.core.block`,
+frozen between events), the append-only history (:mod:`agent_tui.core.history_index`,
+file notes from :mod:`agent_tui.core.file_window`) and the tail
+(:mod:`agent_tui.core.tail`).  History changes in the middle only at a compaction
+event, which the cost model (:mod:`agent_tui.core.costmodel`) schedules and
+:mod:`agent_tui.core.eventplan` fills.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -17,23 +26,26 @@ from typing import Any, Protocol
 from agent_tui.core import aging
 from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
+from agent_tui.core.block import CompactionBlock
 from agent_tui.core.budget import BudgetPlan, make_plan
 from agent_tui.core.compaction import CompactionResult, summarise_plan
 from agent_tui.core.config import Settings
+from agent_tui.core.costmodel import Decision, costs_for, decide
+from agent_tui.core.eventplan import kept_tokens, plan_event
 from agent_tui.core.file_items import FileLedger
 from agent_tui.core.file_window import ActiveFileWindow
 from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
-from agent_tui.core.memory import EvictionPlan, plan_eviction
+from agent_tui.core.memory import EvictionPlan
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
-from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
+from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary, extract_decisions
 from agent_tui.core.text import clean_text
-from agent_tui.core.tokens import TokenCounter, counter_for
+from agent_tui.core.tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
 from agent_tui.core.tool_items import ToolItems
 
@@ -96,6 +108,8 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._failed_at_len = -1
         self.tool_items = ToolItems()
         """Tool definitions as items (``tool:NAME``): their tokens, and the ones the user disabled."""
+        self._tools_tokens = 0
+        """Tokens of the tool definitions the latest request sent (the cost model counts them)."""
         self._file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
         self._file_releases: list[tuple[ContextItem, str]] = []
         self._file_ledger = FileLedger()
@@ -104,6 +118,23 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         """AGENTS.md / CLAUDE.md files as pinned rule items (core/instructions)."""
         self.steps_total = 0
         """Model steps (assistant messages) over the whole session: the clock tool outputs age by."""
+        self.block = CompactionBlock()
+        """The compaction block, frozen between events."""
+        self.costs = costs_for(self.settings)
+        """Cache prices the cost model weighs compaction with."""
+        self.decision: Decision | None = None
+        """The cost model's latest answer (why the last request did or did not compact)."""
+        self._shown: dict[str, str] = {}
+        """Per active file, the rendered text the request already shows (block or a file note)."""
+        self._shown_raw: dict[str, str | None] = {}
+        """Per active file, the raw text the request shows (what a change-region note diffs against)."""
+        self._shown_note: dict[str, str | None] = {}
+        self._known_raw: dict[str, str] = {}
+        """Per active file, the raw text the engine knew at the last request (an edit's note diffs
+        against it when the file is too large to show)."""
+        """Per active file, the history item showing it (a note or a read output), None for the block."""
+        self._event_step = 0
+        self._event_size = 0
         self._reset_history()
         self.system = ContextItem(id="sys", category=Category.SYSTEM, content=DEFAULT_SYSTEM,
                                   tokens=self.counter.count(DEFAULT_SYSTEM), pinned=True, scope=Scope.GLOBAL)
@@ -225,20 +256,15 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             prov["raw_tokens"] = self.counter.count(raw)
         item = self._new_item("t", Category.RESULTS, content, role="tool", tool_call_id=tool_call_id,
                               name=name, scope=Scope(scope), provenance=prov)
-        return self._add(item, message=True)
+        self._add(item, message=True)
+        path = prov.get("path")
+        if path and (name == "read_file" or prov.get("file_read")) and not prov.get("error"):
+            self.note_shown(str(path), item.id, outline=bool(prov.get("partial")))
+        return item
 
     def end_turn(self) -> None:
-        """Drop this turn's turn-scoped tool outputs to stubs; release idle files."""
-        this_turn = []
-        for item in reversed(self._history_items()):  # this turn's messages are the newest ones
-            if item.turn < self.turn:
-                break
-            this_turn.append(item)
-        with self._store_batch():
-            for item in reversed(this_turn):
-                if item.role == "tool" and item.scope == Scope.TURN and item.turn == self.turn \
-                        and not item.pinned and "stub" not in item.provenance and item.state == State.IN:
-                    self._stub(item, "dropped after its turn")
+        """The turn is over: release idle files.  Its turn-scoped tool outputs stay as they were
+        sent (the history is append-only); the next compaction event evicts them."""
         after = self.settings.memory.release_files_after
         for af in self.files.release_idle(self.turn + 1, after):
             self._file_releases.append((self._file_item(af), f"released: untouched for {after} turns"))
@@ -265,30 +291,38 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self._file_ledger.flush(self)
 
     # memos and recall -----------------------------------------------------------------
-    def save_memo(self, text: str, kind: str = "manual") -> ContextItem:
-        """The task's rolling memo: updated in place within a task (core/memos)."""
-        return save_rolling_memo(self, text, kind)
+    def save_memo(self, text: str, kind: str = "manual", show_now: bool | None = None) -> ContextItem:
+        """The task's rolling memo, updated in place within a task (core/memos).  ``show_now``
+        rebuilds the compaction block so the next request carries it (one cache break, like a pin):
+        by default for a memo the user asks for, or before the first request; an automatic memo, or
+        one the model wrote with save_memo (its call's arguments are in the history already), waits
+        for the next compaction event."""
+        item = save_rolling_memo(self, text, kind)
+        if show_now is None:
+            show_now = self.last is None or kind not in ("auto", "pre-compaction")
+        if show_now:
+            self.rebuild_block()
+        return item
 
     def add_recalled(self, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
-        """Inject recalled memories for this turn, labelled for reference (never a memo already in it)."""
+        """Recalled memories for this turn, labelled for reference: a note appended to the history
+        (after the user's message), evicted by the next event like any other (never a memo the
+        request already carries)."""
         hits = drop_memos_in_window(self, hits)
-        for old in self.items.values():
-            if old.id.startswith("rc") and old.state == State.IN and not old.pinned:
-                old.state = State.RELEASED
-                self._save(old)
         out = []
         for h in hits:
             text = f"- (for reference, {h.get('kind')} {h.get('id')}) {h.get('content', '')}"
-            item = self._new_item("rc", Category.MEMORY, text, scope=Scope.TURN, priority=Priority.LOW,
-                                  provenance={"recall": h.get("kind"), "ref": h.get("id"), "score": h.get("score")})
+            item = self._new_item("rc", Category.MEMORY, text, role="user", scope=Scope.TURN, priority=Priority.LOW,
+                                  provenance={"recall": h.get("kind"), "ref": h.get("id"), "score": h.get("score"),
+                                              "note": "recall"})
             out.append(self._add(item))
         return out
 
     # compaction ---------------------------------------------------------------------------
     def prepare_step(self) -> None:
-        """Before a model call: re-read files changed on disk, release idle read-only files, and
-        age tool outputs (stub the ones older than the step window, and reads an active file
-        already shows).  Idempotent; assemble() calls it, the loop may call it earlier."""
+        """Before a model call: adopt what another process wrote to the store, re-read files
+        changed on disk and release idle read-only files.  Nothing already sent changes here
+        (aging happens only inside an event).  Idempotent."""
         self.sync_from_store()
         if self.instructions is not None:
             self.instructions.refresh(self)
@@ -297,14 +331,31 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         for af in self.files.release_idle_reads(self.steps_total, m.release_reads_after_steps):
             self._file_releases.append((self._file_item(af), f"released: only read, untouched for "
                                                              f"{m.release_reads_after_steps} steps"))
-        tools = [it for it in self._history_items() if it.role == "tool"]
-        for it in aging.due_for_stub(tools, self.steps_total, m.stub_after_steps, m.stub_batch):
-            self._stub(it, f"aged out after {m.stub_after_steps} steps")
-        truncated = {p for p, af in self.files.files.items() if len(af.content) > self._file_char_limit(af)}
-        for it in aging.superseded_reads(tools, self.files.files, truncated):
-            if it.provenance.get("partial"):
-                continue
-            self._stub(it, "shown in Active files")
+
+    def _keep_steps(self, forced: bool) -> int:
+        """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
+        return max(1, self.settings.memory.keep_recent_steps) if forced else 1
+
+    def _user_cap(self) -> int:
+        return max(256, min(6000, int(self.plan.input_budget * 0.05)))
+
+    def request_estimate(self) -> int:
+        """Tokens the next request would have now (head, block, history, tools, status)."""
+        groups, _, carried = self._window_groups()
+        head = self.system.tokens + sum(i.tokens + 12 for i in carried)
+        head += sum(it.tokens + 1 for it in self._head_blocks())
+        history = sum(g.tokens + sum(self._message_extra(it) for it in g.items) for g in groups)
+        return head + self.block.tokens + history + self._tools_tokens + 80
+
+    def _message_extra(self, item: ContextItem) -> int:
+        """What a history message costs beyond its content: the role overhead and its tool calls
+        (cached on the item, as the assembler does)."""
+        if not item.tool_calls:
+            return MESSAGE_OVERHEAD
+        extra = item.provenance.get("calls_tokens")
+        if not extra:
+            extra = item.provenance["calls_tokens"] = self.counter.count(json.dumps(item.tool_calls))
+        return int(extra) + MESSAGE_OVERHEAD
 
     def sync_from_store(self) -> list[ContextItem]:
         """Adopt the rules, pins and evictions another process wrote to the store (core/store_sync)."""
@@ -321,24 +372,40 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         return touched
 
     def plan_compaction(self, force: bool = False) -> EvictionPlan | None:
-        """The batch the sliding memory would evict now (None if no cap tripped)."""
+        """The batch a compaction event would evict now, or None when the cost model says an
+        event does not pay yet and the window is not near (``force``: evict what there is)."""
+        self._sync_file_notes()  # the notes the next request will carry count (and may go in this event)
         groups, _, _ = self._window_groups()
-        m = self.settings.memory
-        cap = self.plan.caps[Category.HISTORY] + self.plan.caps[Category.RESULTS]
-        pressure = False
-        if self.last is not None:
-            pressure = self.last.breakdown.total >= self.plan.compact_at * self.plan.input_budget
-        plan = plan_eviction(groups, current_turn=self.turn, token_cap=cap, max_rounds=m.max_rounds,
-                             batch_fraction=m.batch_fraction, keep_recent_steps=m.keep_recent_steps,
-                             force=force, pressure=pressure, max_steps=m.max_steps)
-        if plan is not None and not force and len(self.order) == self._failed_at_len:
+        if force:
+            return plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(True),
+                              user_cap=self._user_cap(), reason="forced", notes_alone=True)
+        if len(self.order) == self._failed_at_len:
             return None  # the last attempt failed and nothing changed since: do not hammer
-        return plan
+        request = self.request_estimate()
+        hard_limit = int(self.plan.compact_at * self.plan.input_budget)
+        hard = request >= hard_limit
+        plan = plan_event(groups, current_turn=self.turn, keep_steps=self._keep_steps(False),
+                          user_cap=self._user_cap(), reason="window limit" if hard else "cost model")
+        if plan is None:
+            return None
+        evicted = plan.tokens
+        summary_now = self.summary_item.tokens if self.summary_item is not None else 0
+        summary = min(2000, summary_now + max(100, evicted // 20))
+        files = sum(self._file_item(af).tokens for af in self.files.files.values())
+        head = self.system.tokens + self._tools_tokens
+        floor = head + kept_tokens(groups, plan) + summary + files + 120
+        steps = max(1, self.steps_total - self._event_step)
+        growth = max(0, request - self._event_size) / steps if self._event_size else request / steps
+        self.decision = decide(self.costs, request=request, floor=floor, head=head, growth=growth,
+                               summary=summary, hard_limit=hard_limit,
+                               min_excess=max(512, self.plan.input_budget // 20))
+        return plan if self.decision.compact else None
 
     def apply_compaction(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
                          input_tokens: int = 0) -> CompactionResult:
         """Mark the plan's items summarised into a new summary item."""
         before = sum(g.tokens for g in self._window_groups()[0])
+        items = plan.items  # (a property: computed before the states change)
         text = summary.render() or "(nothing worth keeping was found in the evicted rounds)"
         item = self._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
                               provenance={"summariser": summariser, "covers": len(summary.covers)})
@@ -350,7 +417,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             if self.summary_item is not None:
                 self.summary_item.summarised_into = item.id
                 self._save(self.summary_item)
-            for it in plan.items:
+            for it in items:
                 it.state = State.SUMMARISED
                 it.summarised_into = item.id
                 evicted.append(it.id)
@@ -358,8 +425,11 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             self.summary, self.summary_item = summary, item
             if self.store is not None:
                 self.store.save_summary(self.session_id, item.id, text, summary.to_json(), summary.covers)
-                self.store.add_decisions(self.session_id, [(e.text, e.source) for e in summary.decisions()])
+                found = extract_decisions(items) + summary.decisions()
+                self.store.add_decisions(self.session_id, list(dict.fromkeys((e.text, e.source) for e in found)))
         decisions = [e.text for e in summary.decisions()]
+        self._age_kept()
+        self.rebuild_block()
         after = sum(g.tokens for g in self._window_groups()[0]) + item.tokens
         res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
                                tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
@@ -367,10 +437,23 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
         self.compactions.append(res)
         return res
 
+    def _age_kept(self) -> None:
+        """Inside an event: the kept steps of earlier turns lose their turn-scoped outputs to stubs
+        (the only place a message already sent changes)."""
+        for g in self._window_groups()[0]:
+            for it in g.items:
+                if it.role == "tool" and it.scope == Scope.TURN and it.turn < self.turn and not it.pinned \
+                        and "stub" not in it.provenance and it.state == State.IN \
+                        and it.provenance.get("restored_turn") is None:
+                    self._stub(it, "dropped after its turn")
+
     def compact(self, force: bool = False, chain: Sequence[Summariser] | None = None) -> CompactionResult | None:
         """Evict a batch into the rolling summary with the summariser chain (sync)."""
         plan = self.plan_compaction(force=force)
         if plan is None:
+            if force:  # an event with nothing to evict still ages the kept steps and refreshes the block
+                self._age_kept()
+                self.rebuild_block()
             return None
         summary, name, sent, errors = summarise_plan(plan, self.summary, chain or self.summarisers)
         if summary is None:
@@ -383,42 +466,82 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
     # assembly -------------------------------------------------------------------------------
     def tools_tokens(self, tools: Sequence[dict[str, Any]] | None) -> int:
         """What ``tools`` cost in a request: the sum of their items (disabled tools cost nothing)."""
-        return self.tool_items.tokens(self, tools)
+        self._tools_tokens = self.tool_items.tokens(self, tools)
+        return self._tools_tokens
+
+    def _head_blocks(self) -> list[ContextItem]:
+        """Pinned items that are not messages (rules, pinned memos or summaries): the head."""
+        self._history_items()
+        return [it for it in self._blocks if it.pinned]
+
+    def rebuild_block(self) -> None:
+        """Freeze the compaction block from the current summary, memo, recalls and active files
+        (only a compaction event or a resume calls this)."""
+        self._history_items()
+        memos = sorted((it for it in self._blocks if it.id.startswith("memo") and it.in_window and not it.pinned),
+                       key=lambda x: -x.created_at)
+        recalls = [it for it in self._blocks if it.category == Category.MEMORY and not it.id.startswith("memo")
+                   and it.state == State.IN and not it.pinned]
+        items: list[ContextItem] = []
+        if self.summary_item is not None and self.summary_item.state == State.IN and not self.summary_item.pinned:
+            items.append(self.summary_item)
+        items += memos[:1] + recalls
+        files = self._file_blocks([])
+        items += files
+        self.block.rebuild(items, self.counter)
+        self._shown = {f.provenance["path"]: f.content for f in files}
+        self._shown_raw = {p: af.content if not af.outline or af.edited else None
+                           for p, af in self.files.files.items() if p in self._shown}
+        self._shown_note = {}
+        self._event_step = self.steps_total
+        self._event_size = 0
 
     def assemble(self, tools: Sequence[dict[str, Any]] | None = None, *, auto_compact: bool = True,
                  status: bool = True, status_note: str = "", log: bool = True) -> Assembly:
-        """The exact request for the next model call (compacting first if a cap tripped)."""
+        """The exact request for the next model call (a compaction event first if one pays)."""
+        self.tools_tokens(tools)
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
+        file_trace = self._sync_file_notes()
         groups, excluded_trace, carried = self._window_groups()
         excluded: list[tuple[ContextItem, str]] = []
         blocks: list[ContextItem] = []
         self._history_items()
         for it in self._blocks:
             if it.category == Category.SUMMARY:
-                if it.pinned or (it is self.summary_item and it.state == State.IN):
+                if it.pinned:
                     blocks.append(it)
                 elif it.state != State.IN:
                     excluded.append((it, f"superseded by {it.summarised_into}" if it.summarised_into else str(it.state)))
+                elif not self.block.covers(it.id):
+                    excluded.append((it, "waits for the next compaction event"))
                 continue
-            if it.in_window:
+            if it.pinned:
                 blocks.append(it)
-            else:
+            elif not it.in_window:
                 excluded.append((it, str(it.state)))
+            elif not self.block.covers(it.id):
+                excluded.append((it, "waits for the next compaction event"))
         for it in carried:
             blocks.append(_carried(it))
-        blocks += self._file_blocks(excluded)
+        self._file_blocks(excluded)  # (the block carries the files: this reports releases)
         sent_tools, tools_tokens = self.tool_items.apply(self, tools)
+        self._tools_tokens = tools_tokens
         inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
                             groups=groups, excluded=excluded, current_turn=self.turn, tools=sent_tools,
                             tools_tokens=tools_tokens, status=status, status_note=status_note,
-                            excluded_trace=excluded_trace)
+                            excluded_trace=excluded_trace + file_trace, block=self.block,
+                            keep=frozenset(n for n in self._shown_note.values() if n),
+                            turn_start=bool(self._hist) and self._hist[-1].role == "user"
+                            and not self._hist[-1].provenance.get("note"))
         asm = assemble(inp)
         self.tool_items.trace(asm, sent_tools)
         asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
         asm.compaction = compaction
         if not log:
             return asm  # a preview (memo writer, CLI): not a request, so not the latest one
+        if not self._event_size:
+            self._event_size = asm.breakdown.total
         self.step += 1
         self.last = asm
         if self.store is not None and self.log_requests:
@@ -453,6 +576,7 @@ class ContextEngine(ItemActions, HistoryIndex, ActiveFileWindow):
             row = getattr(self.store, "latest_summary", lambda _s: None)(self.session_id)
             if row and row.get("data"):
                 self.summary = Summary.from_json(row["data"])
+        self.rebuild_block()
 
 
 def _carried(item: ContextItem) -> ContextItem:

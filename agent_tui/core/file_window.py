@@ -5,16 +5,24 @@ every request; the limits here keep that promise bounded — files the task edit
 names are kept before files only read, a file only read gets a third of the files
 share, and when the share is full the least recently touched read-only files go
 first, always visibly in the trace.
+
+Without churning the request's prefix: the compaction block carries each file's
+text as of the last event, and a file whose text changes later (an edit, a change on
+disk, a first read) gets a *file note* appended to the history — once per version,
+never rewritten in place.  A file the model just read in full is shown by that read
+output already, so it gets no note unless the task protects it (edited or named).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.core.activefiles import ActiveFiles
+from agent_tui.core.activefiles import TOO_LARGE, ActiveFiles
+from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.config import Settings
-from agent_tui.core.items import Category, ContextItem, Priority, State
+from agent_tui.core.filenotes import REGION_MIN_TOKENS, changed_region
+from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import TokenCounter
 
@@ -32,16 +40,80 @@ class ActiveFileWindow:
     steps_total: int
     _file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]]
     _file_releases: list[tuple[ContextItem, str]]
+    _shown: dict[str, str]
+    _shown_note: dict[str, str | None]
+    _shown_raw: dict[str, str | None]
     _file_ledger: Any
+    _known_raw: dict[str, str]
 
-    def note_file_read(self, path: str, content: str, *, edited: bool = False) -> ContextItem:
+    def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
+        raise NotImplementedError  # provided by ContextEngine
+
+    def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
+        raise NotImplementedError  # provided by ContextEngine
+
+    def note_file_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
+                       outline: bool = False, whole: bool = False) -> ContextItem:
+        """The model now knows ``content`` of ``path`` (``shown_by``: the history item showing it;
+        ``whole``: that item shows exactly this text, so no file note is needed even for a task file)."""
         af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
+        if shown_by is not None:
+            af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
         if getattr(self, "instructions", None) is not None:
             self.instructions.touch(self, path)  # type: ignore[attr-defined]  # a subfolder's AGENTS.md
         item = self._file_item(af)
         self._release_crowded_files()
         self._file_ledger.flush(self)
         return item
+
+    def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:
+        """Tool output ``item_id`` showed the model the current version of ``path`` (a read)."""
+        af = self.files.files.get(path)
+        if af is not None and not af.edited:
+            af.shown_by, af.outline = item_id, outline
+
+    def _sync_file_notes(self) -> list[TraceEntry]:
+        """Append a file note for every active file whose current text the request does not show
+        yet; returns trace entries for the files (what shows each)."""
+        trace: list[TraceEntry] = []
+        for af in list(self.files.files.values()):
+            trace.extend(self._sync_file_note(af))
+            self._known_raw[af.path] = af.content
+        return trace
+
+    def _sync_file_note(self, af: Any) -> list[TraceEntry]:
+        """The trace entry of one active file, appending its note when the request does not show it."""
+        item = self._file_item(af)
+        shown = self._shown.get(af.path)
+        note_id = self._shown_note.get(af.path)
+        if note_id is not None and not self.items[note_id].in_window:
+            shown = None  # the user evicted the note that showed it: show it again
+        if shown == item.content:
+            return [TraceEntry(item.id, True, "active file (protected)", 0)]
+        fresh = not af.changed_on_disk and not af.missing
+        if af.shown_by is not None and fresh and (af.shown_whole or not self._task_file(af)):
+            self._shown[af.path] = item.content  # the read output shows it
+            self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
+            self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
+            return [TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0)]
+        why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
+            "after an edit" if af.edited else "as read"
+        before = self._shown_raw.get(af.path) if shown is not None else None  # (None: only an outline)
+        too_large = TOO_LARGE in item.content  # the file itself is not shown: its reads are
+        if too_large and before is None:
+            before = self._known_raw.get(af.path)  # the changed lines are all a note can show
+        region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
+            and (item.tokens > REGION_MIN_TOKENS or too_large) else None
+        text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
+        note = self._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
+                              priority=Priority.HIGH,
+                              provenance={"note": "file", "path": af.path, "hash": af.hash,
+                                          "region": region is not None})
+        self._add(note)
+        self._shown[af.path] = item.content
+        self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
+        self._shown_note[af.path] = note.id
+        return [TraceEntry(item.id, True, f"active file (file note {note.id})", 0)]
 
     def _release_crowded_files(self) -> None:
         """Keep active files within the files share: release the least recently touched (never the newest).
@@ -66,14 +138,16 @@ class ActiveFileWindow:
             self._file_releases.append((self._file_item(af), "released: the files share is full "
                                                              "(read-only files first, least recently touched)"))
 
-    def note_file_edit(self, path: str, content: str) -> ContextItem:
-        return self.note_file_read(path, content, edited=True)
+    def note_file_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
+        """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
+        return self.note_file_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.files.last_seen_hash(path)
 
     def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.pinned)
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.pinned,
+               af.outline, af.shown_by if af.outline else None)
         cached = self._file_cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -96,7 +170,7 @@ class ActiveFileWindow:
     def _current_task_text(self) -> str:
         for i in reversed(self.order):
             it = self.items[i]
-            if it.role == "user":
+            if it.role == "user" and not it.provenance.get("note"):
                 return it.content
         return ""
 

@@ -115,6 +115,12 @@ class EvictionPlan:
         return [i for g in self.groups for i in g.items if evictable(i)]
 
     @property
+    def summary_items(self) -> list[ContextItem]:
+        """The items a summariser reads: the evicted ones minus the engine's own notes (file
+        notes and recalled memories, which the next block carries anyway)."""
+        return [i for i in self.items if not i.provenance.get("note")]
+
+    @property
     def tokens(self) -> int:
         return sum(i.tokens for i in self.items)
 

@@ -232,3 +232,16 @@ class ExtractiveSummariser:
                 if res:
                     sec["results"].append(Entry(f"{key}: {res[-1][:200]}", it.id, key=f"res:{key}"))
         return previous.merge(new) if previous is not None else Summary().merge(new)
+
+
+def extract_decisions(items: Sequence[ContextItem]) -> list[Entry]:
+    """Every decision sentence of the assistant messages in ``items`` (no section limit: a deep
+    batch may hold more decisions than the summary keeps, and the decision store wants them all)."""
+    out: list[Entry] = []
+    for it in items:
+        if it.role != "assistant":
+            continue
+        for s in _sentences(it.content):
+            if not _TODO.search(s) and _DECISION.search(s):
+                out.append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
+    return out

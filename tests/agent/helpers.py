@@ -80,7 +80,8 @@ def is_agent_request(req: Any) -> bool:
     msgs = req.messages
     if not msgs:
         return False
-    if str(msgs[0].get("content", "")).startswith("You compress"):
+    if str(msgs[0].get("content", "")).startswith("You compress") \
+            or str(msgs[-1].get("content", "")).startswith("You compress"):  # (resends the request)
         return False
     return "Write a progress memo" not in str(msgs[-1].get("content", ""))
 

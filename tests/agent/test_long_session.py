@@ -35,7 +35,8 @@ def _script(root: Path, seen: list[dict[str, Any]]):
 
     def reply(req: dict[str, Any]) -> Reply:
         msgs = req["messages"]
-        if str(msgs[0].get("content", "")).startswith("You compress"):
+        if str(msgs[0].get("content", "")).startswith("You compress") \
+                or str(msgs[-1].get("content", "")).startswith("You compress"):  # the summariser
             return Reply.text("User instructions:\n- refactor main.py\nAgent decisions:\n- bump VERSION")
         if "Write a progress memo" in str(msgs[-1].get("content", "")):
             return Reply.text("Changed: main.py VERSION bumped. Why: task. Left: nothing.")

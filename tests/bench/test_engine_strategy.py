@@ -64,5 +64,7 @@ def test_active_file_carries_the_edit() -> None:
     strat.start(s, s.default_window)
     for i, msg in enumerate(s.messages):
         strat.observe(i, msg)
-    system = strat.build(3).messages[0]["content"]
-    assert "return x - 7" in system and "return x + 7" not in system
+    msgs = strat.build(3).messages
+    # the read output stays as sent (append-only); a file note after it carries the edited text
+    note = msgs[-1]["content"] if msgs[-1]["role"] == "user" else ""
+    assert "[file note:" in note and "return x - 7" in note and "return x + 7" not in note

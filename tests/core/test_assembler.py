@@ -18,6 +18,7 @@ def reasons(asm: object, item_id: str) -> list[tuple[bool, str]]:
 
 
 def test_request_order_is_fixed() -> None:
+    """head (system prompt, pins) → compaction block (memory, summary, files) → history → tail."""
     eng = engine(window=8_192)
     eng.set_system_prompt("SYSTEM PROMPT HERE")
     eng.pin_rule("RULE: use pnpm, never npm")
@@ -25,33 +26,37 @@ def test_request_order_is_fixed() -> None:
         eng.add_user(f"Please implement feature {n}. " + filler(f"u{n}", 60))
         eng.add_assistant(f"I decided to implement feature {n} with a small module.")
         eng.assemble()
-    assert eng.summary_item is not None
     eng.save_memo("MEMO: the parser is done, the CLI is left")
-    eng.add_recalled([{"kind": "capsule", "id": 7, "content": "RECALLED: the team prefers tabs", "score": 0.9}])
     eng.note_file_read("src/cli.py", "FILE: def cli(): pass\n")
+    eng.compact(force=True)  # an event: the block now carries the summary, the memo and the file
+    assert eng.summary_item is not None
     eng.add_user("Now the CLI. " + filler("task", 10))
+    eng.add_recalled([{"kind": "capsule", "id": 7, "content": "RECALLED: the team prefers tabs", "score": 0.9}])
     eng.add_assistant("Running both.", [call("c1", command="ls"), call("c2", command="git status")])
     eng.add_tool_result("c1", "run_command", "RESULT ONE")
     eng.add_tool_result("c2", "run_command", "RESULT TWO")
     asm = eng.assemble(tools=[{"type": "function", "function": {"name": "ls", "parameters": {}}}])
     msgs = asm.messages
-    sys_text = msgs[0]["content"]
-    assert msgs[0]["role"] == "system" and all(m["role"] != "system" for m in msgs[1:])
-    order = [sys_text.index(x) for x in (
-        "SYSTEM PROMPT HERE", SECTION_HEADERS[Category.RULES], "RULE: use pnpm",
-        SECTION_HEADERS[Category.MEMORY], SECTION_HEADERS[Category.SUMMARY],
-        SECTION_HEADERS[Category.FILES], "FILE: def cli()")]
+    head, block = msgs[0]["content"], msgs[1]["content"]
+    assert msgs[0]["role"] == msgs[1]["role"] == "system" and all(m["role"] != "system" for m in msgs[2:])
+    order = [head.index(x) for x in ("SYSTEM PROMPT HERE", SECTION_HEADERS[Category.RULES], "RULE: use pnpm")]
     assert order == sorted(order)
-    memory_part = sys_text[sys_text.index(SECTION_HEADERS[Category.MEMORY]):sys_text.index(SECTION_HEADERS[Category.SUMMARY])]
-    assert "MEMO: the parser is done" in memory_part and "RECALLED: the team prefers tabs" in memory_part
-    assert "for reference" in memory_part
-    # History after the system message, this turn's results last, each right after its call.
+    order = [block.index(x) for x in (SECTION_HEADERS[Category.MEMORY], "MEMO: the parser is done",
+                                      SECTION_HEADERS[Category.SUMMARY], SECTION_HEADERS[Category.FILES],
+                                      "FILE: def cli()")]
+    assert order == sorted(order)
+    assert asm.cache_breakpoints[:2] == [0, 1]
+    # History after the block; the recalled memory is a note right after the user's message.
+    task = next(m for m in msgs if m["role"] == "user" and m["content"].startswith("Now the CLI."))
+    assert "RECALLED: the team prefers tabs" in task["content"] and "for reference" in task["content"]
+    # This turn's results last, each right after its call.
     assert msgs[-3]["role"] == "assistant" and [c["id"] for c in msgs[-3]["tool_calls"]] == ["c1", "c2"]
-    assert [(m["role"], m["tool_call_id"]) for m in msgs[-2:]] == [("tool", "c1"), ("tool", "c2")]
-    assert msgs[-2]["content"] == "RESULT ONE" and msgs[-1]["content"].startswith("RESULT TWO")
-    assert "[context:" in msgs[-1]["content"]  # the one-line status goes last
-    user_idx = [i for i, m in enumerate(msgs) if m["role"] == "user"]
-    assert msgs[user_idx[-1]]["content"].startswith("Now the CLI.")
+    assert [(m["role"], m.get("tool_call_id")) for m in msgs[-2:]] == [("tool", "c1"), ("tool", "c2")]
+    assert msgs[-2]["content"] == "RESULT ONE" and msgs[-1]["content"] == "RESULT TWO"
+    assert asm.cache_breakpoints[-1] == len(msgs) - 1  # no status line to say: the history ends the request
+    # The one-line status (the tail) joins the last message when it has something to say.
+    noted = eng.assemble(status_note="NOTE").messages
+    assert noted[-1]["content"].startswith("RESULT TWO") and "[context:" in noted[-1]["content"]
     assert check_pairing(msgs) == []
 
     # The breakdown counts every category it sent.
@@ -61,8 +66,8 @@ def test_request_order_is_fixed() -> None:
     assert sum(cats.values()) == asm.breakdown.total - 3  # + the request overhead
     # The trace explains every item.
     assert reasons(asm, "rule1") == [(True, "pinned")]
-    assert reasons(asm, "f:src/cli.py") == [(True, "active file (protected)")]
-    assert (True, "current task") in reasons(asm, eng.items[[i for i in eng.order if i.startswith("m")][-2]].id)
+    assert (True, "active file (protected)") in reasons(asm, "f:src/cli.py")
+    assert (True, "current task") in reasons(asm, task_id(eng, "Now the CLI."))
     assert reasons(asm, "t1")[0][1] == "latest step"
     summarised = [i for i in eng.items.values() if i.state == State.SUMMARISED and i.role]
     assert summarised
@@ -72,6 +77,10 @@ def test_request_order_is_fixed() -> None:
     for s in old_sums:
         assert reasons(asm, s.id)[0][0] is False and reasons(asm, s.id)[0][1].startswith("superseded by")
     assert asm.item_ids[0] == "sys"
+
+
+def task_id(eng: ContextEngine, prefix: str) -> str:
+    return next(i for i in eng.order if eng.items[i].role == "user" and eng.items[i].content.startswith(prefix))
 
 
 def test_older_history_left_out_with_a_reason_when_it_does_not_fit() -> None:
@@ -144,8 +153,10 @@ def test_turn_scoped_output_is_stubbed_after_its_turn() -> None:
     eng.add_tool_result("c1", "run_command", big)
     assert big in request_text(eng.assemble().messages)
     eng.add_user("next question")
+    assert big in request_text(eng.assemble().messages)  # append-only: it stays until an event...
+    eng.compact(force=True)
     asm = eng.assemble()
-    text = request_text(asm.messages)
+    text = request_text(asm.messages)  # ...which stubs it; its whole text stays behind a handle
     assert big not in text and "dropped after its turn" in text and "fetch_result" in text
     handle = eng.items["t1"].provenance["handle"]
     assert eng.results.get(handle) == big  # nothing lost: the whole output is behind the handle

@@ -97,8 +97,9 @@ def test_thresholds_are_configurable_and_drive_compaction() -> None:
 
     low = run(s)
     assert low.last is not None and low.last.breakdown.compact_at == 0.3
-    # ~2,400 tokens of history is under the history cap but past 30% of the budget: pressure compacts.
-    assert [c.reason for c in low.compactions if c.ok] == ["window pressure"]
+    # ~2,400 tokens of history is small for the cost model but past 30% of the budget: the limit compacts.
+    reasons = [c.reason for c in low.compactions if c.ok]
+    assert reasons and set(reasons) == {"window limit"}
     default = run(settings_from_dict({"window": 8192}))
     assert default.compactions == []
 

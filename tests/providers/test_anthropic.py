@@ -153,16 +153,17 @@ async def test_reading_a_file_keeps_the_head_of_the_prompt_cached(tmp_path: Path
             ws.close()
     assert fake.rejections == [] and events[-1].status == "done"
     assert all(u["cache_read_input_tokens"] > 0 for u in fake.usages[1:]), fake.usages
-    system = fake.answered[2].body["system"]
-    assert [("cache_control" in b) for b in system] == [True, True]
-    assert system[1]["text"].lstrip().startswith("## Active files")
+    system = fake.answered[2].body["system"]  # the head: the files live in the block and in file notes
+    assert "cache_control" in system[0] and not any("## Active files" in b["text"] for b in system[:1])
 
 
 def test_the_split_system_message_keeps_to_four_breakpoints() -> None:
     from agent_tui.agent.llm_provider import request_kwargs
     from agent_tui.agent.llm_types import LLMConfig
+    from agent_tui.core.assembler import SECTION_HEADERS
+    from agent_tui.core.items import Category
 
-    system = "You are agent-tui.\n\n## Active files (latest content; edit from these)\n### a.py\nx = 1"
+    system = f"You are agent-tui.\n\n{SECTION_HEADERS[Category.FILES]}\n### a.py\nx = 1"
     msgs = [{"role": "system", "content": system}] + [
         {"role": "user" if i % 2 else "assistant", "content": f"m{i}"} for i in range(1, 9)]
     kw = request_kwargs(LLMConfig(model=MODEL), msgs, None, breakpoints=[0, 2, 4])

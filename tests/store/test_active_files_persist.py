@@ -33,6 +33,16 @@ def _rows(root: Path) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in json.loads(proc.stdout)}
 
 
+def _system_text(messages: list[dict[str, Any]]) -> str:
+    """The leading system messages of a request: the head and the compaction block."""
+    out = []
+    for m in messages:
+        if m["role"] != "system":
+            break
+        out.append(str(m["content"]))
+    return "\n".join(out)
+
+
 def test_active_file_comes_back_with_the_session_and_can_be_pinned_and_released(tmp_path: Path,
                                                                                   fake_llm: FakeOpenAI) -> None:
     root = make_repo(tmp_path / "proj")
@@ -51,7 +61,7 @@ def test_active_file_comes_back_with_the_session_and_can_be_pinned_and_released(
     fake_llm.script(Reply.text("still there"))
     again = _run(root, fake_llm, "is calc.py still in view?", "--session", sid)
     assert again.returncode == 0, again.stderr
-    system = fake_llm.requests[0].messages[0]["content"]
+    system = _system_text(fake_llm.requests[0].messages)  # head + compaction block
     assert "### calc.py" in system and "return a - b" in system  # same id, same text, back in the request
 
     assert _bin(root, "memory", "pin", "f:calc.py").returncode == 0
@@ -62,7 +72,7 @@ def test_active_file_comes_back_with_the_session_and_can_be_pinned_and_released(
     fake_llm.clear()
     fake_llm.script(Reply.text("gone"))
     assert _run(root, fake_llm, "and now?", "--session", sid).returncode == 0
-    assert "### calc.py" not in fake_llm.requests[0].messages[0]["content"]
+    assert "### calc.py" not in _system_text(fake_llm.requests[0].messages)
     store = MemoryStore.open(root / ".agent-tui" / "memory.db")
     trace = store.assemblies(sid, limit=50)
     store.close()

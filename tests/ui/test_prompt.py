@@ -15,7 +15,7 @@ from textual.widgets import Collapsible
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.messages import TaskSubmitted, TurnEnded
+from agent_tui.ui.messages import CompactionSkipped, TaskSubmitted, TurnEnded
 from agent_tui.ui.screens.inspector import InspectorScreen
 from agent_tui.ui.widgets.chat_items import ThresholdOffer, UserMessage
 from tests.support.fake_openai import FakeOpenAI, Reply
@@ -119,11 +119,16 @@ async def test_after_compact_now_the_next_typed_message_is_sent(demo_workspace: 
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         await denied_demo_turn(pilot)
         offer = next(o for o in app.main.conversation.query(ThresholdOffer) if o.level == "compact")
-        offer.query_one("#offer-compact").focus()
-        await pilot.pause()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: [c for c in recorder.events(ev.Compacted) if c.reason == "forced"],
-                       "the compaction")
+        if offer.resolved:  # the engine already compacted at that point and took the button away
+            await pilot.press(*"/compact", "enter")
+        else:
+            offer.query_one("#offer-compact").focus()
+            await pilot.pause()
+            await pilot.press("enter")
+        # The engine compacts by itself at the same point, so by now there may be nothing left to fold:
+        # then the click is answered by "nothing to compact" instead of a second compaction.
+        await wait_for(pilot, lambda: [c for c in recorder.events(ev.Compacted) if c.reason == "forced"]
+                       or recorder.of(CompactionSkipped), "the compaction (or its skip)")
         await wait_for(pilot, lambda: app.focused is app.main.prompt, "focus back in the box")
         await wait_for(pilot, lambda: not app.main.status.busy and app.main.status.state == "ready", "idle")
         await wait_for(pilot, lambda: offer.resolved, "the offer to say what happened")
@@ -132,7 +137,7 @@ async def test_after_compact_now_the_next_typed_message_is_sent(demo_workspace: 
         await wait_for(pilot, lambda: recorder.of(TaskSubmitted)[1:], "the typed message")
         assert recorder.of(TaskSubmitted)[-1].text == "thanks"
         forced = [c for c in recorder.events(ev.Compacted) if c.reason == "forced"]
-        assert len(forced) == 1, "enter did not compact again"
+        assert len(forced) + len(recorder.of(CompactionSkipped)) == 1, "enter did not compact again"
 
 
 async def test_esc_with_the_inspector_open_closes_only_it(fake_llm: FakeOpenAI, fake_app: AgentApp,

@@ -23,7 +23,9 @@ async def test_offers_at_both_thresholds_and_the_fresh_one_starts_a_new_session(
         assert {c.level for c in crossed} == {"compact", "fresh"}
         offers = {o.level: o for o in app.main.conversation.query(ThresholdOffer)}
         assert set(offers) == {"compact", "fresh"}
-        assert "/new" in offers["fresh"].message and "/compact" in offers["compact"].message
+        assert "/new" in offers["fresh"].message
+        # the compaction offer says how to force it, or (the engine compacted on its own) what it did
+        assert "/compact" in offers["compact"].message or "Compacted" in offers["compact"].message
         shown = await gauge_agrees(pilot)
         assert shown["compact_at"] == 0.3 and shown["fresh_at"] == 0.5
         assert app.main.budget.has_class("-warn") or app.main.budget.over_budget

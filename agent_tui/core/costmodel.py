@@ -1,0 +1,105 @@
+"""When a compaction pays for itself: a small cost model over prompt-cache prices.
+
+Providers bill a repeated prompt prefix at about a tenth of fresh input, so
+history that stays in the window costs ``read`` per token per step, while a
+compaction costs once: the rewritten part after the head is billed fresh
+(``write``, with Anthropic's premium for new cache entries), the summarising
+call re-reads the cached request and writes the summary at the output price.
+
+That is the classic economic-order-quantity trade-off: with history growing by
+``g`` tokens a step and an event costing ``C``, the average cost per step is
+lowest when each event evicts ``E* = sqrt(2·C·g / read)`` tokens of excess.
+So the engine compacts when the evictable excess reaches ``E*`` — never
+earlier, so short sessions make no summarising call — or when the request
+nears the window (the hard limit), whichever comes first.
+
+Weights are relative to one fresh input token; per-model defaults come from
+litellm's price table (read without importing litellm), ``[budget]
+cache_read_weight`` / ``cache_write_weight`` override them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from agent_tui.core.budget import model_info
+from agent_tui.core.config import Settings
+
+#: Defaults when the model's prices are unknown: the common cache discount, no write premium.
+DEFAULT_READ = 0.1
+DEFAULT_WRITE = 1.0
+DEFAULT_OUTPUT = 4.0
+#: Tokens of the summarising instruction appended to the cached request.
+INSTRUCTION_TOKENS = 400
+
+
+@dataclass(frozen=True)
+class CacheCosts:
+    """Prices relative to one fresh input token."""
+
+    read: float = DEFAULT_READ
+    """A token read from the prompt cache."""
+    write: float = DEFAULT_WRITE
+    """A fresh token that enters the cache (1.25 at Anthropic, 1 where writes are free)."""
+    output: float = DEFAULT_OUTPUT
+    """An output token (the summary)."""
+
+
+def costs_for(settings: Settings) -> CacheCosts:
+    """The model's cache prices from litellm's table, with the config's overrides."""
+    info = model_info(settings.model)
+    base = info.get("input_cost_per_token") or 0
+    read, write, output = DEFAULT_READ, DEFAULT_WRITE, DEFAULT_OUTPUT
+    if base:
+        if info.get("cache_read_input_token_cost"):
+            read = float(info["cache_read_input_token_cost"]) / base
+        if info.get("cache_creation_input_token_cost"):
+            write = float(info["cache_creation_input_token_cost"]) / base
+        if info.get("output_cost_per_token"):
+            output = float(info["output_cost_per_token"]) / base
+    b = settings.budget
+    if b.cache_read_weight is not None:
+        read = b.cache_read_weight
+    if b.cache_write_weight is not None:
+        write = b.cache_write_weight
+    return CacheCosts(read=max(read, 1e-3), write=write, output=output)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether to compact now, and the numbers behind it (shown in the trace and tests)."""
+
+    compact: bool
+    """Run a compaction event before this request."""
+    reason: str
+    """'cost model', 'window limit' or why not."""
+    excess: int
+    """Tokens a compaction would take out of every later request."""
+    threshold: int
+    """The excess at which an event pays for itself."""
+    event_cost: float
+    """What one event costs, in fresh-input-token equivalents."""
+
+
+def event_cost(costs: CacheCosts, request: int, rewritten: int, summary: int) -> float:
+    """One compaction: the summarising call (cached request + instruction + summary out) and the
+    fresh rewrite of everything after the head."""
+    call = costs.read * request + costs.write * INSTRUCTION_TOKENS + costs.output * summary
+    return call + costs.write * rewritten
+
+
+def decide(costs: CacheCosts, *, request: int, floor: int, head: int, growth: float, summary: int,
+           hard_limit: int, min_excess: int) -> Decision:
+    """Compact when the excess over the post-compaction ``floor`` reaches the economic batch
+    size, or when the ``request`` passes ``hard_limit`` (the window) with anything to evict."""
+    excess = max(0, request - floor)
+    cost = event_cost(costs, request, max(0, floor - head), summary)
+    g = max(growth, 1.0)
+    threshold = int(math.sqrt(2.0 * cost * g / costs.read))
+    threshold = max(threshold, min_excess)
+    if request >= hard_limit and excess > 0:
+        return Decision(True, "window limit", excess, threshold, cost)
+    if excess >= threshold:
+        return Decision(True, "cost model", excess, threshold, cost)
+    return Decision(False, "not worth it yet", excess, threshold, cost)

@@ -1,0 +1,28 @@
+"""User-role messages the engine writes into the history, told apart from the user's own.
+
+The history is append-only, so what the engine has to tell the model between two
+compaction events — a file's new text (a file note), a recalled memory, the budget
+status on its own line, the continuation marker — goes in as a user-role message.
+Whoever reads a request (the offline demo, the provider code that finds the current
+tool loop for thinking blocks) must not take one of these for the user speaking: a
+file note in the middle of a tool loop does not end the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+NOTE_PREFIXES: tuple[str, ...] = ("[Earlier", "[file note:", "- (for reference", "[context:")
+"""How the engine's notes begin (file_window/filenotes, engine.add_recalled, tail, assembler)."""
+
+
+def is_engine_note(message: Mapping[str, Any]) -> bool:
+    """True for a user-role message the engine wrote (not the user)."""
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(NOTE_PREFIXES)
+
+
+def said_by_user(message: Mapping[str, Any]) -> bool:
+    """A user message the user wrote (or a tool-format error fed back as one)."""
+    return message.get("role") == "user" and not is_engine_note(message)
