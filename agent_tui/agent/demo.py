@@ -309,6 +309,16 @@ def _chunk(text: str, calls: list[tuple[str, dict[str, Any]]], prompt_tokens: in
     return chunks
 
 
+def _prompt_tokens(counter: Any, messages: list[dict[str, Any]], params: dict[str, Any]) -> int:
+    """What a real provider would report: the messages *and* the tool definitions (counting only the
+    messages made the loop's self-calibration halve every count and double the demo's window)."""
+    import json
+
+    tools = params.get("tools") or ()
+    return counter.count_messages(messages) + sum(
+        counter.count(json.dumps(t, sort_keys=True, ensure_ascii=False)) for t in tools)
+
+
 def register_demo_provider() -> None:
     """Register the scripted model with litellm (idempotent)."""
     import asyncio
@@ -322,7 +332,7 @@ def register_demo_provider() -> None:
         async def astreaming(self, model: str, messages: list[dict[str, Any]], *a: Any, **kw: Any
                              ) -> AsyncIterator[dict[str, Any]]:
             text, calls = plan_step(messages)
-            prompt_tokens = counter_for(None).count_messages(messages)
+            prompt_tokens = _prompt_tokens(counter_for(None), messages, kw.get("optional_params") or {})
             for c in _chunk(text, calls, prompt_tokens):
                 await asyncio.sleep(0.015 if c["text"] else 0)
                 yield c

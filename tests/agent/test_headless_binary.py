@@ -37,6 +37,8 @@ def test_demo_json_runs_offline_with_budget_memo_and_compaction(tmp_path: Path) 
     budget = next(e for e in events if e["type"] == "budget")
     for key in ("window", "reserve", "total", "categories", "over_budget", "step"):
         assert key in budget
+    factors = [e.get("calibration", 1.0) for e in events if e["type"] == "budget"]
+    assert all(0.95 <= f <= 1.05 for f in factors), f"the demo reports prompt tokens as the engine counts them: {factors}"
     assert events[-1]["type"] == "turn_finished" and events[-1]["status"] == "done"
     assert "<= threshold" in (ws / "inventory" / "stock.py").read_text()
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ws,
