@@ -41,12 +41,14 @@ async def test_outline_read_is_not_paid_again_as_a_raw_head(tmp_path: Path) -> N
             ws.close()
         after_outline, after_range = server.chat_requests[1], server.chat_requests[2]
     for req in (after_outline, after_range):
-        system = req.messages[0]["content"]
+        # What the engine adds besides the tool results: the system message, the compaction block
+        # and file notes. The file is named there with its size; its raw text is not.
+        context = "\n".join(str(m.get("content")) for m in req.messages if m.get("role") in ("system", "user"))
         results = "\n".join(str(m.get("content")) for m in req.messages if m.get("role") == "tool")
-        assert "### ledger.py" in system and "Too large to keep whole" in system
-        assert "def move_0(self, sku_0_0" not in system, "no raw head of the file in the active-file block"
+        assert "### ledger.py (1620 lines" in context
+        assert "def move_0(self, sku_0_0" not in context, "no raw head of the file outside what the model read"
         assert "is large" in results and "outline" in results
     ranged = "\n".join(str(m.get("content")) for m in after_range.messages if m.get("role") == "tool")
     assert "def move_0(self, sku_0_0" in ranged, "the range the model asked for is what it gets"
-    block = after_outline.messages[0]["content"].split("### ledger.py", 1)[1].split("\n###", 1)[0]
-    assert counter.count(block) < 80, block
+    notes = [str(m["content"]) for m in after_outline.messages if "### ledger.py" in str(m.get("content"))]
+    assert notes and all(counter.count(n) < 80 for n in notes), notes
