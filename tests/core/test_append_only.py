@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.assembler import check_pairing
@@ -75,15 +75,18 @@ def run(window: int, ops: list[tuple[Any, ...]]) -> None:
             if asm.compaction is None and not fallback:
                 old = stable(prev)
                 assert asm.messages[: len(old)] == old, f"op {k} {kind}: the prefix changed without an event"
-            else:
+            elif not (asm.compaction is not None and asm.compaction.reason == "window limit"):
                 events.append(k)
             prev = asm
-        # events are batches: never two in a row
+        # events the cost model chooses are batches: never two in a row. Only the window itself may
+        # force one right after another (one step's own outputs can fill a small window; they stay).
         assert all(b - a >= 2 for a, b in zip(events, events[1:], strict=False)), events
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(window=st.sampled_from([8192, 16384, 32768]), ops=st.lists(OPS, min_size=1, max_size=60))
+@example(window=8192, ops=[("step", [0, 313]), ("step", [0, 0, 120]), ("step", [0, 0, 228]), ("step", [67, 218]),
+                          ("step", [0, 1485, 1500]), ("step", [0])])
 def test_requests_are_append_only_between_events(window: int, ops: list[tuple[Any, ...]]) -> None:
     run(window, ops)
 

@@ -22,8 +22,10 @@ async def test_model_switch_and_resume_keep_the_active_files(demo_workspace: Pat
         sid = app.controller.session_id
         before = _files(app)
         assert before, "the demo turn reads files"
-        shown = await gauge_agrees(pilot)
-        assert shown["categories"]["files"] > 0
+        await gauge_agrees(pilot)
+        # Mid-turn the files ride in file notes (the compaction block is rebuilt only at an event),
+        # so they are counted as history there; they are in the request either way.
+        assert set(before) <= set(app.controller.engine.last.item_ids)
 
         opened = len(recorder.of(SessionOpened))
         await pilot.click("#prompt")
