@@ -103,59 +103,22 @@ class Finding:
     kind: str
 
 
+_PLUGIN_MODULES = ("artifactory", "aws", "azure_storage_key", "cloudant", "discord", "github_token", "gitlab_token",
+                   "ibm_cloud_iam", "ibm_cos_hmac", "jwt", "mailchimp", "npm", "openai", "pypi_token", "sendgrid",
+                   "slack", "softlayer", "square_oauth", "stripe", "telegram_token", "twilio")
+"""detect-secrets' regex plugin modules whose denylists we use."""
+
+
 @lru_cache(maxsize=1)
 def _detectors() -> tuple[list[tuple[str, list[re.Pattern[str]]]], Any]:
     """(kind, compiled patterns) per regex plugin, and the base64 entropy plugin (or None)."""
+    import importlib
+
     try:
-        from detect_secrets.plugins import (
-            artifactory,
-            aws,
-            azure_storage_key,
-            cloudant,
-            discord,
-            github_token,
-            gitlab_token,
-            high_entropy_strings,
-            ibm_cloud_iam,
-            ibm_cos_hmac,
-            jwt,
-            mailchimp,
-            npm,
-            openai,
-            pypi_token,
-            sendgrid,
-            slack,
-            softlayer,
-            square_oauth,
-            stripe,
-            telegram_token,
-            twilio,
-        )
+        high_entropy_strings = importlib.import_module("detect_secrets.plugins.high_entropy_strings")
+        modules = [importlib.import_module(f"detect_secrets.plugins.{m}") for m in _PLUGIN_MODULES]
     except ImportError:  # the detector is optional at run time: our own rules still apply
         return [], None
-    modules = (
-        artifactory,
-        aws,
-        azure_storage_key,
-        cloudant,
-        discord,
-        github_token,
-        gitlab_token,
-        ibm_cloud_iam,
-        ibm_cos_hmac,
-        jwt,
-        mailchimp,
-        npm,
-        openai,
-        pypi_token,
-        sendgrid,
-        slack,
-        softlayer,
-        square_oauth,
-        stripe,
-        telegram_token,
-        twilio,
-    )
     found: list[tuple[str, list[re.Pattern[str]]]] = []
     for module in modules:
         for name, kind in _PLUGINS.items():
