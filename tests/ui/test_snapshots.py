@@ -64,9 +64,22 @@ def test_approval_dialog(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, siz
     async def run_before(pilot: Any) -> None:
         await demo_until_approval(pilot)
         conversation = pilot.app.main.conversation
-        await pilot.pause(0.2)  # the dialog lays out, then lifts the conversation's end above itself
-        await wait_for(pilot, lambda: conversation.max_scroll_y == 0 or abs(conversation.max_scroll_y - conversation.scroll_y) < 1,
-                       "the lifted conversation")
+        main = pilot.app.main
+
+        def lifted() -> bool:
+            """The dialog has laid out, the conversation's margin matches it and its end is in view."""
+            dialog = pilot.app.screen.query("#approval-dialog")
+            if not dialog or dialog.first().region.height == 0:
+                return False
+            below = main.query_one("#pastes").region.y
+            need = max(0, below - dialog.first().region.y)
+            return (conversation.styles.margin.bottom == need and conversation.region.bottom == below - need
+                    and (conversation.max_scroll_y == 0 or abs(conversation.max_scroll_y - conversation.scroll_y) < 1))
+
+        await wait_for(pilot, lifted, "the lifted conversation")
+        await pilot.pause(0.1)
+        await wait_for(pilot, lifted, "the lifted conversation, still")
+        conversation.vertical_scrollbar.refresh()  # repaint the thumb behind the modal at its settled place
         await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)

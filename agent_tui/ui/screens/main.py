@@ -119,7 +119,13 @@ class MainScreen(Screen[None]):
         if need != current:
             conversation.styles.margin = (0, 0, need, 0)
             if conversation.is_anchored:
-                conversation.call_after_refresh(conversation.scroll_end, animate=False)
+                conversation.call_after_refresh(self._scroll_behind_overlay)
+
+    def _scroll_behind_overlay(self) -> None:
+        """Follow the end; under a modal this screen is not repainted on its own, so the thumb is redrawn too."""
+        conversation = self.conversation
+        conversation.scroll_end(animate=False, immediate=True)
+        conversation.call_after_refresh(conversation.vertical_scrollbar.refresh)
 
     # focus and keys: one place ----------------------------------------------------------------
     def focus_prompt(self) -> None:
