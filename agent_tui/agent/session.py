@@ -46,7 +46,7 @@ class SessionOptions:
     max_cost: float | None = None
     """--max-cost: dollars per turn."""
     max_session_cost: float | None = None
-    """--max-session-cost: dollars per session (this process)."""
+    """--max-session-cost: dollars per session (every run of it, resumed ones included)."""
     trust: bool | None = None
     """Workspace trust: None asks the trust store, True applies the workspace's asks, False ignores them."""
 

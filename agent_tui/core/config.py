@@ -70,7 +70,7 @@ class BudgetConfig:
     max_cost: float | None = None
     """Dollars one turn may spend; the loop stops before the next model call past it (None: no limit)."""
     max_session_cost: float | None = None
-    """Dollars one session may spend in this process; the loop stops past it (None: no limit)."""
+    """Dollars one session may spend over all its runs (kept in the store); the loop stops past it (None: no limit)."""
 
 
 @dataclass(frozen=True)
