@@ -105,7 +105,8 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
     """Run the agent's commands in bubblewrap when ``[sandbox] mode`` allows and it works; else warn."""
     from agent_tui.tools.sandbox import sandbox_for
 
-    status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network)
+    status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network,
+                         hide=tuple(settings.sandbox.hide))
     agent.ctx.sandbox = status.sandbox
     agent.ctx.pass_env = tuple(settings.sandbox.pass_env)
     agent.policy.sandboxed = status.sandbox is not None
