@@ -186,7 +186,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             elif isinstance(e, ev.ApprovalRequested):
                 status_line.state = "awaiting approval"
             elif isinstance(e, ev.ThresholdCrossed):
-                self.notify(e.message, severity="warning", timeout=8)
+                self.main.threshold_crossed(e)
             elif isinstance(e, ev.TurnFinished):
                 status, turn = e.status, e.turn
             self.main.post_message(AgentEventReceived(e))

@@ -215,10 +215,19 @@ class MainScreen(Screen[None]):
 
     @on(CompactionSkipped)
     def _compaction_skipped(self, message: CompactionSkipped) -> None:
+        """Said once: in the open offer when there is one (a toast would cover it at 80 columns)."""
         gauge = self.budget.gauge
         now = f" The window is still {gauge.used_pct:.0f} % full." if gauge is not None else ""
-        for offer in self._offers("compact"):
+        offers = self._offers("compact")
+        for offer in offers:
             offer.say(f"Nothing to compact: {message.reason}; nothing was changed.{now}")
+        if not offers or not self.conversation.following:
+            self.notify(f"Nothing to compact: {message.reason}.")
+
+    def threshold_crossed(self, e: ev.ThresholdCrossed) -> None:
+        """The offer goes into the flow; a toast only when the user reads further up and would miss it."""
+        if not self.conversation.following:
+            self.notify(e.message, severity="warning", timeout=8)
 
     def _usage(self, e: ev.Usage) -> None:
         """Cache hits and cost, shown once the model layer reports them (a zero it never
