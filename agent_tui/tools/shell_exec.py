@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.tools import reaper
+from agent_tui.tools.sandbox_guard import SandboxLock
 
 if TYPE_CHECKING:
     from agent_tui.tools.sandbox import Sandbox
@@ -38,6 +40,8 @@ class CommandOutcome:
     timed_out: bool
     seconds: float
     dropped_bytes: int
+    notes: tuple[str, ...] = ()
+    """What the sandbox had to put right after the command (a replaced ``.git`` link)."""
 
 
 async def exited(proc: asyncio.subprocess.Process) -> int:
@@ -72,21 +76,60 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
     began = time.monotonic()
     common = dict(cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                   stderr=asyncio.subprocess.STDOUT, start_new_session=True, env=env)
-    made = sandbox.missing_protected() if sandbox is not None else []
-    with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
-        if sandbox is not None:
-            proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
-        else:
-            proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
-        reaper.register(proc.pid)
+    lock = SandboxLock(sandbox.workspace) if sandbox is not None else None
+    notes: list[str] = sandbox.repair() if sandbox is not None else []
     try:
-        return await _collect(proc, timeout, began)
+        for attempt in range(1, MOUNT_ATTEMPTS + 1):
+            argv = sandbox.argv(command, cwd) if sandbox is not None else None
+            with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
+                if argv is not None:
+                    proc = await asyncio.create_subprocess_exec(*argv, **common)  # type: ignore[arg-type]
+                else:
+                    proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+                reaper.register(proc.pid)
+            try:
+                outcome = await _collect(proc, timeout, began)
+            finally:
+                alive = group_alive(proc.pid)  # a background child keeps it registered: killed when the agent exits
+                if not alive:
+                    reaper.unregister(proc.pid)
+            if argv is None or attempt == MOUNT_ATTEMPTS or not _mount_point_vanished(outcome, argv):
+                break
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
     finally:
-        if not group_alive(proc.pid):  # a background child keeps it registered: killed when the agent exits
-            reaper.unregister(proc.pid)
-            for path in made:  # the empty mount points bwrap made (e.g. `.git` in a folder without one)
-                with contextlib.suppress(OSError):
-                    path.rmdir()
+        if sandbox is not None:
+            notes += sandbox.repair()
+    if lock is not None:
+        if alive:
+            _LINGERING[proc.pid] = lock  # held while the group lives (a background child may rely on the mounts)
+        else:  # the last sandbox out removes the empty mount points (`.git` in a folder without one)
+            lock.release()
+    _release_finished()
+    return replace(outcome, notes=tuple(notes)) if notes else outcome
+
+
+#: Tries when a path the sandbox hides vanished between the scan and bwrap's mounts (a socket closed).
+MOUNT_ATTEMPTS = 3
+_BWRAP_MOUNT_ERROR = re.compile(r"\Abwrap: Can't (?:create file|mkdir|find source path|mount tmpfs) (?:at|on)? ?(\S+?):")
+
+
+def _mount_point_vanished(outcome: CommandOutcome, argv: list[str]) -> bool:
+    """bwrap failed before running anything because one of the paths it was to cover is gone."""
+    m = _BWRAP_MOUNT_ERROR.match(outcome.output)
+    return outcome.exit_code == 1 and m is not None and m.group(1) in argv and not Path(m.group(1)).exists()
+
+
+#: Locks of sandboxed commands whose background children outlived them, by process group.
+_LINGERING: dict[int, SandboxLock] = {}
+
+
+def _release_finished() -> None:
+    """Release the locks of lingering groups that have ended since."""
+    for pgid in [g for g in _LINGERING if not group_alive(g)]:
+        _LINGERING.pop(pgid).release()
 
 
 async def _collect(proc: asyncio.subprocess.Process, timeout: float, began: float) -> CommandOutcome:
