@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.agent.helpers import make_repo
+from tests.support.binary import agent_tui
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.fixtures import FAKE_MODEL
 
-BIN = str(Path(sys.executable).with_name("agent-tui"))
 DRAFT = "# AGENTS.md\n\n## Build and test\n- python -m pytest -q\n"
 OLD = "# AGENTS.md\n\n- old rule: use nose\n"
 
 
 def _init(root: Path, fake: FakeOpenAI, *args: str, stdin: int | None = subprocess.DEVNULL
           ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test-dummy"}
-    return subprocess.run([BIN, "init", *args, "--model", FAKE_MODEL, "--api-base", fake.base_url,
-                           "--workspace", str(root)], capture_output=True, text=True, timeout=600, env=env, stdin=stdin)
+    return agent_tui(root, "init", *args, "--model", FAKE_MODEL, "--api-base", fake.base_url, stdin=stdin)
 
 
 def _script(fake: FakeOpenAI, *first: Reply) -> None:

@@ -4,10 +4,7 @@ counts every run of the session — a resumed session (``run --session ID``, ``a
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +13,15 @@ from agent_tui.store.store import MemoryStore
 from agent_tui.ui.app import make_app
 from agent_tui.ui.launch import options_from_args
 from tests.agent.helpers import make_repo
+from tests.support.binary import events as read_events
+from tests.support.binary import run_json
 from tests.support.fake_openai import FakeOpenAI, Reply
 from tests.support.fixtures import FAKE_MODEL
 from tests.ui.conftest import ready, turn_done, wait_for
 
-BIN = str(Path(sys.executable).with_name("agent-tui"))
 
-
-def _run(root: Path, fake: FakeOpenAI, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test-dummy"}
-    return subprocess.run([BIN, "run", *args, "--model", FAKE_MODEL, "--api-base", fake.base_url, "--json",
-                           "--workspace", str(root)], capture_output=True, text=True, timeout=600, env=env,
-                          stdin=subprocess.DEVNULL)
-
-
-def _events(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+def _run(root: Path, fake: FakeOpenAI, task: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return run_json(root, fake, task, *extra)
 
 
 def _spent(root: Path, sid: str) -> float:
@@ -60,7 +50,7 @@ def _first_session(root: Path, fake: FakeOpenAI) -> tuple[str, float, float]:
     fake.default_reply = _walker(4)
     proc = _run(root, fake, "look around")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    events = _events(proc)
+    events = read_events(proc)
     sid = next(e["session"] for e in events if e["type"] == "turn_started")
     usage = [e for e in events if e["type"] == "usage"]
     assert len(usage) >= 4 and usage[-1]["session_cost_usd"] > 0
@@ -76,7 +66,7 @@ def test_a_resumed_session_is_stopped_by_the_session_limit(tmp_path: Path, fake_
     fake_llm.default_reply = _walker(0)
     proc = _run(root, fake_llm, "keep walking", "--session", sid, "--max-session-cost", f"{limit:.8f}")
     assert proc.returncode == 1, proc.stderr[-2000:]
-    events = _events(proc)
+    events = read_events(proc)
     assert events[-1]["status"] == "cost_limit"
     assert events[-1]["steps"] <= 2, "the resumed run counted from what the session had already spent"
     usage = [e for e in events if e["type"] == "usage"]
@@ -88,7 +78,7 @@ def test_a_resumed_session_is_stopped_by_the_session_limit(tmp_path: Path, fake_
     # a third run of the session, already past its limit, makes no model call at all
     sent = len(fake_llm.chat_requests)
     proc = _run(root, fake_llm, "and more", "--session", sid, "--max-session-cost", f"{limit:.8f}")
-    assert proc.returncode == 1 and _events(proc)[-1]["steps"] == 0, proc.stderr[-2000:]
+    assert proc.returncode == 1 and read_events(proc)[-1]["steps"] == 0, proc.stderr[-2000:]
     assert len(fake_llm.chat_requests) == sent and _spent(root, sid) == total
 
 

@@ -55,6 +55,22 @@ async def run_loop(root: Path, fake: Any, model: str, base: str, table: dict[str
     return events, second
 
 
+async def turn_without_reasoning(monkeypatch: Any, root: Path, fake: Any, replies: list[Any], model: str,
+                                 base: str, table: dict[str, Any] | None = None, task: str = "fix") -> list[Any]:
+    """One turn with the reasoning the loop sends back taken out (as before it was kept): a fake
+    provider that really checks must refuse step 2."""
+    from agent_tui.agent import loop
+    from tests.agent.helpers import run_turn
+
+    monkeypatch.setattr(loop.Agent, "_reasoning_map", lambda self: {})
+    fake.script(*replies)
+    agent, ws = provider_agent(root, model, base, table)
+    try:
+        return await run_turn(agent, task)
+    finally:
+        ws.close()
+
+
 def assert_loop(root: Path, fake: Any, events: list[Any], second: list[Any]) -> None:
     """Nothing refused, six model calls, add fixed, only the malformed call failed, both turns done."""
     from agent_tui.agent import events as ev

@@ -11,7 +11,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from tests.agent.helpers import make_repo, run_turn
-from tests.providers.helpers import provider_agent
+from tests.providers.helpers import provider_agent, turn_without_reasoning
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_dialect import Turn
 
@@ -63,17 +63,9 @@ async def test_five_step_tool_loop_with_thinking_then_next_turn(tmp_path: Path) 
 
 async def test_without_the_thinking_blocks_anthropic_rejects_step_two(tmp_path: Path, monkeypatch) -> None:
     """The fake really checks: drop the kept blocks and step 2 is refused (as on main before)."""
-    from agent_tui.agent import loop
-
-    monkeypatch.setattr(loop.Agent, "_reasoning_map", lambda self: {})
     root = make_repo(tmp_path / "p")
     with FakeAnthropic() as fake:
-        fake.script(*_loop()[:2])
-        agent, ws = provider_agent(root, MODEL, fake.base_url, TABLE)
-        try:
-            events = await run_turn(agent, "fix add")
-        finally:
-            ws.close()
+        events = await turn_without_reasoning(monkeypatch, root, fake, _loop()[:2], MODEL, fake.base_url, TABLE)
     assert fake.rejections and "Expected `thinking`" in fake.rejections[0]
     assert events[-1].status == "error"
 

@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent import events as ev
-from tests.agent.helpers import make_repo, run_turn
-from tests.providers.helpers import assert_loop, five_step_loop, provider_agent, run_loop
+from tests.agent.helpers import make_repo
+from tests.providers.helpers import (
+    assert_loop,
+    five_step_loop,
+    run_loop,
+    turn_without_reasoning,
+)
 from tests.support.fake_ollama import FakeOllama
 from tests.support.fake_strict_openai import FakeStrictOpenAI
 
@@ -42,17 +47,10 @@ async def test_deepseek_thinking_gets_reasoning_content_back(tmp_path: Path) -> 
 
 
 async def test_deepseek_without_reasoning_content_is_rejected(tmp_path: Path, monkeypatch) -> None:
-    from agent_tui.agent import loop
-
-    monkeypatch.setattr(loop.Agent, "_reasoning_map", lambda self: {})
     root = make_repo(tmp_path / "p")
     with FakeStrictOpenAI("deepseek") as fake:
-        fake.script(*five_step_loop(("list_dir", {"path": "."}))[:2])
-        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
-        try:
-            events = await run_turn(agent, "fix")
-        finally:
-            ws.close()
+        events = await turn_without_reasoning(monkeypatch, root, fake, five_step_loop(("list_dir", {"path": "."}))[:2],
+                                              "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
     assert fake.rejections and "reasoning_content" in fake.rejections[0]
     assert events[-1].status == "error"
 

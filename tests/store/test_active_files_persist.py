@@ -4,33 +4,13 @@ text, the CLI lists and shows them, and pin / evict (release) work and are in th
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agent_tui.store.store import MemoryStore
 from tests.agent.helpers import make_repo
+from tests.support.binary import agent_tui, memory_rows, run_json
 from tests.support.fake_openai import FakeOpenAI, Reply
-
-BIN = str(Path(sys.executable).with_name("agent-tui"))
-
-
-def _bin(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test-dummy"}
-    return subprocess.run([BIN, *args, "--workspace", str(root)], capture_output=True, text=True, timeout=240,
-                          env=env, stdin=subprocess.DEVNULL)
-
-
-def _run(root: Path, fake: FakeOpenAI, task: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return _bin(root, "run", task, "--model", "openai/gpt-4o", "--api-base", fake.base_url, "--json", *extra)
-
-
-def _rows(root: Path) -> dict[str, dict[str, Any]]:
-    proc = _bin(root, "memory", "list", "--all", "--json")
-    assert proc.returncode == 0, proc.stderr
-    return {r["id"]: r for r in json.loads(proc.stdout)}
 
 
 def _system_text(messages: list[dict[str, Any]]) -> str:
@@ -47,31 +27,31 @@ def test_active_file_comes_back_with_the_session_and_can_be_pinned_and_released(
                                                                                   fake_llm: FakeOpenAI) -> None:
     root = make_repo(tmp_path / "proj")
     fake_llm.script(Reply.tool_call("read_file", {"path": "calc.py"}), Reply.text("add() subtracts."))
-    first = _run(root, fake_llm, "look at calc.py")
+    first = run_json(root, fake_llm, "look at calc.py")
     assert first.returncode == 0, first.stderr
     store = MemoryStore.open(root / ".agent-tui" / "memory.db")
     sid = store.latest_session()
     store.close()
-    rows = _rows(root)
+    rows = memory_rows(root)
     assert rows["f:calc.py"]["category"] == "files" and rows["f:calc.py"]["state"] == "in"
-    shown = _bin(root, "memory", "show", "f:calc.py", "--json")
+    shown = agent_tui(root, "memory", "show", "f:calc.py", "--json")
     assert "return a - b" in json.loads(shown.stdout)["content"]
 
     fake_llm.clear()
     fake_llm.script(Reply.text("still there"))
-    again = _run(root, fake_llm, "is calc.py still in view?", "--session", sid)
+    again = run_json(root, fake_llm, "is calc.py still in view?", "--session", sid)
     assert again.returncode == 0, again.stderr
     system = _system_text(fake_llm.requests[0].messages)  # head + compaction block
     assert "### calc.py" in system and "return a - b" in system  # same id, same text, back in the request
 
-    assert _bin(root, "memory", "pin", "f:calc.py").returncode == 0
-    assert _rows(root)["f:calc.py"]["pinned"]
-    evicted = _bin(root, "memory", "evict", "f:calc.py")
+    assert agent_tui(root, "memory", "pin", "f:calc.py").returncode == 0
+    assert memory_rows(root)["f:calc.py"]["pinned"]
+    evicted = agent_tui(root, "memory", "evict", "f:calc.py")
     assert evicted.returncode == 0, evicted.stderr
-    assert _rows(root)["f:calc.py"]["state"] == "released"
+    assert memory_rows(root)["f:calc.py"]["state"] == "released"
     fake_llm.clear()
     fake_llm.script(Reply.text("gone"))
-    assert _run(root, fake_llm, "and now?", "--session", sid).returncode == 0
+    assert run_json(root, fake_llm, "and now?", "--session", sid).returncode == 0
     assert "### calc.py" not in _system_text(fake_llm.requests[0].messages)
     store = MemoryStore.open(root / ".agent-tui" / "memory.db")
     trace = store.assemblies(sid, limit=50)

@@ -6,33 +6,22 @@ server) leaves it out, and a call to it anyway runs nothing — and `memory rest
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agent_tui.store.store import MemoryStore
 from tests.agent.helpers import make_repo
+from tests.support.binary import agent_tui, memory_rows, run_json
 from tests.support.fake_openai import FakeOpenAI, Reply
-
-BIN = str(Path(sys.executable).with_name("agent-tui"))
-
-
-def _bin(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test-dummy"}
-    return subprocess.run([BIN, *args, "--workspace", str(root)], capture_output=True, text=True, timeout=240,
-                          env=env, stdin=subprocess.DEVNULL)
 
 
 def _run(root: Path, fake: FakeOpenAI, task: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return _bin(root, "run", task, "--model", "openai/gpt-4o", "--api-base", fake.base_url, "--json", "--yes", *extra)
+    return run_json(root, fake, task, "--yes", *extra)
 
 
 def _tools(root: Path) -> dict[str, dict[str, Any]]:
-    proc = _bin(root, "memory", "list", "--all", "--json")
-    assert proc.returncode == 0, proc.stderr
-    return {r["id"]: r for r in json.loads(proc.stdout) if r["category"] == "tools"}
+    return {k: r for k, r in memory_rows(root).items() if r["category"] == "tools"}
 
 
 def _names(req: Any) -> set[str]:
@@ -51,13 +40,13 @@ def test_tools_are_items_and_a_disabled_tool_leaves_the_next_request(tmp_path: P
     bd = store.assemblies(sid, limit=1)[0]["breakdown"]
     store.close()
     assert bd["categories"]["tools"] == sum(r["tokens"] for r in rows.values())
-    plain = json.loads(_bin(root, "memory", "list", "--json").stdout)
+    plain = json.loads(agent_tui(root, "memory", "list", "--json").stdout)
     assert not any(r["category"] == "tools" for r in plain)  # the plain list stays about the conversation
 
-    off = _bin(root, "memory", "evict", "tool:run_command")
+    off = agent_tui(root, "memory", "evict", "tool:run_command")
     assert off.returncode == 0, off.stderr
     assert _tools(root)["tool:run_command"]["state"] == "evicted"
-    assert _bin(root, "memory", "pin", "tool:read_file").returncode == 2  # a tool is disabled, not pinned
+    assert agent_tui(root, "memory", "pin", "tool:read_file").returncode == 2  # a tool is disabled, not pinned
 
     fake_llm.clear()
     fake_llm.script(Reply.tool_call("run_command", {"command": "touch made.txt"}), Reply.text("ok"))
@@ -67,7 +56,7 @@ def test_tools_are_items_and_a_disabled_tool_leaves_the_next_request(tmp_path: P
     answer = [m for m in fake_llm.requests[1].messages if m["role"] == "tool"][-1]["content"]
     assert "disabled for this session" in answer
 
-    assert _bin(root, "memory", "restore", "tool:run_command").returncode == 0
+    assert agent_tui(root, "memory", "restore", "tool:run_command").returncode == 0
     fake_llm.clear()
     fake_llm.script(Reply.text("back"))
     assert _run(root, fake_llm, "again", "--session", sid).returncode == 0

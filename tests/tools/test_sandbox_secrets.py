@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
