@@ -128,7 +128,7 @@ class AgentTuiStrategy:
         shown = None
         if ev.kind == "write":
             view.write(ev.content)
-            owner = self.engine._call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
+            owner = self.engine.actions.call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
                 if self.engine.order else None
             shown = owner.id if owner is not None else None  # the call's arguments hold the whole text
         elif not view.edit(ev.old, ev.new, ev.full_after):

@@ -162,12 +162,12 @@ def group_tokens(eng: ContextEngine, it: Any) -> int:
     """At least what an item costs with the message it cannot go without (its call)."""
     n = it.tokens
     if it.role == "tool":
-        owner = eng._call_owner(it.tool_call_id)
+        owner = eng.actions.call_owner(it.tool_call_id)
         n += owner.tokens + 30 * len(owner.tool_calls or []) if owner is not None else 0
     elif it.tool_calls:
         n += 30 * len(it.tool_calls)
         # its results go with it, each at least as long as a stub would be
-        n += sum(min(r.window_tokens, 30) for r in eng._results_of(it))
+        n += sum(min(r.window_tokens, 30) for r in eng.actions.results_of(it))
     return n
 
 
@@ -203,7 +203,7 @@ def check_assembly(d: Driver) -> None:
             assert it.content in text, f"pinned {it.id} missing"
     for path, af in eng.files.files.items():
         item = eng.get(f"f:{path}")
-        note = eng._shown_note.get(path)
+        note = eng.window.shown_note.get(path)
         if note and eng.items[note].provenance.get("region"):
             # an edit to a big file already shown: the note carries the changed lines (numbered), and
             # the rest reads as shown before; the next event puts the whole text in the block
