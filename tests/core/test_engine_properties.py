@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from agent_tui.core.assembler import _status_reserve, check_pairing
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine, EngineError
-from agent_tui.core.items import State
+from agent_tui.core.items import Category, State
 from agent_tui.store.workspace import Workspace
 from tests.core.core_helpers import AlwaysFails, call, filler, request_text
 
@@ -138,6 +138,8 @@ def mandatory_tokens(eng: ContextEngine) -> int:
     n = eng.system.tokens + eng.tools_tokens(TOOLS)
     n += sum(i.tokens + 12 for i in eng.items.values() if i.pinned)
     n += sum(f.tokens + 1 for f in (eng.get("f:" + p) for p in eng.files.files))
+    # the compaction block is frozen between events (a memo shown now stays until the next one)
+    n += sum(it.tokens + 1 for it in eng.block.items if it.category != Category.FILES and not it.pinned)
     msgs = [eng.items[i] for i in eng.order if eng.items[i].role is not None]
     task = [m for m in msgs if m.role == "user" and m.turn == eng.turn]
     n += sum(m.tokens + 4 for m in task)
