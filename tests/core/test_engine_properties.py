@@ -137,9 +137,18 @@ def mandatory_tokens(eng: ContextEngine) -> int:
     """What must go in whatever the budget: system, pins, active files, the task, the latest step."""
     n = eng.system.tokens + eng.tools_tokens(TOOLS)
     n += sum(i.tokens + 12 for i in eng.items.values() if i.pinned)
+    # a pinned output brings its group: the call (whole) and its sibling outputs (as stubs at least)
+    for it in [i for i in eng.items.values() if i.pinned and i.role == "tool"]:
+        owner = eng.actions.call_owner(it.tool_call_id)
+        if owner is not None and not owner.pinned:
+            n += owner.tokens + 4 + 80 * len(owner.tool_calls or [])
+            n += sum(min(r.tokens, 30) + 4 for r in eng.actions.results_of(owner) if not r.pinned)
     n += sum(f.tokens + 1 for f in (eng.get("f:" + p) for p in eng.files.files))
     # the compaction block is frozen between events (a memo shown now stays until the next one)
     n += sum(it.tokens + 1 for it in eng.block.items if it.category != Category.FILES and not it.pinned)
+    # ... and a file note showing an active file's current text is that file's content in the request
+    notes = {i for i in eng.window.shown_note.values() if i in eng.items and eng.items[i].in_window}
+    n += sum(eng.items[i].tokens + 4 for i in notes if eng.items[i].role == "user")
     msgs = [eng.items[i] for i in eng.order if eng.items[i].role is not None]
     task = [m for m in msgs if m.role == "user" and m.turn == eng.turn]
     n += sum(m.tokens + 4 for m in task)
