@@ -30,6 +30,17 @@ def _dollars(text: str) -> float:
     return value
 
 
+def _steps(text: str) -> int:
+    """A whole number of model calls >= 1 for --max-steps."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of model calls >= 1, got {text!r}")
+    return value
+
+
 def _model_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
     dflt = None if top else argparse.SUPPRESS
     p.add_argument("--model", default=dflt, help="litellm model string, e.g. openai/gpt-4o")
@@ -42,6 +53,16 @@ def _model_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
                    help="trust this workspace's own config (and remember it), as `agent-tui trust --yes`")
 
 
+def _limit_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
+    """The limits, the same for the TUI and ``run`` (config keys ``max_steps``, ``[budget] max_cost``,
+    ``[budget] max_session_cost``)."""
+    dflt = None if top else argparse.SUPPRESS
+    p.add_argument("--max-steps", type=_steps, default=dflt, help="model calls allowed in one turn (default 200)")
+    p.add_argument("--max-cost", type=_dollars, default=dflt, help="dollars one turn may spend ([budget] max_cost)")
+    p.add_argument("--max-session-cost", type=_dollars, default=dflt,
+                   help="dollars the session may spend over all its runs ([budget] max_session_cost)")
+
+
 SUBCOMMANDS = ("tui", "run", "memory", "context", "bench", "mcp", "trust")
 
 
@@ -51,21 +72,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-tui", description=__doc__.splitlines()[0])
     _common(parser, top=True)
     _model_flags(parser, top=True)
+    _limit_flags(parser, top=True)
     sub = parser.add_subparsers(dest="command")
 
     tui = sub.add_parser("tui", help="open the terminal UI (the default)")
     _common(tui)
     _model_flags(tui)
+    _limit_flags(tui)
 
     run = sub.add_parser("run", help="run one task headless")
     _common(run)
     _model_flags(run)
+    _limit_flags(run)
     run.add_argument("task", nargs="?", help="the task (omit with --demo)")
     run.add_argument("--yes", "-y", action="store_true", help="allow writes and commands without asking")
     run.add_argument("--json", action="store_true", help="JSON Lines events on stdout")
-    run.add_argument("--max-steps", type=int, help="model calls allowed in the turn (default 200)")
-    run.add_argument("--max-cost", type=_dollars, help="dollars the turn may spend ([budget] max_cost)")
-    run.add_argument("--max-session-cost", type=_dollars, help="dollars the session may spend ([budget] max_session_cost)")
 
     mem = sub.add_parser("memory", help="list, show, pin, unpin, evict, restore items")
     _common(mem)

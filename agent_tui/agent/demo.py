@@ -55,23 +55,28 @@ def _said_by_user(m: dict[str, Any]) -> bool:
     return said_by_user(m)
 
 
-def _turn_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
-    """(tool name, args, result text) of every tool call since the latest user message, in order."""
+def _calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
+    """(tool name, args, result text) of every tool call in these messages, in order."""
     results = {str(m.get("tool_call_id")): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
     out: list[tuple[str, dict[str, Any], str]] = []
-    for m in reversed(messages):
-        if _said_by_user(m):
-            break
-        if m.get("role") == "assistant":
-            for call in reversed(m.get("tool_calls") or []):
-                fn = call.get("function") or {}
-                try:
-                    args = json.loads(fn.get("arguments") or "{}")
-                except ValueError:
-                    args = {}
-                out.append((str(fn.get("name")), args if isinstance(args, dict) else {},
-                            results.get(str(call.get("id")), "")))
-    return out[::-1]
+    for m in messages:
+        if m.get("role") != "assistant":
+            continue
+        for call in m.get("tool_calls") or []:
+            fn = call.get("function") or {}
+            try:
+                args = json.loads(fn.get("arguments") or "{}")
+            except ValueError:
+                args = {}
+            out.append((str(fn.get("name")), args if isinstance(args, dict) else {},
+                        results.get(str(call.get("id")), "")))
+    return out
+
+
+def _turn_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
+    """The tool calls since the latest user message, in order."""
+    start = next((n + 1 for n in range(len(messages) - 1, -1, -1) if _said_by_user(messages[n])), 0)
+    return _calls(messages[start:])
 
 
 def _user_text(messages: list[dict[str, Any]]) -> str:
@@ -213,24 +218,6 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
             "with `--model` (e.g. openai/gpt-4o) to ask anything else.", [])
 
 
-def _all_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
-    """(tool name, args, result text) of every tool call in the window, in order (any turn)."""
-    results = {str(m.get("tool_call_id")): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
-    out: list[tuple[str, dict[str, Any], str]] = []
-    for m in messages:
-        if m.get("role") != "assistant":
-            continue
-        for call in m.get("tool_calls") or []:
-            fn = call.get("function") or {}
-            try:
-                args = json.loads(fn.get("arguments") or "{}")
-            except ValueError:
-                args = {}
-            out.append((str(fn.get("name")), args if isinstance(args, dict) else {},
-                        results.get(str(call.get("id")), "")))
-    return out
-
-
 _EDITED = re.compile(r"^Edited ([\w./-]+):", re.M)
 _SUMMARY_FILES = re.compile(r"^Files changed:\n((?:- .*\n?)+)", re.M)
 
@@ -255,7 +242,7 @@ def _memo(messages: list[dict[str, Any]]) -> str:
     """A progress memo that says what really happened so far (the whole window, summary included)."""
     texts = [str(m.get("content") or "") for m in messages]
     changed = _changed_files(texts)
-    last = _last_run([r for n, _, r in _all_calls(messages) if n == "run_command" and _denial(r) is None])
+    last = _last_run([r for n, _, r in _calls(messages) if n == "run_command" and _denial(r) is None])
     if last is None:  # the runs were folded into the summary: its latest result line
         folded = [m.group(1) for t in texts for m in re.finditer(r"^Command and test results:\n- (.*)", t, re.M)]
         if folded:

@@ -2,8 +2,8 @@
 
 Recorded SWE-bench sessions run 50–176 model calls in one turn, so the step limit is a
 guard against loops (default 200), not a budget; money is limited in dollars instead,
-per turn (``[budget] max_cost``) and per session (``[budget] max_session_cost``), checked
-before every model call.  The message names the limit that stopped the turn and how to go on.
+per turn (``[budget] max_cost``) and per session (``[budget] max_session_cost``, summed in the
+store over every run of the session, so resuming does not reset it), checked before every model call.  The message names the limit that stopped the turn and how to go on.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class Limits:
     max_cost: float | None = None
     """Dollars one turn may spend (None: no limit)."""
     max_session_cost: float | None = None
-    """Dollars the whole session may spend (None: no limit)."""
+    """Dollars the whole session may spend, over every run that resumed it (None: no limit)."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,10 @@ def check(limits: Limits, *, steps: int, turn_cost: float, session_cost: float) 
                                   f"max_cost = ${limits.max_cost:.4f}. Say 'continue' to go on with a fresh "
                                   "turn budget, or raise it (--max-cost, or max_cost under [budget] in config.toml).")
     if limits.max_session_cost is not None and session_cost >= limits.max_session_cost:
-        return Stop("cost_limit", f"stopped: this session has cost ${session_cost:.4f}, the session limit is "
-                                  f"max_session_cost = ${limits.max_session_cost:.4f}. Raise it (--max-session-cost, or "
-                                  "max_session_cost under [budget] in config.toml) to go on.")
+        return Stop("cost_limit", f"stopped: this session has cost ${session_cost:.4f} so far (every run of it, "
+                                  f"resumed ones included), the session limit is max_session_cost = "
+                                  f"${limits.max_session_cost:.4f}. Raise it (--max-session-cost, or max_session_cost "
+                                  "under [budget] in config.toml) to go on, or start a new session.")
     return None
 
 

@@ -36,6 +36,8 @@ from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category
 from agent_tui.core.summary import ExtractiveSummariser
+from agent_tui.store.db import StoreError
+from agent_tui.store.store import SessionUsage
 
 Approver = Callable[[ev.ApprovalRequested], Awaitable[str]]
 """Answers an approval request with 'once', 'always' (the exact command), 'prefix' (the offered prefix) or 'deny'."""
@@ -52,7 +54,7 @@ class LoopOptions:
     max_cost: float | None = None
     """Dollars one turn may spend (None: no limit)."""
     max_session_cost: float | None = None
-    """Dollars this session may spend in this process (None: no limit)."""
+    """Dollars this session may spend, over every process that ran it (None: no limit)."""
     memo_writer: str = "llm"
     """`llm` or `extractive` for automatic memos."""
     summariser: str = "llm"
@@ -81,9 +83,11 @@ class Agent:
                                            max_session_cost=engine.settings.budget.max_session_cost)
         self.turn_cost = 0.0
         self.ctx = EngineToolContext(engine, workspace, store)
-        self.session_cost = 0.0
-        self.session_prompt_tokens = 0
-        self.session_cached_tokens = 0
+        spent = store.session_usage(engine.session_id) if store is not None else SessionUsage()
+        self.session_cost = spent.cost_usd
+        """Dollars the session has spent, in this process and every earlier one (from the store)."""
+        self.session_prompt_tokens = spent.prompt_tokens
+        self.session_cached_tokens = spent.cached_tokens
         self._announced: set[str] = set()
         model = str(getattr(llm, "model", "") or "")
         self.calibration = Calibration(model, store if model else None)
@@ -105,19 +109,31 @@ class Agent:
                                          session_id=self.engine.session_id):
             if isinstance(e, Completion):
                 text = e.text
-                self._count_usage(e)
+                await self._count_usage(e)
         return text.strip()
 
-    def _count_usage(self, completion: Any) -> ev.Usage | None:
+    async def _count_usage(self, completion: Any) -> ev.Usage | None:
+        """Count one call's usage in the turn and the session; the session's totals live in the store
+        (written in a thread: the TUI's event loop never waits on SQLite), so a resumed session
+        goes on from what it had spent."""
         u = getattr(completion, "usage", None)
         if u is None:
             return None
         cost = float(getattr(u, "cost_usd", 0.0) or 0.0)
         prompt, cached = int(u.prompt_tokens or 0), int(getattr(u, "cached_tokens", 0) or 0)
-        self.session_cost += cost
         self.turn_cost += cost
+        self.session_cost += cost
         self.session_prompt_tokens += prompt
         self.session_cached_tokens += cached
+        if self.store is not None:
+            call = SessionUsage(cost, prompt, int(u.completion_tokens or 0), cached)
+            try:
+                total = await asyncio.to_thread(self.store.add_session_usage, self.engine.session_id, call)
+            except StoreError as exc:  # counted in memory; the limit still applies in this process
+                self.engine.warnings.append(f"session cost not saved: {exc}")
+            else:
+                self.session_cost = total.cost_usd
+                self.session_prompt_tokens, self.session_cached_tokens = total.prompt_tokens, total.cached_tokens
         session_pct = 100.0 * self.session_cached_tokens / self.session_prompt_tokens if self.session_prompt_tokens else 0.0
         return ev.Usage(prompt, int(u.completion_tokens or 0), cost, self.session_cost,
                         cached_tokens=cached, cache_write_tokens=int(getattr(u, "cache_write_tokens", 0) or 0),
@@ -305,7 +321,7 @@ class Agent:
                         yield ev.Retrying(1, 0.0, "context window exceeded: compacted harder, retrying once")
                 if completion is None:
                     raise llm_mod.LLMError("the model returned no completion")
-                usage = self._count_usage(completion)
+                usage = await self._count_usage(completion)
                 if usage is not None:
                     yield usage
                     unpriced = unpriced_notice(self.llm.model, self.llm.prices, completion.usage, self.llm.api_base) \

@@ -46,7 +46,7 @@ class SessionOptions:
     max_cost: float | None = None
     """--max-cost: dollars per turn."""
     max_session_cost: float | None = None
-    """--max-session-cost: dollars per session (this process)."""
+    """--max-session-cost: dollars per session (every run of it, resumed ones included)."""
     trust: bool | None = None
     """Workspace trust: None asks the trust store, True applies the workspace's asks, False ignores them."""
 
@@ -104,7 +104,8 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
     """Run the agent's commands in bubblewrap when ``[sandbox] mode`` allows and it works; else warn."""
     from agent_tui.tools.sandbox import sandbox_for
 
-    status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network)
+    status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network,
+                         hide=tuple(settings.sandbox.hide))
     agent.ctx.sandbox = status.sandbox
     agent.ctx.pass_env = tuple(settings.sandbox.pass_env)
     agent.policy.sandboxed = status.sandbox is not None

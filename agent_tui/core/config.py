@@ -70,7 +70,7 @@ class BudgetConfig:
     max_cost: float | None = None
     """Dollars one turn may spend; the loop stops before the next model call past it (None: no limit)."""
     max_session_cost: float | None = None
-    """Dollars one session may spend in this process; the loop stops past it (None: no limit)."""
+    """Dollars one session may spend over all its runs (kept in the store); the loop stops past it (None: no limit)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,8 @@ class SandboxConfig:
     """Let sandboxed commands use the network."""
     pass_env: tuple[str, ...] = ()
     """Secret-named environment variables (``*KEY*``, ``*TOKEN*``…) that commands still get, sandboxed or not."""
+    hide: tuple[str, ...] = ()
+    """Paths (``~/…`` or absolute) sandboxed commands cannot read, besides the default secret stores."""
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,9 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
         if not isinstance(obj.pass_env, (list, tuple)) or not all(isinstance(n, str) for n in obj.pass_env):
             raise ConfigError(f"{where}: pass_env must be a list of variable names, got {obj.pass_env!r}")
+        if not isinstance(obj.hide, (list, tuple)) or not all(
+                isinstance(n, str) and (n.startswith(("/", "~")) or n.startswith("$HOME")) for n in obj.hide):
+            raise ConfigError(f"{where}: hide must be a list of paths starting with / or ~, got {obj.hide!r}")
     if isinstance(obj, BudgetConfig):
         _int_at_least(obj, "output_reserve", 0, where, optional=True)
         for name in ("cache_read_weight", "cache_write_weight"):

@@ -39,7 +39,7 @@ CAPS: dict[str, int | None] = {"max_steps": 200}
 BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps"})
 """``[budget]`` spending caps: a workspace may lower them; raising (or lifting) one asks."""
 
-UNION_LISTS: tuple[tuple[str, str], ...] = (("approval", "deny_commands"),)
+UNION_LISTS: tuple[tuple[str, str], ...] = (("approval", "deny_commands"), ("sandbox", "hide"))
 """Lists the workspace adds to instead of replacing (a workspace deny list never drops the user's)."""
 
 SAFE_MCP = frozenset({"groups", "always_load", "timeout", "result_max_tokens", "tool_budget",
@@ -184,7 +184,8 @@ def _split_sandbox(ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
     for key, value in ws.items():
         strict = ((key == "mode" and isinstance(value, str) and value.lower() not in SANDBOX_OFF)
                   or (key == "network" and value is False)
-                  or (key in ("writable", "pass_env") and value == []))
+                  or (key in ("writable", "pass_env") and value == [])
+                  or (key == "hide" and isinstance(value, list)))  # hiding more only tightens
         if strict:
             tight[key] = value
         else:  # sandbox off, network on, extra writable paths, anything unknown

@@ -87,4 +87,12 @@ def _m3_calibration(db: Database) -> None:
     db["calibration"].create({"model": str, "factor": float, "samples": int, "updated": float}, pk="model")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters, _m3_calibration]
+def _m4_session_usage(db: Database) -> None:
+    """What each session has spent, summed over every process that ran it, so a resumed session
+    keeps its cost (``max_session_cost`` and the TUI's cost read it) instead of starting at $0."""
+    for column, kind in (("cost_usd", float), ("prompt_tokens", int), ("completion_tokens", int),
+                         ("cached_tokens", int)):
+        db["sessions"].add_column(column, kind, not_null_default=0)
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters, _m3_calibration, _m4_session_usage]

@@ -19,6 +19,7 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,7 +31,7 @@ from agent_tui.core.redact import redact_text, redact_value
 from agent_tui.core.text import clean_text
 from agent_tui.store.db import BUSY_TIMEOUT, open_db, retry_busy, store_error
 
-__all__ = ["GLOBAL_SESSION", "MemoryStore"]
+__all__ = ["GLOBAL_SESSION", "MemoryStore", "SessionUsage"]
 
 
 _ITEM_COLUMNS = ("session_id", "id", "category", "role", "tokens", "pinned", "state", "priority", "scope", "turn",
@@ -47,6 +48,23 @@ def _upsert_sql(columns: tuple[str, ...]) -> str:
 
 _UPSERT = _upsert_sql(_ITEM_COLUMNS)
 _UPSERT_SEQ = _upsert_sql((*_ITEM_COLUMNS, "seq"))
+
+
+_USAGE_COLUMNS = "cost_usd, prompt_tokens, completion_tokens, cached_tokens"
+
+
+@dataclass(frozen=True)
+class SessionUsage:
+    """A session's spending, kept in its ``sessions`` row (migration 4)."""
+
+    cost_usd: float = 0.0
+    """Dollars spent by every model call of the session (memos and summaries included)."""
+    prompt_tokens: int = 0
+    """Input tokens sent, as the provider counted them."""
+    completion_tokens: int = 0
+    """Output tokens received."""
+    cached_tokens: int = 0
+    """Input tokens served from the provider's prompt cache."""
 
 
 def _j(v: Any) -> str | None:
@@ -171,6 +189,23 @@ class MemoryStore:
     def session_exists(self, session_id: str) -> bool:
         with self.lock:
             return self.db.execute("SELECT 1 FROM sessions WHERE id = ?", [session_id]).fetchone() is not None
+
+    def session_usage(self, session_id: str) -> SessionUsage:
+        """What the session has spent so far, over every process that ran it (zeros when unknown)."""
+        with self.lock:
+            row = self.db.execute(f"SELECT {_USAGE_COLUMNS} FROM sessions WHERE id = ?", [session_id]).fetchone()
+        return SessionUsage(*row) if row else SessionUsage()
+
+    @_writes
+    def add_session_usage(self, session_id: str, usage: SessionUsage) -> SessionUsage:
+        """Add one model call's cost and tokens to the session (atomic, so two processes running the
+        same session both count); returns the session's new totals."""
+        with self.lock:
+            self.db.execute(
+                "UPDATE sessions SET cost_usd = cost_usd + ?, prompt_tokens = prompt_tokens + ?, "
+                "completion_tokens = completion_tokens + ?, cached_tokens = cached_tokens + ? WHERE id = ?",
+                [usage.cost_usd, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, session_id])
+            return self.session_usage(session_id)
 
     # messages and items ---------------------------------------------------------
     @_writes

@@ -8,6 +8,13 @@ not, gets the environment without variables whose names look secret (the same na
 Redactor masks: ``KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD``, ``CREDENTIAL``, ``AUTH``) and
 without any variable holding a registered API key, except the names the user lists in
 ``[sandbox] pass_env``.
+
+Sandboxed commands also lose the variables that point at a way out: an ssh or gpg agent
+(``SSH_AUTH_SOCK`` signs as the user), the session bus, docker, the terminal, editor or window
+manager the agent runs in (``TMUX``, ``KITTY_LISTEN_ON``, ``NVIM``, ``I3SOCK`` can run commands
+outside), the display and Kerberos tickets.  The sandbox hides those sockets too
+(``tools/sandbox_hide.py``); unsandboxed commands, always asked or allowed by the user, keep them
+(``git push`` over ssh needs its agent).
 """
 
 from __future__ import annotations
@@ -17,13 +24,26 @@ from collections.abc import Iterable, Mapping
 
 from agent_tui.core.redact import SECRET_NAME, default_redactor
 
+#: Variables naming a socket or service that acts outside the sandbox (dropped for sandboxed commands).
+AGENT_VARS = frozenset({
+    "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "GNOME_KEYRING_CONTROL", "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_SYSTEM_BUS_ADDRESS", "DOCKER_HOST", "CONTAINER_HOST", "PODMAN_HOST", "TMUX", "TMUX_PANE", "STY",
+    "KITTY_LISTEN_ON", "KITTY_WINDOW_ID", "WEZTERM_UNIX_SOCKET", "NVIM", "NVIM_LISTEN_ADDRESS",
+    "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE", "I3SOCK", "SWAYSOCK", "HYPRLAND_INSTANCE_SIGNATURE",
+    "EMACS_SOCKET_NAME", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "KRB5CCNAME",
+})
 
-def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``base`` (default: this process's environment) without secret-named or key-holding variables."""
+
+def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
+                sandboxed: bool = False) -> dict[str, str]:
+    """``base`` (default: this process's environment) without secret-named or key-holding variables
+    (and, for a sandboxed command, without :data:`AGENT_VARS`)."""
     env = dict(os.environ if base is None else base)
     kept = set(keep)
     known = set(default_redactor().values)
-    return {k: v for k, v in env.items() if k in kept or not (SECRET_NAME.search(k) or v in known)}
+    gone = AGENT_VARS if sandboxed else frozenset()
+    return {k: v for k, v in env.items()
+            if k in kept or not (SECRET_NAME.search(k) or v in known or k in gone)}
 
 
 def dropped_names(keep: Iterable[str] = (), base: Mapping[str, str] | None = None) -> list[str]:

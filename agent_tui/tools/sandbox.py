@@ -7,13 +7,19 @@ except the workspace and a private ``/tmp``; inside the workspace ``.git`` (whol
 ``commondir`` pointing at its own config, or a looser approval config for the next run).
 Each is its own mount point, so it cannot be renamed away and re-created either (protecting
 only ``.git/config`` let ``mv .git .gitx && mkdir .git`` plant a new config); a missing one
-is an empty read-only folder while the command runs, so ``git init`` cannot create one.
+is an empty read-only folder while the command runs, so ``git init`` cannot create one
+(symlinked ``.git``, ``gitdir:`` files and two agents on one workspace: ``tools/sandbox_guard.py``).
 Git *writes* (commit, checkout) therefore fail inside the sandbox and need an unsandboxed,
-approved command; the network is off
-unless ``[sandbox] network = true``; the host's Unix sockets are hidden (all of ``/run``
-without network, else the session bus, container and agent sockets: a read-only mount does
-not stop ``connect()``, and ``systemd-run --user`` over the session bus or the docker socket
-would run anything outside); the command gets its own PID namespace, so killing
+approved command; the network is off unless ``[sandbox] network = true``.
+
+What a command can *read* matters too: its output goes to the model provider.  The user's secret
+stores under ``~`` (``~/.ssh``, ``~/.aws``, ``~/.config/gcloud``, ``~/.docker``, ``~/.netrc``,
+agent-tui's own config…, the full list is ``sandbox_hide.DEFAULT_HIDDEN``) are hidden, with the
+paths in ``[sandbox] hide``.  The host's Unix sockets are hidden as well (all of ``/run``
+without network, else the session bus, container and agent sockets, and every other listening
+socket found in ``/proc/net/unix``: a read-only mount does not stop ``connect()``, and
+``systemd-run --user`` over the session bus, an ssh agent or the docker socket would act outside);
+the command gets its own PID namespace, so killing
 its process group ends every process it started, and ``--die-with-parent`` ends it when
 the agent dies, even by SIGKILL.
 
@@ -26,6 +32,7 @@ Config::
     [sandbox]
     mode = "auto"       # auto: use bwrap when it works | off: never
     network = false     # let sandboxed commands reach the network
+    hide = ["~/work/secrets", "/srv/keys"]   # hidden besides the default secret stores ("~" hides all of home)
 """
 
 from __future__ import annotations
@@ -36,24 +43,32 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
+from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
+
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
-#: Paths inside the workspace that commands may read but never change (nor rename, nor create).
-PROTECTED = (".git", ".agent-tui")
 _BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
                "--new-session")
 
 
-def _hidden_interpreter_dirs() -> list[str]:
-    """The Python agent-tui runs on, when it lives under a /tmp the sandbox replaces (read-only again).
+def _rebound_interpreter_dirs(hidden: list[Path]) -> list[str]:
+    """The Python agent-tui runs on, when it lives under a folder the sandbox hides (read-only again).
 
-    The demo and many users run ``<that python> -m …``; a venv made in /tmp would otherwise vanish.
+    The demo and many users run ``<that python> -m …``; a venv made in /tmp (or under a hidden ``~``)
+    would otherwise vanish.
     """
     import sys
 
-    dirs = [str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix)]
-    hidden = [d for d in dirs if any(d == t or d.startswith(t + "/") for t in ("/tmp", "/var/tmp"))]
-    return [d for d in dict.fromkeys(hidden) if Path(d).is_dir()]
+    dirs = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix)]
+    shown = [d for d in dirs if any(d == h or d.is_relative_to(h) for h in hidden)]
+    return [str(d) for d in dict.fromkeys(shown) if d.is_dir()]
+
+
+def _covered(network: bool) -> list[Path]:
+    """Folders every sandbox replaces with its own empty ones (nothing under them needs hiding again)."""
+    roots = ["/tmp", "/var/tmp", *(("/run", "/var/run") if not network else _SOCKET_DIRS)]
+    return [Path(r).resolve() for r in roots if Path(r).exists()]
 
 
 #: Sockets (and folders of them) that lead out of the sandbox: a read-only mount does not stop
@@ -95,40 +110,63 @@ class Sandbox:
     """The only writable folder (besides a private /tmp)."""
     network: bool = False
     """Whether commands may use the network."""
+    hide: tuple[str, ...] = ()
+    """Paths hidden besides the default secret stores (``[sandbox] hide``)."""
+    links: tuple[tuple[str, str], ...] | None = None
+    """``.git`` / ``.agent-tui`` symlinks as the session found them (None: taken now)."""
+
+    def __post_init__(self) -> None:
+        if self.links is None:
+            object.__setattr__(self, "links", snapshot_links(self.workspace))
+
+    def hidden(self) -> list[Path]:
+        """The secret stores this sandbox hides (real paths that exist now)."""
+        covered = _covered(self.network)
+        return [p for p in hidden_paths(self.hide, self.workspace)
+                if not any(p == c or p.is_relative_to(c) for c in covered)]
 
     def argv(self, command: str, cwd: Path | None = None) -> list[str]:
         """The argv that runs ``command`` with ``/bin/sh -c`` inside the sandbox."""
-        ws = str(self.workspace)
+        ws = self.workspace
         args = [self.bwrap, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp"]
         if Path("/var/tmp").is_dir():
             args += ["--tmpfs", "/var/tmp"]
         args += _socket_hiding(self.network)
-        for prefix in _hidden_interpreter_dirs():
+        hidden = self.hidden()
+        inside = [p for p in hidden if p.is_relative_to(ws)]
+        args += hide_flags(p for p in hidden if p not in inside)
+        rebound = _rebound_interpreter_dirs([*_covered(self.network), *hidden])
+        for prefix in rebound:
             args += ["--ro-bind", prefix, prefix]
-        args += ["--bind", ws, ws]
+        args += ["--bind", str(ws), str(ws)]
         for rel in PROTECTED:
-            path = self.workspace / rel
-            if path.is_symlink():
-                real = path.resolve()
-                args += ["--ro-bind", str(real), str(real)] if real.exists() else []
-            elif path.exists():
-                args += ["--ro-bind", str(path), str(path)]
-            else:
-                args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            path = ws / rel
+            if path.is_symlink() or path.is_file() or (path.is_dir() and any(path.iterdir())):
+                continue
+            # missing (or an empty placeholder): an empty read-only folder, removed afterwards
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        for real in protected_reals(ws):
+            args += ["--ro-bind", str(real), str(real)]
+        args += hide_flags(inside)
+        for sock in host_sockets([*_covered(self.network), *hidden], [ws, *map(Path, rebound)]):
+            args += ["--ro-bind", "/dev/null", str(sock)]
+        args += remount_flags(hidden)
         if not self.network:
             args.append("--unshare-net")
-        args += ["--chdir", str(cwd or self.workspace), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
+        args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
         return args
 
-    def missing_protected(self) -> list[Path]:
-        """Protected paths that do not exist yet: bwrap creates them as empty mount points."""
-        return [p for rel in PROTECTED if not ((p := self.workspace / rel).exists() or p.is_symlink())]
+    def repair(self) -> list[str]:
+        """Put back a ``.git`` / ``.agent-tui`` link a command replaced (notes for the model and user)."""
+        return repair_links(self.workspace, self.links or ())
 
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""
         net = "network on" if self.network else "no network"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
-                f"read-only: git commits and checkouts need outside_sandbox), {net}")
+                f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
+                "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
+                "and agent sockets are hidden")
 
 
 @dataclass(frozen=True)
@@ -160,7 +198,7 @@ def probe(bwrap: str | None = None) -> tuple[str | None, str]:
 
 
 def sandbox_for(workspace: Path, mode: str = "auto", network: bool = False,
-                bwrap: str | None = None) -> SandboxStatus:
+                bwrap: str | None = None, hide: tuple[str, ...] = ()) -> SandboxStatus:
     """The sandbox for ``workspace`` under ``[sandbox] mode``, or None with the reason."""
     if mode == "off":
         return SandboxStatus(None, "the sandbox is off ([sandbox] mode = \"off\"): commands run unconfined, "
@@ -169,5 +207,5 @@ def sandbox_for(workspace: Path, mode: str = "auto", network: bool = False,
     if path is None:
         return SandboxStatus(None, f"commands run without a sandbox: {why}. Until then every command needs "
                                    "approval as configured.")
-    box = Sandbox(path, workspace.resolve(), network)
+    box = Sandbox(path, workspace.resolve(), network, tuple(hide))
     return SandboxStatus(box, box.describe())

@@ -101,7 +101,7 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command: str = args["command"]
     timeout = max(1, min(MAX_TIMEOUT, int(args.get("timeout") or 120)))
     sandbox = None if args.get("outside_sandbox") is True else getattr(ctx, "sandbox", None)
-    env = command_env(getattr(ctx, "pass_env", ()))
+    env = command_env(getattr(ctx, "pass_env", ()), sandboxed=sandbox is not None)
     outcome = await run_shell(command, ctx.workspace.resolve(), timeout, sandbox=sandbox, env=env)
     counter = counter_for(ctx.model)
     output = outcome.output
@@ -121,6 +121,8 @@ async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     head = f"$ {command}\n{status} ({outcome.seconds:.1f}s, {n_lines:,} lines of output)"
     if outcome.dropped_bytes:
         head += f"; {outcome.dropped_bytes:,} bytes beyond the capture limit were dropped"
+    for note in outcome.notes:
+        head += f"\n[sandbox: {note}]"
     handle = None
     if cut:
         handle = ctx.results.put(output, {"kind": "command", "command": command})

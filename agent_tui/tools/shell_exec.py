@@ -14,11 +14,12 @@ import asyncio
 import contextlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.tools import reaper
+from agent_tui.tools.sandbox_guard import SandboxLock
 
 if TYPE_CHECKING:
     from agent_tui.tools.sandbox import Sandbox
@@ -38,6 +39,8 @@ class CommandOutcome:
     timed_out: bool
     seconds: float
     dropped_bytes: int
+    notes: tuple[str, ...] = ()
+    """What the sandbox had to put right after the command (a replaced ``.git`` link)."""
 
 
 async def exited(proc: asyncio.subprocess.Process) -> int:
@@ -72,21 +75,42 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
     began = time.monotonic()
     common = dict(cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                   stderr=asyncio.subprocess.STDOUT, start_new_session=True, env=env)
-    made = sandbox.missing_protected() if sandbox is not None else []
+    lock = SandboxLock(sandbox.workspace) if sandbox is not None else None
+    notes: list[str] = sandbox.repair() if sandbox is not None else []
     with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
-        if sandbox is not None:
-            proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
-        else:
-            proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+        try:
+            if sandbox is not None:
+                proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
+            else:
+                proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
         reaper.register(proc.pid)
     try:
-        return await _collect(proc, timeout, began)
+        outcome = await _collect(proc, timeout, began)
     finally:
+        if sandbox is not None:
+            notes += sandbox.repair()
         if not group_alive(proc.pid):  # a background child keeps it registered: killed when the agent exits
             reaper.unregister(proc.pid)
-            for path in made:  # the empty mount points bwrap made (e.g. `.git` in a folder without one)
-                with contextlib.suppress(OSError):
-                    path.rmdir()
+            if lock is not None:  # the last sandbox out removes the empty mount points (`.git` in a folder without one)
+                lock.release()
+        elif lock is not None:
+            _LINGERING[proc.pid] = lock  # held while the group lives (a background child may rely on the mounts)
+        _release_finished()
+    return replace(outcome, notes=tuple(notes)) if notes else outcome
+
+
+#: Locks of sandboxed commands whose background children outlived them, by process group.
+_LINGERING: dict[int, SandboxLock] = {}
+
+
+def _release_finished() -> None:
+    """Release the locks of lingering groups that have ended since."""
+    for pgid in [g for g in _LINGERING if not group_alive(g)]:
+        _LINGERING.pop(pgid).release()
 
 
 async def _collect(proc: asyncio.subprocess.Process, timeout: float, began: float) -> CommandOutcome:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.base import ToolError
+from agent_tui.tools.sandbox_guard import named_protected_reals
 
 #: Directories no listing or search descends into.
 SKIP_DIRS = frozenset(
@@ -102,11 +103,14 @@ def refuse_protected(workspace: Path, target: Path) -> None:
     A write there would be command execution (``core.fsmonitor``, hooks) or a change
     to the next run's approvals, so no write tool may do it, approved or not.
     """
+    root = workspace.resolve()
     try:
-        parts = target.relative_to(workspace.resolve()).parts
+        parts = target.relative_to(root).parts
     except ValueError:
         return
     hit = next((p for p in parts if p.lower() in PROTECTED_DIRS), None)
+    if hit is None:  # the real folder behind a `.git` link or `gitdir:` file counts as `.git`
+        hit = next((name for name, real in named_protected_reals(root) if target.is_relative_to(real)), None)
     if hit is None:
         return
     why = (

@@ -59,7 +59,10 @@ class SessionMixin:
             old.close()
         self.options.session = self.options.session.resume(ctl.session_id)
         transcript = ctl.transcript()
-        self.main.post_message(SessionOpened(ctl.session_id, ctl.model, transcript, opened.note))
+        agent = ctl.agent
+        cache_pct = 100.0 * agent.session_cached_tokens / agent.session_prompt_tokens if agent.session_prompt_tokens else 0.0
+        self.main.post_message(SessionOpened(ctl.session_id, ctl.model, transcript, opened.note,
+                                             cost_usd=agent.session_cost, cache_hit_pct=round(cache_pct, 1)))
         self.gauge.show(opened.breakdown, reset=True)
         self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
         for warning in ctl.engine.warnings:

@@ -45,7 +45,8 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
         trust = True
     spec = SessionSpec(model=None if reason else model, api_base=getattr(args, "api_base", None),
                        window=getattr(args, "window", None), session=getattr(args, "session", None),
-                       demo=reason is not None, trust=trust)
+                       demo=reason is not None, trust=trust, max_steps=getattr(args, "max_steps", None),
+                       max_cost=getattr(args, "max_cost", None), max_session_cost=getattr(args, "max_session_cost", None))
     return UiOptions(workspace=workspace, session=spec, demo_reason=reason,
                      first_frame_probe=os.environ.get(PROBE_ENV) or None)
 

@@ -24,6 +24,10 @@ class SessionOpened(Message):
     """Its chat messages so far (ContextItems), to redraw the conversation."""
     note: str
     """What happened, shown in the flow ('resumed …', 'new session seeded by …')."""
+    cost_usd: float = 0.0
+    """What the session has spent in all its runs so far (a resumed session shows it at once)."""
+    cache_hit_pct: float = 0.0
+    """Cache reads over all the session's input tokens so far, in percent."""
 
 
 @dataclass

@@ -32,12 +32,20 @@ class SessionSpec:
     demo: bool = False
     trust: bool | None = None
     """The workspace's own config: None asks the trust store, True applies its asks, False ignores them."""
+    max_steps: int | None = None
+    """--max-steps: model calls per turn (None: config)."""
+    max_cost: float | None = None
+    """--max-cost: dollars per turn (None: config)."""
+    max_session_cost: float | None = None
+    """--max-session-cost: dollars per session over all its runs (None: config)."""
 
     def to_options(self) -> SessionOptions:
         from agent_tui.agent.session import SessionOptions
 
         return SessionOptions(model=self.model, api_base=self.api_base, window=self.window, session=self.session,
-                              new=self.new, demo=self.demo, yes=False, interactive=True, trust=self.trust)
+                              new=self.new, demo=self.demo, yes=False, interactive=True, trust=self.trust,
+                              max_steps=self.max_steps, max_cost=self.max_cost,
+                              max_session_cost=self.max_session_cost)
 
     def resume(self, session_id: str) -> SessionSpec:
         return replace(self, session=session_id, new=False)

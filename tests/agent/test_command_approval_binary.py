@@ -144,3 +144,29 @@ def test_repository_code_run_by_a_command_never_gets_the_users_keys(tmp_path: Pa
     assert seen["OPENAI_API_KEY"] is None and seen["AWS_SECRET_ACCESS_KEY"] is None and seen["INNOCENT"] is None
     assert seen["GITHUB_TOKEN"] == "ghp_passed_on_purpose_0123456789abcdef", "pass_env keeps what the user named"
     assert seen["HOME"] and seen["PATH"], "the rest of the environment is the user's"
+
+
+def test_sandboxed_commands_cannot_send_the_users_secret_files_to_the_model(tmp_path: Path, fake_llm: Any) -> None:
+    """A command's output goes to the model provider: `cat ~/.ssh/id_ed25519` in a repository's test script
+    must not put the key into a request. Ordinary files under ~ stay readable."""
+    from tests.support.bwrap import require_bwrap
+
+    require_bwrap()
+    root = make_repo(tmp_path / "proj")
+    home = Path.home() / f".agent-tui-test-home-{os.getpid()}"  # outside /tmp, which the sandbox replaces anyway
+    planted = {".ssh/id_ed25519": "hunter-ssh-marker", ".aws/credentials": "hunter-aws-marker",
+               ".config/agent-tui/config.toml": "# hunter-config-marker\n[approval]\nsandboxed_commands = \"allow\""}
+    try:
+        for rel, text in planted.items():
+            (home / rel).parent.mkdir(parents=True, exist_ok=True)
+            (home / rel).write_text(text + "\n")
+        (home / "notes.txt").write_text("plain-notes-marker\n")
+        env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), OPENAI_API_KEY="sk-test-0123456789")
+        script = "; ".join(f"cat ~/{rel}" for rel in planted) + "; cat ~/notes.txt"
+        finished = run_calls(root, fake_llm, env, [script])
+        assert len(finished) == 1
+        sent = "".join(r.raw.decode("utf-8", "replace") for r in fake_llm.requests)
+        assert "plain-notes-marker" in sent, "the command ran unasked in the sandbox and its output was sent"
+        assert "hunter" not in sent, sent[-2000:]
+    finally:
+        subprocess.run(["rm", "-rf", str(home)], check=False)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.cells import cell_len
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import DataTable, Label
 from textual.widgets._footer import FooterKey
 
@@ -21,6 +23,15 @@ from agent_tui.ui.widgets.spark import spark_rows
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
 from .conftest import Recorder, demo_app, denied_demo_turn, ready, wait_for
+
+
+async def _open_after_a_denied_turn(pilot: Pilot, key: str, kind: type[Screen], filled: str) -> None:
+    """Play the demo turn (the test run denied), press `key` and wait for its screen's `filled` data."""
+    app = pilot.app
+    await denied_demo_turn(pilot)
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(app.screen, kind) and getattr(app.screen, filled), f"{kind.__name__}.{filled}")
+    await pilot.pause()
 
 
 def test_fit_widths_keeps_ids_whole_and_gives_the_rest_to_the_flexible_column() -> None:
@@ -40,9 +51,7 @@ def test_one_point_sparkline_is_scaled_to_the_budget() -> None:
 async def test_trace_tab_shows_whole_reasons_at_120_columns(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        await denied_demo_turn(pilot)
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, RequestScreen) and app.screen.latest, "the request")
+        await _open_after_a_denied_turn(pilot, "ctrl+r", RequestScreen, "latest")
         await pilot.press("3")
         await pilot.pause()
         table = app.screen.query_one("#trace-table", DataTable)
@@ -59,10 +68,7 @@ async def test_trace_tab_shows_whole_reasons_at_120_columns(demo_workspace: Path
 async def test_inspector_ids_title_and_footer_fit_80_columns(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await denied_demo_turn(pilot)
-        await pilot.press("f2")
-        await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen) and app.screen.rows, "the rows")
-        await pilot.pause()
+        await _open_after_a_denied_turn(pilot, "f2", InspectorScreen, "rows")
         screen = app.screen
         table = screen.query_one("#items", DataTable)
         ids = [r.id for r in screen.rows]

@@ -230,8 +230,10 @@ class MainScreen(Screen[None]):
     async def _session_opened(self, message: SessionOpened) -> None:
         self.status.session = message.session_id
         self.status.model = message.model
-        self.status.cost = self.status.cache_pct = None
-        self.budget.cost = self.budget.cache_pct = None
+        spent = message.cost_usd if message.cost_usd > 0 else None  # a resumed session shows what it spent
+        cached = message.cache_hit_pct if message.cache_hit_pct > 0 else None
+        self.status.cost = self.budget.cost = spent
+        self.status.cache_pct = self.budget.cache_pct = cached
         await self.conversation.replay(message.transcript)
         if message.note:
             await self.conversation.note(message.note, "info")

@@ -1,0 +1,186 @@
+"""What a sandboxed command can read or reach, run for real: the user's secret stores under ~ and the
+sockets that act as the user (ssh/gpg agents, editors, terminals) are out of its reach, since its output
+goes to the model provider; toolchains and ordinary files under ~ stay readable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.sandbox import Sandbox
+from agent_tui.tools.shell_exec import run_shell
+from tests.support.bwrap import require_bwrap
+
+SECRETS = {
+    ".ssh/id_ed25519": "SECRET-ssh-key",
+    ".aws/credentials": "SECRET-aws",
+    ".gnupg/private-keys-v1.d/k.key": "SECRET-gpg",
+    ".config/gcloud/application_default_credentials.json": "SECRET-gcloud",
+    ".kube/config": "SECRET-kube",
+    ".docker/config.json": "SECRET-docker",
+    ".netrc": "SECRET-netrc",
+    ".git-credentials": "SECRET-git-credentials",
+    ".npmrc": "SECRET-npmrc",
+    ".pypirc": "SECRET-pypirc",
+    ".config/gh/hosts.yml": "SECRET-gh",
+    ".config/agent-tui/config.toml": "SECRET-agent-tui-api-key",
+    ".bash_history": "SECRET-history",
+}
+
+
+def _outside_tmp() -> Path:
+    """A writable folder the sandbox does not replace anyway (its /tmp, /var/tmp and /dev are its own)."""
+    for base in (Path.home() / ".cache", Path.cwd()):
+        real = base.resolve()
+        if not any(real.is_relative_to(t) for t in (Path("/tmp"), Path("/var/tmp"), Path("/dev"))):
+            real.mkdir(parents=True, exist_ok=True)
+            if os.access(real, os.W_OK):
+                return real
+    pytest.fail("no writable folder outside /tmp for a fake home")
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fake $HOME (outside /tmp, so the private /tmp does not hide it anyway) full of planted secrets."""
+    root = _outside_tmp() / f"agent-tui-test-home-{uuid.uuid4().hex[:8]}"
+    for rel, text in SECRETS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text + "\n")
+    (root / "notes").mkdir()
+    (root / "notes" / "readme.txt").write_text("VISIBLE-notes\n")
+    (root / ".rustup").mkdir()
+    (root / ".rustup" / "settings.toml").write_text("VISIBLE-toolchain\n")
+    monkeypatch.setenv("HOME", str(root))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / ".config"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root.resolve()
+
+
+async def sh(box: Sandbox, command: str) -> tuple[int | None, str]:
+    out = await run_shell(command, box.workspace, 60, sandbox=box)
+    return out.exit_code, out.output
+
+
+async def test_secret_stores_under_home_are_hidden_but_toolchains_stay(home: Path, ws: Path) -> None:
+    box = Sandbox(require_bwrap(), ws)
+    cat = " ; ".join(f"cat {home / rel}" for rel in SECRETS)
+    code, out = await sh(box, f"{cat} ; cat {home}/notes/readme.txt {home}/.rustup/settings.toml; ls -a {home}/.ssh")
+    leaked = [text for text in SECRETS.values() if text in out]
+    assert leaked == [], out
+    assert "VISIBLE-notes" in out and "VISIBLE-toolchain" in out, out
+    code, out = await sh(box, f"echo planted > {home}/.ssh/authorized_keys; cp -r {home}/.aws ./copied")
+    assert not (home / ".ssh" / "authorized_keys").exists()
+    assert not any("SECRET" in p.read_text() for p in ws.rglob("*") if p.is_file())
+    assert "~/.ssh" in box.describe()
+
+
+async def test_hide_adds_paths_and_files_named_by_the_environment(home: Path, ws: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (home / "work" / "keys").mkdir(parents=True)
+    (home / "work" / "keys" / "prod.pem").write_text("SECRET-extra\n")
+    (home / "elsewhere").mkdir()
+    (home / "elsewhere" / "kube.yaml").write_text("SECRET-kubeconfig-env\n")
+    (home / "elsewhere" / "sa.json").write_text("SECRET-gac-env\n")
+    monkeypatch.setenv("KUBECONFIG", str(home / "elsewhere" / "kube.yaml"))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(home / "elsewhere" / "sa.json"))
+    box = Sandbox(require_bwrap(), ws, hide=("~/work/keys",))
+    _, out = await sh(box, f"cat {home}/work/keys/prod.pem {home}/elsewhere/kube.yaml {home}/elsewhere/sa.json "
+                           f"{home}/notes/readme.txt")
+    assert "SECRET" not in out and "VISIBLE-notes" in out, out
+
+
+async def test_hiding_all_of_home_keeps_the_workspace_inside_it(home: Path) -> None:
+    ws = home / "src" / "project"
+    ws.mkdir(parents=True)
+    box = Sandbox(require_bwrap(), ws, hide=("~",))
+    code, out = await sh(box, f"echo made > built.txt && cat built.txt; cat {home}/notes/readme.txt")
+    assert "made" in out and "VISIBLE-notes" not in out, out
+    assert (ws / "built.txt").read_text() == "made\n"
+
+
+def _listen(path: Path) -> socket.socket:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    srv.listen(4)
+    return srv
+
+
+@pytest.mark.parametrize("network", [False, True])
+async def test_agent_and_editor_sockets_under_home_are_out_of_reach(home: Path, ws: Path, network: bool) -> None:
+    """An ssh agent signs as the user, an editor or terminal socket (nvim, kitty) runs commands outside."""
+    paths = [home / ".1password" / "agent.sock", home / ".local" / "state" / "nvim" / "server.sock",
+             ws / "dev.sock"]
+    servers = [_listen(p) for p in paths]
+    try:
+        box = Sandbox(require_bwrap(), ws, network=network)
+        for path in paths:
+            connect = (f"{sys.executable} -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+                       f"s.connect('{path}'); print('REACHED')\"")
+            code, out = await sh(box, connect)
+            assert code != 0 and "REACHED" not in out, (path, out)
+    finally:
+        for srv, path in zip(servers, paths, strict=True):
+            srv.close()
+            path.unlink(missing_ok=True)
+
+
+async def test_sandboxed_commands_lose_agent_and_editor_variables(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.agent.session import SessionOptions, build_agent
+    from agent_tui.core.config import Settings
+    from agent_tui.tools.shell import run_command
+
+    require_bwrap()
+    planted = {"SSH_AUTH_SOCK": "/x/agent.sock", "NVIM": "/x/nvim.sock", "TMUX": "/x/tmux,1,0",
+               "KITTY_LISTEN_ON": "unix:/x/kitty", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/x/bus",
+               "DOCKER_HOST": "unix:///x/docker.sock", "I3SOCK": "/x/i3", "KRB5CCNAME": "FILE:/x/krb"}
+    for k, v in planted.items():
+        monkeypatch.setenv(k, v)
+    agent, wsp = build_agent(tmp_path, SessionOptions(), settings=Settings())
+    try:
+        boxed = await run_command({"command": "env"}, agent.ctx)
+        assert "exit code 0" in boxed.text
+        assert [k for k in planted if f"{k}=" in boxed.text] == [], boxed.text
+        free = await run_command({"command": "env", "outside_sandbox": True}, agent.ctx)
+        assert "NVIM=/x/nvim.sock" in free.text and "TMUX=" in free.text, free.text
+    finally:
+        wsp.close()
+
+
+def test_hide_is_validated_and_a_workspace_may_only_add_to_it(tmp_path: Path) -> None:
+    from agent_tui.core.config import ConfigError, settings_from_dict
+    from agent_tui.core.trust import merge_tables
+
+    assert settings_from_dict({"sandbox": {"hide": ["~/keys", "/srv/k"]}}).sandbox.hide == ["~/keys", "/srv/k"]
+    for bad in ("~/keys", ["relative/path"], [3]):
+        with pytest.raises(ConfigError, match=r"hide"):
+            settings_from_dict({"sandbox": {"hide": bad}})
+    merged = merge_tables({"sandbox": {"hide": ["~/keys"]}}, {"sandbox": {"hide": []}})
+    assert merged["sandbox"]["hide"] == ["~/keys"], "a workspace cannot drop the user's hidden paths"
+
+
+def test_a_workspace_hide_list_needs_no_trust(tmp_path: Path) -> None:
+    from agent_tui.core import trust
+
+    asks: list[trust.Ask] = []
+    kept = trust._split_sandbox({"hide": ["~/more"]}, asks)
+    assert kept == {"hide": ["~/more"]} and asks == []
+
