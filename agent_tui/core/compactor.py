@@ -77,14 +77,16 @@ class Compactor:
         evicted = plan.tokens
         summary_now = self.summary_item.tokens if self.summary_item is not None else 0
         summary = min(2000, summary_now + max(100, evicted // 20))
-        files = sum(e.window.file_item(af).tokens for af in e.files.files.values())
+        current = {it.id: it for it in (e.window.file_item(af) for af in e.files.files.values())}
+        files = sum(it.tokens for it in current.values())
+        stable = self.block.stable_prefix({i: it.content for i, it in current.items()})
         head = e.system.tokens + e.head.tools_tokens
         floor = head + kept_tokens(groups, plan) + summary + files + 120
         steps = max(1, e.steps_total - self.event_step)
         growth = max(0, request - self.event_size) / steps if self.event_size else request / steps
         self.decision = decide(self.costs, request=request, floor=floor, head=head, growth=growth,
                                summary=summary, hard_limit=hard_limit,
-                               min_excess=max(512, e.plan.input_budget // 20))
+                               min_excess=max(512, e.plan.input_budget // 20), stable=stable)
         return plan if self.decision.compact else None
 
     def apply(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
