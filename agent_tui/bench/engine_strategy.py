@@ -125,6 +125,10 @@ class AgentTuiStrategy:
                     shown = last.id
             self.engine.note_file_read(ev.path, view.render(), shown_by=shown, whole=ev.whole)
             return
+        if ev.kind == "revert":  # the product re-reads a file changed on disk
+            if view.revert():
+                self.engine.note_file_read(ev.path, view.render())
+            return
         shown = None
         if ev.kind == "write":
             view.write(ev.content)
