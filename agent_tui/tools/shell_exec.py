@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -77,30 +78,48 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
                   stderr=asyncio.subprocess.STDOUT, start_new_session=True, env=env)
     lock = SandboxLock(sandbox.workspace) if sandbox is not None else None
     notes: list[str] = sandbox.repair() if sandbox is not None else []
-    with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
-        try:
-            if sandbox is not None:
-                proc = await asyncio.create_subprocess_exec(*sandbox.argv(command, cwd), **common)  # type: ignore[arg-type]
-            else:
-                proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
-        reaper.register(proc.pid)
     try:
-        outcome = await _collect(proc, timeout, began)
+        for attempt in range(1, MOUNT_ATTEMPTS + 1):
+            argv = sandbox.argv(command, cwd) if sandbox is not None else None
+            with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
+                if argv is not None:
+                    proc = await asyncio.create_subprocess_exec(*argv, **common)  # type: ignore[arg-type]
+                else:
+                    proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+                reaper.register(proc.pid)
+            try:
+                outcome = await _collect(proc, timeout, began)
+            finally:
+                alive = group_alive(proc.pid)  # a background child keeps it registered: killed when the agent exits
+                if not alive:
+                    reaper.unregister(proc.pid)
+            if argv is None or attempt == MOUNT_ATTEMPTS or not _mount_point_vanished(outcome, argv):
+                break
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
     finally:
         if sandbox is not None:
             notes += sandbox.repair()
-        if not group_alive(proc.pid):  # a background child keeps it registered: killed when the agent exits
-            reaper.unregister(proc.pid)
-            if lock is not None:  # the last sandbox out removes the empty mount points (`.git` in a folder without one)
-                lock.release()
-        elif lock is not None:
+    if lock is not None:
+        if alive:
             _LINGERING[proc.pid] = lock  # held while the group lives (a background child may rely on the mounts)
-        _release_finished()
+        else:  # the last sandbox out removes the empty mount points (`.git` in a folder without one)
+            lock.release()
+    _release_finished()
     return replace(outcome, notes=tuple(notes)) if notes else outcome
+
+
+#: Tries when a path the sandbox hides vanished between the scan and bwrap's mounts (a socket closed).
+MOUNT_ATTEMPTS = 3
+_BWRAP_MOUNT_ERROR = re.compile(r"\Abwrap: Can't (?:create file|mkdir|find source path|mount tmpfs) (?:at|on)? ?(\S+?):")
+
+
+def _mount_point_vanished(outcome: CommandOutcome, argv: list[str]) -> bool:
+    """bwrap failed before running anything because one of the paths it was to cover is gone."""
+    m = _BWRAP_MOUNT_ERROR.match(outcome.output)
+    return outcome.exit_code == 1 and m is not None and m.group(1) in argv and not Path(m.group(1)).exists()
 
 
 #: Locks of sandboxed commands whose background children outlived them, by process group.

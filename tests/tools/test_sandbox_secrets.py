@@ -184,3 +184,22 @@ def test_a_workspace_hide_list_needs_no_trust(tmp_path: Path) -> None:
     kept = trust._split_sandbox({"hide": ["~/more"]}, asks)
     assert kept == {"hide": ["~/more"]} and asks == []
 
+
+
+async def test_a_socket_that_vanishes_before_the_mounts_does_not_fail_the_command(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The socket list is read just before bwrap starts; a socket closed in between (another test's server,
+    a restarted agent) must not make the command fail."""
+    import agent_tui.tools.sandbox as sb
+
+    calls: list[int] = []
+    gone = Path.home() / f".agent-tui-vanished-{uuid.uuid4().hex[:8]}.sock"
+
+    def scan(skip: object, exposed: object = ()) -> list[Path]:
+        calls.append(1)
+        return [gone] if len(calls) == 1 else []
+
+    monkeypatch.setattr(sb, "host_sockets", scan)
+    code, out = await sh(Sandbox(require_bwrap(), ws), "echo ran")
+    assert code == 0 and out.strip() == "ran", out
+    assert len(calls) == 2
