@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.bench.bashedits import EditOp, parse_edits, regex_literal
-from agent_tui.bench.bashops import ReadOp, WriteOp, parse_read, parse_reverts, parse_write, strip_line_numbers
+from agent_tui.bench.bashops import (
+    ReadOp,
+    WriteOp,
+    parse_read,
+    parse_reverts,
+    parse_write,
+    strip_line_numbers,
+)
 
 
 @pytest.mark.parametrize(
