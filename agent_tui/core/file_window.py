@@ -46,6 +46,9 @@ class FileWindow:
         """Per active file, the raw text the request shows (what a change-region note diffs against)."""
         self.shown_note: dict[str, str | None] = {}
         """Per active file, the history item showing it (a note or a read output), None for the block."""
+        self._task_key: tuple[int, str | None] | None = None
+        self._task = ""
+        self._named: dict[str, bool] = {}
         self.known_raw: dict[str, str] = {}
         """Per active file, the raw text the engine knew at the last request (an edit's note diffs
         against it when the file is too large to show)."""
@@ -170,14 +173,27 @@ class FileWindow:
         if af.edited:
             return True
         task = self.current_task_text()
-        return bool(task) and (af.path in task or af.path.rsplit("/", 1)[-1] in task)
+        named = self._named.get(af.path)
+        if named is None:
+            named = self._named[af.path] = bool(task) and (af.path in task or af.path.rsplit("/", 1)[-1] in task)
+        return named
 
     def current_task_text(self) -> str:
-        for i in reversed(self.engine.order):
+        """The latest user message that is not an engine note (cached until a message is added)."""
+        order = self.engine.order
+        key = (len(order), order[-1] if order else None)
+        if self._task_key == key:
+            return self._task
+        text = ""
+        for i in reversed(order):
             it = self.engine.items[i]
             if it.role == "user" and not it.provenance.get("note"):
-                return it.content
-        return ""
+                text = it.content
+                break
+        if text != self._task:
+            self._named = {}
+        self._task_key, self._task = key, text
+        return text
 
     def char_limit(self, af: Any | None = None) -> int:
         """Characters of a file kept in the window: a file only read gets a third of the files share."""
