@@ -236,7 +236,8 @@ class Agent:
         pct = bd["used_pct"] / 100.0
         for level, at, msg in (
             ("fresh", bd["fresh_at"], "The window is {p:.0f}% full: start a fresh session seeded by a memo (/new)."),
-            ("compact", bd["compact_at"], "The window is {p:.0f}% full: compaction runs now; /compact to force it."),
+            ("compact", bd["compact_at"], ("The window is {p:.0f}% full, past the compaction point: older rounds are "
+                                          "summarised when they exceed their share; /compact does it now.")),
         ):
             if pct >= at and level not in self._announced:
                 self._announced.add(level)

@@ -93,7 +93,8 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
     runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
     loop_opts = LoopOptions(max_steps=settings.max_steps, max_cost=settings.budget.max_cost,
-                            max_session_cost=settings.budget.max_session_cost)
+                            max_session_cost=settings.budget.max_session_cost,
+                            recall=ws.memory_trusted)  # a store the user did not make is not recalled from
     llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
     agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
     attach_sandbox(agent, settings)

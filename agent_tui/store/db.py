@@ -17,10 +17,10 @@ from typing import TypeVar
 
 from sqlite_utils import Database
 
+from agent_tui.core.store_owner import DEFAULT_STORE, new_store_id, remember_own_store
 from agent_tui.store.migrations import MIGRATIONS
 
-DB_DIRNAME = ".agent-tui"
-DB_FILENAME = "memory.db"
+DB_DIRNAME, DB_FILENAME = DEFAULT_STORE.parts
 BUSY_TIMEOUT = 15.0
 """Seconds SQLite waits for another process's write lock before a statement reports busy."""
 RETRIES = 6
@@ -149,6 +149,7 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> None:
 
 def _migrate(conn: sqlite3.Connection, db: Database, path: Path) -> None:
     conn.execute("BEGIN IMMEDIATE")
+    created: str | None = None
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]  # again, under the write lock
         if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
@@ -156,11 +157,16 @@ def _migrate(conn: sqlite3.Connection, db: Database, path: Path) -> None:
         for n in range(version, len(MIGRATIONS)):
             MIGRATIONS[n](db)
             conn.execute(f"PRAGMA user_version = {n + 1}")
+        if version == 0:  # this process made the store: it is the user's own
+            created = new_store_id()
+            conn.execute("INSERT INTO store_meta (key, value) VALUES ('store_id', ?)", [created])
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+    if created is not None:
+        remember_own_store(created)
 
 
 def _close(conn: sqlite3.Connection | None) -> None:

@@ -95,4 +95,11 @@ def _m4_session_usage(db: Database) -> None:
         db["sessions"].add_column(column, kind, not_null_default=0)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters, _m3_calibration, _m4_session_usage]
+def _m5_store_meta(db: Database) -> None:
+    """Facts about the store itself: ``store_id``, set only when agent-tui creates a store (see
+    ``core/store_owner.py``: a store the user did not create waits for the workspace's trust)."""
+    db["store_meta"].create({"key": str, "value": str}, pk="key")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters, _m3_calibration, _m4_session_usage,
+                                                _m5_store_meta]

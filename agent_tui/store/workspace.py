@@ -14,9 +14,10 @@ from pathlib import Path
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
+from agent_tui.core.store_owner import STORE_ASK_KEY, store_file
 from agent_tui.core.summary import Summariser
 from agent_tui.core.trust import TrustReport
-from agent_tui.store.db import UnknownSession, default_db_path
+from agent_tui.store.db import UnknownSession
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
 
@@ -29,8 +30,7 @@ def unknown_session(session_id: str, store: MemoryStore) -> UnknownSession:
 
 def store_path(root: Path, settings: Settings) -> Path:
     """Where this workspace's database lives (``store_path`` in config, else ``.agent-tui/memory.db``)."""
-    path = Path(settings.store_path) if settings.store_path else default_db_path(root)
-    return path if path.is_absolute() else root / path
+    return store_file(root, settings.store_path)
 
 
 def require_session(root: Path, session_id: str) -> None:
@@ -56,6 +56,12 @@ class Workspace:
         self.store = store if store is not None else MemoryStore.open(store_path(self.root, self.settings))
         self.trust: TrustReport = TrustReport(root=str(self.root))
         """What the workspace's own config asked for and whether it applies (set by build_agent)."""
+
+    @property
+    def memory_trusted(self) -> bool:
+        """Whether what the store already holds — project rules, memos, recall — may reach the model:
+        agent-tui created this store for the user, or the user trusted the workspace that ships it."""
+        return self.trust.trusted or not any(a.key == STORE_ASK_KEY for a in self.trust.asks)
 
     # global pins ------------------------------------------------------------------------
     def rules(self) -> list[ContextItem]:
@@ -86,9 +92,13 @@ class Workspace:
                             summarisers=summarisers)
         if system_prompt:
             eng.set_system_prompt(system_prompt)
-        eng.load(self.global_items())
+        trusted = self.memory_trusted
+        if trusted:
+            eng.load(self.global_items())
+        elif eng._sync is not None:  # nor adopt the shipped store's rules later as "changed elsewhere"
+            eng._sync.session_ids = [sid]
         if fresh:
-            memo = self.store.latest_memo()
+            memo = self.store.latest_memo() if trusted else None
             if memo:
                 eng.save_memo(memo["content"], kind=f"seed from session {memo['session_id']}")
         else:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -81,6 +81,16 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         screen = self.screen_stack[0]
         assert isinstance(screen, MainScreen)
         return screen
+
+    async def on_event(self, event: events.Event) -> None:
+        """Typing is routed here, in the order the keys came: a printable key meant for the main
+        screen moves the keyboard to the message box *before* it is forwarded (a deferred focus
+        change let the keys typed meanwhile reach the old widget and some were lost)."""
+        if isinstance(event, events.Key) and not event.is_forwarded and self.screen is self.screen_stack[0]:
+            screen = self.screen
+            if isinstance(screen, MainScreen):
+                screen.claim_typing(event)
+        await super().on_event(event)
 
     @property
     def turn_running(self) -> bool:
@@ -176,7 +186,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             elif isinstance(e, ev.ApprovalRequested):
                 status_line.state = "awaiting approval"
             elif isinstance(e, ev.ThresholdCrossed):
-                self.notify(e.message, severity="warning", timeout=8)
+                self.main.threshold_crossed(e)
             elif isinstance(e, ev.TurnFinished):
                 status, turn = e.status, e.turn
             self.main.post_message(AgentEventReceived(e))

@@ -91,7 +91,6 @@ class ActionsMixin:
         if folded < MIN_COMPACT_TOKENS:
             why = (f"only {folded:,} tokens of finished rounds; a summary would not be smaller" if folded
                    else "no finished rounds outside the latest steps")
-            self.notify(f"Nothing to compact: {why}.")
             self.main.post_message(CompactionSkipped(why))
             return "compact"
         await self._model_ready()
@@ -100,7 +99,6 @@ class ActionsMixin:
         for e in produced:
             self.main.post_message(AgentEventReceived(e))
         if not produced:
-            self.notify("Nothing to compact: no completed rounds outside the latest steps.")
             self.main.post_message(CompactionSkipped("no finished rounds outside the latest steps"))
         self.gauge.show(await asyncio.to_thread(ctl.assemble))
         self.main.status.state = "ready"

@@ -39,10 +39,14 @@ class Tmux:
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", self.name)
 
-    def wait_for(self, found: Callable[[str], bool], what: str, timeout: float = HANG) -> str:
+    def styled(self) -> str:
+        """The screen with its SGR escapes (to tell a focused button, drawn in reverse, from the others)."""
+        return self.run("capture-pane", "-p", "-e", "-t", self.name)
+
+    def wait_for(self, found: Callable[[str], bool], what: str, timeout: float = HANG, styled: bool = False) -> str:
         deadline = time.monotonic() + timeout
         while True:
-            text = self.screen()
+            text = self.styled() if styled else self.screen()
             if found(text):
                 return text
             if time.monotonic() > deadline:

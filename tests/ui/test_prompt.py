@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Collapsible
+from textual.widgets._collapsible import CollapsibleTitle
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.app import AgentApp
@@ -109,6 +110,24 @@ async def test_keys_typed_elsewhere_land_in_the_box(demo_workspace: Path) -> Non
         await pilot.pause()
         await pilot.press(*"hi")
         assert app.main.prompt.value == "hi" and app.focused is app.main.prompt
+
+
+async def test_a_burst_of_keys_typed_on_a_panel_lands_whole_and_in_order(demo_workspace: Path) -> None:
+    """As a terminal delivers typing: keys reach the app faster than a deferred focus change, so the
+    box must take the keyboard before the first key is forwarded (tmux lost `r compact`)."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await denied_demo_turn(pilot)
+        title = app.main.conversation.query(CollapsibleTitle).last()
+        title.focus()
+        await wait_for(pilot, lambda: app.focused is title, "a tool panel's title focused")
+        for ch in "after compact":
+            app.post_message(events.Key("space" if ch == " " else ch, ch))
+        await wait_for(pilot, lambda: len(app.main.prompt.value) >= len("after compact"), "the typing")
+        assert app.main.prompt.value == "after compact" and app.focused is app.main.prompt
+        title.post_message(events.Key("s", "s"))  # a key the panel got before the focus moved
+        await wait_for(pilot, lambda: app.main.prompt.value.endswith("s"), "the late key")
+        assert app.main.prompt.value == "after compacts"
 
 
 async def test_after_compact_now_the_next_typed_message_is_sent(demo_workspace: Path, recorder: Recorder) -> None:

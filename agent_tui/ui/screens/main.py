@@ -143,17 +143,24 @@ class MainScreen(Screen[None]):
     def _button_pressed(self) -> None:
         self.call_after_refresh(self.focus_prompt)
 
-    def on_key(self, event: events.Key) -> None:
-        """A printable key that reached the screen (focus was on a panel, a button, the scroll
-        area) goes into the message box instead of being lost."""
-        if event.key != "escape":
-            self._esc_armed = True
+    def claim_typing(self, event: events.Key) -> None:
+        """Called by the app before it forwards a key: a printable key goes to the message box, so
+        the box gets the keyboard now (synchronously), and this key and the ones after it go there."""
         prompt = self.prompt
         if event.is_printable and event.character and self.focused is not prompt:
+            self.set_focus(prompt, scroll_visible=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that reached the screen was sent to another widget (the box stops the
+        keys it takes): it goes into the message box instead of being lost — also when the focus
+        has moved to the box since the key was sent."""
+        if event.key != "escape":
+            self._esc_armed = True
+        if event.is_printable and event.character:
             event.stop()
             event.prevent_default()
-            prompt.focus()
-            prompt.insert(event.character)
+            self.prompt.focus()
+            self.prompt.insert(event.character)
 
     def action_cancel_turn(self) -> None:
         """Esc on the main screen with no overlay open: cancel the running turn.  Right after an
@@ -208,10 +215,19 @@ class MainScreen(Screen[None]):
 
     @on(CompactionSkipped)
     def _compaction_skipped(self, message: CompactionSkipped) -> None:
+        """Said once: in the open offer when there is one (a toast would cover it at 80 columns)."""
         gauge = self.budget.gauge
         now = f" The window is still {gauge.used_pct:.0f} % full." if gauge is not None else ""
-        for offer in self._offers("compact"):
+        offers = self._offers("compact")
+        for offer in offers:
             offer.say(f"Nothing to compact: {message.reason}; nothing was changed.{now}")
+        if not offers or not self.conversation.following:
+            self.notify(f"Nothing to compact: {message.reason}.")
+
+    def threshold_crossed(self, e: ev.ThresholdCrossed) -> None:
+        """The offer goes into the flow; a toast only when the user reads further up and would miss it."""
+        if not self.conversation.following:
+            self.notify(e.message, severity="warning", timeout=8)
 
     def _usage(self, e: ev.Usage) -> None:
         """Cache hits and cost, shown once the model layer reports them (a zero it never

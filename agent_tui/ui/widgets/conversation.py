@@ -51,6 +51,12 @@ class Conversation(VerticalScroll):
         await self.mount(message)
         self.follow()
 
+    @property
+    def following(self) -> bool:
+        """New content is followed (the user has not scrolled up to read; Textual keeps the anchor but
+        marks it released then)."""
+        return self.is_anchored and not getattr(self, "_anchor_released", False)
+
     def follow(self) -> None:
         """Scroll to the bottom and keep following new content."""
         self.anchor()

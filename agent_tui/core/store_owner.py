@@ -1,0 +1,126 @@
+"""Whose memory store is this?  A repository can ship its own ``.agent-tui/memory.db``.
+
+The store's pinned rules go into the system prompt of every request, its latest memo seeds every
+new session, and its memos and capsules are recalled into turns.  A store committed to a
+repository by someone else would put their text in front of the user's model, with the user's
+key, without the user ever seeing it.  So a store is *the user's own* only when agent-tui created
+it on this machine: a new store gets a random id (``store_meta``), and the id is written to
+``<user config dir>/agent-tui/own-stores.txt`` — outside the workspace, where a repository cannot
+forge it.  Any other store (shipped in a repository, or made before stores had ids) is a trust
+ask: listed by the trust dialog and ``agent-tui trust``, and its rules, memos and recall are not
+used until the user trusts the folder.  The ask's value is the store's id (or ``""``), so trusting
+covers that store and pinning a rule in it later does not ask again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import sqlite3
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from agent_tui.core.config import user_config_path
+from agent_tui.core.trust import Ask
+
+DEFAULT_STORE = Path(".agent-tui") / "memory.db"
+"""The store's place in a workspace when ``store_path`` does not say otherwise."""
+
+STORE_ASK_KEY = "memory store"
+"""The key of the trust ask for a store the user did not create."""
+
+GLOBAL_SESSION = "global"
+"""The store's session of project-wide items (pinned rules): ``core.engine.GLOBAL_SESSION``, not
+imported so that reading the config before the first frame stays light (a test keeps them equal)."""
+
+
+def registry_path() -> Path:
+    """``<user config dir>/agent-tui/own-stores.txt``: one id per line, of stores made here."""
+    return user_config_path().with_name("own-stores.txt")
+
+
+def new_store_id() -> str:
+    return uuid.uuid4().hex
+
+
+def own_store_ids() -> set[str]:
+    """Ids of the stores agent-tui created for this user (an unreadable file: none)."""
+    try:
+        return {line.strip() for line in registry_path().read_text(encoding="utf-8").splitlines() if line.strip()}
+    except OSError:
+        return set()
+
+
+def remember_own_store(store_id: str) -> None:
+    """Record a store this user's agent-tui just created (appended under a lock; errors ignored:
+    the store is then merely asked about, never trusted by mistake)."""
+    path = registry_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.write(store_id + "\n")
+    except OSError:
+        pass
+
+
+def store_file(root: Path, store_path: str | None) -> Path:
+    """Where the workspace's store is: ``store_path`` (relative to the workspace), else the default."""
+    path = Path(store_path).expanduser() if store_path else DEFAULT_STORE
+    return path if path.is_absolute() else root / path
+
+
+@dataclass(frozen=True)
+class StoreFacts:
+    """What a store holds that would reach the model."""
+
+    store_id: str
+    """Its id ("" for a store made before stores had ids)."""
+    rules: tuple[str, ...]
+    """The text of its pinned project rules."""
+    memos: int
+    """How many memos it keeps (the latest seeds a new session)."""
+
+
+def read_store(path: Path) -> StoreFacts | None:
+    """The facts of the store at ``path``, read-only; None when there is none or it cannot be read
+    (opening it for real then reports the problem)."""
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=5.0)
+    except sqlite3.Error:
+        return None
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "items" not in tables:
+            return None
+        row = conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone() \
+            if "store_meta" in tables else None
+        rules = tuple(r[0] or "" for r in conn.execute(
+            "SELECT content FROM items WHERE session_id = ? AND pinned = 1 ORDER BY seq", [GLOBAL_SESSION]))
+        memos = conn.execute("SELECT count(*) FROM memos").fetchone()[0] if "memos" in tables else 0
+        return StoreFacts(str(row[0]) if row else "", rules, int(memos))
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def foreign_store_ask(root: Path, store_path: str | None) -> Ask | None:
+    """The trust ask for the workspace's store when this user's agent-tui did not create it."""
+    path = store_file(root, store_path)
+    facts = read_store(path)
+    if facts is None or (facts.store_id and facts.store_id in own_store_ids()):
+        return None
+    what = [f"{len(facts.rules)} pinned rule{'s' if len(facts.rules) != 1 else ''}",
+            f"{facts.memos} memo{'s' if facts.memos != 1 else ''}"]
+    first = f" (first: {facts.rules[0][:60]!r})" if facts.rules else ""
+    try:
+        shown = str(path.relative_to(root))
+    except ValueError:
+        shown = str(path)
+    return Ask(shown, STORE_ASK_KEY, facts.store_id,
+               f"a store you did not create here: {', '.join(what)}{first}; "
+               "trusted, its rules go into every request and its memos seed and are recalled into sessions")

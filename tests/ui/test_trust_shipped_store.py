@@ -1,0 +1,40 @@
+"""Pilot test: the trust dialog lists a memory store the repository shipped, and "Don't trust"
+opens the session without its pinned rules (they are in no request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from agent_tui.ui.app import make_app
+from agent_tui.ui.options import SessionSpec, UiOptions
+from agent_tui.ui.screens.trust import TrustScreen
+from tests.store.test_shipped_store import SHIPPED, _sent, _shipping_repo
+from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fixtures import FAKE_MODEL
+
+from .conftest import ready, turn_done, wait_for
+
+
+async def test_dont_trust_keeps_the_shipped_rules_out(fake_llm: FakeOpenAI, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _shipping_repo(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-xdg"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    fake_llm.default_reply = lambda req: Reply.text("hi")
+    app = make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                             theme="textual-dark", preload_llm=False, mcp=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query(".trust-ask"),
+                       "the trust dialog")
+        shown = " ".join(str(s.content) for s in app.screen.query(".trust-ask").results(Static))
+        assert ".agent-tui/memory.db" in shown and "1 pinned rule" in shown and "SHIPPED-RULE" in shown
+        await pilot.press("n")
+        await ready(pilot)
+        assert not any(SHIPPED in i.content for i in app.controller.engine.all_items())
+        await pilot.click("#prompt")
+        await pilot.press(*"hello", "enter")
+        await turn_done(pilot)
+    assert fake_llm.chat_requests and SHIPPED not in _sent(fake_llm)
