@@ -63,7 +63,7 @@ def _limit_flags(p: argparse.ArgumentParser, top: bool = False) -> None:
                    help="dollars the session may spend over all its runs ([budget] max_session_cost)")
 
 
-SUBCOMMANDS = ("tui", "run", "memory", "context", "bench", "mcp", "trust")
+SUBCOMMANDS = ("tui", "run", "init", "memory", "context", "bench", "mcp", "trust")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -87,6 +87,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("task", nargs="?", help="the task (omit with --demo)")
     run.add_argument("--yes", "-y", action="store_true", help="allow writes and commands without asking")
     run.add_argument("--json", action="store_true", help="JSON Lines events on stdout")
+
+    init = sub.add_parser("init", help="draft AGENTS.md with the model, shown as a diff to approve")
+    _common(init)
+    _model_flags(init)
+    _limit_flags(init)
+    from agent_tui.init_cli import add_init_arguments
+
+    add_init_arguments(init)
 
     mem = sub.add_parser("memory", help="list, show, pin, unpin, evict, restore items")
     _common(mem)
@@ -152,11 +160,15 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.mcp.cli import run_mcp_list
 
             return run_mcp_list(args)
+        if cmd == "init":
+            from agent_tui.init_cli import run_init
+
+            return run_init(args, _workspace(args))
         if cmd == "trust":
             from agent_tui.trust_cli import run_trust
 
             return run_trust(args, _workspace(args))
-        if cmd in ("run", "tui"):
+        if cmd in ("run", "tui", "init"):
             from agent_tui.tools.reaper import install_exit_handlers
 
             install_exit_handlers()  # no command the model started outlives the agent

@@ -13,13 +13,18 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agent_tui.agent import events as ev
 from agent_tui.core.redact import redact_text, redact_value
 
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+    from agent_tui.agent.session import SessionOptions
+    from agent_tui.store.workspace import Workspace
 
-def _print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
+
+def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     if as_json:
         out.write(json.dumps(redact_value(e.to_json()), ensure_ascii=False, default=str) + "\n")
         out.flush()
@@ -48,44 +53,61 @@ def _print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     out.flush()
 
 
-async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
-    from agent_tui.agent.session import SessionOptions, build_agent
+def session_options(args: argparse.Namespace, *, interactive: bool = False) -> SessionOptions:
+    """The SessionOptions of a command-line run (``run``, ``init``) from its parsed flags."""
+    from agent_tui.agent.session import SessionOptions
 
     demo = bool(getattr(args, "demo", False))
-    trust = True if getattr(args, "trust", False) else None
-    opts = SessionOptions(model=args.model, api_base=args.api_base, window=args.window, session=args.session,
-                          demo=demo, yes=bool(args.yes) or demo, interactive=False,
-                          max_steps=getattr(args, "max_steps", None), trust=trust,
+    return SessionOptions(model=args.model, api_base=args.api_base, window=args.window, session=args.session,
+                          demo=demo, yes=bool(getattr(args, "yes", False)) or demo, interactive=interactive,
+                          max_steps=getattr(args, "max_steps", None),
+                          trust=True if getattr(args, "trust", False) else None,
                           max_cost=getattr(args, "max_cost", None),
                           max_session_cost=getattr(args, "max_session_cost", None))
+
+
+async def prepare(agent: Agent, ws: Workspace, opts: SessionOptions, as_json: bool) -> int | None:
+    """Before the turn: remember a --trust, report the workspace's trust, check there is a model,
+    load the demo model, say which session runs.  An exit code when the run cannot go on."""
+    report = ws.trust
+    if opts.trust and report.asks:
+        from agent_tui.core.trust_store import TrustStore
+
+        TrustStore().remember(ws.root, report.fingerprint)
+    if report.pending:
+        print(f"agent-tui: {report.notice()}", file=sys.stderr)
+    for problem in report.problems:
+        print(f"agent-tui: {problem}", file=sys.stderr)
+    if as_json and (report.asks or report.problems):
+        print_event(ev.TrustReported(**report.to_json()), True, sys.stdout)
+    if agent.llm is None:
+        held = " (the workspace's `model` is ignored until you trust it: --trust)" if any(
+            a.key == "model" for a in report.asks) and not report.trusted else ""
+        print("agent-tui: no model configured: pass --model (e.g. openai/gpt-4o) or set `model` in "
+              f"~/.config/agent-tui/config.toml, or try --demo{held}", file=sys.stderr)
+        return 2
+    if opts.demo:
+        from agent_tui.agent.demo import register_demo_provider
+
+        await asyncio.to_thread(register_demo_provider)
+    if not as_json:
+        print(f"session {agent.engine.session_id} · {agent.engine.settings.model} · window "
+              f"{agent.engine.plan.window:,}", file=sys.stderr)
+        for w in agent.engine.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+    return None
+
+
+async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
+    from agent_tui.agent.session import build_agent
+
+    opts = session_options(args)
     agent, ws = build_agent(workspace, opts)
     try:
+        code = await prepare(agent, ws, opts, args.json)
+        if code is not None:
+            return code
         report = ws.trust
-        if trust and report.asks:
-            from agent_tui.core.trust_store import TrustStore
-
-            TrustStore().remember(ws.root, report.fingerprint)
-        if report.pending:
-            print(f"agent-tui: {report.notice()}", file=sys.stderr)
-        for problem in report.problems:
-            print(f"agent-tui: {problem}", file=sys.stderr)
-        if args.json and (report.asks or report.problems):
-            _print_event(ev.TrustReported(**report.to_json()), True, sys.stdout)
-        if agent.llm is None:
-            held = " (the workspace's `model` is ignored until you trust it: --trust)" if any(
-                a.key == "model" for a in report.asks) and not report.trusted else ""
-            print("agent-tui: no model configured: pass --model (e.g. openai/gpt-4o) or set `model` in "
-                  f"~/.config/agent-tui/config.toml, or try --demo{held}", file=sys.stderr)
-            return 2
-        if demo:
-            from agent_tui.agent.demo import register_demo_provider
-
-            await asyncio.to_thread(register_demo_provider)
-        if not args.json:
-            print(f"session {agent.engine.session_id} · {agent.engine.settings.model} · window "
-                  f"{agent.engine.plan.window:,}", file=sys.stderr)
-            for w in agent.engine.warnings:
-                print(f"warning: {w}", file=sys.stderr)
         from agent_tui.agent.mcp_setup import make_mcp_manager
 
         mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=report.trusted)
@@ -95,8 +117,8 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
             states = [(st.name, st.state, st.error) for st in mcp.status()]
             errors = list(mcp.config.errors)
             if args.json:
-                _print_event(ev.McpStarted(servers=[{"name": n, "state": s, "error": e} for n, s, e in states],
-                                           errors=errors), True, sys.stdout)
+                print_event(ev.McpStarted(servers=[{"name": n, "state": s, "error": e} for n, s, e in states],
+                                          errors=errors), True, sys.stdout)
             else:
                 for name, state, error in states:
                     print(f"mcp {name}: {state}{f' ({error})' if error else ''}", file=sys.stderr)
@@ -105,7 +127,7 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
         status = "error"
         try:
             async for e in agent.run(task):
-                _print_event(e, args.json, sys.stdout)
+                print_event(e, args.json, sys.stdout)
                 if isinstance(e, ev.TurnFinished):
                     status = e.status
         finally:

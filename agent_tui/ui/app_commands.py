@@ -190,15 +190,11 @@ class CommandsMixin:
         """Ask the model to draft AGENTS.md for the workspace; its write shows as a diff to approve."""
         if not self._idle("draft AGENTS.md"):
             return
-        from agent_tui.agent.prompts import render_prompt
-        from agent_tui.core.rule_files import target_file
+        from agent_tui.agent.init_agents import init_task
         from agent_tui.ui.messages import TaskSubmitted
 
         root = self.controller.root if self.controller is not None else self.options.workspace
-        path = target_file(root, "project")
-        existing = (f"{path.name} exists already: read it first and keep what is still true." if path.is_file()
-                    else "")
-        self.post_message(TaskSubmitted(render_prompt("init", path=path.name, existing=existing).strip()))
+        self.post_message(TaskSubmitted(init_task(root)[1]))
 
     def cmd_tools(self: AgentApp, arg: str) -> None:
         """`/tools` lists the tool items in the inspector; `/tools off NAME` / `on NAME` disables or enables one."""
