@@ -13,8 +13,8 @@ only the caller knows:
   thinking budget.
 * **Prompt caching.**  Anthropic caches only up to explicit ``cache_control``
   breakpoints: one at the end of each stable segment of the request (the
-  assembler's ``cache_breakpoints``, at most three) and one on the last message; the system
-  message's marker goes before its Active files, which change on every read or edit.
+  assembler's ``cache_breakpoints``, at most three) and one on the last message (the active
+  files live in the compaction block and in file notes, never in the head).
   OpenAI routes requests with the same ``prompt_cache_key`` to the same cache.
 * **Ollama.**  ``ollama/`` models go through ``/api/generate`` in JSON mode;
   ``ollama_chat/`` is the chat endpoint with tools, and ``num_ctx`` must be sent
@@ -137,33 +137,6 @@ def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> li
     return marks
 
 
-def split_volatile_system(messages: list[dict[str, Any]]) -> bool:
-    """Add a cache marker before the system message's Active files section.
-
-    Active files change whenever a file is read or edited; with one marker after them, such a step
-    writes the whole prompt to Anthropic's cache again at 1.25x and reads nothing.  Split into two
-    text blocks, the prompt, rules, memos and summary before the files stay a cached prefix; the
-    marker after the files stays too (steps that change no file read them from cache), unless the
-    request already has Anthropic's four markers — then the one before the files replaces it.
-    True if the message was split.
-    """
-    from agent_tui.core.assembler import SECTION_HEADERS
-    from agent_tui.core.items import Category
-
-    head = messages[0] if messages else {}
-    content = head.get("content")
-    cut = content.find("\n\n" + SECTION_HEADERS[Category.FILES]) if isinstance(content, str) else -1
-    if head.get("role") != "system" or "cache_control" not in head or cut <= 0:
-        return False
-    used = sum(1 for m in messages if "cache_control" in m)
-    mark = head.pop("cache_control")
-    files: dict[str, Any] = {"type": "text", "text": content[cut:]}
-    if used < MAX_ANTHROPIC_BREAKPOINTS:
-        files["cache_control"] = dict(mark)
-    head["content"] = [{"type": "text", "text": content[:cut], "cache_control": mark}, files]
-    return True
-
-
 def cache_key(session_id: str) -> str:
     """A stable ``prompt_cache_key`` for a session (no ids leak to the provider)."""
     return "agent-tui-" + hashlib.sha256(session_id.encode()).hexdigest()[:16]
@@ -210,7 +183,6 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
     if config.cache:
         if fam == "anthropic":
             mark_cache(msgs, breakpoints)
-            split_volatile_system(msgs)
         elif fam == "openai" and session_id:
             kw["prompt_cache_key"] = cache_key(session_id)
     kw.update(config.extra)

@@ -193,6 +193,9 @@ class BatchStrategy:
             if ev.kind == "read":
                 view.read(ev.content, ev.start_line, ev.whole)
                 continue
+            if ev.kind == "revert":
+                view.revert()
+                continue
             if ev.kind == "write":
                 view.write(ev.content)
             elif not view.edit(ev.old, ev.new, ev.full_after):

@@ -10,7 +10,10 @@ shapes and nothing more (anything else is simply not a file event):
 * writes: ``cat > FILE << 'EOF' ... EOF`` (and ``cat << EOF > FILE``,
   ``tee FILE << EOF``);
 * edits: in :mod:`agent_tui.bench.bashedits` (``sed -i`` substitutions and
-  Python replace scripts).
+  Python replace scripts);
+* reverts: ``git checkout [HEAD] [--] FILE...`` and ``git restore FILE...`` put
+  files back to their committed text (what the agent first read), also inside
+  ``&&`` / ``||`` chains.
 """
 
 from __future__ import annotations
@@ -145,3 +148,51 @@ def parse_write(cmd: str, cwd: str = "/") -> WriteOp | None:
     if toks[0] == "tee" and len(toks) >= 2 and is_path(toks[-1]):
         return WriteOp(resolve(toks[-1], cwd), doc.body)
     return None
+
+
+def parse_reverts(cmd: str, cwd: str = "/") -> list[str]:
+    """Files a ``git checkout``/``git restore`` in ``cmd`` puts back to their committed text."""
+    cmd, cwd = strip_cd(cmd.strip(), cwd)
+    if "\n" in cmd:
+        return []
+    toks = tokens(cmd)
+    if not toks:
+        return []
+    out: list[str] = []
+    seg: list[str] = []
+    for t in [*toks, ";"]:
+        if t in (";", "&&", "||", "|", "&"):
+            out += _reverted(seg, cwd)
+            seg = []
+        else:
+            seg.append(t)
+    return out
+
+
+def _reverted(seg: list[str], cwd: str) -> list[str]:
+    words: list[str] = []
+    skip = False
+    for t in seg:  # drop redirections (``2>/dev/null``, ``2>&1``)
+        if skip:
+            skip = False
+            continue
+        if t and all(c in "<>&" for c in t):
+            skip = True
+            continue
+        words.append(t)
+    while words and words[-1].isdigit():
+        words.pop()
+    words = [w for w in words if not (w.isdigit() and len(w) == 1)]
+    if words[:2] not in (["git", "checkout"], ["git", "restore"]):
+        return []
+    args = words[2:]
+    if "--" in args:
+        i = args.index("--")
+        refs, paths = args[:i], args[i + 1:]
+        if refs not in ([], ["HEAD"]):
+            return []  # another revision: its text is not what the agent read
+    else:
+        paths = args
+    if any(p.startswith("-") for p in paths) or not paths or not all(is_path(p) for p in paths):
+        return []
+    return [resolve(p, cwd) for p in paths]

@@ -125,10 +125,14 @@ class AgentTuiStrategy:
                     shown = last.id
             self.engine.note_file_read(ev.path, view.render(), shown_by=shown, whole=ev.whole)
             return
+        if ev.kind == "revert":  # the product re-reads a file changed on disk
+            if view.revert():
+                self.engine.note_file_read(ev.path, view.render())
+            return
         shown = None
         if ev.kind == "write":
             view.write(ev.content)
-            owner = self.engine._call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
+            owner = self.engine.actions.call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
                 if self.engine.order else None
             shown = owner.id if owner is not None else None  # the call's arguments hold the whole text
         elif not view.edit(ev.old, ev.new, ev.full_after):

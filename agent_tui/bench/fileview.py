@@ -16,24 +16,51 @@ class FileView:
     def __init__(self) -> None:
         self.lines: dict[int, str] = {}
         self.whole = False
+        self._changed = False
+        self.committed: tuple[dict[int, str], bool] | None = ({}, False)
+        """The lines seen before the first change (the committed text a ``git checkout`` brings
+        back); None once a write replaced the file without a read first."""
 
     def read(self, content: str, start_line: int = 1, whole: bool = False) -> None:
         """Merge lines seen by a read (``whole``: the read returned the entire file)."""
         if whole:
-            self.write(content)
-            return
-        for i, line in enumerate(_split(content)):
-            self.lines[start_line + i] = line
+            self._replace(content)
+        else:
+            for i, line in enumerate(_split(content)):
+                self.lines[start_line + i] = line
+        if self.committed is not None and not self.changed:
+            self.committed = (dict(self.lines), self.whole)
+
+    @property
+    def changed(self) -> bool:
+        """Written or edited since the committed text was read."""
+        return self._changed
 
     def write(self, content: str) -> None:
         """The file now holds exactly ``content``."""
+        if not self.changed and not self.lines:
+            self.committed = None  # a new file: there is no committed text to go back to
+        self._replace(content)
+        self._changed = True
+
+    def _replace(self, content: str) -> None:
         self.lines = {i + 1: line for i, line in enumerate(_split(content))}
         self.whole = True
+
+    def revert(self) -> bool:
+        """``git checkout FILE``: back to the committed text seen before the first change
+        (False when there is none to go back to)."""
+        if self.committed is None or not self.changed:
+            return False
+        lines, whole = self.committed
+        self.lines, self.whole, self._changed = dict(lines), whole, False
+        return True
 
     def edit(self, old: str, new: str, full_after: str | None = None) -> bool:
         """Apply a replacement; False when ``old`` is not in a known stretch."""
         if full_after is not None:
-            self.write(full_after)
+            self._replace(full_after)
+            self._changed = True
             return True
         for start, block in self._blocks():
             text = "\n".join(block)
@@ -45,6 +72,7 @@ class FileView:
                 kept.update({start + i: s for i, s in enumerate(replaced)})
                 kept.update({n + delta: s for n, s in self.lines.items() if n >= end})
                 self.lines = kept
+                self._changed = True
                 return True
         return False
 

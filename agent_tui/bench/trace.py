@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Role = Literal["user", "assistant", "tool"]
-FileEventKind = Literal["read", "write", "edit"]
+FileEventKind = Literal["read", "write", "edit", "revert"]
 
 #: Message kind of a summary the recording agent wrote when it compacted itself.
 COMPACT_SUMMARY = "compact_summary"

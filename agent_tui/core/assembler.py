@@ -6,17 +6,18 @@ provider's prompt cache bills a repeated prefix at about a tenth:
 1. **head** — one system message: the system prompt, pinned rules and pins
    carried out of their groups (tool definitions travel beside it).  Changes
    only when the user pins or unpins.
-2. **compaction block** — one system message frozen at the last compaction
-   event: the rolling summary, the latest memo, recalled memories and the
-   protected files' text (:mod:`agent_tui.core.block`).
+2. **compaction block** — system messages frozen at the last compaction
+   event: the protected files' text, one message per file (unchanged files
+   keep their bytes and place across events), then the rolling summary, the
+   latest memo and recalled memories (:mod:`agent_tui.core.block`).
 3. **history** — every message since the last event, append-only: a message
    once sent is sent byte-identical until the next event (shaping happened when
    it entered; stubs and evictions happen only inside an event).  File notes
    (a file's new text after an edit or an outside change) are history too.
 4. **tail** — the one-line budget status, last (:mod:`agent_tui.core.tail`).
 
-``cache_breakpoints`` marks the last message of the head, the block and the
-history.  Mandatory parts (head, block, tool definitions, the task and the
+``cache_breakpoints`` marks the head, the block's last file and its last
+message, and the history's end.  Mandatory parts (head, block, tool definitions, the task and the
 latest step) always go in; when the history does not fit (an event could not
 run, e.g. every summariser failed) older groups are left out newest-last and
 outputs squeezed to stubs, visibly in the trace.
@@ -291,16 +292,16 @@ def assemble(inp: AssemblyInput) -> Assembly:
         b.used += it.tokens + 1
         b.trace.append(TraceEntry(it.id, True, "pinned", it.tokens + 1))
     # The compaction block, as frozen at the last event.
-    block = inp.block if inp.block is not None and inp.block.text else None
+    block = inp.block if inp.block is not None and inp.block.texts else None
     if block is not None:
-        b.used += MESSAGE_OVERHEAD
-        b.cats[str(Category.SYSTEM)] += MESSAGE_OVERHEAD
+        b.used += MESSAGE_OVERHEAD * len(block.texts)
+        b.cats[str(Category.SYSTEM)] += MESSAGE_OVERHEAD * len(block.texts)
         for it in block.items:
             b.cats[str(it.category)] += it.tokens + 1
             b.used += it.tokens + 1
             why = "active file (protected)" if it.category == Category.FILES else "compaction block"
             b.trace.append(TraceEntry(it.id, True, why, it.tokens + 1))
-        extra = max(0, block.tokens - MESSAGE_OVERHEAD - sum(it.tokens + 1 for it in block.items))
+        extra = max(0, block.tokens - MESSAGE_OVERHEAD * len(block.texts) - sum(it.tokens + 1 for it in block.items))
         b.cats[str(Category.SYSTEM)] += extra  # section headers
         b.used += extra
 
@@ -388,8 +389,8 @@ def assemble(inp: AssemblyInput) -> Assembly:
             history_end -= 1  # the tail joined the last message: the stable part ends before it
         b.cats[str(Category.SYSTEM)] += status_reserve_n  # an upper bound, so the line is never re-tokenised
         b.used += status_reserve_n
-    heads = 2 if block is not None else 1
-    marks = list(range(heads))
+    heads = 1 + (len(block.texts) if block is not None else 0)
+    marks = [0] + ([heads - 2, heads - 1] if heads > 2 else [1] if heads == 2 else [])
     if history_end >= heads:
         marks.append(history_end)
     total = b.used
@@ -414,7 +415,7 @@ def _head_content(inp: AssemblyInput) -> str:
 def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | None) -> list[dict[str, Any]]:
     msgs: list[dict[str, Any]] = [{"role": "system", "content": _head_content(inp)}]
     if block is not None:
-        msgs.append({"role": "system", "content": block.text})
+        msgs.extend(block.messages())
     for i in sorted(b.chosen):
         for it, text, _ in b.chosen[i]:
             msgs.append(_message(it, text))

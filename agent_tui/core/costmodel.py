@@ -90,11 +90,13 @@ def event_cost(costs: CacheCosts, request: int, rewritten: int, summary: int) ->
 
 
 def decide(costs: CacheCosts, *, request: int, floor: int, head: int, growth: float, summary: int,
-           hard_limit: int, min_excess: int) -> Decision:
+           hard_limit: int, min_excess: int, stable: int = 0) -> Decision:
     """Compact when the excess over the post-compaction ``floor`` reaches the economic batch
-    size, or when the ``request`` passes ``hard_limit`` (the window) with anything to evict."""
+    size, or when the ``request`` passes ``hard_limit`` (the window) with anything to evict.
+    ``stable``: tokens after the head an event keeps byte-identical (unchanged files of the
+    block), read from the cache rather than rewritten."""
     excess = max(0, request - floor)
-    cost = event_cost(costs, request, max(0, floor - head), summary)
+    cost = event_cost(costs, request, max(0, floor - head - stable), summary) + costs.read * stable
     g = max(growth, 1.0)
     threshold = int(math.sqrt(2.0 * cost * g / costs.read))
     threshold = max(threshold, min_excess)

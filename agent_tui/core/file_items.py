@@ -76,18 +76,18 @@ class FileLedger:
         """Write the files that changed and mark the ones gone as released (with the reason)."""
         store = engine.store
         current: dict[str, ActiveFile] = engine.files.files
-        reasons = {it.id: why for it, why in engine._file_releases}
+        reasons = {it.id: why for it, why in engine.window.releases}
         writes: list[ContextItem] = []
         for path, af in current.items():
             k = _key(af)
             if self.saved.get(path, (None,))[0] != k:
-                writes.append(file_row(af, engine._file_item(af).tokens))
+                writes.append(file_row(af, engine.window.file_item(af).tokens))
                 self.saved[path] = (k, af)
                 self.released.pop(af.item_id, None)
         for path in [p for p in self.saved if p not in current]:
             _, af = self.saved.pop(path)
             why = reasons.get(af.item_id, "released")
-            row = file_row(af, engine._file_item(af).tokens, State.RELEASED, why)
+            row = file_row(af, engine.window.file_item(af).tokens, State.RELEASED, why)
             self.released[af.item_id] = row
             writes.append(row)
         if store is None or not writes:
@@ -118,7 +118,7 @@ class FileLedger:
                 del engine.files.files[path]
                 self.saved.pop(path, None)
                 self.released[row.id] = row
-                engine._file_releases.append((row, USER_RELEASE))
+                engine.window.releases.append((row, USER_RELEASE))
                 changed = True
         return changed
 
@@ -134,17 +134,17 @@ def file_action(engine: Any, action: str, item_id: str) -> ContextItem:
         if action == "pin":
             af.pinned = True
     elif af is None:
-        gone = " (it was released; restore or pin it to bring it back)" if item_id in engine._file_ledger.released \
+        gone = " (it was released; restore or pin it to bring it back)" if item_id in engine.window.ledger.released \
             else ""
         raise EngineError(f"{item_id} is not an active file now{gone}")
     elif action == "unpin":
         af.pinned = False
     else:
         del engine.files.files[path]
-        engine._file_releases.append((engine._file_item(af), USER_RELEASE))
-    engine._file_ledger.flush(engine)
-    engine._version += 1
-    item = engine._file_item(af)
+        engine.window.releases.append((engine.window.file_item(af), USER_RELEASE))
+    engine.window.ledger.flush(engine)
+    engine.history.version += 1
+    item = engine.window.file_item(af)
     if action == "evict":
         return dataclasses.replace(item, state=State.RELEASED, pinned=False)
     return item

@@ -15,55 +15,63 @@ output already, so it gets no note unless the task protects it (edited or named)
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agent_tui.core.activefiles import TOO_LARGE, ActiveFiles
 from agent_tui.core.assembler import TraceEntry
-from agent_tui.core.budget import BudgetPlan
-from agent_tui.core.config import Settings
+from agent_tui.core.file_items import FileLedger
 from agent_tui.core.filenotes import REGION_MIN_TOKENS, changed_region
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.text import clean_text
-from agent_tui.core.tokens import TokenCounter
 
 
-class ActiveFileWindow:
-    """Mixin for ContextEngine: active files as context items."""
+class FileWindow:
+    """The active files of one session, as context items (owns every per-file record)."""
 
-    files: ActiveFiles
-    plan: BudgetPlan
-    settings: Settings
-    counter: TokenCounter
-    items: dict[str, ContextItem]
-    order: list[str]
-    turn: int
-    steps_total: int
-    _file_cache: dict[str, tuple[tuple[Any, ...], ContextItem]]
-    _file_releases: list[tuple[ContextItem, str]]
-    _shown: dict[str, str]
-    _shown_note: dict[str, str | None]
-    _shown_raw: dict[str, str | None]
-    _file_ledger: Any
-    _known_raw: dict[str, str]
+    def __init__(self, engine: Any, workspace: Path | None) -> None:
+        self.engine = engine
+        """The engine it serves (items, turn and step clocks, plan, settings, counter)."""
+        self.files = ActiveFiles(workspace)
+        """The files the task works on, least recently touched first."""
+        self.cache: dict[str, tuple[tuple[Any, ...], ContextItem]] = {}
+        """Per path, the rendered item and the key it was rendered for."""
+        self.releases: list[tuple[ContextItem, str]] = []
+        """Files released since the last assembly, with the reason (reported in its trace)."""
+        self.ledger = FileLedger()
+        """Which active files the store holds (they persist with the session: core/file_items)."""
+        self.shown: dict[str, str] = {}
+        """Per active file, the rendered text the request already shows (block or a file note)."""
+        self.shown_raw: dict[str, str | None] = {}
+        """Per active file, the raw text the request shows (what a change-region note diffs against)."""
+        self.shown_note: dict[str, str | None] = {}
+        """Per active file, the history item showing it (a note or a read output), None for the block."""
+        self._task_key: tuple[int, str | None] | None = None
+        self._task = ""
+        self._named: dict[str, bool] = {}
+        self.known_raw: dict[str, str] = {}
+        """Per active file, the raw text the engine knew at the last request (an edit's note diffs
+        against it when the file is too large to show)."""
 
-    def _new_item(self, prefix: str, category: Category, content: str, **kw: Any) -> ContextItem:
-        raise NotImplementedError  # provided by ContextEngine
+    def release(self, af: Any, why: str) -> None:
+        """Report ``af`` as released (it has left ``files`` already)."""
+        self.releases.append((self.file_item(af), why))
 
-    def _add(self, item: ContextItem, message: bool = False) -> ContextItem:
-        raise NotImplementedError  # provided by ContextEngine
+    def flush(self) -> None:
+        self.ledger.flush(self.engine)
 
-    def note_file_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
+    def note_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
                        outline: bool = False, whole: bool = False) -> ContextItem:
         """The model now knows ``content`` of ``path`` (``shown_by``: the history item showing it;
         ``whole``: that item shows exactly this text, so no file note is needed even for a task file)."""
-        af = self.files.note(path, content, self.turn, step=self.steps_total, edited=edited)
+        af = self.files.note(path, content, self.engine.turn, step=self.engine.steps_total, edited=edited)
         if shown_by is not None:
             af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
-        if getattr(self, "instructions", None) is not None:
-            self.instructions.touch(self, path)  # type: ignore[attr-defined]  # a subfolder's AGENTS.md
-        item = self._file_item(af)
-        self._release_crowded_files()
-        self._file_ledger.flush(self)
+        if self.engine.instructions is not None:
+            self.engine.instructions.touch(self.engine, path)  # a subfolder's AGENTS.md
+        item = self.file_item(af)
+        self.release_crowded()
+        self.flush()
         return item
 
     def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:
@@ -72,124 +80,137 @@ class ActiveFileWindow:
         if af is not None and not af.edited:
             af.shown_by, af.outline = item_id, outline
 
-    def _sync_file_notes(self) -> list[TraceEntry]:
+    def sync_notes(self) -> list[TraceEntry]:
         """Append a file note for every active file whose current text the request does not show
         yet; returns trace entries for the files (what shows each)."""
         trace: list[TraceEntry] = []
         for af in list(self.files.files.values()):
-            trace.extend(self._sync_file_note(af))
-            self._known_raw[af.path] = af.content
+            trace.extend(self.sync_note(af))
+            self.known_raw[af.path] = af.content
         return trace
 
-    def _sync_file_note(self, af: Any) -> list[TraceEntry]:
+    def sync_note(self, af: Any) -> list[TraceEntry]:
         """The trace entry of one active file, appending its note when the request does not show it."""
-        item = self._file_item(af)
-        shown = self._shown.get(af.path)
-        note_id = self._shown_note.get(af.path)
-        if note_id is not None and not self.items[note_id].in_window:
+        item = self.file_item(af)
+        shown = self.shown.get(af.path)
+        note_id = self.shown_note.get(af.path)
+        if note_id is not None and not self.engine.items[note_id].in_window:
             shown = None  # the user evicted the note that showed it: show it again
         if shown == item.content:
             return [TraceEntry(item.id, True, "active file (protected)", 0)]
         fresh = not af.changed_on_disk and not af.missing
-        if af.shown_by is not None and fresh and (af.shown_whole or not self._task_file(af)):
-            self._shown[af.path] = item.content  # the read output shows it
-            self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
-            self._shown_note[af.path] = af.shown_by if af.shown_by in self.items else None
+        if af.shown_by is not None and fresh and (af.shown_whole or not self.task_file(af)):
+            self.shown[af.path] = item.content  # the read output shows it
+            self.shown_raw[af.path] = af.content if not af.outline or af.edited else None
+            self.shown_note[af.path] = af.shown_by if af.shown_by in self.engine.items else None
             return [TraceEntry(item.id, True, f"active file (shown by {af.shown_by})", 0)]
         why = "changed on disk" if af.changed_on_disk else "deleted" if af.missing else \
             "after an edit" if af.edited else "as read"
-        before = self._shown_raw.get(af.path) if shown is not None else None  # (None: only an outline)
+        before = self.shown_raw.get(af.path) if shown is not None else None  # (None: only an outline)
         too_large = TOO_LARGE in item.content  # the file itself is not shown: its reads are
         if too_large and before is None:
-            before = self._known_raw.get(af.path)  # the changed lines are all a note can show
+            before = self.known_raw.get(af.path)  # the changed lines are all a note can show
         region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
             and (item.tokens > REGION_MIN_TOKENS or too_large) else None
         text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
-        note = self._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
+        note = self.engine._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
                               priority=Priority.HIGH,
                               provenance={"note": "file", "path": af.path, "hash": af.hash,
                                           "region": region is not None})
-        self._add(note)
-        self._shown[af.path] = item.content
-        self._shown_raw[af.path] = af.content if not af.outline or af.edited else None
-        self._shown_note[af.path] = note.id
+        self.engine._add(note)
+        self.shown[af.path] = item.content
+        self.shown_raw[af.path] = af.content if not af.outline or af.edited else None
+        self.shown_note[af.path] = note.id
         return [TraceEntry(item.id, True, f"active file (file note {note.id})", 0)]
 
-    def _release_crowded_files(self) -> None:
+    def release_crowded(self) -> None:
         """Keep active files within the files share: release the least recently touched (never the newest).
 
         Active files are protected (always sent, whole up to the per-file limit), so the set
         itself is bounded; a released file leaves the window visibly (trace) and is re-read
         when the agent needs it again.
         """
-        cap = self.plan.caps[Category.FILES]
+        cap = self.engine.plan.caps[Category.FILES]
         ordered = list(self.files.files.values())  # least recently touched first
         # files only read go before the task's files (edited, or named in the task); the newest always stays
         # pinned files are never released here: the user asked to keep them
-        files = [af for af in ordered[:-1] if not self._task_file(af) and not af.pinned] + \
-                [af for af in ordered[:-1] if self._task_file(af) and not af.pinned]
-        total = sum(self._file_item(af).tokens for af in ordered)
+        files = [af for af in ordered[:-1] if not self.task_file(af) and not af.pinned] + \
+                [af for af in ordered[:-1] if self.task_file(af) and not af.pinned]
+        total = sum(self.file_item(af).tokens for af in ordered)
         for af in files:
             if total <= cap:
                 break
-            n = self._file_item(af).tokens
+            n = self.file_item(af).tokens
             del self.files.files[af.path]
             total -= n
-            self._file_releases.append((self._file_item(af), "released: the files share is full "
+            self.releases.append((self.file_item(af), "released: the files share is full "
                                                              "(read-only files first, least recently touched)"))
 
-    def note_file_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
+    def note_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
-        return self.note_file_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None)
+        return self.note_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.files.last_seen_hash(path)
 
-    def _file_item(self, af: Any) -> ContextItem:
-        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self._task_file(af), af.pinned,
+    def file_item(self, af: Any) -> ContextItem:
+        key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self.task_file(af), af.pinned,
                af.outline, af.shown_by if af.outline else None)
-        cached = self._file_cache.get(af.path)
+        cached = self.cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        limit_chars = self._file_char_limit(af)
+        limit_chars = self.char_limit(af)
         text = clean_text(self.files.render(af, limit_chars))
-        item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.counter.count(text),
+        item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.engine.counter.count(text),
                            turn=af.last_touched, pinned=af.pinned, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
-        self._file_cache[af.path] = (key, item)
+        self.cache[af.path] = (key, item)
         return item
 
-    def _task_file(self, af: Any) -> bool:
+    def task_file(self, af: Any) -> bool:
         """Edited in this task, or named in the current task message: kept before files only read."""
         if af.edited:
             return True
-        task = self._current_task_text()
-        return bool(task) and (af.path in task or af.path.rsplit("/", 1)[-1] in task)
+        task = self.current_task_text()
+        named = self._named.get(af.path)
+        if named is None:
+            named = self._named[af.path] = bool(task) and (af.path in task or af.path.rsplit("/", 1)[-1] in task)
+        return named
 
-    def _current_task_text(self) -> str:
-        for i in reversed(self.order):
-            it = self.items[i]
+    def current_task_text(self) -> str:
+        """The latest user message that is not an engine note (cached until a message is added)."""
+        order = self.engine.order
+        key = (len(order), order[-1] if order else None)
+        if self._task_key == key:
+            return self._task
+        text = ""
+        for i in reversed(order):
+            it = self.engine.items[i]
             if it.role == "user" and not it.provenance.get("note"):
-                return it.content
-        return ""
+                text = it.content
+                break
+        if text != self._task:
+            self._named = {}
+        self._task_key, self._task = key, text
+        return text
 
-    def _file_char_limit(self, af: Any | None = None) -> int:
+    def char_limit(self, af: Any | None = None) -> int:
         """Characters of a file kept in the window: a file only read gets a third of the files share."""
-        share = max(256, self.plan.caps[Category.FILES])
-        if af is not None and not self._task_file(af):
+        share = max(256, self.engine.plan.caps[Category.FILES])
+        if af is not None and not self.task_file(af):
             share = max(256, share // 3)
-        return int(min(self.settings.memory.max_file_tokens, share) * 3.2)
+        return int(min(self.engine.settings.memory.max_file_tokens, share) * 3.2)
 
-    def _file_blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
+    def blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
         """Every active file, most recently touched first (protected: the set is bounded on note)."""
-        self._release_crowded_files()
-        self._file_ledger.flush(self)
-        reported = {it.id for it, _ in self._file_releases}
+        self.release_crowded()
+        self.flush()
+        reported = {it.id for it, _ in self.releases}
         excluded.extend((row, str(row.provenance.get("why") or "released"))  # released earlier, or elsewhere
-                        for row in self._file_ledger.released.values()
+                        for row in self.ledger.released.values()
                         if row.id not in reported and row.provenance.get("path") not in self.files.files)
-        excluded.extend(self._file_releases)
-        self._file_releases = []
-        return [self._file_item(af) for af in reversed(list(self.files.files.values()))]
+        excluded.extend(self.releases)
+        self.releases = []
+        return [self.file_item(af) for af in reversed(list(self.files.files.values()))]
 

@@ -1,14 +1,14 @@
-"""Which history groups are in the window, kept incrementally.
+"""The history segment: the session's items in order, and which groups are in the window.
 
 A long session has thousands of messages, most of them summarised long ago; the
 assembler needs, every step, the groups still in the window, the trace entries of
-the ones out of it and the pins carried out of their groups.  This index keeps that
-scan per group and redoes it only from the first group that changed.
+the ones out of it and the pins carried out of their groups.  This index owns the
+items and keeps that scan per group, redoing it only from the first group that
+changed (new messages only touch the last group; a compaction event or a user
+action marks the group it touched).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.items import ContextItem, State
@@ -16,49 +16,66 @@ from agent_tui.core.memory import Group, HistoryGroups
 
 
 class HistoryIndex:
-    """Mixin for ContextEngine: the incremental scan of history groups."""
+    """The session's items (messages and the non-message items: rules, memos, summaries) in order."""
 
-    items: dict[str, ContextItem]
-    order: list[str]
+    def __init__(self) -> None:
+        self.items: dict[str, ContextItem] = {}
+        """Every item by id (active files, tool definitions and the system prompt live elsewhere)."""
+        self.order: list[str] = []
+        """Item ids in creation order (only grows)."""
+        self.version = 0
+        """Bumped by every change of state: the window scan is stale."""
+        self.reset()
 
-    def _reset_history(self) -> None:
-        """Forget the incremental history index (after items were replaced by ``load``)."""
-        self._version = getattr(self, "_version", 0) + 1
-        self._window_cache: tuple[tuple[int, int], Any] | None = None
-        # The scan of history groups, kept per group so a turn rescans only what changed.
+    def reset(self) -> None:
+        """Forget the incremental scan (after items were replaced by a load or another process)."""
+        self.version += 1
+        self._cache_key: tuple[int, int] | None = None
         self._scan_from = 0
         self._scan_acc: tuple[list[Group], list[ContextItem], list[TraceEntry]] = ([], [], [])
         self._scan_marks: list[tuple[int, int, int]] = []
         self._hist: list[ContextItem] = []
         self._blocks: list[ContextItem] = []
-        self._hist_seen = 0
-        self._hgroups = HistoryGroups()
+        self._seen = 0
+        self._groups = HistoryGroups()
 
-    def _history_items(self) -> list[ContextItem]:
+    def add(self, item: ContextItem) -> None:
+        self.version += 1
+        self.items[item.id] = item
+        self.order.append(item.id)
+
+    def touched(self, item: ContextItem) -> None:
+        """``item`` changed state: rescan from its group."""
+        self.version += 1
+        g = self._groups.where.get(item.id)
+        if g is not None and g < self._scan_from:
+            self._scan_from = g
+
+    def messages(self) -> list[ContextItem]:
         """Message items in order (maintained incrementally: ``order`` only grows)."""
-        for i in self.order[self._hist_seen:]:
+        for i in self.order[self._seen:]:
             it = self.items[i]
             (self._hist if it.role is not None else self._blocks).append(it)
-        self._hist_seen = len(self.order)
+        self._seen = len(self.order)
         return self._hist
 
-    def _window_groups(self) -> tuple[list[Group], list[TraceEntry], list[ContextItem]]:
-        """History groups in the window, trace entries of the items out of it, and pins carried
-        out of their groups.
+    def blocks(self) -> list[ContextItem]:
+        """Items that are not messages (rules, memos, summaries), in order."""
+        self.messages()
+        return self._blocks
 
-        Kept per group and rescanned from the first group that changed (``_save`` notes it; new
-        messages only touch the last group), so a long summarised history is not rescanned every
-        step; callers get fresh lists.
-        """
-        key = (self._version, len(self.order))
-        if self._window_cache is None or self._window_cache[0] != key:
-            self._scan_window()
-            self._window_cache = (key, None)
+    def window_groups(self) -> tuple[list[Group], list[TraceEntry], list[ContextItem]]:
+        """History groups in the window, trace entries of the items out of it, and pins carried
+        out of their groups (fresh lists; rescanned only from the first group that changed)."""
+        key = (self.version, len(self.order))
+        if self._cache_key != key:
+            self._scan()
+            self._cache_key = key
         groups, carried, trace = self._scan_acc
         return list(groups), list(trace), list(carried)
 
-    def _scan_window(self) -> None:
-        all_groups = self._hgroups.extend(self._history_items())
+    def _scan(self) -> None:
+        all_groups = self._groups.extend(self.messages())
         start = max(0, min(self._scan_from, len(self._scan_marks) - 1))  # the last group may have grown
         groups, carried, trace = self._scan_acc
         if start < len(self._scan_marks):
@@ -85,4 +102,3 @@ class HistoryIndex:
                     why = str(it.state)
                 trace.append(TraceEntry(it.id, False, why, it.tokens))
         self._scan_from = len(all_groups)
-

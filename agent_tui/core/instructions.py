@@ -139,10 +139,10 @@ class Instructions:
             if item_id in engine.items:
                 del engine.items[item_id]
                 engine.order.remove(item_id)
-                engine._reset_history()
+                engine.history.reset()
             changed = True
         if changed:
-            engine._version += 1
+            engine.history.version += 1
         return changed
 
     def _allowed(self, path: Path, folder: Path, engine: Any) -> bool:

@@ -8,6 +8,8 @@ back verbatim with its call or results and is spared by compaction for a while.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_tui.core.items import ContextItem, Scope, State
 
 SPECIAL = ("f:", "ins:", "tool:")
@@ -19,13 +21,11 @@ class EngineError(Exception):
 
 
 class ItemActions:
-    """Mixin for ContextEngine: the user's actions on items (uses its items, turn and _save)."""
+    """The user's actions on one session's items (pin, unpin, evict, restore)."""
 
-    items: dict[str, ContextItem]
-    turn: int
-
-    def _save(self, item: ContextItem) -> None:  # provided by ContextEngine
-        raise NotImplementedError
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        """The engine whose items these act on (its items, turn, tool items and ``_save``)."""
 
     def pin(self, item_id: str) -> ContextItem:
         if item_id.startswith(SPECIAL):
@@ -34,7 +34,7 @@ class ItemActions:
         item.pinned = True
         if item.state in (State.EVICTED, State.SUMMARISED):
             item.state = State.IN
-        self._save(item)
+        self.engine._save(item)
         return item
 
     def unpin(self, item_id: str) -> ContextItem:
@@ -42,7 +42,7 @@ class ItemActions:
             return self._special_action("unpin", item_id)
         item = self._mutable(item_id)
         item.pinned = False
-        self._save(item)
+        self.engine._save(item)
         return item
 
     def evict(self, item_id: str) -> ContextItem:
@@ -51,24 +51,24 @@ class ItemActions:
         item = self._mutable(item_id)
         if item.pinned:
             raise EngineError(f"{item_id} is pinned; unpin it before evicting")
-        if item.role == "user" and item.turn == self.turn:
+        if item.role == "user" and item.turn == self.engine.turn:
             raise EngineError(f"{item_id} is the current task; it cannot be evicted")
         item.state = State.EVICTED
         item.provenance.pop("restored_turn", None)
-        for other in self._results_of(item):
+        for other in self.results_of(item):
             if not other.pinned:
                 other.state = State.EVICTED
                 other.provenance.pop("restored_turn", None)
-                self._save(other)
-        self._save(item)
+                self.engine._save(other)
+        self.engine._save(item)
         return item
 
-    def _results_of(self, item: ContextItem) -> list[ContextItem]:
+    def results_of(self, item: ContextItem) -> list[ContextItem]:
         """The tool results answering an assistant message's calls (none for other items)."""
         if item.role != "assistant" or not item.tool_calls:
             return []
         ids = {c.get("id") for c in item.tool_calls}
-        return [o for o in self.items.values() if o.role == "tool" and o.tool_call_id in ids]
+        return [o for o in self.engine.items.values() if o.role == "tool" and o.tool_call_id in ids]
 
     def _bring_back(self, item: ContextItem) -> None:
         item.state = State.IN
@@ -77,7 +77,7 @@ class ItemActions:
             item.provenance.pop(key, None)
         if item.role == "tool":
             item.scope = Scope.SESSION
-        self._save(item)
+        self.engine._save(item)
 
     def restore(self, item_id: str) -> ContextItem:
         """Bring an item back verbatim; it goes into the next request and is spared by the
@@ -87,20 +87,20 @@ class ItemActions:
         item = self._mutable(item_id)
         was = (item.state, item.summarised_into)
         if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
-            item.provenance["restored_turn"] = self.turn
+            item.provenance["restored_turn"] = self.engine.turn
         self._bring_back(item)
         if item.role == "tool":
-            owner = self._call_owner(item.tool_call_id)
+            owner = self.call_owner(item.tool_call_id)
             if owner is not None and owner.state not in (State.IN, State.STALE):
                 self._bring_back(owner)
-        for other in self._results_of(item):
+        for other in self.results_of(item):
             if was[0] not in (State.IN, State.STALE) and not other.pinned \
                     and (other.state, other.summarised_into) == was:
                 self._bring_back(other)
         return item
 
-    def _call_owner(self, call_id: str | None) -> ContextItem | None:
-        for other in self.items.values():
+    def call_owner(self, call_id: str | None) -> ContextItem | None:
+        for other in self.engine.items.values():
             if other.role == "assistant" and any(c.get("id") == call_id for c in other.tool_calls or []):
                 return other
         return None
@@ -111,18 +111,18 @@ class ItemActions:
             raise EngineError(f"{item_id} is an instruction file: it is sent while it exists; edit or delete "
                               f"{item_id[4:]} to change it")
         if item_id.startswith("tool:"):
-            return self.tool_items.action(self, action, item_id)  # type: ignore[attr-defined]
+            return self.engine.tool_items.action(self.engine, action, item_id)
         # an active file: pin keeps it across tasks, evict releases it
         from agent_tui.core.file_items import file_action
 
-        return file_action(self, action, item_id)
+        return file_action(self.engine, action, item_id)
 
     def _mutable(self, item_id: str) -> ContextItem:
         if item_id == "sys":
             raise EngineError("the system prompt is always sent; it cannot be pinned, evicted or restored")
         if item_id.startswith("f:"):
             raise EngineError(f"{item_id} is an active file; it is protected while the task uses it")
-        if item_id not in self.items:
+        if item_id not in self.engine.items:
             raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
-        return self.items[item_id]
+        return self.engine.items[item_id]
 

@@ -39,3 +39,16 @@ class MemoryResultStore:
 
     def get(self, handle: str) -> str | None:
         return self._data.get(handle)
+
+
+class SessionResults:
+    """A ResultStore over the session store, tagging blobs with the session (and redacting them)."""
+
+    def __init__(self, store: Any, session_id: str, engine: Any) -> None:
+        self.store, self.session_id, self.engine = store, session_id, engine
+
+    def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
+        return self.store.put(self.engine.redact(content), meta, session_id=self.session_id)
+
+    def get(self, handle: str) -> str | None:
+        return self.store.get(handle)

@@ -134,5 +134,5 @@ class ToolItems:
         if engine.store is not None:
             engine.store.save_item(engine.session_id, item)
         self._saved[item_id] = (item.content, str(item.state))
-        engine._version += 1
+        engine.history.version += 1
         return item

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.bench.bashedits import EditOp, parse_edits, regex_literal
-from agent_tui.bench.bashops import ReadOp, WriteOp, parse_read, parse_write, strip_line_numbers
+from agent_tui.bench.bashops import (
+    ReadOp,
+    WriteOp,
+    parse_read,
+    parse_reverts,
+    parse_write,
+    strip_line_numbers,
+)
 
 
 @pytest.mark.parametrize(
@@ -95,3 +102,20 @@ def test_regex_literal(pattern: str, sed: bool, expected: tuple[str, bool]) -> N
 
 def test_strip_line_numbers() -> None:
     assert strip_line_numbers("     1\tdef f():\n    12\t    pass") == "def f():\n    pass"
+
+
+@pytest.mark.parametrize(
+    ("cmd", "expected"),
+    [
+        ("git checkout pvlib/pvsystem.py  # Revert to original", ["/testbed/pvlib/pvsystem.py"]),
+        ("git checkout -- a.py b/c.py", ["/testbed/a.py", "/testbed/b/c.py"]),
+        ("cd /testbed && git checkout HEAD -- src/m.py 2>&1", ["/testbed/src/m.py"]),
+        ("git checkout src/a.py 2>/dev/null || true", ["/testbed/src/a.py"]),
+        ("git restore x.py", ["/testbed/x.py"]),
+        ("git checkout v2.9.0 -- src/m.py", []),  # another revision: not the text the agent read
+        ("git checkout -b topic", []),
+        ("git checkout main", []),
+    ],
+)
+def test_git_checkout_of_files_is_a_revert(cmd: str, expected: list[str]) -> None:
+    assert parse_reverts(cmd, "/testbed") == expected

@@ -32,3 +32,17 @@ def test_edit_shifts_later_lines() -> None:
     assert not v.edit("not there", "x")
     assert v.edit("ignored", "x", full_after="new\n")
     assert v.render() == "new"
+
+
+def test_revert_goes_back_to_the_text_read_before_the_first_change() -> None:
+    """``git checkout FILE`` after edits: the view holds the committed text again, so an edit
+    re-applied to the original text is checked against what the agent saw."""
+    v = FileView()
+    v.read("a\nold\nc\n", whole=True)
+    assert v.edit("old", "new")
+    v.read("x\n", start_line=4)  # read after the change: not committed text
+    assert v.revert() and v.render() == "a\nold\nc"
+    assert not v.revert()  # nothing changed since
+    fresh = FileView()
+    fresh.write("created\n")
+    assert not fresh.revert() and fresh.render() == "created"

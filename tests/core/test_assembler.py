@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_tui.core.assembler import CONTINUATION, SECTION_HEADERS, check_pairing
+from agent_tui.core.block import FILE_HEADER
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category, State
@@ -18,7 +19,7 @@ def reasons(asm: object, item_id: str) -> list[tuple[bool, str]]:
 
 
 def test_request_order_is_fixed() -> None:
-    """head (system prompt, pins) → compaction block (memory, summary, files) → history → tail."""
+    """head (system prompt, pins) → compaction block (files, then memory and summary) → history → tail."""
     eng = engine(window=8_192)
     eng.set_system_prompt("SYSTEM PROMPT HERE")
     eng.pin_rule("RULE: use pnpm, never npm")
@@ -37,15 +38,16 @@ def test_request_order_is_fixed() -> None:
     eng.add_tool_result("c2", "run_command", "RESULT TWO")
     asm = eng.assemble(tools=[{"type": "function", "function": {"name": "ls", "parameters": {}}}])
     msgs = asm.messages
-    head, block = msgs[0]["content"], msgs[1]["content"]
-    assert msgs[0]["role"] == msgs[1]["role"] == "system" and all(m["role"] != "system" for m in msgs[2:])
+    head, file_msg, block = msgs[0]["content"], msgs[1]["content"], msgs[2]["content"]
+    assert msgs[0]["role"] == msgs[1]["role"] == msgs[2]["role"] == "system"
+    assert all(m["role"] != "system" for m in msgs[3:])
     order = [head.index(x) for x in ("SYSTEM PROMPT HERE", SECTION_HEADERS[Category.RULES], "RULE: use pnpm")]
     assert order == sorted(order)
+    assert file_msg.startswith(FILE_HEADER) and "FILE: def cli()" in file_msg  # the file first, on its own
     order = [block.index(x) for x in (SECTION_HEADERS[Category.MEMORY], "MEMO: the parser is done",
-                                      SECTION_HEADERS[Category.SUMMARY], SECTION_HEADERS[Category.FILES],
-                                      "FILE: def cli()")]
-    assert order == sorted(order)
-    assert asm.cache_breakpoints[:2] == [0, 1]
+                                      SECTION_HEADERS[Category.SUMMARY])]
+    assert order == sorted(order) and "FILE: def cli()" not in block
+    assert asm.cache_breakpoints[:3] == [0, 1, 2]
     # History after the block; the recalled memory is a note right after the user's message.
     task = next(m for m in msgs if m["role"] == "user" and m["content"].startswith("Now the CLI."))
     assert "RECALLED: the team prefers tabs" in task["content"] and "for reference" in task["content"]
@@ -180,3 +182,25 @@ def test_user_evicted_and_restored_item_round_trip() -> None:
     text = request_text(asm.messages)
     assert "let me check" in text and out.content in text  # its result came back with it
     assert check_pairing(asm.messages) == []
+
+
+def test_an_event_keeps_unchanged_files_byte_identical_ahead_of_the_changed_one() -> None:
+    """Files whose text did not change keep their block message and place across an event (a
+    provider's cache keeps serving them); the changed file and the summary follow."""
+    eng = engine(window=16_384)
+    for name in ("a", "b", "c"):
+        eng.note_file_edit(f"src/{name}.py", f"FILE {name}: " + filler(name, 200))
+    eng.add_user("Fix the three modules. " + filler("task", 20))
+    eng.add_assistant("Working on it.")
+    eng.compact(force=True)
+    before = eng.assemble().messages
+    files_before = [m["content"] for m in before if m["content"].startswith(FILE_HEADER)]
+    assert [f[f.index("FILE "):][:6] for f in files_before] == ["FILE c", "FILE b", "FILE a"]
+    eng.note_file_edit("src/c.py", "FILE c: changed " + filler("c2", 200))
+    eng.add_assistant("Changed c.")
+    eng.compact(force=True)
+    after = eng.assemble().messages
+    files_after = [m["content"] for m in after if m["content"].startswith(FILE_HEADER)]
+    assert files_after[:2] == files_before[1:]  # b and a: the same bytes, now first
+    assert "FILE c: changed" in files_after[2]
+    assert [m["content"] for m in after[1:3]] == files_before[1:]

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from agent_tui.core.assembler import _status_reserve, check_pairing
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine, EngineError
-from agent_tui.core.items import State
+from agent_tui.core.items import Category, State
 from agent_tui.store.workspace import Workspace
 from tests.core.core_helpers import AlwaysFails, call, filler, request_text
 
@@ -137,7 +137,18 @@ def mandatory_tokens(eng: ContextEngine) -> int:
     """What must go in whatever the budget: system, pins, active files, the task, the latest step."""
     n = eng.system.tokens + eng.tools_tokens(TOOLS)
     n += sum(i.tokens + 12 for i in eng.items.values() if i.pinned)
+    # a pinned output brings its group: the call (whole) and its sibling outputs (as stubs at least)
+    for it in [i for i in eng.items.values() if i.pinned and i.role == "tool"]:
+        owner = eng.actions.call_owner(it.tool_call_id)
+        if owner is not None and not owner.pinned:
+            n += owner.tokens + 4 + 80 * len(owner.tool_calls or [])
+            n += sum(min(r.tokens, 30) + 4 for r in eng.actions.results_of(owner) if not r.pinned)
     n += sum(f.tokens + 1 for f in (eng.get("f:" + p) for p in eng.files.files))
+    # the compaction block is frozen between events (a memo shown now stays until the next one)
+    n += sum(it.tokens + 1 for it in eng.block.items if it.category != Category.FILES and not it.pinned)
+    # ... and a file note showing an active file's current text is that file's content in the request
+    notes = {i for i in eng.window.shown_note.values() if i in eng.items and eng.items[i].in_window}
+    n += sum(eng.items[i].tokens + 4 for i in notes if eng.items[i].role == "user")
     msgs = [eng.items[i] for i in eng.order if eng.items[i].role is not None]
     task = [m for m in msgs if m.role == "user" and m.turn == eng.turn]
     n += sum(m.tokens + 4 for m in task)
@@ -162,12 +173,12 @@ def group_tokens(eng: ContextEngine, it: Any) -> int:
     """At least what an item costs with the message it cannot go without (its call)."""
     n = it.tokens
     if it.role == "tool":
-        owner = eng._call_owner(it.tool_call_id)
+        owner = eng.actions.call_owner(it.tool_call_id)
         n += owner.tokens + 30 * len(owner.tool_calls or []) if owner is not None else 0
     elif it.tool_calls:
         n += 30 * len(it.tool_calls)
         # its results go with it, each at least as long as a stub would be
-        n += sum(min(r.window_tokens, 30) for r in eng._results_of(it))
+        n += sum(min(r.window_tokens, 30) for r in eng.actions.results_of(it))
     return n
 
 
@@ -203,7 +214,7 @@ def check_assembly(d: Driver) -> None:
             assert it.content in text, f"pinned {it.id} missing"
     for path, af in eng.files.files.items():
         item = eng.get(f"f:{path}")
-        note = eng._shown_note.get(path)
+        note = eng.window.shown_note.get(path)
         if note and eng.items[note].provenance.get("region"):
             # an edit to a big file already shown: the note carries the changed lines (numbered), and
             # the rest reads as shown before; the next event puts the whole text in the block

@@ -137,8 +137,8 @@ async def test_unpriced_model_is_said_once_and_configured_prices_are_cache_aware
 
 
 async def test_reading_a_file_keeps_the_head_of_the_prompt_cached(tmp_path: Path) -> None:
-    """Active files change on every read and edit; the system message is marked before them too, so
-    those steps still read the prompt's head from Anthropic's cache (they read nothing before)."""
+    """Active files change on every read and edit; they live in the compaction block and in file
+    notes, never in the head, so those steps still read the prompt's head from Anthropic's cache."""
     root = make_repo(tmp_path / "p")
     with FakeAnthropic() as fake:
         fake.script(Turn(calls=[("read_file", {"path": "calc.py"})]),
@@ -155,20 +155,3 @@ async def test_reading_a_file_keeps_the_head_of_the_prompt_cached(tmp_path: Path
     assert all(u["cache_read_input_tokens"] > 0 for u in fake.usages[1:]), fake.usages
     system = fake.answered[2].body["system"]  # the head: the files live in the block and in file notes
     assert "cache_control" in system[0] and not any("## Active files" in b["text"] for b in system[:1])
-
-
-def test_the_split_system_message_keeps_to_four_breakpoints() -> None:
-    from agent_tui.agent.llm_provider import request_kwargs
-    from agent_tui.agent.llm_types import LLMConfig
-    from agent_tui.core.assembler import SECTION_HEADERS
-    from agent_tui.core.items import Category
-
-    system = f"You are agent-tui.\n\n{SECTION_HEADERS[Category.FILES]}\n### a.py\nx = 1"
-    msgs = [{"role": "system", "content": system}] + [
-        {"role": "user" if i % 2 else "assistant", "content": f"m{i}"} for i in range(1, 9)]
-    kw = request_kwargs(LLMConfig(model=MODEL), msgs, None, breakpoints=[0, 2, 4])
-    marks = sum("cache_control" in m for m in kw["messages"]) + sum(
-        "cache_control" in b for b in kw["messages"][0]["content"] if isinstance(b, dict))
-    assert marks == 4 and kw["messages"][0]["content"][0]["cache_control"]
-    few = request_kwargs(LLMConfig(model=MODEL), msgs[:3], None, breakpoints=[0])
-    assert [("cache_control" in b) for b in few["messages"][0]["content"]] == [True, True]

@@ -1,0 +1,193 @@
+"""The compaction block's segment: when an event happens, what it evicts, and what it freezes.
+
+Everything that changes only at a compaction event lives here: the rolling
+summary, the frozen block (:mod:`agent_tui.core.block`), the cost model's latest
+decision (:mod:`agent_tui.core.costmodel`) and the clock of the last event.  An
+event evicts a batch chosen by :mod:`agent_tui.core.eventplan`, folds it into the
+summary, ages the kept steps' turn-scoped outputs into stubs (the only place a
+message already sent changes) and rebuilds the block — so between two events the
+request only grows at its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent_tui.core import aging
+from agent_tui.core.block import CompactionBlock
+from agent_tui.core.compaction import CompactionResult, summarise_plan
+from agent_tui.core.costmodel import Decision, costs_for, decide
+from agent_tui.core.eventplan import kept_tokens, plan_event
+from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
+from agent_tui.core.memory import EvictionPlan
+from agent_tui.core.summary import Summariser, Summary, extract_decisions
+
+
+class Compactor:
+    """Compaction events for one session (the engine delegates ``compact`` and friends here)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        """The engine it serves (history, files, store, plan, counter)."""
+        self.block = CompactionBlock()
+        """The compaction block, frozen between events."""
+        self.summary: Summary | None = None
+        """The rolling summary's structured form (what the next event folds into)."""
+        self.summary_item: ContextItem | None = None
+        """The rolling summary as an item (in the block)."""
+        self.costs = costs_for(engine.settings)
+        """Cache prices the cost model weighs compaction with."""
+        self.decision: Decision | None = None
+        """The cost model's latest answer (why the last request did or did not compact)."""
+        self.results: list[CompactionResult] = []
+        """Every event of the session, failed ones included."""
+        self.event_step = 0
+        """``steps_total`` at the last event (the growth since is what the cost model weighs)."""
+        self.event_size = 0
+        """Request tokens of the first request after the last event."""
+        self.failed_at = -1
+        """History length when the last event failed (not retried until it grows)."""
+
+    def keep_steps(self, forced: bool) -> int:
+        """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
+        return max(1, self.engine.settings.memory.keep_recent_steps) if forced else 1
+
+    def user_cap(self) -> int:
+        return max(256, min(6000, int(self.engine.plan.input_budget * 0.05)))
+
+    def plan(self, force: bool = False) -> EvictionPlan | None:
+        """The batch a compaction event would evict now, or None when the cost model says an
+        event does not pay yet and the window is not near (``force``: evict what there is)."""
+        e = self.engine
+        e.window.sync_notes()  # the notes the next request will carry count (and may go in this event)
+        groups, _, _ = e.history.window_groups()
+        if force:
+            return plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(True),
+                              user_cap=self.user_cap(), reason="forced", notes_alone=True)
+        if len(e.order) == self.failed_at:
+            return None  # the last attempt failed and nothing changed since: do not hammer
+        request = e.request_estimate()
+        hard_limit = int(e.plan.compact_at * e.plan.input_budget)
+        hard = request >= hard_limit
+        plan = plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(False),
+                          user_cap=self.user_cap(), reason="window limit" if hard else "cost model")
+        if plan is None:
+            return None
+        evicted = plan.tokens
+        summary_now = self.summary_item.tokens if self.summary_item is not None else 0
+        summary = min(2000, summary_now + max(100, evicted // 20))
+        current = {it.id: it for it in (e.window.file_item(af) for af in e.files.files.values())}
+        files = sum(it.tokens for it in current.values())
+        stable = self.block.stable_prefix({i: it.content for i, it in current.items()})
+        head = e.system.tokens + e.head.tools_tokens
+        floor = head + kept_tokens(groups, plan) + summary + files + 120
+        steps = max(1, e.steps_total - self.event_step)
+        growth = max(0, request - self.event_size) / steps if self.event_size else request / steps
+        self.decision = decide(self.costs, request=request, floor=floor, head=head, growth=growth,
+                               summary=summary, hard_limit=hard_limit,
+                               min_excess=max(512, e.plan.input_budget // 20), stable=stable)
+        return plan if self.decision.compact else None
+
+    def apply(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
+              input_tokens: int = 0) -> CompactionResult:
+        """Mark the plan's items summarised into a new summary item."""
+        e = self.engine
+        before = sum(g.tokens for g in e.history.window_groups()[0])
+        items = plan.items  # (a property: computed before the states change)
+        text = summary.render() or "(nothing worth keeping was found in the evicted rounds)"
+        item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
+                           provenance={"summariser": summariser, "covers": len(summary.covers)})
+        evicted = []
+        with e._store_batch():  # one transaction for the whole batch, not one per item
+            if self.summary_item is not None:
+                self.summary_item.state = State.SUMMARISED
+            e._add(item)
+            if self.summary_item is not None:
+                self.summary_item.summarised_into = item.id
+                e._save(self.summary_item)
+            for it in items:
+                it.state = State.SUMMARISED
+                it.summarised_into = item.id
+                evicted.append(it.id)
+                e._save(it)
+            self.summary, self.summary_item = summary, item
+            if e.store is not None:
+                e.store.save_summary(e.session_id, item.id, text, summary.to_json(), summary.covers)
+                found = extract_decisions(items) + summary.decisions()
+                e.store.add_decisions(e.session_id, list(dict.fromkeys((d.text, d.source) for d in found)))
+        decisions = [d.text for d in summary.decisions()]
+        self.age_kept()
+        self.rebuild_block()
+        after = sum(g.tokens for g in e.history.window_groups()[0]) + item.tokens
+        res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
+                               tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
+                               reason=plan.reason, decisions=decisions)
+        self.results.append(res)
+        return res
+
+    def age_kept(self) -> None:
+        """Inside an event: the kept steps of earlier turns lose their turn-scoped outputs to stubs
+        (the only place a message already sent changes)."""
+        e = self.engine
+        for g in e.history.window_groups()[0]:
+            for it in g.items:
+                if it.role == "tool" and it.scope == Scope.TURN and it.turn < e.turn and not it.pinned \
+                        and "stub" not in it.provenance and it.state == State.IN \
+                        and it.provenance.get("restored_turn") is None:
+                    self.stub(it, "dropped after its turn")
+
+    def stub(self, item: ContextItem, why: str) -> None:
+        """Replace a tool output in the window by a stub; the whole output stays behind a handle."""
+        e = self.engine
+        handle = item.provenance.get("handle")
+        if handle is None:
+            handle = e.results.put(item.content, {"tool": item.name, "item": item.id})
+            item.provenance["handle"] = handle
+        path = item.provenance.get("path")
+        is_read = item.name == "read_file" or item.provenance.get("file_read")
+        active = path if (path and path in e.files.files and is_read) else None
+        stub = aging.stub_text(item, handle, why, active)
+        item.provenance["stub"] = stub
+        item.provenance["stub_tokens"] = e.counter.count(stub)
+        e._save(item)
+
+    def compact(self, force: bool = False, chain: Sequence[Summariser] | None = None) -> CompactionResult | None:
+        """Evict a batch into the rolling summary with the summariser chain (sync)."""
+        plan = self.plan(force=force)
+        if plan is None:
+            if force:  # an event with nothing to evict still ages the kept steps and refreshes the block
+                self.age_kept()
+                self.rebuild_block()
+            return None
+        summary, name, sent, errors = summarise_plan(plan, self.summary, chain or self.engine.summarisers)
+        if summary is None:
+            self.failed_at = len(self.engine.order)
+            res = CompactionResult(reason=plan.reason, error="; ".join(errors) or "no summariser")
+            self.results.append(res)
+            return res
+        return self.apply(plan, summary, name, sent)
+
+    def rebuild_block(self) -> None:
+        """Freeze the compaction block from the current summary, memo, recalls and active files
+        (only a compaction event or a resume calls this)."""
+        e = self.engine
+        blocks = e.history.blocks()
+        memos = sorted((it for it in blocks if it.id.startswith("memo") and it.in_window and not it.pinned),
+                       key=lambda x: -x.created_at)
+        recalls = [it for it in blocks if it.category == Category.MEMORY and not it.id.startswith("memo")
+                   and it.state == State.IN and not it.pinned]
+        items: list[ContextItem] = []
+        if self.summary_item is not None and self.summary_item.state == State.IN and not self.summary_item.pinned:
+            items.append(self.summary_item)
+        items += memos[:1] + recalls
+        files = e.window.blocks([])
+        items += files
+        self.block.rebuild(items, e.counter)
+        w = e.window
+        w.shown = {f.provenance["path"]: f.content for f in files}
+        w.shown_raw = {p: af.content if not af.outline or af.edited else None
+                       for p, af in e.files.files.items() if p in w.shown}
+        w.shown_note = {}
+        self.event_step = e.steps_total
+        self.event_size = 0
