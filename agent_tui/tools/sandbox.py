@@ -65,6 +65,14 @@ def _rebound_interpreter_dirs(hidden: list[Path]) -> list[str]:
     return [str(d) for d in dict.fromkeys(shown) if d.is_dir()]
 
 
+def _empty(folder: Path) -> bool:
+    """True for an empty folder (an unreadable one counts as full: it is mounted read-only as it is)."""
+    try:
+        return not any(folder.iterdir())
+    except OSError:
+        return False
+
+
 def _covered(network: bool) -> list[Path]:
     """Folders every sandbox replaces with its own empty ones (nothing under them needs hiding again)."""
     roots = ["/tmp", "/var/tmp", *(("/run", "/var/run") if not network else _SOCKET_DIRS)]
@@ -141,7 +149,7 @@ class Sandbox:
         args += ["--bind", str(ws), str(ws)]
         for rel in PROTECTED:
             path = ws / rel
-            if path.is_symlink() or path.is_file() or (path.is_dir() and any(path.iterdir())):
+            if path.is_symlink() or path.is_file() or (path.is_dir() and not _empty(path)):
                 continue
             # missing (or an empty placeholder): an empty read-only folder, removed afterwards
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]

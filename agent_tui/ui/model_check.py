@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 TIMEOUT = 5.0
 """Seconds to wait for a server's model list."""
+LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "xinference"})
+"""Providers that serve whatever models the user pulled: their names are not in litellm's map."""
 
 
 @dataclass(frozen=True)
@@ -90,15 +92,36 @@ def check(name: str, api_base: str | None = None) -> ModelCheck:
     known = set(names)
     if name in known or _strip_provider(name) in known:
         return ModelCheck(True, "known to litellm")
-    try:
-        import litellm
-
-        litellm.get_model_info(name)
+    provider = _provider(name)
+    if provider in LOCAL_PROVIDERS:
+        return ModelCheck(True, f"a {provider} model (the local server decides which it has)")
+    if _mapped_alias(name, known):
         return ModelCheck(True, "known to litellm")
-    except Exception:
-        pass
     return ModelCheck(False, f"unknown model {name}{_closest(name, names)} (give a provider/model litellm "
                              "knows, or --api-base for your own server)")
+
+
+def _provider(name: str) -> str | None:
+    """The provider litellm would route ``name`` to (None when it cannot tell)."""
+    import litellm
+
+    try:
+        return str(litellm.get_llm_provider(name)[1])
+    except Exception:
+        return None
+
+
+def _mapped_alias(name: str, known: set[str]) -> bool:
+    """``get_model_info`` resolves ``name`` to an entry of litellm's map.  Its answer alone is not
+    enough: for some providers it answers for any name of the family (``claude-sonet-4``, misspelt,
+    came back as an anthropic model with no entry of its own)."""
+    import litellm
+
+    try:
+        info = litellm.get_model_info(name)
+    except Exception:
+        return False
+    return str(info.get("key") or "") in known
 
 
 def complete(prefix: str, names: list[str]) -> str | None:

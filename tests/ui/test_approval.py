@@ -13,7 +13,7 @@ from textual.widgets import Static
 from agent_tui.agent import events as ev
 from agent_tui.agent.demo import unittest_command
 from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
-from agent_tui.ui.screens.approval import ApprovalScreen, _command_hint, shorten_paths
+from agent_tui.ui.screens.approval import ApprovalScreen, _command_hint, first_change, shorten_paths
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
 from .conftest import Recorder, demo_app, demo_until_approval, gauge_agrees, turn_done, wait_for
@@ -147,6 +147,33 @@ async def test_edit_diff_has_real_hunk_header(demo_workspace: Path) -> None:
         start = max(1, line - 3)
         assert f"@@ -{start}," in diff and "@@ -1 +1 @@" not in diff
         assert stock[line - 2].strip() in diff, "context lines from the file around the change"
+
+
+async def test_at_80x24_a_long_edit_diff_scrolls_in_a_capped_box(demo_workspace: Path) -> None:
+    """The edit's diff made the dialog 16 rows of 24 (the step's explanation hidden): now the preview is
+    capped at about a third of the screen and scrolls (page down), the pending edit visible above."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.press("y")
+        dialog = await next_approval(pilot, {dialog.request.call_id})
+        box = dialog.query_one("#approval-dialog")
+        preview = dialog.query_one("#approval-preview")
+        panels = list(app.main.conversation.query(ToolCallPanel))
+        await wait_for(pilot, lambda: panels[-1].region.height > 0 and panels[-1].region.bottom <= box.region.y,
+                       "the pending edit above the dialog")
+        assert box.region.height <= 12 and preview.region.height <= 9, [(w, w.region) for w in box.children]
+        assert preview.max_scroll_y > 0, "the diff is longer than its box"
+        assert "pgup/pgdn scroll it" in str(dialog.query_one("#approval-title", Static).render()), "told it scrolls"
+        diff = dialog.request.preview.splitlines()
+        changed = first_change(dialog.request.preview)
+        assert diff[changed].startswith("-") and preview.scroll_y <= changed < preview.scroll_y + preview.region.height - 1, \
+            "the first change is in view"
+        start = preview.scroll_y
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: preview.scroll_y > start, "the diff scrolled")
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: preview.scroll_y == 0, "back at the top of the diff")
 
 
 async def test_deny_with_reason_reaches_the_model(demo_workspace: Path, recorder: Recorder) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.messages import ActionFailed
-from agent_tui.ui.model_check import check
+from agent_tui.ui.model_check import check, litellm_names
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.sessions import SessionsScreen, session_label
 
@@ -20,6 +20,17 @@ def test_check_against_litellm_list() -> None:
     assert not typo.ok and "unknown model gpt-4o-typo-xyz" in typo.message and "did you mean gpt-4o," in typo.message
     assert not check("/help").ok and "not a model name" in check("/help").message
     assert not check("two words").ok
+
+
+def test_a_misspelt_name_litellm_answers_for_is_refused_local_servers_pass() -> None:
+    """litellm's get_model_info answers for any claude-* name; only names in its map (or a local
+    provider's, which serves what the user pulled) are accepted."""
+    typo = check("claude-sonet-4")
+    assert not typo.ok and "unknown model claude-sonet-4" in typo.message and "claude-sonnet-4" in typo.message
+    assert not check("anthropic/claude-sonet-4").ok
+    sonnet = next(n for n in litellm_names() if n.startswith("claude-sonnet-"))  # whichever this map has
+    assert check(sonnet).ok and check(f"anthropic/{sonnet}").ok
+    assert check("ollama/llama3").ok and check("ollama_chat/qwen2.5-coder:7b").ok
 
 
 def test_check_an_unreachable_server_refuses() -> None:

@@ -28,6 +28,9 @@ from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
 
 ANSWERS = ("once", "always", "prefix", "deny")
+PREVIEW_SHARE = 0.35
+"""The diff or command box takes at most this share of the screen's rows (then it scrolls)."""
+PREVIEW_MIN_ROWS = 4
 
 
 class ReasonInput(Input):
@@ -51,6 +54,14 @@ def shorten_paths(text: str, command: str) -> str:
         return "…/" + "/".join(path.rstrip("/").split("/")[-2:])
 
     return _PATH.sub(cut, text)
+
+
+def first_change(diff: str) -> int:
+    """The line index of the first removed or added line of a unified diff (0 when there is none)."""
+    for n, line in enumerate(diff.splitlines()):
+        if line[:1] in "-+" and not line.startswith(("---", "+++")):
+            return n
+    return 0
 
 
 def _command_hint(req: ApprovalRequested) -> Content:
@@ -86,18 +97,20 @@ class ApprovalScreen(ModalScreen[str]):
         Binding("p", "answer('prefix')", "Always this prefix", show=False),
         Binding("n,d,escape", "answer('deny')", "Deny"),
         Binding("r", "reason", "Deny with reason"),
+        Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False),
+        Binding("pageup", "scroll_preview(-1)", "Scroll the change", show=False),
     ]
 
     def __init__(self, request: ApprovalRequested) -> None:
         super().__init__()
         self.request = request
+        self._fitted = False
+        """The preview was found longer than its box (scrolled to the first change once)."""
 
     def compose(self) -> ComposeResult:
         req = self.request
-        what = "run this command" if req.kind == "command" else "make this change"
         with _Dialog(id="approval-dialog"):
-            yield Label(Content.assemble(("Approval ", "bold $warning"), (f"· allow {req.name} to {what}?", "bold")),
-                        id="approval-title")
+            yield Label(self._title(), id="approval-title")
             with VerticalScroll(id="approval-preview"):
                 if req.kind == "command":
                     command = req.preview.removeprefix("$ ")
@@ -115,13 +128,34 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Button(Content("Deny (n)"), id="deny", variant="error", compact=True)
                 yield Button(Content("Deny, say why (r)"), id="reason", variant="warning", compact=True)
 
+    def _title(self, scrolls: bool = False) -> Content:
+        req = self.request
+        what = "run this command" if req.kind == "command" else "make this change"
+        return Content.assemble(("Approval ", "bold $warning"), (f"· allow {req.name} to {what}?", "bold"),
+                                ("  pgup/pgdn scroll it" if scrolls else "", "$text-muted"))
+
     def on_mount(self) -> None:
         below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
         self._below: Any = below if hasattr(below, "uncover") else None
-        self.call_after_refresh(self._uncover)
+        self.call_after_refresh(self._fit_preview)
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self._uncover)
+        self.call_after_refresh(self._fit_preview)
+
+    def _fit_preview(self) -> None:
+        """The preview as tall as its content up to a third of the screen (it scrolls beyond: pgup/pgdn).
+        Set as a height, not only as CSS max-height: the docked box's auto height ignores a child's cap
+        and kept the blank rows (16 of 24 at 80x24)."""
+        preview = self.query_one("#approval-preview", VerticalScroll)
+        cap = max(PREVIEW_MIN_ROWS, int(self.size.height * PREVIEW_SHARE))
+        needed = preview.virtual_size.height
+        if needed > 0:
+            preview.styles.height = min(needed, cap)
+        if needed > cap and not self._fitted:
+            self._fitted = True
+            self.query_one("#approval-title", Label).update(self._title(scrolls=True))
+            preview.scroll_to(y=max(0, first_change(self.request.preview) - 2), animate=False)
+        self._uncover()
 
     def _uncover(self) -> None:
         """Lift the conversation's end above the dialog (it docks over the box and status line)."""
@@ -145,6 +179,15 @@ class ApprovalScreen(ModalScreen[str]):
         if answer == "prefix" and not self.request.prefix:
             return
         self.dismiss(answer)
+
+    def action_scroll_preview(self, pages: int) -> None:
+        """A long diff or command scrolls in its box (capped at about a third of the screen, so the
+        conversation behind stays readable at 80x24)."""
+        preview = self.query_one("#approval-preview", VerticalScroll)
+        if pages > 0:
+            preview.scroll_page_down(animate=False)
+        else:
+            preview.scroll_page_up(animate=False)
 
     def action_reason(self) -> None:
         """Show the reason box and focus it (the buttons' keys type into it from now on)."""
