@@ -213,10 +213,13 @@ def _split_budget(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -> 
 
 
 def _inside(root: Path, value: Any) -> bool:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or "\x00" in value:
+        return False  # not a path the OS can open: asked like any outside path, never resolved
+    try:
+        p = Path(value).expanduser()
+        target = (p if p.is_absolute() else root / p).resolve()
+    except (OSError, ValueError, RuntimeError):
         return False
-    p = Path(value).expanduser()
-    target = (p if p.is_absolute() else root / p).resolve()
     return target == root.resolve() or root.resolve() in target.parents
 
 

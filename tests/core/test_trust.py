@@ -218,3 +218,10 @@ def test_every_workspace_key_is_kept_as_tightening_or_asked(ws: dict[str, Any]) 
 def _asks_nothing(value: Any) -> bool:
     """A table holding only empty tables (``{"servers": {}}``) asks for nothing, so it may be dropped."""
     return isinstance(value, dict) and all(_asks_nothing(v) for v in value.values())
+
+
+@pytest.mark.parametrize("path", ["a\x00b", "/tmp/x\x00", "~nosuchuser_zz/memory.db"])
+def test_store_path_that_is_no_path_is_asked_not_a_crash(tmp_path: Path, path: str) -> None:
+    split = split_workspace({}, {"store_path": path}, tmp_path)
+    assert "store_path" not in split.tight
+    assert [a.key for a in split.asks] == ["store_path"]
