@@ -66,7 +66,8 @@ def _script(root: Path, seen: list[dict[str, Any]]):
     return reply
 
 
-async def test_long_session_stays_in_window_and_keeps_what_matters(tmp_path: Path, fake_llm) -> None:
+async def run_long_session(tmp_path: Path, fake_llm: Any) -> tuple[Path, Any, list[Any], list[Any], list[dict[str, Any]]]:
+    """The scripted 60+-step turn on a fresh repo with a pinned rule: (root, agent, events, stored, seen)."""
     root = make_repo(tmp_path / "proj")
     (root / "main.py").write_text("VERSION = 0\n\n\ndef main():\n    print('hello', VERSION)\n")
     (root / "data").mkdir()
@@ -80,10 +81,15 @@ async def test_long_session_stays_in_window_and_keeps_what_matters(tmp_path: Pat
     agent, ws = make_agent(root, fake_llm.base_url, window=WINDOW, settings=Settings(max_steps=STEPS + 5))
     try:
         events = await run_turn(agent, TASK)
-        engine = agent.engine
-        stored = ws.store.messages(engine.session_id)
+        stored = ws.store.messages(agent.engine.session_id)
     finally:
         ws.close()
+    return root, agent, events, stored, seen
+
+
+async def test_long_session_stays_in_window_and_keeps_what_matters(tmp_path: Path, fake_llm) -> None:
+    root, agent, events, stored, seen = await run_long_session(tmp_path, fake_llm)
+    engine = agent.engine
     assert events[-1].status == "done", [e for e in events if isinstance(e, ev.ErrorEvent)]
     agent_reqs = [r for r in fake_llm.requests if is_agent_request(r)]
     assert len(agent_reqs) >= 60

@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import events as ev
-from agent_tui.core.config import Settings
 from agent_tui.core.tokens import counter_for
-from agent_tui.store.workspace import Workspace
-from tests.agent.helpers import is_agent_request, make_agent, make_repo, request_tokens, run_turn
-from tests.agent.test_long_session import RULE, STEPS, TASK, WINDOW, _data_file, _script
+from tests.agent.helpers import is_agent_request, request_tokens
+from tests.agent.test_long_session import WINDOW, run_long_session
 
 
 def _is_summary(req: Any) -> bool:
@@ -25,22 +23,7 @@ def _is_summary(req: Any) -> bool:
 
 
 async def test_long_session_is_served_from_the_prefix_cache(tmp_path: Path, fake_llm) -> None:
-    root = make_repo(tmp_path / "proj")
-    (root / "main.py").write_text("VERSION = 0\n\n\ndef main():\n    print('hello', VERSION)\n")
-    (root / "data").mkdir()
-    for n in range(9):
-        (root / "data" / f"d{n}.txt").write_text(_data_file(n))
-    ws = Workspace(root, Settings(model="openai/gpt-4o", window=WINDOW))
-    ws.add_rule(RULE)
-    ws.close()
-    seen: list[dict[str, Any]] = []
-    fake_llm.default_reply = _script(root, seen)
-    agent, ws = make_agent(root, fake_llm.base_url, window=WINDOW, settings=Settings(max_steps=STEPS + 5))
-    try:
-        events = await run_turn(agent, TASK)
-        stored = ws.store.messages(agent.engine.session_id)
-    finally:
-        ws.close()
+    root, agent, events, stored, seen = await run_long_session(tmp_path, fake_llm)
     assert events[-1].status == "done"
     reqs = fake_llm.chat_requests
     agent_reqs = [r for r in reqs if is_agent_request(r)]

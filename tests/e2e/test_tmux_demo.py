@@ -11,7 +11,6 @@ import json
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -58,13 +57,7 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     shown = re.search(r"Context ([\d.]+)% of ([\d,]+)", screen)
     used = re.search(r"([\d,]+) used", screen)
     assert shown and used
-    tmux.keys("C-q")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if subprocess.run(["tmux", "-L", tmux.name, "has-session", "-t", tmux.name],
-                          capture_output=True).returncode != 0:
-            break
-        time.sleep(0.2)
+    tmux.quit_app()
 
     context = json.loads(subprocess.run([str(AGENT_TUI), "context", "--workspace", str(workspace), "--json"],
                                         check=True, capture_output=True, text=True).stdout)

@@ -15,9 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import threading
-import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -79,16 +77,6 @@ def _start(tmux: Tmux, server: FakeOpenAI, workspace: Path, home: Path, width: i
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": PLANTED_KEY}
     tmux.start([str(AGENT_TUI), "--model", "openai/gpt-4o", "--api-base", server.base_url, "--window", str(WINDOW),
                 "--workspace", str(workspace)], width, height, env)
-
-
-def _quit(tmux: Tmux) -> None:
-    tmux.keys("C-q")
-    deadline = time.monotonic() + 30
-    while subprocess.run(["tmux", "-L", tmux.name, "has-session", "-t", tmux.name],
-                         capture_output=True).returncode == 0:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"agent-tui did not quit; the screen was:\n{tmux.screen()}")
-        time.sleep(0.2)
 
 
 def _send(tmux: Tmux, text: str) -> None:
@@ -189,7 +177,7 @@ def test_offer_scroll_and_resumed_gauge_in_tmux(tmux: Tmux, tmp_path: Path) -> N
         assert "│ first question" in screen and "LATE ANSWER END" not in screen, "the reader's place was kept"
         _send(tmux, "back to the end")
         tmux.wait_for(lambda s: "│ back to the end" in s and "● ready" in s, "the flow at the bottom after sending")
-        _quit(tmux)
+        tmux.quit_app()
 
         # item 11: resumed at 120×40, one request later the sparkline is one column as tall as its share
         _start(tmux, server, workspace, tmp_path, 120, 40)
@@ -214,4 +202,4 @@ def test_offer_scroll_and_resumed_gauge_in_tmux(tmux: Tmux, tmp_path: Path) -> N
         assert explained, panel
         numbers = [int(g.replace(",", "")) for g in explained.groups()]
         assert explained.group(1) == budget and numbers[1] == WINDOW and numbers[0] == WINDOW - numbers[2] - numbers[3]
-        _quit(tmux)
+        tmux.quit_app()

@@ -10,8 +10,6 @@ server does not serve; input history and the session title survive a restart.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -37,16 +35,6 @@ def _box(screen: str) -> list[str]:
     top = max(i for i, line in enumerate(lines) if line.startswith("▊▔"))
     bottom = max(i for i, line in enumerate(lines) if line.startswith("▊▁"))
     return [line.strip("▊▎ ") for line in lines[top + 1:bottom]]
-
-
-def _quit(tmux: Tmux) -> None:
-    tmux.keys("C-q")
-    deadline = time.monotonic() + 30
-    while subprocess.run(["tmux", "-L", tmux.name, "has-session", "-t", tmux.name],
-                         capture_output=True).returncode == 0:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"agent-tui did not quit; the screen was:\n{tmux.screen()}")
-        time.sleep(0.2)
 
 
 def test_keys_at_80x24_lose_nothing(tmux: Tmux, tmp_path: Path) -> None:
@@ -90,7 +78,7 @@ def test_keys_at_80x24_lose_nothing(tmux: Tmux, tmp_path: Path) -> None:
         tmux.type("/model gpt-4o-typo-xyz")
         tmux.keys("Enter")
         tmux.wait_for(lambda s: "refused" in s and "gpt-4o-typo-xyz" in s, "/model refusing an unknown name")
-        _quit(tmux)
+        tmux.quit_app()
 
         _start(tmux, server, workspace, tmp_path)  # a new run: history and the session title are kept
         tmux.wait_for(lambda s: "● ready" in s, "the second run", timeout=120)
@@ -102,4 +90,4 @@ def test_keys_at_80x24_lose_nothing(tmux: Tmux, tmp_path: Path) -> None:
         tmux.keys("F5")
         tmux.wait_for(lambda s: "sent while loading" in s, "the session titled by its first message")
         tmux.keys("Escape")
-        _quit(tmux)
+        tmux.quit_app()

@@ -53,5 +53,15 @@ class Tmux:
                 raise AssertionError(f"gave up waiting for {what}; the screen was:\n{text}")
             time.sleep(0.2)
 
+    def quit_app(self, timeout: float = 30) -> None:
+        """Press ctrl+q and wait until the app has exited and taken its tmux session with it."""
+        self.keys("C-q")
+        deadline = time.monotonic() + timeout
+        while subprocess.run(["tmux", "-L", self.name, "has-session", "-t", self.name],
+                             capture_output=True).returncode == 0:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"agent-tui did not quit; the screen was:\n{self.screen()}")
+            time.sleep(0.2)
+
     def kill(self) -> None:
         subprocess.run(["tmux", "-L", self.name, "kill-server"], capture_output=True)
