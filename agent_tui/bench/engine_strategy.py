@@ -130,14 +130,16 @@ class AgentTuiStrategy:
                 self.engine.note_file_read(ev.path, view.render())
             return
         shown = None
+        kind = "edit"
         if ev.kind == "write":
+            kind = "write" if view.lines else "create"
             view.write(ev.content)
             owner = self.engine.actions.call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
                 if self.engine.order else None
             shown = owner.id if owner is not None else None  # the call's arguments hold the whole text
         elif not view.edit(ev.old, ev.new, ev.full_after):
             return  # the replaced text is not in what the agent has seen: nothing to update
-        self.engine.note_file_edit(ev.path, view.render(), shown_by=shown)
+        self.engine.note_file_edit(ev.path, view.render(), shown_by=shown, kind=kind)
 
     def build(self, call_index: int) -> Request:
         assert self.engine is not None, "start() first"
