@@ -12,7 +12,8 @@ would give it):
   and added with ``add_tool_result(content=shaped, raw=whole)``;
 * a file read, write or edit → the merged view of what the agent has seen of
   the file (:class:`~agent_tui.bench.fileview.FileView`) goes to
-  ``note_file_read`` / ``note_file_edit``;
+  ``note_file_read`` / ``note_file_edit`` (a write to a file the agent had not
+  seen counts as creating it, as ``write_file`` reports a new file);
 * at each recorded call → ``assemble()`` (which runs a compaction event with the
   extractive summariser when the cost model says it pays); its messages are
   the request.  An event is charged as the product's one summarising call
