@@ -32,8 +32,8 @@ class EngineToolContext:
     def note_read(self, path: str, content: str) -> None:
         self.engine.note_file_read(path, content)
 
-    def note_edit(self, path: str, content: str) -> None:
-        self.engine.note_file_edit(path, content)
+    def note_edit(self, path: str, content: str, kind: str = "edit") -> None:
+        self.engine.note_file_edit(path, content, kind=kind)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.engine.last_seen_hash(path)

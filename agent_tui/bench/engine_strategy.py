@@ -12,7 +12,8 @@ would give it):
   and added with ``add_tool_result(content=shaped, raw=whole)``;
 * a file read, write or edit → the merged view of what the agent has seen of
   the file (:class:`~agent_tui.bench.fileview.FileView`) goes to
-  ``note_file_read`` / ``note_file_edit``;
+  ``note_file_read`` / ``note_file_edit`` (a write to a file the agent had not
+  seen counts as creating it, as ``write_file`` reports a new file);
 * at each recorded call → ``assemble()`` (which runs a compaction event with the
   extractive summariser when the cost model says it pays); its messages are
   the request.  An event is charged as the product's one summarising call
@@ -130,14 +131,16 @@ class AgentTuiStrategy:
                 self.engine.note_file_read(ev.path, view.render())
             return
         shown = None
+        kind = "edit"
         if ev.kind == "write":
+            kind = "write" if view.lines else "create"
             view.write(ev.content)
             owner = self.engine.actions.call_owner(self.engine.items[self.engine.order[-1]].tool_call_id) \
                 if self.engine.order else None
             shown = owner.id if owner is not None else None  # the call's arguments hold the whole text
         elif not view.edit(ev.old, ev.new, ev.full_after):
             return  # the replaced text is not in what the agent has seen: nothing to update
-        self.engine.note_file_edit(ev.path, view.render(), shown_by=shown)
+        self.engine.note_file_edit(ev.path, view.render(), shown_by=shown, kind=kind)
 
     def build(self, call_index: int) -> Request:
         assert self.engine is not None, "start() first"

@@ -22,7 +22,10 @@ Definitions (the tests in ``tests/bench/test_metrics.py`` pin them down):
   in the request; ``rule_retention_last``: the same for each session's last
   request only.
 * tool-output shaping: sent/raw tokens over all tool outputs; error-line
-  recall: error lines of the raw outputs present in what was sent.
+  recall: error lines of the raw outputs present in the request built right
+  after the output arrived (what the model sees, wherever it is: a read that
+  shaping cut may show its text in a file note); ``error_line_recall_message``:
+  present in the output's own message as sent (the stricter, older measure).
 * assembly latency: wall time per step to take the new messages and build the
   request, p50 and p95, in milliseconds.
 """
@@ -81,6 +84,8 @@ class Metrics:
     error_lines: int
     error_lines_kept: int
     error_line_recall: float | None
+    error_lines_in_message: int
+    error_line_recall_message: float | None
     latency_p50_ms: float
     latency_p95_ms: float
 
@@ -117,7 +122,8 @@ def compute(runs: Sequence[SessionRun]) -> Metrics:
     raw = sum(s.raw_tokens for s in shapes)
     sent = sum(s.sent_tokens for s in shapes)
     err = sum(s.error_lines for s in shapes)
-    kept = sum(s.error_lines_kept for s in shapes)
+    in_message = sum(s.error_lines_kept for s in shapes)
+    kept = sum(s.error_lines_in_request for s in shapes)
     lat = [s.latency * 1000.0 for s in steps]
     return Metrics(
         sessions=len(runs),
@@ -143,6 +149,8 @@ def compute(runs: Sequence[SessionRun]) -> Metrics:
         error_lines=err,
         error_lines_kept=kept,
         error_line_recall=_ratio(kept, err),
+        error_lines_in_message=in_message,
+        error_line_recall_message=_ratio(in_message, err),
         latency_p50_ms=percentile(lat, 50),
         latency_p95_ms=percentile(lat, 95),
     )

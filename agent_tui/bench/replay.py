@@ -57,6 +57,10 @@ class ShapeRecord:
     sent_tokens: int
     error_lines: int
     error_lines_kept: int
+    """Error lines present in the output's own message as sent."""
+    error_lines_in_request: int = 0
+    """Error lines present anywhere in the request built right after the output arrived (a read
+    that shaping cut can show its text in a file note rather than in the tool message)."""
 
 
 @dataclass
@@ -135,9 +139,13 @@ def replay(
         seen = max(seen, call.history_len)
         req = strategy.build(k)
         latency = time.perf_counter() - t0
-        for raw, sent in observed:
-            run.shapes.append(shape_record(raw, sent, cache))
         keys = [message_key(m) for m in req.messages]
+        searches = [cache.info(key).search for key in keys]
+        for raw, sent in observed:
+            rec = shape_record(raw, sent, cache)
+            if rec.error_lines:
+                rec.error_lines_in_request = sum(1 for e in error_lines(raw) if any(e in t for t in searches))
+            run.shapes.append(rec)
         tokens = session.prefix_tokens + req.opaque_tokens + cache.request_tokens(keys)
         shared = 0
         if k > 0:

@@ -69,7 +69,7 @@ def _table(rows: dict[str, Metrics], base: Metrics | None) -> list[str]:
     head = ("| strategy | total input tokens | vs full | tokens/request mean | p95 | peak window | overflows "
             "| prefix-stable | cost (reads 0.1) | × full | cost (+ writes 1.25) | × full "
             "| active-file retention | rule retention (every / last) "
-            "| shaped/raw | error-line recall | assembly p50 / p95 |")
+            "| shaped/raw | error-line recall (request / own message) | assembly p50 / p95 |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for name, m in rows.items():
         files = f"{_pct(m.active_file_retention)} ({m.edits_present}/{m.edits_checked})"
@@ -79,7 +79,8 @@ def _table(rows: dict[str, Metrics], base: Metrics | None) -> list[str]:
             f"| {_int(m.cache_weighted_cost)} | {_times(m.cache_weighted_cost, base and base.cache_weighted_cost)} "
             f"| {_int(m.cache_write_cost)} | {_times(m.cache_write_cost, base and base.cache_write_cost)} | {files} "
             f"| {_pct(m.rule_retention)} / {_pct(m.rule_retention_last)} | {_pct(m.shaped_raw_ratio)} "
-            f"| {_pct(m.error_line_recall)} | {m.latency_p50_ms:.2f} / {m.latency_p95_ms:.2f} ms |"
+            f"| {_pct(m.error_line_recall)} / {_pct(m.error_line_recall_message)} "
+            f"| {m.latency_p50_ms:.2f} / {m.latency_p95_ms:.2f} ms |"
         )
     return lines
 

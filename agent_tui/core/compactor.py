@@ -48,6 +48,8 @@ class Compactor:
         """Request tokens of the first request after the last event."""
         self.failed_at = -1
         """History length when the last event failed (not retried until it grows)."""
+        self.written: set[str] = set()
+        """Files the agent created in this task and has only ever written whole since."""
 
     def keep_steps(self, forced: bool) -> int:
         """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
@@ -168,10 +170,39 @@ class Compactor:
             return res
         return self.apply(plan, summary, name, sent)
 
+    def note_write(self, path: str, kind: str) -> None:
+        """Track files the agent made: a ``create`` starts, a whole ``write`` keeps, an ``edit`` ends it."""
+        if kind == "create":
+            self.written.add(path)
+        elif kind != "write":
+            self.written.discard(path)
+
+    def release_idle_written(self) -> None:
+        """At a block rebuild: a file the agent created and only ever wrote whole, untouched for
+        ``release_written_after_steps`` steps, leaves the block.  Its text is the agent's own
+        output (a scratch script written and run once, typically) and a read brings it back; a
+        file the task names, or that the agent edited in part, stays protected for the task."""
+        e = self.engine
+        after = e.settings.memory.release_written_after_steps
+        task = e.window.current_task_text()
+        for path in sorted(self.written):
+            af = e.files.files.get(path)
+            if af is None:
+                self.written.discard(path)
+                continue
+            if af.pinned or e.steps_total - af.last_step <= after or path in task \
+                    or path.rsplit("/", 1)[-1] in task:
+                continue
+            e.files.files.pop(path)
+            self.written.discard(path)
+            e.window.release(af, f"released: written by the agent and untouched for {after} steps "
+                                 "(read_file shows it again)")
+
     def rebuild_block(self) -> None:
         """Freeze the compaction block from the current summary, memo, recalls and active files
         (only a compaction event or a resume calls this)."""
         e = self.engine
+        self.release_idle_written()
         blocks = e.history.blocks()
         memos = sorted((it for it in blocks if it.id.startswith("memo") and it.in_window and not it.pinned),
                        key=lambda x: -x.created_at)

@@ -93,6 +93,8 @@ class MemoryConfig:
     """Unused: stubs are applied only inside a compaction event (kept so older config files load)."""
     release_reads_after_steps: int = 15
     """A file that was only read (never edited) is released after this many steps untouched."""
+    release_written_after_steps: int = 10
+    """A file the agent created and only wrote whole leaves at the next event after this many steps untouched."""
     max_file_tokens: int = 8000
     """An active file larger than this is named, not copied (the model reads ranges); a pinned one keeps its head."""
     recall_limit: int = 3
@@ -235,7 +237,7 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
                 raise ConfigError(f"{where}: {name} must be a table, got {getattr(obj, name)!r}")
     if isinstance(obj, MemoryConfig):
         for name in ("max_rounds", "release_files_after", "max_file_tokens", "max_steps", "stub_after_steps",
-                     "stub_batch", "release_reads_after_steps"):
+                     "stub_batch", "release_reads_after_steps", "release_written_after_steps"):
             _int_at_least(obj, name, 1, where)
         for name in ("keep_recent_steps", "recall_limit"):
             _int_at_least(obj, name, 0, where)

@@ -387,8 +387,11 @@ class ContextEngine:
         """The model now knows ``content`` of ``path`` (see FileWindow.note_read)."""
         return self.window.note_read(path, content, edited=edited, shown_by=shown_by, outline=outline, whole=whole)
 
-    def note_file_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
-        """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
+    def note_file_edit(self, path: str, content: str, *, shown_by: str | None = None,
+                       kind: str = "edit") -> ContextItem:
+        """An edit or write made ``content`` current (``shown_by``: a call that shows it whole;
+        ``kind``: ``create``, ``write`` or ``edit``, see ``ToolContext.note_edit``)."""
+        self.compactor.note_write(path, kind)
         return self.window.note_edit(path, content, shown_by=shown_by)
 
     def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:

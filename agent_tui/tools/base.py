@@ -94,8 +94,13 @@ class ToolContext(Protocol):
         """
         ...
 
-    def note_edit(self, path: str, content: str) -> None:
-        """``path`` now holds ``content`` (full text as written) after an edit or write."""
+    def note_edit(self, path: str, content: str, kind: str = "edit") -> None:
+        """``path`` now holds ``content`` (full text as written) after an edit or write.
+
+        ``kind``: ``"create"`` (a write made a new file), ``"write"`` (a whole-file overwrite) or
+        ``"edit"`` (part of the text replaced).  The engine protects files the task edits for the
+        whole task, and lets a file the agent only ever wrote whole go when it lies untouched.
+        """
         ...
 
     def last_seen_hash(self, path: str) -> str | None:

@@ -67,7 +67,7 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             content = content.replace("\n", "\r\n")
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, content.encode("utf-8"), rel)
-    ctx.note_edit(rel, content)
+    ctx.note_edit(rel, content, kind="create" if old is None else "write")
     lines = len(split_lines(content))
     size = len(content.encode("utf-8"))
     if old is None:

@@ -53,7 +53,7 @@ def test_shaping_cuts_noise_but_keeps_errors_and_the_file_stays_active() -> None
     m = compute([run])
     big = run.shapes[1]
     assert big.sent_tokens < big.raw_tokens / 4
-    assert big.error_lines_kept == big.error_lines == 3
+    assert big.error_lines_kept == big.error_lines_in_request == big.error_lines == 3
     assert m.rule_retention == 1.0
     assert m.overflows == 0
 

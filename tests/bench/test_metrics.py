@@ -139,7 +139,24 @@ class KeepFirstLine(FullStrategy):
 
     def observe(self, index: int, message: Message) -> str | None:
         super().observe(index, message)
-        return message.raw_output.split("\n")[0] if message.role == "tool" else None
+        if message.role != "tool":
+            return None
+        first = message.raw_output.split("\n")[0]
+        self.history[-1] = {**self.history[-1], "content": first}
+        return first
+
+
+class FirstLineAndACopy(KeepFirstLine):
+    """The first line in the tool message, the whole output in a note after it (as a read cut by
+    shaping whose file text travels in a file note)."""
+
+    name = "first-line-and-copy"
+
+    def observe(self, index: int, message: Message) -> str | None:
+        sent = super().observe(index, message)
+        if message.role == "tool":
+            self.history.append({"role": "user", "content": f"[note]\n{message.raw_output}"})
+        return sent
 
 
 def test_shaping_ratio_and_error_line_recall() -> None:
@@ -152,6 +169,10 @@ def test_shaping_ratio_and_error_line_recall() -> None:
     )
     m = compute([replay(s, KeepFirstLine(), 1000, word_cache())])
     assert m.error_lines == 2 and m.error_lines_kept == 1 and m.error_line_recall == 0.5
+    assert m.error_line_recall_message == 0.5
+    copy = compute([replay(s, FirstLineAndACopy(), 1000, word_cache())])
+    assert copy.error_line_recall == 1.0  # the model sees every error line, in the note
+    assert copy.error_lines_in_message == 1 and copy.error_line_recall_message == 0.5
     assert m.shaped_raw_ratio == pytest.approx(5 / 15)  # words: 5 + 7 + 3 raw, 5 sent
     full = compute([replay(s, FullStrategy(), 1000, word_cache())])
     assert full.shaped_raw_ratio == 1.0 and full.error_line_recall == 1.0

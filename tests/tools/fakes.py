@@ -23,15 +23,17 @@ class FakeContext:
     reads: list[tuple[str, str]] = field(default_factory=list)
     edits: list[tuple[str, str]] = field(default_factory=list)
     memos: list[str] = field(default_factory=list)
+    edit_kinds: list[str] = field(default_factory=list)
     memories: list[dict[str, Any]] = field(default_factory=list)
 
     def note_read(self, path: str, content: str) -> None:
         self.seen[path] = content_hash(content)
         self.reads.append((path, content))
 
-    def note_edit(self, path: str, content: str) -> None:
+    def note_edit(self, path: str, content: str, kind: str = "edit") -> None:
         self.seen[path] = content_hash(content)
         self.edits.append((path, content))
+        self.edit_kinds.append(kind)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.seen.get(path)

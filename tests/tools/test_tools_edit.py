@@ -33,6 +33,7 @@ async def test_edit_success_writes_file_notes_and_returns_diff(
         "    print('hello', name)\n", "    print('hi', name)\n    log(name)\n"
     )
     assert ctx.edits == [("g.py", new)]
+    assert ctx.edit_kinds == ["edit"]
     assert ctx.last_seen_hash("g.py") == content_hash(new)
     assert "Edited g.py" in result.text and "+2 -1" in result.text
     assert "-    print('hello', name)" in result.text and "+    log(name)" in result.text
@@ -130,6 +131,7 @@ async def test_write_new_file_creates_parents(ws: Path, call: Call, ctx: FakeCon
     assert (ws / "pkg/sub/new.py").read_text() == "a = 1\nb = 2\n"
     assert "Created pkg/sub/new.py (2 lines" in result.text
     assert ctx.edits == [("pkg/sub/new.py", "a = 1\nb = 2\n")]
+    assert ctx.edit_kinds == ["create"]  # the engine may let a file the agent only wrote go when idle
 
 
 async def test_write_over_unread_file_refused(ws: Path, call: Call) -> None:
@@ -139,13 +141,14 @@ async def test_write_over_unread_file_refused(ws: Path, call: Call) -> None:
     assert (ws / "keep.txt").read_text() == "precious\n"
 
 
-async def test_write_over_read_file_allowed_with_diff(ws: Path, call: Call) -> None:
+async def test_write_over_read_file_allowed_with_diff(ws: Path, call: Call, ctx: FakeContext) -> None:
     (ws / "keep.txt").write_text("old line\n")
     await _read(call, "keep.txt")
     result = await call("write_file", path="keep.txt", content="new line\n")
     assert not result.is_error
     assert (ws / "keep.txt").read_text() == "new line\n"
     assert "Overwrote keep.txt: +1 -1" in result.text
+    assert ctx.edit_kinds == ["write"]  # a file that existed is not the agent's creation
     assert "-old line" in result.meta["diff"] and "+new line" in result.meta["diff"]
 
 
