@@ -130,6 +130,13 @@ class AgentTuiStrategy:
             if view.revert():
                 self.engine.note_file_read(ev.path, view.render())
             return
+        if ev.kind == "copy":  # a file copied over an active one: the product re-reads it (changed on disk)
+            source = self.views.get(ev.source)
+            if source is not None:
+                view.copy_from(source)
+                if ev.path in self.engine.files.files:
+                    self.engine.note_file_read(ev.path, view.render())
+            return
         shown = None
         kind = "edit"
         if ev.kind == "write":

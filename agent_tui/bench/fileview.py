@@ -56,6 +56,15 @@ class FileView:
         self.lines, self.whole, self._changed = dict(lines), whole, False
         return True
 
+    def copy_from(self, other: FileView) -> None:
+        """``cp OTHER THIS``: this file now holds what is known of the other one (a changed file
+        unless that is its committed text, e.g. a backup of it put back)."""
+        self.lines, self.whole = dict(other.lines), other.whole
+        if self.committed is None:
+            self._changed = True
+        else:
+            self._changed = (self.lines, self.whole) != self.committed
+
     def edit(self, old: str, new: str, full_after: str | None = None) -> bool:
         """Apply a replacement; False when ``old`` is not in a known stretch."""
         if full_after is not None:

@@ -46,3 +46,14 @@ def test_revert_goes_back_to_the_text_read_before_the_first_change() -> None:
     fresh = FileView()
     fresh.write("created\n")
     assert not fresh.revert() and fresh.render() == "created"
+
+
+def test_a_backup_copied_back_holds_the_text_it_was_taken_from() -> None:
+    """``cp f f.bak`` … edits … ``cp f.bak f``: the file holds the text seen before the edits again."""
+    f, bak = FileView(), FileView()
+    f.read("a\nold\nc\n", whole=True)
+    bak.copy_from(f)
+    assert f.edit("old", "new") and f.changed
+    f.copy_from(bak)
+    assert f.render() == "a\nold\nc" and not f.changed  # its committed text again
+    assert bak.render() == "a\nold\nc"
