@@ -96,6 +96,24 @@ class FileView:
             prev = n
         return blocks
 
+    def rendered_span(self, start: int, count: int) -> tuple[int, int] | None:
+        """Where real lines ``start``..``start + count - 1`` sit in :meth:`render`'s text (1-based,
+        inclusive: a gap marker takes one line), or None when they are not all known."""
+        if count <= 0 or any(n not in self.lines for n in range(start, start + count)):
+            return None
+        if self.whole:
+            return start, start + count - 1
+        at, expected = 0, 1
+        for first, block in self._blocks():
+            if first > expected:
+                at += 1  # the marker line
+            if first <= start < first + len(block):
+                lo = at + (start - first) + 1
+                return lo, lo + count - 1
+            at += len(block)
+            expected = first + len(block)
+        return None
+
     def render(self) -> str:
         """The known text; gaps between read stretches become one marker line."""
         if self.whole:
