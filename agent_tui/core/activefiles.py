@@ -100,26 +100,27 @@ class ActiveFiles:
         regions: list[Region] = []
         if old is not None:
             self.clock += 1
-            regions = file_regions.shift(old.regions, old.content, content, edit_seq=self.clock if edited else None)
+            regions = file_regions.shift(old.regions, old.content, content, edit_seq=self.clock if edited else None,
+                                         step=step)
         elif edited:  # a file the agent wrote: all of it is what it was just looking at
             self.clock += 1
-            regions = file_regions.add([], 1, content.count("\n") + 1, self.clock, content.count("\n") + 1)
+            regions = file_regions.add([], 1, content.count("\n") + 1, self.clock, content.count("\n") + 1, step)
         af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step,
                         pinned=old is not None and old.pinned, regions=regions)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         return af
 
-    def note_lines(self, path: str, spans: Iterable[tuple[int, int]]) -> bool:
-        """The agent was just shown lines ``a``..``b`` (1-based, inclusive) of each span of ``path``
-        (a ranged or query read); False when the file is not active."""
+    def note_lines(self, path: str, spans: Iterable[tuple[int, int]], step: int = 0) -> bool:
+        """The agent was just shown (at ``step``) lines ``a``..``b`` (1-based, inclusive) of each
+        span of ``path`` (a ranged or query read); False when the file is not active."""
         af = self.files.get(path)
         if af is None:
             return False
         total = af.content.count("\n") + 1
         for a, b in spans:
             self.clock += 1
-            af.regions = file_regions.add(af.regions, int(a), int(b), self.clock, total)
+            af.regions = file_regions.add(af.regions, int(a), int(b), self.clock, total, step)
         return True
 
     def last_seen_hash(self, path: str) -> str | None:
@@ -179,17 +180,17 @@ class ActiveFiles:
             del self.files[af.path]
         return gone
 
-    def render(self, af: ActiveFile, max_tokens_chars: int | None = None) -> str:
+    def render(self, af: ActiveFile, max_tokens_chars: int | None = None, regions_since: int = -1) -> str:
         """The block shown to the model for one file (a pointer for a big file seen as an outline:
         its text was never shown, and copying its head would pay for it twice).  A file shown only
-        in parts, or too large to carry whole, carries the lines the agent read or edited most
-        recently instead (core/file_regions), within ``max_tokens_chars``."""
+        in parts, or too large to carry whole, carries the lines the agent read or edited after
+        step ``regions_since`` (the last event) instead (core/file_regions), within ``max_tokens_chars``."""
         lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
         if af.outline and not af.edited and not af.changed_on_disk and not af.missing and not af.dropped:
             how = "in parts" if af.regions else f"as an outline (tool output {af.shown_by})"
             head = (f"### {af.path} ({lines} lines, sha {af.hash[:10]}): read {how}; "
                     f"read_file with start_line/end_line for the text")
-            return self._with_regions(head, af, max_tokens_chars)
+            return self._with_regions(head, af, max_tokens_chars, regions_since)
         note = ""
         if af.dropped:
             return f"### {af.path} — content dropped, not re-read: {af.dropped}"
@@ -207,12 +208,12 @@ class ActiveFiles:
                     note += " (re-read what you need before editing)"
                 head = (f"### {af.path} ({lines:,} lines, {len(af.content):,} characters, sha {af.hash[:10]}){note}"
                         f"\n{TOO_LARGE}")
-                return self._with_regions(head, af, max_tokens_chars) if not af.missing else head
+                return self._with_regions(head, af, max_tokens_chars, regions_since) if not af.missing else head
             body = body[:max_tokens_chars] + "\n[… truncated in the window; use read_file with line ranges]"
         return f"### {af.path} ({lines} lines, sha {af.hash[:10]}){note}\n```\n{body}\n```"
 
     @staticmethod
-    def _with_regions(head: str, af: ActiveFile, max_chars: int | None) -> str:
+    def _with_regions(head: str, af: ActiveFile, max_chars: int | None, since: int) -> str:
         budget = (max_chars if max_chars is not None else len(af.content)) - len(head)
-        part = file_regions.render(af.regions, af.content, budget)
+        part = file_regions.render(af.regions, af.content, budget, since)
         return f"{head}\n{part}" if part else head

@@ -6,9 +6,11 @@ at, and a compaction event evicts those outputs — so right after an event noth
 request held the lines the model was about to edit.  Each active file therefore remembers
 the line spans it was shown (a ranged or query read) or changed (an edit), in the file's
 own line numbers, shifted when an edit moves them.  When the block is rebuilt, the file's
-entry carries those spans — newest first, merged, within the file's share — so what the
-model was just looking at survives the event.  Between events the block does not change:
-a new read shows its lines itself, and an edit's changed lines go to a file note.
+entry carries the spans seen since the previous event — newest first, merged, within the
+file's share — so what the model was just looking at survives the event; a span nobody
+touched again is let go at the event after (the block stays bounded by what the agent
+does, not by how long the session runs).  Between events the block does not change: a new
+read shows its lines itself, and an edit's changed lines go to a file note.
 """
 
 from __future__ import annotations
@@ -34,14 +36,16 @@ class Region:
     """Last line (inclusive)."""
     seq: int
     """When it was last read or edited (larger is newer)."""
+    step: int = 0
+    """The engine step it was read or edited at (a block carries the regions seen since the last event)."""
 
 
-def add(regions: Sequence[Region], start: int, end: int, seq: int, total: int) -> list[Region]:
+def add(regions: Sequence[Region], start: int, end: int, seq: int, total: int, step: int = 0) -> list[Region]:
     """``regions`` plus lines ``start``..``end`` (clipped to a file of ``total`` lines), newest last."""
     start, end = max(1, start), min(total, end)
     if total <= 0 or end < start:
         return list(regions)
-    out = [r for r in regions if (r.start, r.end) != (start, end)] + [Region(start, end, seq)]
+    out = [r for r in regions if (r.start, r.end) != (start, end)] + [Region(start, end, seq, step)]
     return out[-MAX_REGIONS:]
 
 
@@ -60,7 +64,8 @@ def changed_span(before: str, after: str) -> tuple[int, int, int] | None:
     return head, len(old) - tail, len(new) - tail
 
 
-def shift(regions: Sequence[Region], before: str, after: str, *, edit_seq: int | None = None) -> list[Region]:
+def shift(regions: Sequence[Region], before: str, after: str, *, edit_seq: int | None = None,
+          step: int = 0) -> list[Region]:
     """``regions`` of ``before`` moved onto ``after`` (lines below a change move with it; a region
     the change touches covers the changed lines); with ``edit_seq``, the changed lines are added
     as the newest region (an edit the agent made)."""
@@ -75,15 +80,15 @@ def shift(regions: Sequence[Region], before: str, after: str, *, edit_seq: int |
         if r.end <= head:  # wholly above the change
             out.append(r)
         elif r.start > old_end:  # wholly below it
-            out.append(Region(r.start + delta, r.end + delta, r.seq))
+            out.append(Region(r.start + delta, r.end + delta, r.seq, r.step))
         else:  # touches it: keep its lines around the change, and the changed lines
             start = min(r.start, head + 1)
             end = max(r.end + delta, new_end) if r.end > old_end else max(new_end, start)
-            out.append(Region(start, min(end, total), r.seq))
+            out.append(Region(start, min(end, total), r.seq, r.step))
     out = [r for r in out if r.start <= r.end and r.start <= total]
     if edit_seq is not None:
         lo, hi = head + 1, max(new_end, head + 1)  # a pure deletion: the line after it
-        out = add(out, lo, min(hi, total), edit_seq, total)
+        out = add(out, lo, min(hi, total), edit_seq, total, step)
     return out[-MAX_REGIONS:]
 
 
@@ -113,8 +118,10 @@ def select(regions: Iterable[Region], lines: Sequence[str], budget_chars: int) -
     return spans
 
 
-def render(regions: Sequence[Region], content: str, budget_chars: int) -> str:
-    """The regions part of a file's block entry ("" when there is none or no room)."""
+def render(regions: Sequence[Region], content: str, budget_chars: int, since_step: int = -1) -> str:
+    """The regions part of a file's block entry: those seen after ``since_step`` (the last
+    event), "" when there is none or no room."""
+    regions = [r for r in regions if r.step > since_step]
     if not regions or budget_chars <= len(REGIONS_MARK) + 2:
         return ""
     lines = content.split("\n")

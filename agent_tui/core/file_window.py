@@ -92,7 +92,7 @@ class FileWindow:
     def note_lines(self, path: str, spans: Iterable[tuple[int, int]]) -> None:
         """The agent was just shown lines ``a``..``b`` of ``path`` (1-based, inclusive, per span):
         the next compaction block carries them if it cannot carry the whole file."""
-        self.files.note_lines(path, spans)
+        self.files.note_lines(path, spans, self.engine.steps_total)
 
     def sync_notes(self) -> list[TraceEntry]:
         """Append a file note for every active file whose current text the request does not show
@@ -174,19 +174,25 @@ class FileWindow:
         return self.files.last_seen_hash(path)
 
     def file_item(self, af: Any) -> ContextItem:
+        since = self.regions_since()
         key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self.task_file(af), af.pinned,
-               af.outline, af.shown_by if af.outline else None, tuple(af.regions))
+               af.outline, af.shown_by if af.outline else None, tuple(af.regions), since)
         cached = self.cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
         limit_chars = self.char_limit(af)
-        text = clean_text(self.files.render(af, limit_chars))
+        text = clean_text(self.files.render(af, limit_chars, since))
         item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.engine.counter.count(text),
                            turn=af.last_touched, pinned=af.pinned, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
         self.cache[af.path] = (key, item)
         return item
+
+    def regions_since(self) -> int:
+        """The step of the last compaction event: a block carries the regions seen after it."""
+        compactor = getattr(self.engine, "compactor", None)
+        return int(compactor.event_step) if compactor is not None else -1
 
     def task_file(self, af: Any) -> bool:
         """Edited in this task, or named in the current task message: kept before files only read."""
