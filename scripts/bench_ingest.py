@@ -117,8 +117,12 @@ def load_sessions(paths: list[Path]) -> list[Session]:
     return out
 
 
-def replay_steps(session: Session, clock: PhaseClock | None) -> list[tuple[float, bool, dict[str, float]]]:
-    """(latency, was a compaction event, phase times) per recorded call, as bench/replay.py times it."""
+Step = tuple[float, bool, dict[str, float], float, str]
+"""(wall latency, was a compaction event, phase times, CPU time, label) of one replayed step."""
+
+
+def replay_steps(session: Session, clock: PhaseClock | None) -> list[Step]:
+    """Every recorded call's step, timed as bench/replay.py times it (plus CPU time)."""
     cache = MessageCache(counter_for(session.model or None))
     calibrate(session, cache)
     strategy = AgentTuiStrategy()
@@ -126,13 +130,16 @@ def replay_steps(session: Session, clock: PhaseClock | None) -> list[tuple[float
     out = []
     seen = 0
     for k, call in enumerate(session.calls):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
+        new = 0
         for i in range(seen, call.history_len):
             strategy.observe(i, session.messages[i])
+            new += len(session.messages[i].raw_output or session.messages[i].content or "")
         seen = max(seen, call.history_len)
         req = strategy.build(k)
-        latency = time.perf_counter() - t0
-        out.append((latency, req.summarising_input_tokens > 0, clock.take() if clock else {}))
+        latency, cpu = time.perf_counter() - t0, time.process_time() - c0
+        label = f"{session.id[:12]} step {k} (+{new:,} chars)"
+        out.append((latency, req.summarising_input_tokens > 0, clock.take() if clock else {}, cpu, label))
     return out
 
 
@@ -145,13 +152,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--traces", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "traces")
     parser.add_argument("--repeat", type=int, default=3, help="plain passes (each reported)")
+    parser.add_argument("--worst", type=int, default=0, help="also list the N slowest steps with their phases")
     opts = parser.parse_args()
     sessions = load_sessions([opts.traces])
     print(f"{len(sessions)} sessions, {sum(len(s.calls) for s in sessions)} steps from {opts.traces}")
     for r in range(opts.repeat):
-        lat = [x[0] * 1000 for s in sessions for x in replay_steps(s, None)]
-        print(f"pass {r + 1}: p50 {statistics.median(lat):6.2f} ms  p95 {pct(lat, 0.95):6.2f} ms  "
-              f"p99 {pct(lat, 0.99):6.2f} ms  max {max(lat):7.2f} ms  total {sum(lat) / 1000:5.2f} s")
+        plain = [x for s in sessions for x in replay_steps(s, None)]
+        lat, cpu = [x[0] * 1000 for x in plain], [x[3] * 1000 for x in plain]
+        print(f"pass {r + 1}: wall p50 {statistics.median(lat):6.2f} ms  p95 {pct(lat, 0.95):6.2f} ms  "
+              f"p99 {pct(lat, 0.99):6.2f} ms  max {max(lat):7.2f} ms  total {sum(lat) / 1000:5.2f} s | "
+              f"CPU p50 {statistics.median(cpu):6.2f} ms  p95 {pct(cpu, 0.95):6.2f} ms")
     clock = PhaseClock()
     with instrumented(clock):
         steps = [x for s in sessions for x in replay_steps(s, clock)]
@@ -165,7 +175,7 @@ def main() -> None:
     for label, group in groups:
         total = sum(x[0] for x in group)
         phases: dict[str, float] = defaultdict(float)
-        for _, _, times in group:
+        for _, _, times, _, _ in group:
             for name, t in times.items():
                 phases[name] += t
         phases["other (replay glue)"] = total - sum(phases.values())
@@ -176,6 +186,11 @@ def main() -> None:
             print(f"  {name:22s} {t * 1000:9.1f} ms  {100 * t / total if total else 0:5.1f} %  "
                   f"{t * 1000 / max(1, len(group)):7.3f} ms/step")
 
+    for latency, event, times, _, label in sorted(steps, key=lambda x: -x[0])[:opts.worst]:
+        top = ", ".join(f"{n} {t * 1000:.1f}" for n, t in sorted(times.items(), key=lambda kv: -kv[1])[:4])
+        print(f"{latency * 1000:7.2f} ms {'event' if event else '     '} {label}: {top}")
+
 
 if __name__ == "__main__":
     main()
+

@@ -216,6 +216,19 @@ GATES: dict[str, Gate | None] = {
 """Every regex of the plugins used, reviewed: its gate, or None (always run)."""
 
 
+def min_width(pattern: re.Pattern[str]) -> int:
+    """The length of the shortest text ``pattern`` can match (0 when the parser cannot say).
+
+    Each character of a pattern matches one character of text (Python folds no case into
+    several characters), so a text shorter than this holds no match."""
+    try:
+        from re import _parser  # the stdlib's own parser (sre_parse before 3.11)
+
+        return max(0, int(_parser.parse(pattern.pattern, pattern.flags).getwidth()[0]))
+    except Exception:  # another Python's private parser: skip nothing
+        return 0
+
+
 def gate_for(pattern: re.Pattern[str]) -> Gate | None:
     """The gate of a plugin regex, or None (run it always)."""
     gate = GATES.get(pattern.pattern)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agent_tui.core.secret_gates import Anchor, TextView, gate_for
+from agent_tui.core.secret_gates import Anchor, TextView, gate_for, min_width
 
 #: Names that say a value is secret (environment variables, assignments).
 SECRET_NAME_RE = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH)", re.I)
@@ -119,13 +119,14 @@ _PLUGIN_MODULES = ("artifactory", "aws", "azure_storage_key", "cloudant", "disco
 """detect-secrets' regex plugin modules whose denylists we use."""
 
 
-Detector = tuple[str, list[tuple[re.Pattern[str], Any]]]
-"""A plugin's kind and its regexes, each with its gate (``core.secret_gates.Gate``) or None."""
+Detector = tuple[str, re.Pattern[str], Any, int]
+"""One plugin regex: its kind, the pattern, its gate (``core.secret_gates.Gate``) or None, and the
+length of its shortest match (a shorter text cannot hold one)."""
 
 
 @lru_cache(maxsize=1)
 def _detectors() -> tuple[list[Detector], Any]:
-    """(kind, [(compiled pattern, gate)]) per regex plugin, and the base64 entropy plugin (or None)."""
+    """Every regex of the plugins (``Detector``), and the base64 entropy plugin (or None)."""
     import importlib
 
     try:
@@ -141,7 +142,7 @@ def _detectors() -> tuple[list[Detector], Any]:
                 continue
             patterns = [p for p in getattr(cls, "denylist", ()) if isinstance(p, re.Pattern)]
             if patterns:
-                found.append((kind, [(p, gate_for(p)) for p in patterns]))
+                found += [(kind, p, gate_for(p), min_width(p)) for p in patterns]
     entropy = high_entropy_strings.Base64HighEntropyString(limit=BASE64_ENTROPY_LIMIT)
     return found, entropy
 
@@ -199,13 +200,13 @@ def _private_keys(text: str) -> Iterator[Finding]:
 
 def _known_formats(text: str, view: TextView | None = None) -> Iterator[Finding]:
     patterns, entropy = _detectors()
-    for kind, regexes in patterns:
-        for regex, gate in regexes:
-            if view is not None and gate is not None and not gate.admits(view):
-                continue
-            for m in regex.finditer(text):
-                if m.end() - m.start() >= MIN_SECRET_LEN:
-                    yield Finding(m.start(), m.end(), kind)
+    size = len(text)
+    for kind, regex, gate, shortest in patterns:
+        if view is not None and (size < shortest or (gate is not None and not gate.admits(view))):
+            continue
+        for m in regex.finditer(text):
+            if m.end() - m.start() >= MIN_SECRET_LEN:
+                yield Finding(m.start(), m.end(), kind)
     if entropy is not None and ('"' in text or "'" in text):
         for m in entropy.regex.finditer(text):
             value = m.group(2)
