@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agent_tui.core.secret_gates import TextView, gate_for
+from agent_tui.core.secret_gates import Anchor, TextView, gate_for
 
 #: Names that say a value is secret (environment variables, assignments).
 SECRET_NAME_RE = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH)", re.I)
@@ -54,8 +54,6 @@ _SECRET_LAST_WORDS = frozenset(
 _SECRET_ANY_WORDS = frozenset({"secret", "password", "passwd"})
 #: Shortest value treated as a secret (shorter ones are flags, ports, placeholders).
 MIN_SECRET_LEN = 8
-#: Lowercase words one of which a secret-named assignment's name contains (``secret_name``).
-_ASSIGN_WORDS = ("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat")
 
 _ASSIGN_RE = re.compile(
     r"(?m)(?:^|[\s;,{(])(?:export\s+)?"
@@ -71,6 +69,10 @@ _PLACEHOLDER_RE = re.compile(
     r"^(?:\$\{?[A-Za-z_]|\{\{|<[^>]*>$|x{6,}$|\*{3,}|\[REDACTED|changeme$|example|your[_-]|None$|null$|true$|false$)",
     re.I,
 )
+#: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
+#: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
+_ASSIGN_ANCHOR = Anchor(("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat"),
+                        re.compile(r"[A-Za-z0-9_.-]{0,80}[\"']?[ \t]*[=:][ \t]*[\"']?[^\s\"'`,;#}]{8}"))
 #: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``).
 _CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*)?$")
 
@@ -163,8 +165,7 @@ def secret_name(name: str) -> bool:
 
 
 def _assignments(text: str, view: TextView | None = None) -> Iterator[Finding]:
-    # a secret name is ASCII and holds one of _ASSIGN_WORDS (any case): none in the text, no finding
-    if view is not None and not any(w in view.lower for w in _ASSIGN_WORDS):
+    if view is not None and not view.anchored(_ASSIGN_ANCHOR):
         return
     for m in _ASSIGN_RE.finditer(text):
         name, value = m.group("name"), m.group("value")
