@@ -67,7 +67,8 @@ class ActiveFile:
 
 
 TOO_LARGE = ("Too large to keep whole in the window: the read_file results in the conversation show the parts "
-             "read; read more with read_file start_line/end_line or query.")
+             "read (after a compaction, the lines read or edited last follow here); read more with read_file "
+             "start_line/end_line or query.")
 """What an active file over its share shows instead of a cut copy (a pinned one keeps its head)."""
 
 

@@ -161,3 +161,23 @@ def test_selection_is_within_budget_and_merged(spans: list[tuple[int, int]], bud
     assert all(chosen[k][1] + 1 < chosen[k + 1][0] for k in range(len(chosen) - 1))  # merged, ordered
     if chosen and regions and regions[-1].start <= len(lines):  # the newest region goes first
         assert any(lo <= regions[-1].start <= hi for lo, hi in chosen)
+
+
+def test_regions_are_kept_across_a_resume(tmp_path: Path) -> None:
+    from agent_tui.store.workspace import Workspace
+
+    body = big_file()
+    (tmp_path / "big.py").write_text(body, encoding="utf-8")
+    ws = Workspace(tmp_path, settings=Settings.default(window=32_768))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("Fix handler 700 in big.py")
+        read_range(eng, "r1", body, 2098, 2104)
+        eng.assemble()
+        sid = eng.session_id
+        again = ws.engine(sid)  # a restart: the engine is rebuilt from the store
+        assert again.files.files["big.py"].regions == eng.files.files["big.py"].regions
+        entry = next(it.content for it in again.block.items if it.id == "f:big.py")
+        assert "  2102\t    return respond(request, 700 * 17)" in entry
+    finally:
+        ws.close()
