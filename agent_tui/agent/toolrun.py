@@ -151,6 +151,9 @@ class ToolRunner:
             prov["path"] = meta["path"]  # normalised, workspace-relative: the active file's key
         if meta.get("outline") or meta.get("query") or "start_line" in (args or {}):
             prov["partial"] = True
+            spans = [meta["range"]] if meta.get("range") else meta.get("ranges")
+            if spans:
+                prov["lines"] = spans  # the line spans shown: the engine keeps them as the file's regions
         if result.is_error:
             prov["error"] = True
         item = eng.add_tool_result(call.id, name, text, raw=raw, scope=scope, provenance=prov)

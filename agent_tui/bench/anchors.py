@@ -196,7 +196,12 @@ class BatchStrategy:
             if ev.kind == "revert":
                 view.revert()
                 continue
-            if ev.kind == "write":
+            if ev.kind == "copy":
+                source = self.views.get(ev.source)
+                if source is None:
+                    continue
+                view.copy_from(source)
+            elif ev.kind == "write":
                 view.write(ev.content)
             elif not view.edit(ev.old, ev.new, ev.full_after):
                 continue

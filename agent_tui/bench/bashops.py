@@ -13,7 +13,9 @@ shapes and nothing more (anything else is simply not a file event):
   Python replace scripts);
 * reverts: ``git checkout [HEAD] [--] FILE...`` and ``git restore FILE...`` put
   files back to their committed text (what the agent first read), also inside
-  ``&&`` / ``||`` chains.
+  ``&&`` / ``||`` chains;
+* copies: ``cp [-f|-p|-a] SRC DST`` and ``mv [-f] SRC DST`` of one file onto another
+  (a backup taken, and put back: ``cp f.py f.py.bak`` … ``cp f.py.bak f.py``), also in chains.
 """
 
 from __future__ import annotations
@@ -150,26 +152,51 @@ def parse_write(cmd: str, cwd: str = "/") -> WriteOp | None:
     return None
 
 
-def parse_reverts(cmd: str, cwd: str = "/") -> list[str]:
-    """Files a ``git checkout``/``git restore`` in ``cmd`` puts back to their committed text."""
+def _segments(cmd: str, cwd: str) -> tuple[list[list[str]], str]:
+    """The simple commands of a one-line ``cmd`` chain (split at ``;``, ``&&``, ``||``, ``|``, ``&``)."""
     cmd, cwd = strip_cd(cmd.strip(), cwd)
     if "\n" in cmd:
-        return []
+        return [], cwd
     toks = tokens(cmd)
     if not toks:
-        return []
-    out: list[str] = []
+        return [], cwd
+    out: list[list[str]] = []
     seg: list[str] = []
     for t in [*toks, ";"]:
         if t in (";", "&&", "||", "|", "&"):
-            out += _reverted(seg, cwd)
+            out.append(seg)
             seg = []
         else:
             seg.append(t)
+    return out, cwd
+
+
+def parse_reverts(cmd: str, cwd: str = "/") -> list[str]:
+    """Files a ``git checkout``/``git restore`` in ``cmd`` puts back to their committed text."""
+    segs, cwd = _segments(cmd, cwd)
+    return [p for seg in segs for p in _reverted(seg, cwd)]
+
+
+def parse_copies(cmd: str, cwd: str = "/") -> list[tuple[str, str]]:
+    """``(source, destination)`` of each ``cp``/``mv`` of one file onto another in ``cmd``."""
+    segs, cwd = _segments(cmd, cwd)
+    out: list[tuple[str, str]] = []
+    for seg in segs:
+        words = _words(seg)
+        if not words or words[0] not in ("cp", "mv"):
+            continue
+        flags = [w for w in words[1:] if w.startswith("-")]
+        args = [w for w in words[1:] if not w.startswith("-")]
+        if any(f not in ("-f", "-p", "-a") for f in flags) or len(args) != 2 or not all(is_path(a) for a in args):
+            continue  # recursive, several sources, a glob: not one file onto another
+        if args[1].endswith("/"):
+            continue  # into a directory
+        out.append((resolve(args[0], cwd), resolve(args[1], cwd)))
     return out
 
 
-def _reverted(seg: list[str], cwd: str) -> list[str]:
+def _words(seg: list[str]) -> list[str]:
+    """A simple command's words without redirections (``2>/dev/null``, ``2>&1``)."""
     words: list[str] = []
     skip = False
     for t in seg:  # drop redirections (``2>/dev/null``, ``2>&1``)
@@ -182,7 +209,11 @@ def _reverted(seg: list[str], cwd: str) -> list[str]:
         words.append(t)
     while words and words[-1].isdigit():
         words.pop()
-    words = [w for w in words if not (w.isdigit() and len(w) == 1)]
+    return [w for w in words if not (w.isdigit() and len(w) == 1)]
+
+
+def _reverted(seg: list[str], cwd: str) -> list[str]:
+    words = _words(seg)
     if words[:2] not in (["git", "checkout"], ["git", "restore"]):
         return []
     args = words[2:]

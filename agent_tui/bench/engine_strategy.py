@@ -56,6 +56,11 @@ def default_settings(session: Session, window: int) -> Settings:
                             window=max(MIN_ENGINE_WINDOW, window - session.prefix_tokens))
 
 
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 class AgentTuiStrategy:
     """Drives a ContextEngine over the recorded history."""
 
@@ -125,10 +130,20 @@ class AgentTuiStrategy:
                     last.provenance.update(path=ev.path, file_read=True)
                     shown = last.id
             self.engine.note_file_read(ev.path, view.render(), shown_by=shown, whole=ev.whole)
+            span = None if ev.whole else view.rendered_span(ev.start_line, len(_lines(ev.content)))
+            if span is not None:  # a ranged read: the product's read_file records the lines it showed
+                self.engine.window.note_lines(ev.path, [span])
             return
         if ev.kind == "revert":  # the product re-reads a file changed on disk
             if view.revert():
                 self.engine.note_file_read(ev.path, view.render())
+            return
+        if ev.kind == "copy":  # a file copied over an active one: the product re-reads it (changed on disk)
+            source = self.views.get(ev.source)
+            if source is not None:
+                view.copy_from(source)
+                if ev.path in self.engine.files.files:
+                    self.engine.note_file_read(ev.path, view.render())
             return
         shown = None
         kind = "edit"

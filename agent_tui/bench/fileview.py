@@ -56,6 +56,15 @@ class FileView:
         self.lines, self.whole, self._changed = dict(lines), whole, False
         return True
 
+    def copy_from(self, other: FileView) -> None:
+        """``cp OTHER THIS``: this file now holds what is known of the other one (a changed file
+        unless that is its committed text, e.g. a backup of it put back)."""
+        self.lines, self.whole = dict(other.lines), other.whole
+        if self.committed is None:
+            self._changed = True
+        else:
+            self._changed = (self.lines, self.whole) != self.committed
+
     def edit(self, old: str, new: str, full_after: str | None = None) -> bool:
         """Apply a replacement; False when ``old`` is not in a known stretch."""
         if full_after is not None:
@@ -86,6 +95,24 @@ class FileView:
                 blocks.append((n, [self.lines[n]]))
             prev = n
         return blocks
+
+    def rendered_span(self, start: int, count: int) -> tuple[int, int] | None:
+        """Where real lines ``start``..``start + count - 1`` sit in :meth:`render`'s text (1-based,
+        inclusive: a gap marker takes one line), or None when they are not all known."""
+        if count <= 0 or any(n not in self.lines for n in range(start, start + count)):
+            return None
+        if self.whole:
+            return start, start + count - 1
+        at, expected = 0, 1
+        for first, block in self._blocks():
+            if first > expected:
+                at += 1  # the marker line
+            if first <= start < first + len(block):
+                lo = at + (start - first) + 1
+                return lo, lo + count - 1
+            at += len(block)
+            expected = first + len(block)
+        return None
 
     def render(self) -> str:
         """The known text; gaps between read stretches become one marker line."""

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Role = Literal["user", "assistant", "tool"]
-FileEventKind = Literal["read", "write", "edit", "revert"]
+FileEventKind = Literal["read", "write", "edit", "revert", "copy"]
 
 #: Message kind of a summary the recording agent wrote when it compacted itself.
 COMPACT_SUMMARY = "compact_summary"
@@ -137,6 +137,8 @@ class FileEvent:
     """edit: its replacement."""
     full_after: str | None = None
     """edit: the whole file after the edit, when the recording knows it."""
+    source: str = ""
+    """copy: the file copied onto ``path`` (``cp``/``mv``)."""
 
 
 @dataclass(frozen=True)

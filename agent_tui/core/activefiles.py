@@ -13,9 +13,12 @@ turns.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.core import file_regions
+from agent_tui.core.file_regions import Region
 from agent_tui.core.hashing import content_hash
 from agent_tui.core.safe_files import UnsafeFileError, read_inside
 
@@ -54,6 +57,9 @@ class ActiveFile:
     """Pinned by the user: kept across tasks, never released automatically (evict releases it)."""
     dropped: str = ""
     """Why the content was dropped on re-read (swapped for a link outside, a FIFO…); "" if not."""
+    regions: list[Region] = field(default_factory=list)
+    """Line spans the agent was shown (ranged or query reads) or changed (edits), oldest first
+    (core/file_regions): what the block carries of a file it cannot carry whole."""
 
     @property
     def item_id(self) -> str:
@@ -61,7 +67,8 @@ class ActiveFile:
 
 
 TOO_LARGE = ("Too large to keep whole in the window: the read_file results in the conversation show the parts "
-             "read; read more with read_file start_line/end_line or query.")
+             "read (after a compaction, the lines read or edited last follow here); read more with read_file "
+             "start_line/end_line or query.")
 """What an active file over its share shows instead of a cut copy (a pinned one keeps its head)."""
 
 
@@ -81,18 +88,41 @@ class ActiveFiles:
     def __init__(self, workspace: Path | None = None) -> None:
         self.workspace = workspace
         self.files: dict[str, ActiveFile] = {}
+        self.clock = 0
+        """Ticks at every region noted (a region's recency)."""
 
     def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False) -> ActiveFile:
-        """Record a read or an edit: this content is what the model now knows."""
+        """Record a read or an edit: this content is what the model now knows (the regions seen
+        so far move with the text; an edit's changed lines become the newest region)."""
         st = _stat(self.workspace, path)
         mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
         old = self.files.get(path)
         was_edited = edited or (old is not None and old.edited)
+        regions: list[Region] = []
+        if old is not None:
+            self.clock += 1
+            regions = file_regions.shift(old.regions, old.content, content, edit_seq=self.clock if edited else None,
+                                         step=step)
+        elif edited:  # a file the agent wrote: all of it is what it was just looking at
+            self.clock += 1
+            regions = file_regions.add([], 1, content.count("\n") + 1, self.clock, content.count("\n") + 1, step)
         af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step,
-                        pinned=old is not None and old.pinned)
+                        pinned=old is not None and old.pinned, regions=regions)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         return af
+
+    def note_lines(self, path: str, spans: Iterable[tuple[int, int]], step: int = 0) -> bool:
+        """The agent was just shown (at ``step``) lines ``a``..``b`` (1-based, inclusive) of each
+        span of ``path`` (a ranged or query read); False when the file is not active."""
+        af = self.files.get(path)
+        if af is None:
+            return False
+        total = af.content.count("\n") + 1
+        for a, b in spans:
+            self.clock += 1
+            af.regions = file_regions.add(af.regions, int(a), int(b), self.clock, total, step)
+        return True
 
     def last_seen_hash(self, path: str) -> str | None:
         af = self.files.get(path)
@@ -125,6 +155,7 @@ class ActiveFiles:
             h = content_hash(text)
             af.mtime, af.size, af.missing = st[0], st[1], False
             if h != af.hash:
+                af.regions = file_regions.shift(af.regions, af.content, text)
                 af.content, af.hash, af.changed_on_disk = text, h, True
                 changed.append(af)
         return changed
@@ -150,13 +181,17 @@ class ActiveFiles:
             del self.files[af.path]
         return gone
 
-    def render(self, af: ActiveFile, max_tokens_chars: int | None = None) -> str:
+    def render(self, af: ActiveFile, max_tokens_chars: int | None = None, regions_since: int = -1) -> str:
         """The block shown to the model for one file (a pointer for a big file seen as an outline:
-        its text was never shown, and copying its head would pay for it twice)."""
+        its text was never shown, and copying its head would pay for it twice).  A file shown only
+        in parts, or too large to carry whole, carries the lines the agent read or edited after
+        step ``regions_since`` (the last event) instead (core/file_regions), within ``max_tokens_chars``."""
         lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
         if af.outline and not af.edited and not af.changed_on_disk and not af.missing and not af.dropped:
-            return (f"### {af.path} ({lines} lines, sha {af.hash[:10]}): read as an outline "
-                    f"(tool output {af.shown_by}); read_file with start_line/end_line for the text")
+            how = "in parts" if af.regions else f"as an outline (tool output {af.shown_by})"
+            head = (f"### {af.path} ({lines} lines, sha {af.hash[:10]}): read {how}; "
+                    f"read_file with start_line/end_line for the text")
+            return self._with_regions(head, af, max_tokens_chars, regions_since)
         note = ""
         if af.dropped:
             return f"### {af.path} — content dropped, not re-read: {af.dropped}"
@@ -165,14 +200,21 @@ class ActiveFiles:
         elif af.changed_on_disk:
             note = " — changed on disk since the agent last saw it; this is the current content"
         body = af.content
-        lines = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
         if max_tokens_chars is not None and len(body) > max_tokens_chars:
             if not af.pinned:
                 # Its head would repeat what the read results already show (the whole read, the range,
-                # the outline's own lines) and add a part nobody asked for: send where it stands instead.
+                # the outline's own lines) and add a part nobody asked for: send where it stands, and
+                # the lines the agent read or edited last (what an event would otherwise take away).
                 if note:
                     note += " (re-read what you need before editing)"
-                return (f"### {af.path} ({lines:,} lines, {len(af.content):,} characters, sha {af.hash[:10]}){note}"
+                head = (f"### {af.path} ({lines:,} lines, {len(af.content):,} characters, sha {af.hash[:10]}){note}"
                         f"\n{TOO_LARGE}")
+                return self._with_regions(head, af, max_tokens_chars, regions_since) if not af.missing else head
             body = body[:max_tokens_chars] + "\n[… truncated in the window; use read_file with line ranges]"
         return f"### {af.path} ({lines} lines, sha {af.hash[:10]}){note}\n```\n{body}\n```"
+
+    @staticmethod
+    def _with_regions(head: str, af: ActiveFile, max_chars: int | None, since: int) -> str:
+        budget = (max_chars if max_chars is not None else len(af.content)) - len(head)
+        part = file_regions.render(af.regions, af.content, budget, since)
+        return f"{head}\n{part}" if part else head

@@ -14,6 +14,7 @@ import dataclasses
 from typing import Any
 
 from agent_tui.core.activefiles import ActiveFile
+from agent_tui.core.file_regions import Region
 from agent_tui.core.item_actions import EngineError
 from agent_tui.core.items import Category, ContextItem, Priority, State
 from agent_tui.core.pinning import read_for_pin
@@ -26,12 +27,13 @@ _FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing"
 
 
 def _key(af: ActiveFile) -> tuple[Any, ...]:
-    return tuple(getattr(af, f) for f in _FIELDS)
+    return (*(getattr(af, f) for f in _FIELDS), tuple(af.regions))
 
 
 def file_row(af: ActiveFile, tokens: int, state: State = State.IN, why: str = "") -> ContextItem:
     """The store row of one active file (content: the file's raw text, so it can be rebuilt)."""
-    prov: dict[str, Any] = {"path": af.path, **{f: getattr(af, f) for f in _FIELDS}}
+    prov: dict[str, Any] = {"path": af.path, **{f: getattr(af, f) for f in _FIELDS},
+                            "regions": [[r.start, r.end, r.seq, r.step] for r in af.regions]}
     if why:
         prov["why"] = why
     return ContextItem(id=af.item_id, category=Category.FILES, content=af.content, tokens=tokens, pinned=af.pinned,
@@ -47,6 +49,8 @@ def active_from_row(row: ContextItem) -> ActiveFile:
         setattr(af, f, bool(p.get(f)))
     af.last_step = int(p.get("last_step") or 0)
     af.dropped = str(p.get("dropped") or "")
+    af.regions = [Region(*map(int, r)) for r in p.get("regions") or []
+                  if isinstance(r, list) and len(r) == 4 and all(isinstance(x, int) for x in r)]
     return af
 
 
@@ -69,6 +73,7 @@ class FileLedger:
             af = active_from_row(row)
             engine.files.files.pop(af.path, None)
             engine.files.files[af.path] = af
+            engine.files.clock = max([engine.files.clock, *(r.seq for r in af.regions)])
             self.saved[af.path] = (_key(af), af)
             self.released.pop(row.id, None)
 

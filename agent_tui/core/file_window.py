@@ -15,9 +15,11 @@ output already, so it gets no note unless the task protects it (edited or named)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core import file_regions
 from agent_tui.core.activefiles import TOO_LARGE, ActiveFiles
 from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.file_items import FileLedger
@@ -75,10 +77,22 @@ class FileWindow:
         return item
 
     def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:
-        """Tool output ``item_id`` showed the model the current version of ``path`` (a read)."""
+        """Tool output ``item_id`` showed the model the current version of ``path`` (a read); the
+        line spans it showed (its provenance ``lines``: a ranged or query read) become regions."""
         af = self.files.files.get(path)
-        if af is not None and not af.edited:
+        if af is None:
+            return
+        item = self.engine.items.get(item_id)
+        spans = item.provenance.get("lines") if item is not None else None
+        if outline and isinstance(spans, list):
+            self.note_lines(path, [tuple(s) for s in spans if isinstance(s, (list, tuple)) and len(s) == 2])
+        if not af.edited:
             af.shown_by, af.outline = item_id, outline
+
+    def note_lines(self, path: str, spans: Iterable[tuple[int, int]]) -> None:
+        """The agent was just shown lines ``a``..``b`` of ``path`` (1-based, inclusive, per span):
+        the next compaction block carries them if it cannot carry the whole file."""
+        self.files.note_lines(path, spans, self.engine.steps_total)
 
     def sync_notes(self) -> list[TraceEntry]:
         """Append a file note for every active file whose current text the request does not show
@@ -99,6 +113,11 @@ class FileWindow:
         if shown == item.content:
             return [TraceEntry(item.id, True, "active file (protected)", 0)]
         fresh = not af.changed_on_disk and not af.missing
+        if shown is not None and fresh and file_regions.base(shown) == file_regions.base(item.content):
+            # only the regions differ: the reads that showed them are in the history (append-only);
+            # the next event's block carries them
+            self.shown[af.path] = item.content
+            return [TraceEntry(item.id, True, "active file (new regions shown by their reads)", 0)]
         if af.shown_by is not None and fresh and (af.shown_whole or not self.task_file(af)):
             self.shown[af.path] = item.content  # the read output shows it
             self.shown_raw[af.path] = af.content if not af.outline or af.edited else None
@@ -112,7 +131,8 @@ class FileWindow:
             before = self.known_raw.get(af.path)  # the changed lines are all a note can show
         region = changed_region(af.path, before, af.content, why) if before is not None and not af.missing \
             and (item.tokens > REGION_MIN_TOKENS or too_large) else None
-        text = region or f"[file note: current text of {af.path}, {why}]\n{item.content}"
+        shown_text = file_regions.base(item.content) if af.shown_by is not None else item.content
+        text = region or f"[file note: current text of {af.path}, {why}]\n{shown_text}"
         note = self.engine._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
                               priority=Priority.HIGH,
                               provenance={"note": "file", "path": af.path, "hash": af.hash,
@@ -154,19 +174,25 @@ class FileWindow:
         return self.files.last_seen_hash(path)
 
     def file_item(self, af: Any) -> ContextItem:
+        since = self.regions_since()
         key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self.task_file(af), af.pinned,
-               af.outline, af.shown_by if af.outline else None)
+               af.outline, af.shown_by if af.outline else None, tuple(af.regions), since)
         cached = self.cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
         limit_chars = self.char_limit(af)
-        text = clean_text(self.files.render(af, limit_chars))
+        text = clean_text(self.files.render(af, limit_chars, since))
         item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.engine.counter.count(text),
                            turn=af.last_touched, pinned=af.pinned, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
         self.cache[af.path] = (key, item)
         return item
+
+    def regions_since(self) -> int:
+        """The step of the last compaction event: a block carries the regions seen after it."""
+        compactor = getattr(self.engine, "compactor", None)
+        return int(compactor.event_step) if compactor is not None else -1
 
     def task_file(self, af: Any) -> bool:
         """Edited in this task, or named in the current task message: kept before files only read."""

@@ -14,6 +14,10 @@ baseline files, no git), plus three rules of our own:
 Each finding is a (start, end, kind) span.  Hex-looking strings (commit ids, content
 hashes) are deliberately not flagged: they are everywhere in a coding session and
 are not secrets.
+
+Every new text of a session passes here, so a regex runs only when the text holds the
+words any of its matches needs (``core.secret_gates``; ``prefilter=False`` runs them all,
+and the tests check both ways find the same).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from agent_tui.core.secret_gates import Anchor, TextView, gate_for, min_width
 
 #: Names that say a value is secret (environment variables, assignments).
 SECRET_NAME_RE = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH)", re.I)
@@ -63,6 +69,10 @@ _PLACEHOLDER_RE = re.compile(
     r"^(?:\$\{?[A-Za-z_]|\{\{|<[^>]*>$|x{6,}$|\*{3,}|\[REDACTED|changeme$|example|your[_-]|None$|null$|true$|false$)",
     re.I,
 )
+#: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
+#: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
+_ASSIGN_ANCHOR = Anchor(("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat"),
+                        re.compile(r"[A-Za-z0-9_.-]{0,80}[\"']?[ \t]*[=:][ \t]*[\"']?[^\s\"'`,;#}]{8}"))
 #: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``).
 _CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*)?$")
 
@@ -109,9 +119,14 @@ _PLUGIN_MODULES = ("artifactory", "aws", "azure_storage_key", "cloudant", "disco
 """detect-secrets' regex plugin modules whose denylists we use."""
 
 
+Detector = tuple[str, re.Pattern[str], Any, int]
+"""One plugin regex: its kind, the pattern, its gate (``core.secret_gates.Gate``) or None, and the
+length of its shortest match (a shorter text cannot hold one)."""
+
+
 @lru_cache(maxsize=1)
-def _detectors() -> tuple[list[tuple[str, list[re.Pattern[str]]]], Any]:
-    """(kind, compiled patterns) per regex plugin, and the base64 entropy plugin (or None)."""
+def _detectors() -> tuple[list[Detector], Any]:
+    """Every regex of the plugins (``Detector``), and the base64 entropy plugin (or None)."""
     import importlib
 
     try:
@@ -119,7 +134,7 @@ def _detectors() -> tuple[list[tuple[str, list[re.Pattern[str]]]], Any]:
         modules = [importlib.import_module(f"detect_secrets.plugins.{m}") for m in _PLUGIN_MODULES]
     except ImportError:  # the detector is optional at run time: our own rules still apply
         return [], None
-    found: list[tuple[str, list[re.Pattern[str]]]] = []
+    found: list[Detector] = []
     for module in modules:
         for name, kind in _PLUGINS.items():
             cls = getattr(module, name, None)
@@ -127,7 +142,7 @@ def _detectors() -> tuple[list[tuple[str, list[re.Pattern[str]]]], Any]:
                 continue
             patterns = [p for p in getattr(cls, "denylist", ()) if isinstance(p, re.Pattern)]
             if patterns:
-                found.append((kind, patterns))
+                found += [(kind, p, gate_for(p), min_width(p)) for p in patterns]
     entropy = high_entropy_strings.Base64HighEntropyString(limit=BASE64_ENTROPY_LIMIT)
     return found, entropy
 
@@ -150,7 +165,9 @@ def secret_name(name: str) -> bool:
     return words[-1] in _SECRET_LAST_WORDS or any(w in _SECRET_ANY_WORDS for w in words)
 
 
-def _assignments(text: str) -> Iterator[Finding]:
+def _assignments(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    if view is not None and not view.anchored(_ASSIGN_ANCHOR):
+        return
     for m in _ASSIGN_RE.finditer(text):
         name, value = m.group("name"), m.group("value")
         if secret_name(name) and _plausible(value) and not value.replace(".", "").isdigit():
@@ -159,7 +176,9 @@ def _assignments(text: str) -> Iterator[Finding]:
             )
 
 
-def _url_passwords(text: str) -> Iterator[Finding]:
+def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    if view is not None and "://" not in text:
+        return
     for m in _URL_PASSWORD_RE.finditer(text):
         pw = m.group("pw")
         if len(pw) >= 3 and not _PLACEHOLDER_RE.search(pw):
@@ -179,13 +198,15 @@ def _private_keys(text: str) -> Iterator[Finding]:
         pos = stop
 
 
-def _known_formats(text: str) -> Iterator[Finding]:
+def _known_formats(text: str, view: TextView | None = None) -> Iterator[Finding]:
     patterns, entropy = _detectors()
-    for kind, regexes in patterns:
-        for regex in regexes:
-            for m in regex.finditer(text):
-                if m.end() - m.start() >= MIN_SECRET_LEN:
-                    yield Finding(m.start(), m.end(), kind)
+    size = len(text)
+    for kind, regex, gate, shortest in patterns:
+        if view is not None and (size < shortest or (gate is not None and not gate.admits(view))):
+            continue
+        for m in regex.finditer(text):
+            if m.end() - m.start() >= MIN_SECRET_LEN:
+                yield Finding(m.start(), m.end(), kind)
     if entropy is not None and ('"' in text or "'" in text):
         for m in entropy.regex.finditer(text):
             value = m.group(2)
@@ -196,12 +217,17 @@ def _known_formats(text: str) -> Iterator[Finding]:
                 yield Finding(m.start(2), m.end(2), "high-entropy-string")
 
 
-def find_secrets(text: str) -> list[Finding]:
-    """Every secret found in ``text``, sorted, overlaps merged (the widest span wins)."""
+def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
+    """Every secret found in ``text``, sorted, overlaps merged (the widest span wins).
+
+    ``prefilter``: skip the regexes whose required words are not in the text (same result,
+    much faster; False runs every regex, for the tests that check so)."""
     if len(text) < MIN_SECRET_LEN:
         return []
+    view = TextView(text) if prefilter else None
     spans = sorted(
-        [*_known_formats(text), *_assignments(text), *_url_passwords(text), *_private_keys(text)],
+        [*_known_formats(text, view), *_assignments(text, view), *_url_passwords(text, view),
+         *_private_keys(text)],
         key=lambda f: (f.start, -f.end),
     )
     merged: list[Finding] = []

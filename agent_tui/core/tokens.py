@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +44,10 @@ FAMILY_CORRECTION: dict[str, float] = {
 MESSAGE_OVERHEAD = 4
 #: Tokens added once per request for reply priming.
 REQUEST_OVERHEAD = 3
+#: Characters of text whose counts a counter remembers (oldest forgotten first).
+MEMO_CHARS = 4_000_000
+#: Texts whose counts a counter remembers at most.
+MEMO_ENTRIES = 16_384
 
 
 def _litellm_tokenizer_dir() -> str | None:
@@ -115,11 +120,22 @@ class TokenCounter:
         #: How many texts this counter has tokenised (benchmarks check caching with it).
         self.calls = 0
         self._memo: dict[str, int] = {}
+        self._memo_chars = 0
+        self._lock = threading.Lock()
 
     def count(self, text: str | bytes) -> int:
         """Tokens in ``text``; never raises on odd input (non-UTF-8 is replaced)."""
         if not text:
             return 0
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        n = self._memo.get(text)
+        if n is None:
+            n = self._tokenise(text)
+            self._remember(text, n)
+        return n
+
+    def _tokenise(self, text: str) -> int:
         self.calls += 1
         s = _as_text(text)
         if self._enc is None:
@@ -130,14 +146,22 @@ class TokenCounter:
             n = int(n * self.factor + 0.999)
         return n
 
+    def _remember(self, text: str, n: int) -> None:
+        if len(text) > MEMO_CHARS // 4:
+            return
+        with self._lock:
+            memo = self._memo
+            while memo and (self._memo_chars + len(text) > MEMO_CHARS or len(memo) >= MEMO_ENTRIES):
+                oldest = next(iter(memo))
+                del memo[oldest]
+                self._memo_chars -= len(oldest)
+            if text not in memo:
+                memo[text] = n
+                self._memo_chars += len(text)
+
     def count_cached(self, text: str) -> int:
-        """``count`` for short texts that recur in every request (headers, stubs): tokenised once."""
-        n = self._memo.get(text)
-        if n is None:
-            if len(self._memo) >= 8192:
-                self._memo.clear()
-            n = self._memo[text] = self.count(text)
-        return n
+        """``count`` (every count is remembered now; kept for the callers that ask for it)."""
+        return self.count(text)
 
     def count_message(self, content: str, extra: str = "") -> int:
         """Tokens of one chat message with its role overhead (``extra``: tool calls JSON)."""

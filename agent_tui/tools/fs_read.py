@@ -124,6 +124,8 @@ def read_query(
         return f"No match for '{query}' in {rel} ({total} lines).", meta
     sections = _sections(hits, total)
     out = f"{note}{rel}: {len(hits)} matching line(s) in {len(sections)} section(s), {total} lines total"
+    shown: list[list[int]] = []
+    meta["ranges"] = shown  # the 1-based line spans shown (the engine keeps them as the file's regions)
     for k, (lo, hi) in enumerate(sections):
         part = "\n…\n" if k else "\n"
         part += number_lines(lines[lo : hi + 1], lo + 1, total)
@@ -135,6 +137,7 @@ def read_query(
             )
             break
         out += part
+        shown.append([lo + 1, hi + 1])
     return out, meta
 
 

@@ -52,3 +52,30 @@ async def test_outline_read_is_not_paid_again_as_a_raw_head(tmp_path: Path) -> N
     assert "def move_0(self, sku_0_0" in ranged, "the range the model asked for is what it gets"
     notes = [str(m["content"]) for m in after_outline.messages if "### ledger.py" in str(m.get("content"))]
     assert notes and all(counter.count(n) < 80 for n in notes), notes
+
+
+async def test_the_ranges_read_survive_a_compaction_event(tmp_path: Path) -> None:
+    """The real read_file with start_line/end_line records the range it showed; after a compaction
+    event (its output evicted) the block still carries those lines, with their line numbers."""
+    root = make_repo(tmp_path / "repo")
+    text = _big_module(60)
+    (root / "ledger.py").write_text(text)
+    with FakeOpenAI() as server:
+        server.script(Reply.tool_call("read_file", {"path": "ledger.py", "start_line": 700, "end_line": 712}),
+                      *[Reply.tool_call("run_command", {"command": f"echo step {k}"}) for k in range(4)],
+                      Reply.text("read it"), Reply.text("next"))
+        agent, ws = make_agent(root, server.base_url, window=32_000)
+        try:
+            await run_turn(agent, "What does ledger.py do around line 700?")
+            agent.engine.compact(force=True)
+            await run_turn(agent, "And now?")
+        finally:
+            ws.close()
+        last = server.chat_requests[-1]
+    wanted = text.split("\n")[705]  # line 706, inside the range read
+    assert wanted.strip()
+    tools = "\n".join(str(m.get("content")) for m in last.messages if m.get("role") == "tool")
+    block = "\n".join(str(m.get("content")) for m in last.messages if m.get("role") == "system")
+    assert wanted not in tools, "the read output was evicted by the event"
+    assert f"   706\t{wanted}" in block
+    assert text.split("\n")[0] not in block  # not the file's head

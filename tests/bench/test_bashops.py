@@ -8,6 +8,7 @@ from agent_tui.bench.bashedits import EditOp, parse_edits, regex_literal
 from agent_tui.bench.bashops import (
     ReadOp,
     WriteOp,
+    parse_copies,
     parse_read,
     parse_reverts,
     parse_write,
@@ -119,3 +120,22 @@ def test_strip_line_numbers() -> None:
 )
 def test_git_checkout_of_files_is_a_revert(cmd: str, expected: list[str]) -> None:
     assert parse_reverts(cmd, "/testbed") == expected
+
+
+@pytest.mark.parametrize(
+    ("cmd", "expected"),
+    [
+        ("cp ./pvlib/irradiance.py ./pvlib/irradiance.py.backup",
+         [("/testbed/pvlib/irradiance.py", "/testbed/pvlib/irradiance.py.backup")]),
+        ("cp ./pvlib/irradiance.py.backup ./pvlib/irradiance.py",
+         [("/testbed/pvlib/irradiance.py.backup", "/testbed/pvlib/irradiance.py")]),
+        ("cd src && cp -f a.py.bak a.py && python -m pytest", [("/testbed/src/a.py.bak", "/testbed/src/a.py")]),
+        ("mv a.py.orig a.py 2>/dev/null", [("/testbed/a.py.orig", "/testbed/a.py")]),
+        ("cp -r pkg pkg_copy", []),  # a tree, not one file
+        ("cp a.py b.py /tmp/", []),  # several sources into a directory
+        ("cp a.py /tmp/", []),
+        ("cp *.py /tmp/x", []),
+    ],
+)
+def test_cp_and_mv_of_one_file_onto_another(cmd: str, expected: list[tuple[str, str]]) -> None:
+    assert parse_copies(cmd, "/testbed") == expected

@@ -68,3 +68,52 @@ def test_active_file_carries_the_edit() -> None:
     # the read output stays as sent (append-only); a file note after it carries the edited text
     note = msgs[-1]["content"] if msgs[-1]["role"] == "user" else ""
     assert "[file note:" in note and "return x - 7" in note and "return x + 7" not in note
+
+
+def test_a_backup_put_back_shows_the_original_text_again() -> None:
+    """pvlib-1154: the agent backs a file up, patches it, reads the patch, puts the backup back
+    (``cp f.bak f``) and edits the original text.  The replay's view follows the copy, so the
+    engine re-reads the file (changed on disk) and the request shows the text being replaced."""
+    def call(cid: str, command: str) -> tuple[ToolCall, ...]:
+        return (ToolCall(cid, "bash", json.dumps({"command": command})),)
+
+    def out(text: str = "") -> str:
+        return f"<returncode>0</returncode>\n<output>\n{text}</output>"
+
+    patched = FILE.replace("return x + 7", "return abs(x) + 7")
+    msgs = [
+        Message("user", "Fix pkg/core.py."),
+        Message("assistant", "Reading it.", call("c1", "cat pkg/core.py")),
+        Message("tool", out(FILE), tool_call_id="c1", name="bash"),
+        Message("assistant", "Backup.", call("c2", "cp pkg/core.py pkg/core.py.bak")),
+        Message("tool", out(), tool_call_id="c2", name="bash"),
+        Message("assistant", "Patch.", call("c3", "python patch.py")),
+        Message("tool", out(), tool_call_id="c3", name="bash"),
+        Message("assistant", "Check.", call("c4", "cat pkg/core.py")),
+        Message("tool", out(patched), tool_call_id="c4", name="bash"),
+        Message("assistant", "Undo.", call("c5", "cp pkg/core.py.bak pkg/core.py")),
+        Message("tool", out(), tool_call_id="c5", name="bash"),
+        Message("assistant", "Edit.", call("c6", "sed -i 's/return x + 7/return x - 7/' pkg/core.py")),
+        Message("tool", out(), tool_call_id="c6", name="bash"),
+    ]
+    s = Session(
+        id="cp", source="hand", model="gpt-4o", default_window=128_000, messages=msgs,
+        calls=[ModelCall(k, None) for k in (1, 3, 5, 7, 9, 11)],
+        file_events=[FileEvent(2, "/t/pkg/core.py", "read", FILE, whole=True),
+                     FileEvent(4, "/t/pkg/core.py.bak", "copy", source="/t/pkg/core.py"),
+                     FileEvent(8, "/t/pkg/core.py", "read", patched, whole=True),
+                     FileEvent(10, "/t/pkg/core.py", "copy", source="/t/pkg/core.py.bak"),
+                     FileEvent(12, "/t/pkg/core.py", "edit", old="return x + 7", new="return x - 7")],
+    )
+    strat = AgentTuiStrategy()
+    strat.start(s, s.default_window)
+    for i, msg in enumerate(s.messages[:11]):
+        strat.observe(i, msg)
+    assert strat.engine is not None
+    assert "return x + 7" in strat.engine.files.files["/t/pkg/core.py"].content
+    last = strat.build(5).messages[-1]
+    assert last["role"] == "user" and "[file note:" in last["content"] and "return x + 7" in last["content"]
+    assert "/t/pkg/core.py.bak" not in strat.engine.files.files  # a copy the agent never read stays inactive
+    for i in (11, 12):
+        strat.observe(i, s.messages[i])
+    assert "return x - 7" in strat.engine.files.files["/t/pkg/core.py"].content  # the edit applies to it

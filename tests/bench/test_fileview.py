@@ -46,3 +46,26 @@ def test_revert_goes_back_to_the_text_read_before_the_first_change() -> None:
     fresh = FileView()
     fresh.write("created\n")
     assert not fresh.revert() and fresh.render() == "created"
+
+
+def test_a_backup_copied_back_holds_the_text_it_was_taken_from() -> None:
+    """``cp f f.bak`` … edits … ``cp f.bak f``: the file holds the text seen before the edits again."""
+    f, bak = FileView(), FileView()
+    f.read("a\nold\nc\n", whole=True)
+    bak.copy_from(f)
+    assert f.edit("old", "new") and f.changed
+    f.copy_from(bak)
+    assert f.render() == "a\nold\nc" and not f.changed  # its committed text again
+    assert bak.render() == "a\nold\nc"
+
+
+def test_rendered_span_counts_the_gap_markers() -> None:
+    v = FileView()
+    v.read("a\nb\n", start_line=1)
+    v.read("e\nf\ng\n", start_line=5)
+    text = v.render().split("\n")  # a, b, marker, e, f, g
+    lo, hi = v.rendered_span(6, 2) or (0, 0)
+    assert text[lo - 1:hi] == ["f", "g"]
+    assert v.rendered_span(3, 1) is None  # not read
+    v.read("whole\nfile\n", whole=True)
+    assert v.rendered_span(2, 1) == (2, 2)

@@ -102,3 +102,26 @@ def test_engine_counts_each_item_once_and_only_new_text_per_turn() -> None:
         eng.assemble()
         grew = counter.calls - before
         assert grew <= 5, f"turn {turn} tokenised {grew} texts for 3 new items"
+
+
+def test_a_text_counted_again_is_not_tokenised_again_and_counts_the_same() -> None:
+    counter = TokenCounter("claude-sonnet-4")  # a corrected family: the factor applies to remembered counts too
+    texts = [SAMPLE, "x" * 5000, "hello world", SAMPLE + "!"]
+    first = [counter.count(t) for t in texts]
+    calls = counter.calls
+    assert [counter.count(t) for t in texts] == first
+    assert [counter.count(t.encode()) for t in texts] == first  # bytes: the same text
+    assert counter.calls == calls == len(texts)
+    assert first == [TokenCounter("claude-sonnet-4").count(t) for t in texts]
+
+
+def test_remembered_counts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent_tui.core.tokens as tokens
+
+    monkeypatch.setattr(tokens, "MEMO_CHARS", 10_000)
+    counter = TokenCounter("gpt-4o")
+    texts = [f"{i} " + "word " * 400 for i in range(40)]  # ~2 KB each: 80 KB in all
+    counts = [counter.count(t) for t in texts]
+    assert sum(map(len, counter._memo)) <= 10_000 and counter._memo_chars == sum(map(len, counter._memo))
+    assert texts[-1] in counter._memo and texts[0] not in counter._memo  # the oldest went first
+    assert [counter.count(t) for t in texts] == counts  # forgotten ones are counted again, the same

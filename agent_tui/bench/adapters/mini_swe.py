@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.bench.bashedits import parse_edits
-from agent_tui.bench.bashops import parse_read, parse_reverts, parse_write, strip_line_numbers
+from agent_tui.bench.bashops import (
+    parse_copies,
+    parse_read,
+    parse_reverts,
+    parse_write,
+    strip_line_numbers,
+)
 from agent_tui.bench.trace import Edit, FileEvent, Message, ModelCall, Session, ToolCall
 
 WINDOW = 128_000
@@ -151,6 +157,8 @@ class _Builder:
                 self.s.file_events.append(FileEvent(at, op.path, "edit", old=op.old, new=op.new))
         for path in parse_reverts(command, self.cwd):
             self.s.file_events.append(FileEvent(at, path, "revert"))
+        for src, dst in parse_copies(command, self.cwd):
+            self.s.file_events.append(FileEvent(at, dst, "copy", source=src))
 
 
 def _unwrap(text: str) -> str:

@@ -1,0 +1,157 @@
+"""The secret scanner's prefilter (core/secret_gates) finds exactly what the full scan finds.
+
+A gate lets the scanner skip a detect-secrets regex when the text lacks a word every match
+needs.  A wrong word would silently hide a real secret, so: every gate admits generated
+matches of its own regex; the scanner with gates returns the same findings as without them
+on generated texts with embedded keys (case variants and the letters IGNORECASE folds
+included) and on every text of the recorded sessions.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_tui.bench.adapters import load_sessions
+from agent_tui.core.redact import Redactor
+from agent_tui.core.secret_gates import FOLD_CHARS, GATES, Gate, TextView, min_width
+from agent_tui.core.secrets import _detectors, find_secrets
+from tests.bench.helpers import SHARED_TRACES
+
+FIXTURE_TRACES = Path(__file__).resolve().parents[1] / "bench" / "fixtures"
+
+
+def plugin_patterns() -> list[tuple[str, re.Pattern[str], Gate | None]]:
+    patterns, _ = _detectors()
+    return [(kind, regex, gate) for kind, regex, gate, _ in patterns]
+
+
+def test_every_plugin_regex_was_reviewed_and_no_gate_is_stale() -> None:
+    found = plugin_patterns()
+    assert len(found) >= 30, "detect-secrets' plugins did not load"
+    assert set(GATES) == {regex.pattern for _, regex, _ in found}
+    assert {regex.pattern for _, regex, gate in found if gate is None} == {p for p, g in GATES.items() if g is None}
+
+
+@pytest.mark.parametrize("kind, regex, gate", plugin_patterns(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_gate_admits_every_match_of_its_regex(kind: str, regex: re.Pattern[str], gate: Gate | None) -> None:
+    shortest = min_width(regex)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.text(max_size=20), st.from_regex(regex, fullmatch=True), st.text(max_size=20))
+    def check(before: str, match: str, after: str) -> None:
+        if regex.fullmatch(match):
+            assert len(match) >= shortest, f"{kind}: a match shorter than {shortest}: {match!r}"
+        text = f"{before}{match}{after}"
+        if gate is not None and regex.search(text):
+            assert gate.admits(TextView(text)), f"{kind}: gate skips a real match in {text!r}"
+
+    check()
+
+
+KEYS = [
+    "AKIAIOSFODNN7EXAMPLE",
+    "ghp_" + "Ab1" * 12,
+    "glpat-" + "x1Y2z3" * 4,
+    "xoxb-1234567890-abcdefghij",
+    "sk_live_" + "a1B2" * 6,
+    "SG." + "a" * 22 + "." + "b" * 43,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_abc",
+    "AccountKey=" + "A1b2" * 22,
+    "0123456789abcdef0123456789abcdef-us12",
+    "AC" + "a1" * 16,
+    "pypi-AgEIcHlwaS5vcmc" + "A" * 70,
+    "cloudant_password = " + "ab12" * 16,
+    "cl_apikey: " + "abcdefghijklmnopqrstuvwx",
+    "https://user:" + "abcdefghijklmnopqrstuvwx" + "@acct.cloudant.com",
+    "ibm_cloud_iam_api_key = " + "aB3-_" * 8 + "aB3-",
+    "ibm_cos_hmac_secret_access_key = '" + "0a1b2c" * 8 + "'",
+    "softlayer_api_key = " + "a1" * 32,
+    "sl_pwd: " + "a1" * 32,
+    "iam_pwd = " + "aB3-_" * 8 + "aB3-",
+    "cl_pw => " + "ab12" * 16,
+    "https://api.softlayer.com/soap/v3.1/" + "a1" * 32,
+    "https://hooks.slack.com/services/T0001/B0001/abcdef",
+    "aws_secret_access_key = '" + "A1b2/" * 8 + "'",
+    "//registry.npmjs.org/:_authToken=npm_abcdefghij",
+    "sk-abc" + "A1" * 10 + "T3BlbkFJ" + "b2" * 10,
+    "123456789:" + "A1b2C" * 7,
+    "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl." + "x" * 27,
+    "DB_PASSWORD=s3cr3t-value",
+    "postgres://admin:Sup3rS3cret@db.example.com:5432/app",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+    'token = "Zm9vYmFyYmF6cXV4cXV1eDEyMzQ1Njc4OTA="',
+]
+
+
+def variants(key: str) -> st.SearchStrategy[str]:
+    """The key as written, upper- or lower-cased, or with one letter swapped for a letter that
+    IGNORECASE folds to it (``ſ`` for s, ``K`` for k, ``ı``/``İ`` for i)."""
+    fold = {"s": "\u017f", "k": "\u212a", "i": "\u0131", "I": "\u0130"}
+
+    def swap(text: str, at: int) -> str:
+        hits = [i for i, c in enumerate(text) if c in fold]
+        if not hits:
+            return text
+        i = hits[at % len(hits)]
+        return text[:i] + fold[text[i]] + text[i + 1:]
+
+    return st.one_of(st.just(key), st.just(key.upper()), st.just(key.lower()),
+                     st.integers(0, 50).map(lambda at: swap(key, at)))
+
+
+texts = st.lists(
+    st.one_of(st.text(max_size=30), st.sampled_from(KEYS).flatmap(variants),
+              st.sampled_from(["key", "KEY", "pass", "token", "secret", "sl", "cl", "://", "-us", "AP", "\n",
+                               " = ", ": ", '"', "'", *FOLD_CHARS])),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_prefilter_finds_exactly_what_the_full_scan_finds(text: str) -> None:
+    assert find_secrets(text) == find_secrets(text, prefilter=False)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_each_known_key_is_still_found_and_masked(key: str) -> None:
+    found = find_secrets(f"output:\n  {key}\n")
+    assert found and found == find_secrets(f"output:\n  {key}\n", prefilter=False)
+    assert "[REDACTED:" in Redactor()(f"output:\n  {key}\n")
+
+
+def test_a_letter_ignorecase_folds_disables_skipping() -> None:
+    # 'ſ' matches 's' in the softlayer regex, but 'ſl'.lower() holds no "sl"
+    text = "\u017fl_api_key = " + "a1" * 32
+    assert find_secrets(text, prefilter=False), "the regex itself matches the folded letter"
+    assert find_secrets(text) == find_secrets(text, prefilter=False)
+    assert TextView(text).lowered is None
+
+
+def trace_texts(root: Path) -> list[str]:
+    out: list[str] = []
+    for s in load_sessions([root]):
+        out.append(s.system_prompt)
+        for m in s.messages:
+            out += [m.content, m.raw_output, *(tc.arguments for tc in m.tool_calls)]
+    return [t for t in dict.fromkeys(out) if t]
+
+
+def test_same_findings_on_the_fixture_traces() -> None:
+    texts_ = trace_texts(FIXTURE_TRACES)
+    assert len(texts_) > 20
+    for t in texts_:
+        assert find_secrets(t) == find_secrets(t, prefilter=False)
+
+
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason=f"recorded traces not found at {SHARED_TRACES}")
+def test_same_findings_on_every_recorded_session_text() -> None:
+    texts_ = trace_texts(SHARED_TRACES)
+    assert len(texts_) > 5000
+    differ = [t[:200] for t in texts_ if find_secrets(t) != find_secrets(t, prefilter=False)]
+    assert differ == []
