@@ -145,6 +145,8 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
     last_user = _user_text(messages)
     if system.startswith("You compress"):
         return _demo_summary(last_user), []
+    if str(messages[-1].get("content", "")).startswith("You compress"):  # the summarising call on the cache
+        return _demo_summary(_cached_summary_body(messages)), []
     calls = _turn_calls(messages)
     if "Write a progress memo" in last_user or "Write a progress memo" in str(messages[-1].get("content", "")):
         return _memo(messages), []
@@ -257,6 +259,17 @@ def _memo(messages: list[dict[str, Any]]) -> str:
              else "tests not run yet" if last is None else f"tests could not run ({last.summary})")
     return (f"Changed: {', '.join(changed) if changed else 'nothing yet'}.\n"
             f"Why: the restock bug report.\nLeft: the task is not finished; {tests}.")
+
+
+def _cached_summary_body(messages: list[dict[str, Any]]) -> str:
+    """The summarising request built on the cached one, as the plain form's body: the conversation
+    leaving, and the summary so far when the whole summary is asked for (else only the new part is)."""
+    ask = str(messages[-1].get("content", ""))
+    previous = ask.split("Previous summary:\n", 1)[1].split("\n\nSummarise", 1)[0] \
+        if "Previous summary:\n" in ask else ""
+    new = [f"[m{n}] user:\n{m['content']}" if m.get("role") == "user" else f"[t{n}] tool:\n{m.get('content')}"
+           for n, m in enumerate(messages[:-1]) if m.get("role") in ("user", "tool")]
+    return f"Previous summary:\n{previous}\n\nNew conversation to fold in:\n" + "\n\n".join(new)
 
 
 def _demo_summary(body: str) -> str:

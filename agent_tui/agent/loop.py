@@ -194,8 +194,10 @@ class Agent:
 
         The memo is extractive (no model call).  The summarising call resends the request as it
         stands — same head, same block, same history, so a provider bills it mostly as cache
-        reads — with the instruction at the end (``summary_request_cached``).  If it fails, the
-        extractive summary is used.  ``focus`` (from `/compact FOCUS`) says what to keep above all.
+        reads — with the instruction at the end (``summary_request_cached``).  It writes only the
+        next summary segment (what the rounds leaving add), unless the segments outgrow their
+        share, when it rewrites the whole summary.  If it fails, the extractive summary is used.
+        ``focus`` (from `/compact FOCUS`) says what to keep above all.
         """
         self.engine.prepare_step()
         plan = self.engine.plan_compaction(force=force)
@@ -203,10 +205,12 @@ class Agent:
             return []
         out: list[ev.Event] = [self._memo_event(extractive_memo(self.engine), "pre-compaction")]
         summary = ExtractiveSummariser().summarise(plan.summary_items, self.engine.summary)
+        comp = self.engine.compactor
+        whole = comp.consolidates(self.engine.counter.count(comp.segment_text(summary)))
         name, sent, error = "extractive", 0, None
         if self.llm is not None and self.opts.summariser == "llm" and plan.summary_items:
             try:
-                previous = self.engine.summary_item.content if self.engine.summary_item else ""
+                previous = "\n\n".join(it.content for it in comp.segments) if whole else None
                 asm = self.engine.assemble(self.runner.schemas(self.engine), auto_compact=False, status=False,
                                            log=False)
                 msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus)
@@ -217,7 +221,7 @@ class Agent:
                     name = "llm"
             except Exception as exc:  # fall back to the extractive summary already made
                 error = f"LLM summariser failed ({exc}); used the extractive summary"
-        res = self.engine.apply_compaction(plan, summary, name, sent)
+        res = self.engine.apply_compaction(plan, summary, name, sent, whole)
         if self.runner.mcp is not None:
             try:
                 self.runner.mcp.compact()  # the loaded tool set shrinks only at compaction

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from agent_tui.agent.prompts import render_prompt
+from agent_tui.agent.prompts import load_prompt, render_prompt
 from agent_tui.core.items import ContextItem
 
 MAX_ITEM_CHARS = 4000
@@ -44,18 +44,30 @@ def render_items(items: Sequence[ContextItem]) -> str:
 
 def summary_request(items: Sequence[ContextItem], previous: str, max_words: int) -> list[dict[str, Any]]:
     """Messages of one summarising call."""
-    system = render_prompt("summary", max_words=max_words)
+    system = render_prompt("summary", max_words=max_words, merge_rule=load_prompt("summary_rule_whole").strip())
     body = f"Previous summary:\n{previous or '(none)'}\n\nNew conversation to fold in:\n{render_items(items)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
-def summary_request_cached(request: Sequence[dict[str, Any]], leaving: Sequence[ContextItem], previous: str,
+def summary_request_cached(request: Sequence[dict[str, Any]], leaving: Sequence[ContextItem], previous: str | None,
                            focus: str = "", max_words: int = 400) -> list[dict[str, Any]]:
-    """The request as it stands plus the summary instruction as the last user message."""
+    """The request as it stands plus the summary instruction as the last user message.
+
+    ``previous`` None: the summary so far is in the request and stays as it is, so the model
+    writes only what the items leaving add (the next segment).  A string: the model rewrites
+    the whole summary, merging ``previous`` (the segments, consolidated)."""
     ids = ", ".join(it.id for it in leaving[:60]) + (" …" if len(leaving) > 60 else "")
-    ask = (f"{render_prompt('summary', max_words=max_words)}\n\nPrevious summary:\n{previous or '(none)'}\n\n"
-           f"Summarise the conversation above (everything before this message: items {ids} leave the window). "
-           "Answer with the summary only; call no tool.")
+    if previous is None:
+        rule = load_prompt("summary_rule_segment").strip()
+        ask = (f"{render_prompt('summary', max_words=max_words, merge_rule=rule)}\n\n"
+               f"Summarise what the conversation above adds since the summary so far (items {ids} leave "
+               "the window). Answer with the new summary lines only; call no tool.")
+    else:
+        rule = load_prompt("summary_rule_whole").strip()
+        ask = (f"{render_prompt('summary', max_words=max_words, merge_rule=rule)}\n\n"
+               f"Previous summary:\n{previous or '(none)'}\n\n"
+               f"Summarise the conversation above (everything before this message: items {ids} leave the window). "
+               "Answer with the summary only; call no tool.")
     if focus:
         ask += f"\n\nThe user asks to keep above all: {focus}"
     return [*(dict(m) for m in request), {"role": "user", "content": ask}]

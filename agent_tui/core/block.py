@@ -1,18 +1,20 @@
 """The compaction block: what a compaction event carries forward, frozen until the next one.
 
 Between the stable head (system prompt, tools, pins) and the append-only
-history sit the protected files' text, one message per file, and one message
-holding the rolling summary, the latest progress memo and recalled memories, as
-they were at the last compaction event.  It is rebuilt only by an event (or a
-resume), so every request between two events starts with the same bytes and a
-provider's prompt cache serves it.  A file that changes afterwards is not
-rewritten here: its new text is appended to the history as a file note.
+history sit the protected files' text, one message per file, the rolling
+summary, one message per event that added to it, and one message holding the
+latest progress memo and recalled memories, as they were at the last compaction
+event.  It is rebuilt only by an event (or a resume), so every request between
+two events starts with the same bytes and a provider's prompt cache serves it.
+A file that changes afterwards is not rewritten here: its new text is appended
+to the history as a file note.
 
-Across events the files come first and keep their order: a file whose text did
-not change since the last event keeps its byte-identical message in the same
-place, ahead of the files that changed and of the summary (which every event
-rewrites), so an event re-bills only what changed — on sessions that carry many
-files, most of the block stays a cached prefix.
+Across events the block is append-only too, as far as it can be: every message
+of the last block that is still current — a file whose text did not change, a
+summary segment not yet consolidated — keeps its bytes and its place at the
+front; changed or new files follow, then the event's new summary segment, then
+the memo.  So an event re-bills only what changed, and files that change often
+drift to the back, where a change displaces little.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ SECTION_HEADERS: dict[Category, str] = {
 BLOCK_ORDER = (Category.MEMORY, Category.SUMMARY, Category.FILES)
 FILE_HEADER = "## Active file (content as of the last compaction; later changes follow as file notes)"
 FILE_HEADER_TOKENS = 20
-"""About what the header and its newline cost (the cost model's estimate, not the budget's)."""
+"""About what a message's header and its newline cost (the cost model's estimate, not the budget's)."""
+_SINGLE = (Category.FILES, Category.SUMMARY)
+"""Categories carried one item per message (each can stay byte-identical across events)."""
+_HEADER = {Category.FILES: FILE_HEADER, Category.SUMMARY: SECTION_HEADERS[Category.SUMMARY]}
 
 
 def section_of(item: ContextItem) -> Category:
@@ -58,9 +63,10 @@ class CompactionBlock:
     """The frozen block; ``items`` are copies as rendered at the event."""
 
     items: list[ContextItem] = field(default_factory=list)
-    """What the block shows (files first, in message order; then summary, memo, recalled memories)."""
+    """What the block shows: files and summary segments in message order, then memo and recalls."""
     texts: list[str] = field(default_factory=list)
-    """The messages' contents, byte-identical until the next event (one per file, then the rest)."""
+    """The messages' contents, byte-identical until the next event (one per file or segment, then
+    one for the rest)."""
     tokens: int = 0
     """Tokens of the messages (with their overhead)."""
     version: int = 0
@@ -72,30 +78,32 @@ class CompactionBlock:
         return "\n\n".join(self.texts)
 
     def rebuild(self, items: Sequence[ContextItem], counter: TokenCounter) -> None:
-        """Freeze ``items`` as the new block (called by a compaction event).  Files whose text is
-        unchanged keep their place at the front, in the order of the last block; changed or new
-        files follow, in the order given."""
-        was = {it.id: (n, it.content) for n, it in enumerate(self.items) if it.category == Category.FILES}
-        files = [it for it in items if it.category == Category.FILES]
-        kept = sorted((it for it in files if was.get(it.id, (0, None))[1] == it.content),
-                      key=lambda it: was[it.id][0])
+        """Freeze ``items`` as the new block (called by a compaction event).  Files and summary
+        segments whose text is unchanged keep their place at the front, in the order of the last
+        block; changed or new files follow, then new summary segments (in the order given), then
+        the memo and recalled memories in one message."""
+        was = {(it.id, it.content): n for n, it in enumerate(self.items) if it.category in _SINGLE}
+        singles = [it for it in items if it.category in _SINGLE]
+        kept = sorted((it for it in singles if (it.id, it.content) in was), key=lambda it: was[(it.id, it.content)])
         kept_ids = {it.id for it in kept}
-        files = kept + [it for it in files if it.id not in kept_ids]
-        rest = [it for it in items if it.category != Category.FILES]
-        self.items = [_copy(it) for it in files + rest]
-        self.texts = [f"{FILE_HEADER}\n{it.content}" for it in self.items[:len(files)]]
-        tail = "\n\n".join(render_sections(self.items[len(files):], BLOCK_ORDER))
+        ordered = kept + [it for it in singles if it.id not in kept_ids and it.category == Category.FILES] \
+            + [it for it in singles if it.id not in kept_ids and it.category == Category.SUMMARY]
+        rest = [it for it in items if it.category not in _SINGLE]
+        self.items = [_copy(it) for it in ordered + rest]
+        self.texts = [f"{_HEADER[it.category]}\n{it.content}" for it in self.items[:len(ordered)]]
+        tail = "\n\n".join(render_sections(self.items[len(ordered):], BLOCK_ORDER))
         if tail:
             self.texts.append(tail)
         self.tokens = sum(counter.count(t) + MESSAGE_OVERHEAD for t in self.texts)
         self.version += 1
 
     def stable_prefix(self, current: dict[str, str]) -> int:
-        """Tokens of the block's leading file messages an event would keep byte-identical, given
-        each active file's ``current`` rendered text by item id (a provider's cache keeps them)."""
+        """Tokens of the block's leading messages an event would keep byte-identical, given the
+        ``current`` text by item id of every file and summary segment the next block will carry
+        (a provider's cache keeps them)."""
         n = 0
         for it in self.items:
-            if it.category != Category.FILES or current.get(it.id) != it.content:
+            if it.category not in _SINGLE or current.get(it.id) != it.content:
                 break
             n += it.tokens + FILE_HEADER_TOKENS + MESSAGE_OVERHEAD
         return n

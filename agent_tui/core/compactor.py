@@ -7,6 +7,13 @@ event evicts a batch chosen by :mod:`agent_tui.core.eventplan`, folds it into th
 summary, ages the kept steps' turn-scoped outputs into stubs (the only place a
 message already sent changes) and rebuilds the block — so between two events the
 request only grows at its end.
+
+The summary is append-only as well: each event adds one *segment* — what the
+evicted batch adds, in the summary's role sections — after the segments already
+sent, which stay byte-identical (a cache read, not a rewrite; the summarising
+call writes only the new part).  When the segments outgrow the summary's share of
+the budget, the event consolidates them into one (the structured summary merged
+over every event: newer facts win), and the cycle starts again.
 """
 
 from __future__ import annotations
@@ -34,8 +41,9 @@ class Compactor:
         """The compaction block, frozen between events."""
         self.summary: Summary | None = None
         """The rolling summary's structured form (what the next event folds into)."""
-        self.summary_item: ContextItem | None = None
-        """The rolling summary as an item (in the block)."""
+        self.segments: list[ContextItem] = []
+        """The rolling summary as items in the block, oldest first (one per event since the last
+        consolidation)."""
         self.costs = costs_for(engine.settings)
         """Cache prices the cost model weighs compaction with."""
         self.decision: Decision | None = None
@@ -50,6 +58,24 @@ class Compactor:
         """History length when the last event failed (not retried until it grows)."""
         self.written: set[str] = set()
         """Files the agent created in this task and has only ever written whole since."""
+
+    @property
+    def summary_item(self) -> ContextItem | None:
+        """The newest summary segment (None before the first event)."""
+        return self.segments[-1] if self.segments else None
+
+    def summary_cap(self) -> int:
+        """Tokens the summary segments may take before an event consolidates them."""
+        return max(256, int(self.engine.plan.caps[Category.SUMMARY]))
+
+    def segment_text(self, summary: Summary) -> str:
+        """What ``summary`` adds to the segments already in the block (the next segment)."""
+        covered = set(self.summary.covers) if self.summary is not None else set()
+        return summary.render_since(covered)
+
+    def consolidates(self, new_tokens: int) -> bool:
+        """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one."""
+        return bool(self.segments) and sum(it.tokens for it in self.segments) + new_tokens > self.summary_cap()
 
     def keep_steps(self, forced: bool) -> int:
         """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
@@ -76,14 +102,16 @@ class Compactor:
                           user_cap=self.user_cap(), reason="window limit" if hard else "cost model")
         if plan is None:
             return None
-        evicted = plan.tokens
-        summary_now = self.summary_item.tokens if self.summary_item is not None else 0
-        summary = min(2000, summary_now + max(100, evicted // 20))
+        segments = sum(it.tokens for it in self.segments)
+        new = max(100, plan.tokens // 20)
+        whole = self.consolidates(new)
+        summary = min(2000, segments + new) if whole else new  # what the summarising call writes
         current = {it.id: it for it in (e.window.file_item(af) for af in e.files.files.values())}
         files = sum(it.tokens for it in current.values())
-        stable = self.block.stable_prefix({i: it.content for i, it in current.items()})
+        staying = {} if whole else {it.id: it.content for it in self.segments}
+        stable = self.block.stable_prefix({**{i: it.content for i, it in current.items()}, **staying})
         head = e.system.tokens + e.head.tools_tokens
-        floor = head + kept_tokens(groups, plan) + summary + files + 120
+        floor = head + kept_tokens(groups, plan) + (summary if whole else segments + new) + files + 120
         steps = max(1, e.steps_total - self.event_step)
         growth = max(0, request - self.event_size) / steps if self.event_size else request / steps
         self.decision = decide(self.costs, request=request, floor=floor, head=head, growth=growth,
@@ -92,28 +120,39 @@ class Compactor:
         return plan if self.decision.compact else None
 
     def apply(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
-              input_tokens: int = 0) -> CompactionResult:
-        """Mark the plan's items summarised into a new summary item."""
+              input_tokens: int = 0, whole: bool | None = None) -> CompactionResult:
+        """Mark the plan's items summarised into a new summary segment, or (``whole``; by default
+        when the segments would outgrow their share) into one summary replacing the segments.
+        ``summary``: the structured summary merged over every event; its ``text_override`` (an
+        LLM's text) is the new segment's text, or the whole summary's when ``whole``."""
         e = self.engine
         before = sum(g.tokens for g in e.history.window_groups()[0])
         items = plan.items  # (a property: computed before the states change)
-        text = summary.render() or "(nothing worth keeping was found in the evicted rounds)"
+        override, summary.text_override = summary.text_override, None
+        part = self.segment_text(summary)
+        if whole is None:
+            whole = self.consolidates(e.counter.count(override or part))
+        text = (override or (summary.render() if whole else part)).strip() \
+            or "(nothing worth keeping was found in the evicted rounds)"
         item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
-                           provenance={"summariser": summariser, "covers": len(summary.covers)})
+                           provenance={"summariser": summariser, "covers": len(summary.covers),
+                                       "segment": not whole})
+        replaced = self.segments if whole else []
         evicted = []
         with e._store_batch():  # one transaction for the whole batch, not one per item
-            if self.summary_item is not None:
-                self.summary_item.state = State.SUMMARISED
+            for seg in replaced:
+                seg.state = State.SUMMARISED
             e._add(item)
-            if self.summary_item is not None:
-                self.summary_item.summarised_into = item.id
-                e._save(self.summary_item)
+            for seg in replaced:
+                seg.summarised_into = item.id
+                e._save(seg)
+            self.segments = [item] if whole else [*self.segments, item]
             for it in items:
                 it.state = State.SUMMARISED
                 it.summarised_into = item.id
                 evicted.append(it.id)
                 e._save(it)
-            self.summary, self.summary_item = summary, item
+            self.summary = summary
             if e.store is not None:
                 e.store.save_summary(e.session_id, item.id, text, summary.to_json(), summary.covers)
                 found = extract_decisions(items) + summary.decisions()
@@ -121,7 +160,7 @@ class Compactor:
         decisions = [d.text for d in summary.decisions()]
         self.age_kept()
         self.rebuild_block()
-        after = sum(g.tokens for g in e.history.window_groups()[0]) + item.tokens
+        after = sum(g.tokens for g in e.history.window_groups()[0]) + sum(it.tokens for it in self.segments)
         res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
                                tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
                                reason=plan.reason, decisions=decisions)
@@ -208,9 +247,7 @@ class Compactor:
                        key=lambda x: -x.created_at)
         recalls = [it for it in blocks if it.category == Category.MEMORY and not it.id.startswith("memo")
                    and it.state == State.IN and not it.pinned]
-        items: list[ContextItem] = []
-        if self.summary_item is not None and self.summary_item.state == State.IN and not self.summary_item.pinned:
-            items.append(self.summary_item)
+        items: list[ContextItem] = [it for it in self.segments if it.state == State.IN and not it.pinned]
         items += memos[:1] + recalls
         files = e.window.blocks([])
         items += files

@@ -369,9 +369,9 @@ class ContextEngine:
         return self.compactor.plan(force)
 
     def apply_compaction(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
-                         input_tokens: int = 0) -> CompactionResult:
-        """Mark the plan's items summarised into a new summary item (core/compactor)."""
-        return self.compactor.apply(plan, summary, summariser, input_tokens)
+                         input_tokens: int = 0, whole: bool | None = None) -> CompactionResult:
+        """Mark the plan's items summarised into a new summary segment (core/compactor)."""
+        return self.compactor.apply(plan, summary, summariser, input_tokens, whole)
 
     def compact(self, force: bool = False, chain: Sequence[Summariser] | None = None) -> CompactionResult | None:
         """Evict a batch into the rolling summary with the summariser chain (sync)."""
@@ -465,6 +465,7 @@ class ContextEngine:
     def load(self, items: Sequence[ContextItem]) -> None:
         """Rebuild state from stored items (resume after a crash or a restart)."""
         self.history.reset()
+        self.compactor.segments = []
         self.window.ledger.load(self, [it for it in items if it.id.startswith("f:")])
         self.tool_items.load([it for it in items if it.id.startswith(TOOL_PREFIX)])
         for it in items:
@@ -477,7 +478,8 @@ class ContextEngine:
             self.turn = max(self.turn, it.turn)
             self.steps_total = max(self.steps_total, int(it.provenance.get("step") or 0))
             if it.category == Category.SUMMARY and it.state == State.IN:
-                self.compactor.summary_item = it
+                self.compactor.segments.append(it)
+        self.compactor.segments.sort(key=lambda it: it.created_at)
         if self.summary_item is not None and self.store is not None:
             row = getattr(self.store, "latest_summary", lambda _s: None)(self.session_id)
             if row and row.get("data"):

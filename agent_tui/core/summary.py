@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -95,6 +95,20 @@ class Summary:
             if not entries:
                 continue
             lines = [f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]" for e in entries]
+            parts.append(f"{SECTION_TITLES[s]}:\n" + "\n".join(lines))
+        return "\n".join(parts)
+
+    def render_since(self, covered: Collection[str]) -> str:
+        """Only what items outside ``covered`` added (one event's segment of an append-only summary):
+        their entries, each marked when it replaced an older fact with the same key."""
+        replaced = {e.key for e in self.superseded if e.key and e.source in covered}
+        parts: list[str] = []
+        for s in SECTIONS:
+            entries = [e for e in self.sections.get(s) or [] if e.source not in covered]
+            if not entries:
+                continue
+            lines = [f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]"
+                     f"{' (replaces the earlier entry)' if e.key and e.key in replaced else ''}" for e in entries]
             parts.append(f"{SECTION_TITLES[s]}:\n" + "\n".join(lines))
         return "\n".join(parts)
 

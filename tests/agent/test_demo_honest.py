@@ -148,3 +148,19 @@ def test_a_summary_lists_only_files_really_changed() -> None:
     later = f"Previous summary:\n{text}\n\nNew conversation to fold in:\n[m9] user:\nthanks"
     text2, _ = plan_step([msgs[0], {"role": "user", "content": later}])
     assert "- inventory/stock.py" in text2 and "- thanks" in text2 and TASK in text2
+
+
+def test_the_summarising_call_on_the_cached_request_gets_a_summary_not_a_step() -> None:
+    """The loop's summarising call resends the request with the instruction last; the demo model
+    answers it with the new summary lines (what the rounds leaving show), never with a tool call."""
+    from agent_tui.agent.summariser_llm import summary_request_cached
+    from agent_tui.core.items import ContextItem
+
+    leaving = [ContextItem(id="t3", category="results", content=FAILING_RUN, tokens=40, role="tool")]
+    request = convo(*READS, ("run_command", {"command": "python -m unittest"}, FAILING_RUN))
+    text, calls = plan_step(summary_request_cached(request, leaving, None))
+    assert calls == [] and "FAILED (failures=1)" in text and TASK in text
+    assert "Files changed:\n- none" in text
+    whole = summary_request_cached(request, leaving, "Command and test results:\n- OK (old run)")
+    text, calls = plan_step(whole)
+    assert calls == [] and "FAILED (failures=1)" in text  # the newer run wins over the previous summary

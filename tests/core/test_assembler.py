@@ -19,7 +19,8 @@ def reasons(asm: object, item_id: str) -> list[tuple[bool, str]]:
 
 
 def test_request_order_is_fixed() -> None:
-    """head (system prompt, pins) → compaction block (files, then memory and summary) → history → tail."""
+    """head (system prompt, pins) → compaction block (files, summary segments, then memo and recalls)
+    → history → tail."""
     eng = engine(window=8_192)
     eng.set_system_prompt("SYSTEM PROMPT HERE")
     eng.pin_rule("RULE: use pnpm, never npm")
@@ -38,16 +39,16 @@ def test_request_order_is_fixed() -> None:
     eng.add_tool_result("c2", "run_command", "RESULT TWO")
     asm = eng.assemble(tools=[{"type": "function", "function": {"name": "ls", "parameters": {}}}])
     msgs = asm.messages
-    head, file_msg, block = msgs[0]["content"], msgs[1]["content"], msgs[2]["content"]
-    assert msgs[0]["role"] == msgs[1]["role"] == msgs[2]["role"] == "system"
-    assert all(m["role"] != "system" for m in msgs[3:])
+    head, file_msg, summary, block = (m["content"] for m in msgs[:4])
+    assert msgs[0]["role"] == msgs[1]["role"] == msgs[2]["role"] == msgs[3]["role"] == "system"
+    assert all(m["role"] != "system" for m in msgs[4:])
     order = [head.index(x) for x in ("SYSTEM PROMPT HERE", SECTION_HEADERS[Category.RULES], "RULE: use pnpm")]
     assert order == sorted(order)
     assert file_msg.startswith(FILE_HEADER) and "FILE: def cli()" in file_msg  # the file first, on its own
-    order = [block.index(x) for x in (SECTION_HEADERS[Category.MEMORY], "MEMO: the parser is done",
-                                      SECTION_HEADERS[Category.SUMMARY])]
-    assert order == sorted(order) and "FILE: def cli()" not in block
-    assert asm.cache_breakpoints[:3] == [0, 1, 2]
+    assert summary.startswith(SECTION_HEADERS[Category.SUMMARY]) and "feature" in summary  # one segment
+    order = [block.index(x) for x in (SECTION_HEADERS[Category.MEMORY], "MEMO: the parser is done")]
+    assert order == sorted(order) and "FILE: def cli()" not in block and "feature" not in block
+    assert asm.cache_breakpoints[:3] == [0, 2, 3]  # the head, the block's last segment, the memo
     # History after the block; the recalled memory is a note right after the user's message.
     task = next(m for m in msgs if m["role"] == "user" and m["content"].startswith("Now the CLI."))
     assert "RECALLED: the team prefers tabs" in task["content"] and "for reference" in task["content"]
