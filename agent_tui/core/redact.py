@@ -130,9 +130,22 @@ class Redactor:
         when nothing changed, so a cached request prefix stays byte-identical)."""
         out = []
         for m in messages:
+            if self._clean(m):  # the common case: nothing to mask, no copy made
+                out.append(m)
+                continue
             red = self.value(m)
             out.append(m if red == m else red)
         return out
+
+    def _clean(self, v: Any) -> bool:
+        """True when ``value(v) == v`` (every string in it redacts to itself)."""
+        if isinstance(v, str):
+            return not v or len(v) < MIN_LEN or self(v) == v
+        if isinstance(v, dict):
+            return all(k in UNTOUCHED_FIELDS or self._clean(x) for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return all(self._clean(x) for x in v)
+        return True
 
 
 _default: Redactor | None = None

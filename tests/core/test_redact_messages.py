@@ -1,0 +1,42 @@
+"""Redactor.messages returns a clean message itself without copying it, and a message with a
+secret (anywhere but the provider's reasoning fields) redacted, exactly as a full copy would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_tui.core.redact import Redactor
+
+SECRETS = ["ghp_" + "Ab1" * 12, "AKIAIOSFODNN7EXAMPLE", "DB_PASSWORD=s3cr3t-value", "sk_live_" + "a1B2" * 6]
+strings = st.one_of(st.text(max_size=30), st.sampled_from(SECRETS),
+                    st.tuples(st.text(max_size=10), st.sampled_from(SECRETS)).map(" ".join))
+values = st.recursive(st.one_of(strings, st.integers(), st.none()),
+                      lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                              st.dictionaries(st.sampled_from(["content", "arguments", "function",
+                                                                               "reasoning_content", "signature", "id"]),
+                                                              inner, max_size=3)),
+                      max_leaves=8)
+messages = st.lists(st.dictionaries(st.sampled_from(["role", "content", "tool_calls", "thinking_blocks", "name"]),
+                                    values, max_size=4), max_size=4)
+
+
+def copied(r: Redactor, msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Redactor.messages as it was: every message copied, then compared."""
+    out = []
+    for m in msgs:
+        red = r.value(m)
+        out.append(m if red == m else red)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages)
+def test_messages_equal_a_full_copy_and_keep_clean_ones(msgs: list[dict[str, Any]]) -> None:
+    r = Redactor()
+    expected = copied(Redactor(), msgs)
+    got = r.messages(msgs)
+    assert got == expected
+    assert [g is m for g, m in zip(got, msgs, strict=True)] == [e is m for e, m in zip(expected, msgs, strict=True)]
