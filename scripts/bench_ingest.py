@@ -35,7 +35,7 @@ from agent_tui.bench.engine_strategy import AgentTuiStrategy  # noqa: E402
 from agent_tui.bench.measure import MessageCache  # noqa: E402
 from agent_tui.bench.replay import calibrate  # noqa: E402
 from agent_tui.bench.trace import Session  # noqa: E402
-from agent_tui.core.tokens import counter_for  # noqa: E402
+from agent_tui.core.tokens import TokenCounter, counter_for  # noqa: E402
 
 #: (module path, class name or "", attribute, phase name) wrapped in the instrumented pass.
 PHASES: tuple[tuple[str, str, str, str], ...] = (
@@ -123,7 +123,7 @@ Step = tuple[float, bool, dict[str, float], float, str]
 
 def replay_steps(session: Session, clock: PhaseClock | None) -> list[Step]:
     """Every recorded call's step, timed as bench/replay.py times it (plus CPU time)."""
-    cache = MessageCache(counter_for(session.model or None))
+    cache = MessageCache(TokenCounter(session.model or None))  # the measuring side's own memo
     calibrate(session, cache)
     strategy = AgentTuiStrategy()
     strategy.start(session, session.default_window)
@@ -143,6 +143,14 @@ def replay_steps(session: Session, clock: PhaseClock | None) -> list[Step]:
     return out
 
 
+def fresh_process_state() -> None:
+    """Forget the product's remembered token counts and redactions, as a new process would."""
+    from agent_tui.core import redact
+
+    counter_for.cache_clear()
+    redact._default = None
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
@@ -157,12 +165,14 @@ def main() -> None:
     sessions = load_sessions([opts.traces])
     print(f"{len(sessions)} sessions, {sum(len(s.calls) for s in sessions)} steps from {opts.traces}")
     for r in range(opts.repeat):
+        fresh_process_state()
         plain = [x for s in sessions for x in replay_steps(s, None)]
         lat, cpu = [x[0] * 1000 for x in plain], [x[3] * 1000 for x in plain]
         print(f"pass {r + 1}: wall p50 {statistics.median(lat):6.2f} ms  p95 {pct(lat, 0.95):6.2f} ms  "
               f"p99 {pct(lat, 0.99):6.2f} ms  max {max(lat):7.2f} ms  total {sum(lat) / 1000:5.2f} s | "
               f"CPU p50 {statistics.median(cpu):6.2f} ms  p95 {pct(cpu, 0.95):6.2f} ms")
     clock = PhaseClock()
+    fresh_process_state()
     with instrumented(clock):
         steps = [x for s in sessions for x in replay_steps(s, clock)]
     cut = pct([x[0] for x in steps], 0.95)

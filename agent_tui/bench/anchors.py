@@ -28,7 +28,7 @@ from agent_tui.bench.strategies import Request, system_message
 from agent_tui.bench.trace import COMPACT_SUMMARY, FileEvent, Message, Session
 from agent_tui.core.items import Category, ContextItem
 from agent_tui.core.summary import ExtractiveSummariser, Summary
-from agent_tui.core.tokens import REQUEST_OVERHEAD, TokenCounter, counter_for
+from agent_tui.core.tokens import REQUEST_OVERHEAD, TokenCounter
 
 #: Characters of one edited file re-appended by ``batch`` (about 2,000 tokens).
 BATCH_FILE_CHARS = 8000
@@ -125,7 +125,7 @@ class AutoCompactStrategy:
 
     def start(self, session: Session, window: int) -> None:
         self.system = system_message(session)
-        self.hist = _Counted(counter_for(session.model or None))
+        self.hist = _Counted(TokenCounter(session.model or None))  # its own memo: timed alone
         self.window, self.prefix = window, session.prefix_tokens
         self.summary, self.seen = None, 0
 
@@ -176,7 +176,7 @@ class BatchStrategy:
     def start(self, session: Session, window: int) -> None:
         self.system = system_message(session)
         self.task = []
-        self.hist = _Counted(counter_for(session.model or None))
+        self.hist = _Counted(TokenCounter(session.model or None))  # its own memo: timed alone
         self.summary, self.views, self.edited, self.seen, self.block = None, {}, [], 0, False
         self.events = session.events_by_message()
 

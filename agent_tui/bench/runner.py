@@ -19,7 +19,7 @@ from agent_tui.bench.measure import MessageCache
 from agent_tui.bench.replay import SessionRun, calibrate, checkable_edits, replay
 from agent_tui.bench.strategies import DEFAULT_ROUNDS, FullStrategy, Strategy, WindowStrategy
 from agent_tui.bench.trace import Session
-from agent_tui.core.tokens import counter_for
+from agent_tui.core.tokens import TokenCounter
 
 STRATEGIES: tuple[str, ...] = ("full", "window", "masking", "auto-compact", "batch", "agent-tui")
 
@@ -81,7 +81,9 @@ class BenchResult:
 def run_session(session: Session, strategies: Sequence[str], window: int | None,
                 rounds: int = DEFAULT_ROUNDS) -> tuple[SessionInfo, dict[str, SessionRun]]:
     """Replay every strategy over one loaded session."""
-    cache = MessageCache(counter_for(session.model or None))
+    # The measuring side counts with a counter of its own: sharing the product's (whose counts are
+    # remembered) would count every recorded message before a strategy is timed, and flatter it.
+    cache = MessageCache(TokenCounter(session.model or None))
     calibrate(session, cache)
     win = window or session.default_window
     checkable = checkable_edits(session, cache)

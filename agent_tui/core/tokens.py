@@ -48,6 +48,56 @@ REQUEST_OVERHEAD = 3
 MEMO_CHARS = 4_000_000
 #: Texts whose counts a counter remembers at most.
 MEMO_ENTRIES = 16_384
+#: Texts at least this long are counted in chunks (shorter ones whole).
+CHUNK_TEXT_MIN = 2_000
+#: A chunk is at least this long (but for the last).
+CHUNK_MIN = 256
+#: A chunk ends where the next line's start hashes to 0 modulo this (content-defined: an edit
+#: moves only the cuts near it).
+CHUNK_SPREAD = 16
+#: Where a text may be cut so that the parts count exactly as the whole.  Both encodings'
+#: pre-tokenisers split text into pieces before merging; a piece holding a newline ends with
+#: whitespace, so one never spans a newline followed by spaces/tabs and a printable ASCII
+#: character, ``/`` aside (o200k's ``[\r\n/]*`` can take a ``/`` right after a newline).  The
+#: whitespace up to such a newline is one piece whether the text goes on or ends there
+#: (``\s*[\r\n]`` / ``\s++$``), and the pre-tokenisers look at nothing before a piece.
+_CUT_RE = re.compile(r"\n(?=[ \t]*[!-.0-~])")
+
+
+class _Memo:
+    """Counts remembered by text, oldest forgotten first, within a budget of characters."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, int] = {}
+        self.chars = 0
+        self._lock = threading.Lock()
+
+    def put(self, text: str, n: int) -> None:
+        if len(text) > MEMO_CHARS // 4:
+            return
+        with self._lock:
+            data = self.data
+            while data and (self.chars + len(text) > MEMO_CHARS or len(data) >= MEMO_ENTRIES):
+                oldest = next(iter(data))
+                del data[oldest]
+                self.chars -= len(oldest)
+            if text not in data:
+                data[text] = n
+                self.chars += len(text)
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` cut where its parts count exactly as the whole (``_CUT_RE``), into chunks of
+    ``CHUNK_MIN`` characters or more whose ends depend on the lines around them only."""
+    out: list[str] = []
+    start = 0
+    for m in _CUT_RE.finditer(text, CHUNK_MIN - 1):
+        cut = m.end()
+        if cut - start >= CHUNK_MIN and hash(text[cut:cut + 24]) % CHUNK_SPREAD == 0:
+            out.append(text[start:cut])
+            start = cut
+    out.append(text[start:])
+    return out
 
 
 def _litellm_tokenizer_dir() -> str | None:
@@ -119,9 +169,8 @@ class TokenCounter:
         self.exact = self._enc is not None and self.factor == 1.0
         #: How many texts this counter has tokenised (benchmarks check caching with it).
         self.calls = 0
-        self._memo: dict[str, int] = {}
-        self._memo_chars = 0
-        self._lock = threading.Lock()
+        self._memo = _Memo()
+        self._chunk_memo = _Memo()
 
     def count(self, text: str | bytes) -> int:
         """Tokens in ``text``; never raises on odd input (non-UTF-8 is replaced)."""
@@ -129,10 +178,10 @@ class TokenCounter:
             return 0
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
-        n = self._memo.get(text)
+        n = self._memo.data.get(text)
         if n is None:
             n = self._tokenise(text)
-            self._remember(text, n)
+            self._memo.put(text, n)
         return n
 
     def _tokenise(self, text: str) -> int:
@@ -140,24 +189,20 @@ class TokenCounter:
         s = _as_text(text)
         if self._enc is None:
             n = int(len(s) / 3.6) + 1
-        else:
+        elif len(s) < CHUNK_TEXT_MIN:
             n = len(self._enc.encode(s, disallowed_special=()))
+        else:
+            n = sum(self._chunk(c) for c in _chunks(s))
         if self.factor != 1.0:
             n = int(n * self.factor + 0.999)
         return n
 
-    def _remember(self, text: str, n: int) -> None:
-        if len(text) > MEMO_CHARS // 4:
-            return
-        with self._lock:
-            memo = self._memo
-            while memo and (self._memo_chars + len(text) > MEMO_CHARS or len(memo) >= MEMO_ENTRIES):
-                oldest = next(iter(memo))
-                del memo[oldest]
-                self._memo_chars -= len(oldest)
-            if text not in memo:
-                memo[text] = n
-                self._memo_chars += len(text)
+    def _chunk(self, chunk: str) -> int:
+        n = self._chunk_memo.data.get(chunk)
+        if n is None:
+            n = len(self._enc.encode(chunk, disallowed_special=()))  # type: ignore[union-attr]
+            self._chunk_memo.put(chunk, n)
+        return n
 
     def count_cached(self, text: str) -> int:
         """``count`` (every count is remembered now; kept for the callers that ask for it)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
@@ -122,6 +124,77 @@ def test_remembered_counts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = TokenCounter("gpt-4o")
     texts = [f"{i} " + "word " * 400 for i in range(40)]  # ~2 KB each: 80 KB in all
     counts = [counter.count(t) for t in texts]
-    assert sum(map(len, counter._memo)) <= 10_000 and counter._memo_chars == sum(map(len, counter._memo))
-    assert texts[-1] in counter._memo and texts[0] not in counter._memo  # the oldest went first
+    memo = counter._memo
+    assert sum(map(len, memo.data)) <= 10_000 and memo.chars == sum(map(len, memo.data))
+    assert texts[-1] in memo.data and texts[0] not in memo.data  # the oldest went first
     assert [counter.count(t) for t in texts] == counts  # forgotten ones are counted again, the same
+
+
+PIECES = ["\n", "\n\n", " ", "  ", "\t", "\r\n", "\r", "/", "//", "def f(x):", "    return x", "'s", "'ll", "I'm",
+          "123456", "3.14", "é", "日本語", "🙂", "\u00a0", "\u2028", "\u0085", "\u3000", "-", "#", "::", "\\", "\"",
+          "<|endoftext|>", "x", "ABC", "abc", "Ωmega", "e\u0301"]
+line = st.tuples(
+    st.sampled_from(["", " ", "  ", "\t", "    ", "\u00a0", "\u2028"]),  # indent
+    st.sampled_from(["/", "//", "#", "}", ":", "-", "x", "1", "'s", "é", "", " ", "<|endoftext|>"]),  # first
+    st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=6)), max_size=4).map("".join),
+    st.sampled_from(["", ";", ":", "}", "-", " ", "\t", "/", "'"]),  # last
+    st.sampled_from(["\n", "\r\n", "\n\n", " \n", "\n \n", "\r", "\u2028", ""]),  # line end
+).map("".join)
+chunky = st.lists(line, max_size=30).map("".join)
+
+
+@pytest.mark.parametrize("model", ["gpt-4", "gpt-4o"])  # cl100k and o200k
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=chunky)
+@example(text="x;\n//comment").via("o200k takes a / right after a newline into the piece before")
+@example(text="}\n/*x*/\n  a\n\n\tb\n \n-c").via("the pieces around newlines")
+def test_a_text_cut_at_every_allowed_place_counts_as_the_whole(model: str, text: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent_tui.core.tokens as tokens
+
+    whole = TokenCounter(model)
+    expected = len(whole._enc.encode(tokens._as_text(text), disallowed_special=())) if text else 0
+    monkeypatch.setattr(tokens, "CHUNK_TEXT_MIN", 1)
+    monkeypatch.setattr(tokens, "CHUNK_MIN", 1)
+    monkeypatch.setattr(tokens, "CHUNK_SPREAD", 1)  # every place _CUT_RE allows is a cut
+    assert TokenCounter(model).count(text) == expected
+
+
+def test_a_file_shown_again_after_an_edit_counts_the_same_and_reuses_its_unchanged_chunks() -> None:
+    body = "\n".join(f"def handler_{i}(event):\n    return {{'id': {i}, 'ok': True}}  # line {i}" for i in range(300))
+    edited = body.replace("'id': 150,", "'id': 150, 'edited': 1,")
+    counter = TokenCounter("gpt-4o")
+    first = counter.count(f"### app.py (600 lines)\n```\n{body}\n```")
+    chunks_before = set(counter._chunk_memo.data)
+    again = counter.count(f"### app.py (600 lines, edited)\n```\n{edited}\n```")
+    new_chunks = set(counter._chunk_memo.data) - chunks_before
+    assert first == TokenCounter("gpt-4o")._enc.encode(f"### app.py (600 lines)\n```\n{body}\n```").__len__()
+    assert again == len(TokenCounter("gpt-4o")._enc.encode(f"### app.py (600 lines, edited)\n```\n{edited}\n```"))
+    assert len(chunks_before) > 10 and 0 < len(new_chunks) <= 4  # the header's chunk and the edited one
+
+
+def _trace_texts() -> list[str]:
+    from pathlib import Path
+
+    from agent_tui.bench.adapters import load_sessions
+    from tests.bench.helpers import SHARED_TRACES
+
+    roots = [Path(__file__).resolve().parents[1] / "bench" / "fixtures"]
+    roots += [SHARED_TRACES] if SHARED_TRACES.is_dir() else []
+    out = [s.system_prompt for s in load_sessions(roots)]
+    out += [t for s in load_sessions(roots) for m in s.messages for t in (m.content, m.raw_output)]
+    return [t for t in dict.fromkeys(out) if t]
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_recorded_texts_cut_at_every_allowed_place_count_as_the_whole(encoding: str) -> None:
+    import agent_tui.core.tokens as tokens
+
+    enc = tokens._encoding(encoding)
+    texts = _trace_texts()
+    assert len(texts) > 10
+    for text in texts:
+        text = tokens._as_text(text)
+        cuts = [0] + [m.end() for m in tokens._CUT_RE.finditer(text)] + [len(text)]
+        parts = sum(len(enc.encode(text[a:b], disallowed_special=())) for a, b in zip(cuts, cuts[1:], strict=False))
+        assert parts == len(enc.encode(text, disallowed_special=())), text[:200]
