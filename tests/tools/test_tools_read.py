@@ -55,6 +55,7 @@ async def test_query_sections_merged_with_context(ws: Path, call: Call) -> None:
     assert " 6| filler 6" not in text and "17| filler 17" not in text
     assert "35| TARGET again" in text and "38| filler 38" in text and "39|" not in text
     assert result.meta["matches"] == 3
+    assert result.meta["ranges"] == [[7, 16], [32, 38]]  # the spans shown: the engine keeps them as regions
 
 
 async def test_query_without_match(ws: Path, call: Call) -> None:
