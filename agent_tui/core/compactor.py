@@ -74,8 +74,10 @@ class Compactor:
         return summary.render_since(covered)
 
     def consolidates(self, new_tokens: int) -> bool:
-        """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one."""
-        return bool(self.segments) and sum(it.tokens for it in self.segments) + new_tokens > self.summary_cap()
+        """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one (segments
+        the user pinned ride in the head and stay as they are)."""
+        live = [it for it in self.segments if it.state == State.IN and not it.pinned]
+        return bool(live) and sum(it.tokens for it in live) + new_tokens > self.summary_cap()
 
     def keep_steps(self, forced: bool) -> int:
         """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
@@ -137,7 +139,7 @@ class Compactor:
         item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
                            provenance={"summariser": summariser, "covers": len(summary.covers),
                                        "segment": not whole})
-        replaced = self.segments if whole else []
+        replaced = [it for it in self.segments if it.state == State.IN and not it.pinned] if whole else []
         evicted = []
         with e._store_batch():  # one transaction for the whole batch, not one per item
             for seg in replaced:

@@ -87,3 +87,17 @@ def test_a_resumed_session_keeps_its_segments_in_order() -> None:
     again = ContextEngine(Settings.default(window=65_536))
     again.load(list(reversed(eng.all_items())))
     assert segments(again.assemble().messages) == before
+
+
+def test_a_pinned_segment_is_never_folded_into_a_consolidation() -> None:
+    eng = ContextEngine(Settings.default(window=8_192))
+    rounds(eng, "alpha", 3)
+    eng.compact(force=True)
+    pinned = eng.compactor.segments[0]
+    eng.pin(pinned.id)
+    for tag in ["beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"]:
+        rounds(eng, tag, 3)
+        eng.compact(force=True)
+    assert any(it.summarised_into for it in eng.all_items() if it.id.startswith("sum") and it.id != pinned.id)
+    assert pinned.state == State.IN and pinned.summarised_into is None
+    assert "alpha part" in "\n".join(str(m["content"]) for m in eng.assemble().messages)
