@@ -13,7 +13,11 @@ from pathlib import Path
 
 from agent_tui.bench.runner import BenchResult
 
-COLOURS = {"full": "#d62728", "window": "#7f7f7f", "agent-tui": "#1f77b4"}
+COLOURS = {"full": "#d62728", "window": "#7f7f7f", "masking": "#9467bd", "auto-compact": "#ff7f0e",
+           "batch": "#2ca02c", "agent-tui": "#1f77b4"}
+#: Line styles where curves overlap (auto-compact follows full until it compacts); agent-tui drawn bold.
+STYLES = {"auto-compact": "--"}
+WIDTHS = {"agent-tui": 2.0}
 
 
 class PlotUnavailable(RuntimeError):
@@ -46,7 +50,8 @@ def plot_series(result: BenchResult, out: Path, max_panels: int = 12) -> Path:
         info = result.sessions[i]
         for name in result.strategies:
             ys = [s.tokens for s in result.runs[name][i].steps]
-            ax.plot(range(1, len(ys) + 1), ys, label=name, color=COLOURS.get(name), linewidth=1.2)
+            ax.plot(range(1, len(ys) + 1), ys, label=name, color=COLOURS.get(name),
+                    linestyle=STYLES.get(name, "-"), linewidth=WIDTHS.get(name, 1.2))
         ax.axhline(info.window, color="black", linestyle="--", linewidth=0.8, label="context window")
         ax.set_title(f"{info.id[:40]} ({info.source})", fontsize=8)
         ax.set_xlabel("model call", fontsize=7)
