@@ -36,6 +36,8 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     "~/.config/glab-cli", "~/.npmrc", "~/.yarnrc.yml", "~/.pypirc", "~/.cargo/credentials",
     "~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings-security.xml",
     "~/.gradle/gradle.properties", "~/.config/op", "~/.pgpass", "~/.my.cnf",
+    "~/.config/pip/pip.conf", "~/.pip/pip.conf", "~/.config/uv/uv.toml", "~/.condarc", "~/.bundle/config",
+    "~/.composer/auth.json", "~/.config/composer/auth.json",
     # other AI tools' keys, and agent-tui's own config (api_key, trusted folders)
     "~/.config/agent-tui", "~/.codex", "~/.claude", "~/.claude.json", "~/.config/github-copilot",
     "~/.huggingface", "~/.cache/huggingface/token", "~/.config/openai",
@@ -47,7 +49,8 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
 )
 #: The same stores relative to ``$XDG_CONFIG_HOME`` when it is not ``~/.config``.
 XDG_CONFIG_HIDDEN: tuple[str, ...] = ("agent-tui", "gcloud", "gh", "hub", "glab-cli", "op", "rclone", "doctl",
-                                      "git/credentials", "containers/auth.json", "github-copilot", "openai")
+                                      "git/credentials", "containers/auth.json", "github-copilot", "openai",
+                                      "pip/pip.conf", "uv/uv.toml", "composer/auth.json")
 #: Environment variables naming a secret file or folder (``:``-separated lists allowed).
 PATH_VARS: tuple[str, ...] = (
     "GNUPGHOME", "DOCKER_CONFIG", "KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
