@@ -27,7 +27,7 @@ class SessionSpec:
     api_base: str | None = None
     window: int | None = None
     session: str | None = None
-    """Resume this session id (None: the latest, unless ``new``)."""
+    """Resume this session id (None: open a new session; f5, the sessions screen, resumes an older one)."""
     new: bool = False
     demo: bool = False
     trust: bool | None = None
