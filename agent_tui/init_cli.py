@@ -94,6 +94,10 @@ def _text(path: Path) -> str | None:
 
 def run_init(args: argparse.Namespace, workspace: Path) -> int:
     """Draft AGENTS.md for ``workspace``; the exit code."""
+    if getattr(args, "demo", False):
+        print("agent-tui init: the offline demo has no scripted AGENTS.md draft; init needs a model "
+              "(--model, e.g. openai/gpt-4o). `agent-tui --demo` shows the demo.", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_init(args, workspace))
     except KeyboardInterrupt:

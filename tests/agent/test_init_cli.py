@@ -74,3 +74,11 @@ def test_init_refuses_any_other_write(tmp_path: Path, fake_llm: FakeOpenAI) -> N
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "refused write_file" in proc.stdout and not (root / "evil.sh").exists()
     assert (root / "AGENTS.md").read_text() == DRAFT
+
+
+def test_init_with_demo_says_it_needs_a_model_and_touches_nothing(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "proj")
+    proc = agent_tui(root, "init", "--demo", stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "init needs a model" in proc.stderr and "agent-tui --demo" in proc.stderr
+    assert not (root / "AGENTS.md").exists()
