@@ -34,7 +34,7 @@ from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
-from agent_tui.core.items import Category
+from agent_tui.core.items import Category, State
 from agent_tui.core.summary import ExtractiveSummariser
 from agent_tui.store.db import StoreError
 from agent_tui.store.store import SessionUsage
@@ -210,7 +210,8 @@ class Agent:
         name, sent, error = "extractive", 0, None
         if self.llm is not None and self.opts.summariser == "llm" and plan.summary_items:
             try:
-                previous = "\n\n".join(it.content for it in comp.segments) if whole else None
+                previous = "\n\n".join(it.content for it in comp.segments if it.state == State.IN
+                                         and not it.pinned) if whole else None
                 asm = self.engine.assemble(self.runner.schemas(self.engine), auto_compact=False, status=False,
                                            log=False)
                 msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus)

@@ -22,9 +22,10 @@ Definitions (the tests in ``tests/bench/test_metrics.py`` pin them down):
   in the request; ``rule_retention_last``: the same for each session's last
   request only.
 * tool-output shaping: sent/raw tokens over all tool outputs; error-line
-  recall: error lines of the raw outputs present in the request built right
-  after the output arrived (what the model sees, wherever it is: a read that
-  shaping cut may show its text in a file note); ``error_line_recall_message``:
+  recall: error lines of the raw outputs present in the messages that the request
+  built right after the output arrived adds (what the model is newly shown, wherever
+  it is: a read that shaping cut may show its text in a file note; a line only an
+  older message or the task quotes does not count); ``error_line_recall_message``:
   present in the output's own message as sent (the stricter, older measure).
 * assembly latency: wall time per step to take the new messages and build the
   request, p50 and p95, in milliseconds.

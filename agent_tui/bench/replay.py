@@ -59,8 +59,9 @@ class ShapeRecord:
     error_lines_kept: int
     """Error lines present in the output's own message as sent."""
     error_lines_in_request: int = 0
-    """Error lines present anywhere in the request built right after the output arrived (a read
-    that shaping cut can show its text in a file note rather than in the tool message)."""
+    """Error lines present in the messages the request built right after the output arrived adds to
+    the previous one (a read that shaping cut can show its text in a file note rather than in the
+    tool message; a line that only an older message or the task quotes does not count)."""
 
 
 @dataclass
@@ -140,7 +141,8 @@ def replay(
         req = strategy.build(k)
         latency = time.perf_counter() - t0
         keys = [message_key(m) for m in req.messages]
-        searches = [cache.info(key).search for key in keys]
+        sent_before = set(prev)  # only what this request adds can show an output that just arrived
+        searches = [cache.info(key).search for key in keys if key not in sent_before]
         for raw, sent in observed:
             rec = shape_record(raw, sent, cache)
             if rec.error_lines:

@@ -54,6 +54,9 @@ class Compactor:
         """``steps_total`` at the last event (the growth since is what the cost model weighs)."""
         self.event_size = 0
         """Request tokens of the first request after the last event."""
+        self.region_step = -1
+        """``steps_total`` at the last real event: a block carries the file regions seen after it (a
+        memo or a resume rebuilds the block without moving it, so no region is skipped)."""
         self.failed_at = -1
         """History length when the last event failed (not retried until it grows)."""
         self.written: set[str] = set()
@@ -148,7 +151,8 @@ class Compactor:
             for seg in replaced:
                 seg.summarised_into = item.id
                 e._save(seg)
-            self.segments = [item] if whole else [*self.segments, item]
+            kept = [it for it in self.segments if it.pinned and it.state == State.IN] if whole else self.segments
+            self.segments = [*kept, item]  # a pinned segment stays one (folded in once it is unpinned)
             for it in items:
                 it.state = State.SUMMARISED
                 it.summarised_into = item.id
@@ -162,6 +166,7 @@ class Compactor:
         decisions = [d.text for d in summary.decisions()]
         self.age_kept()
         self.rebuild_block()
+        self.region_step = self.event_step
         after = sum(g.tokens for g in e.history.window_groups()[0]) + sum(it.tokens for it in self.segments)
         res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
                                tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
@@ -202,6 +207,7 @@ class Compactor:
             if force:  # an event with nothing to evict still ages the kept steps and refreshes the block
                 self.age_kept()
                 self.rebuild_block()
+                self.region_step = self.event_step
             return None
         summary, name, sent, errors = summarise_plan(plan, self.summary, chain or self.engine.summarisers)
         if summary is None:

@@ -479,10 +479,16 @@ class ContextEngine:
             self.steps_total = max(self.steps_total, int(it.provenance.get("step") or 0))
             if it.category == Category.SUMMARY and it.state == State.IN:
                 self.compactor.segments.append(it)
-        self.compactor.segments.sort(key=lambda it: it.created_at)
+        self.compactor.segments.sort(key=lambda it: (it.created_at, _seq(it.id)))
         if self.summary_item is not None and self.store is not None:
             row = getattr(self.store, "latest_summary", lambda _s: None)(self.session_id)
             if row and row.get("data"):
                 self.compactor.summary = Summary.from_json(row["data"])
+                self.compactor.summary.text_override = None  # (stored by older versions: not the next segment)
         self.rebuild_block()
 
+
+def _seq(item_id: str) -> int:
+    """The number in an item id (``sum12`` → 12): ids are allocated in order."""
+    digits = "".join(c for c in item_id if c.isdigit())
+    return int(digits) if digits else 0

@@ -192,7 +192,7 @@ class FileWindow:
     def regions_since(self) -> int:
         """The step of the last compaction event: a block carries the regions seen after it."""
         compactor = getattr(self.engine, "compactor", None)
-        return int(compactor.event_step) if compactor is not None else -1
+        return int(compactor.region_step) if compactor is not None else -1
 
     def task_file(self, af: Any) -> bool:
         """Edited in this task, or named in the current task message: kept before files only read."""

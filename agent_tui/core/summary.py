@@ -82,7 +82,7 @@ class Summary:
             kept.reverse()
             limit = SECTION_LIMIT.get(s, 20)
             out.sections[s] = kept[-limit:]
-        out.text_override = newer.text_override or self.text_override
+        out.text_override = newer.text_override  # an LLM's text belongs to the event that wrote it
         return out
 
     def render(self) -> str:

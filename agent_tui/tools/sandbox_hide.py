@@ -37,7 +37,8 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     "~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings-security.xml",
     "~/.gradle/gradle.properties", "~/.config/op", "~/.pgpass", "~/.my.cnf",
     "~/.config/pip/pip.conf", "~/.pip/pip.conf", "~/.config/uv/uv.toml", "~/.condarc", "~/.bundle/config",
-    "~/.composer/auth.json", "~/.config/composer/auth.json",
+    "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.config/pypoetry/auth.toml",
+    "~/.local/share/uv/credentials",
     # other AI tools' keys, and agent-tui's own config (api_key, trusted folders)
     "~/.config/agent-tui", "~/.codex", "~/.claude", "~/.claude.json", "~/.config/github-copilot",
     "~/.huggingface", "~/.cache/huggingface/token", "~/.config/openai",
@@ -56,6 +57,7 @@ PATH_VARS: tuple[str, ...] = (
     "GNUPGHOME", "DOCKER_CONFIG", "KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
     "GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "NETRC", "PASSWORD_STORE_DIR",
     "XAUTHORITY", "REGISTRY_AUTH_FILE", "KRB5CCNAME", "HISTFILE", "GH_CONFIG_DIR", "SSH_AUTH_SOCK",
+    "PIP_CONFIG_FILE", "UV_CONFIG_FILE", "CONDARC",
 )
 #: Sockets left reachable: name lookups need them when the network is on, and they run nothing.
 _HARMLESS_SOCKETS = ("/run/systemd/resolve/", "/run/nscd/", "/var/run/nscd/", "/run/systemd/journal/")

@@ -170,6 +170,12 @@ def test_shaping_ratio_and_error_line_recall() -> None:
     m = compute([replay(s, KeepFirstLine(), 1000, word_cache())])
     assert m.error_lines == 2 and m.error_lines_kept == 1 and m.error_line_recall == 0.5
     assert m.error_line_recall_message == 0.5
+    quoted = Session(
+        id="quoted", source="hand", model="", default_window=1000,
+        messages=[Message("user", "it fails with ValueError: boom here"), *s.messages[1:]], calls=s.calls,
+    )
+    q = compute([replay(quoted, KeepFirstLine(), 1000, word_cache())])
+    assert q.error_line_recall == 0.5  # the task quoting the line does not make the dropped line seen
     copy = compute([replay(s, FirstLineAndACopy(), 1000, word_cache())])
     assert copy.error_line_recall == 1.0  # the model sees every error line, in the note
     assert copy.error_lines_in_message == 1 and copy.error_line_recall_message == 0.5

@@ -101,3 +101,46 @@ def test_a_pinned_segment_is_never_folded_into_a_consolidation() -> None:
     assert any(it.summarised_into for it in eng.all_items() if it.id.startswith("sum") and it.id != pinned.id)
     assert pinned.state == State.IN and pinned.summarised_into is None
     assert "alpha part" in "\n".join(str(m["content"]) for m in eng.assemble().messages)
+
+
+def test_a_segment_unpinned_after_a_consolidation_is_folded_in_and_a_resume_shows_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from agent_tui.store.workspace import Workspace
+
+    ws = Workspace(tmp_path, settings=Settings.default(window=8_192))
+    try:
+        eng = ws.engine(new=True)
+        rounds(eng, "alpha", 3)
+        eng.compact(force=True)
+        pinned = eng.compactor.segments[0]
+        eng.pin(pinned.id)
+        for tag in ["beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"]:
+            rounds(eng, tag, 3)
+            eng.compact(force=True)
+            if any(it.state == State.SUMMARISED for it in eng.all_items() if it.id.startswith("sum")):
+                break
+        else:
+            raise AssertionError("no consolidation happened")
+        assert pinned in eng.compactor.segments and pinned.state == State.IN
+        eng.unpin(pinned.id)
+        rounds(eng, "kappa", 3)
+        eng.compact(force=True)
+        shown = segments(eng.assemble().messages)
+        assert "alpha part" in "\n".join(shown)  # back in the block once unpinned, then folded
+        again = ws.engine(eng.session_id)
+        assert segments(again.assemble().messages) == shown
+    finally:
+        ws.close()
+
+
+def test_an_llm_text_from_an_earlier_event_never_becomes_the_next_segment() -> None:
+    """A summary stored by an older version carried the LLM's text; the next extractive event must
+    write its own facts, not that text again (found in review)."""
+    eng = ContextEngine(Settings.default(window=65_536))
+    rounds(eng, "alpha")
+    eng.compact(force=True)
+    assert eng.compactor.summary is not None
+    eng.compactor.summary.text_override = "OLD LLM SUMMARY: alpha done"
+    rounds(eng, "beta")
+    eng.compact(force=True)
+    segs = segments(eng.assemble().messages)
+    assert "beta part" in segs[-1] and "OLD LLM SUMMARY" not in segs[-1]

@@ -32,6 +32,7 @@ SECRETS = {
     ".config/pip/pip.conf": "SECRET-pip-index-password",
     ".pip/pip.conf": "SECRET-old-pip-index-password",
     ".config/uv/uv.toml": "SECRET-uv-index-password",
+    ".config/pypoetry/auth.toml": "SECRET-poetry-http-basic",
     ".config/gh/hosts.yml": "SECRET-gh",
     ".config/agent-tui/config.toml": "SECRET-agent-tui-api-key",
     ".bash_history": "SECRET-history",
@@ -102,9 +103,11 @@ async def test_hide_adds_paths_and_files_named_by_the_environment(home: Path, ws
     (home / "elsewhere" / "sa.json").write_text("SECRET-gac-env\n")
     monkeypatch.setenv("KUBECONFIG", str(home / "elsewhere" / "kube.yaml"))
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(home / "elsewhere" / "sa.json"))
+    (home / "elsewhere" / "pip.ini").write_text("SECRET-pip-config-file-env\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(home / "elsewhere" / "pip.ini"))
     box = Sandbox(require_bwrap(), ws, hide=("~/work/keys",))
     _, out = await sh(box, f"cat {home}/work/keys/prod.pem {home}/elsewhere/kube.yaml {home}/elsewhere/sa.json "
-                           f"{home}/notes/readme.txt")
+                           f"{home}/elsewhere/pip.ini {home}/notes/readme.txt")
     assert "SECRET" not in out and "VISIBLE-notes" in out, out
 
 
