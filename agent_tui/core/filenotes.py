@@ -9,6 +9,8 @@ a change touching most of the file, is simply sent whole.
 
 from __future__ import annotations
 
+from agent_tui.core.file_regions import changed_span
+
 #: Files smaller than this (tokens) are always noted whole.
 REGION_MIN_TOKENS = 300
 #: A change spanning more than this share of the file's lines is noted whole.
@@ -20,17 +22,13 @@ def changed_region(path: str, before: str, after: str, why: str) -> str | None:
     """A note with the lines of ``after`` that differ from ``before`` (one span: the common head and
     tail are cut off), numbered, with ``CONTEXT`` lines around; None when it would not be smaller."""
     old, new = before.split("\n"), after.split("\n")
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    first, last = head, len(new) - tail  # new[first:last] replaced old[head:len(old) - tail]
+    span = changed_span(before, after)
+    first, old_end, last = span if span is not None else (len(new), len(old), len(new))
+    # new[first:last] replaced old[first:old_end]
     if last - first > REGION_MAX_SHARE * max(1, len(new)):
         return None
     lo, hi = max(0, first - CONTEXT), min(len(new), last + CONTEXT)
-    removed = len(old) - tail - head
+    removed = old_end - first
     body = "\n".join(f"{n + 1:>6}\t{new[n]}" for n in range(lo, hi))
     span = f"lines {first + 1}-{last}" if last > first else f"{removed} line(s) removed after line {first}"
     return (f"[file note: {path} {why} — {span} of {len(new)} now read as below; "

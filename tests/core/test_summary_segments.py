@@ -4,6 +4,8 @@ part); past the summary's share, an event consolidates the segments into one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_tui.core.block import SECTION_HEADERS
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
@@ -89,21 +91,8 @@ def test_a_resumed_session_keeps_its_segments_in_order() -> None:
     assert segments(again.assemble().messages) == before
 
 
-def test_a_pinned_segment_is_never_folded_into_a_consolidation() -> None:
-    eng = ContextEngine(Settings.default(window=8_192))
-    rounds(eng, "alpha", 3)
-    eng.compact(force=True)
-    pinned = eng.compactor.segments[0]
-    eng.pin(pinned.id)
-    for tag in ["beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota"]:
-        rounds(eng, tag, 3)
-        eng.compact(force=True)
-    assert any(it.summarised_into for it in eng.all_items() if it.id.startswith("sum") and it.id != pinned.id)
-    assert pinned.state == State.IN and pinned.summarised_into is None
-    assert "alpha part" in "\n".join(str(m["content"]) for m in eng.assemble().messages)
-
-
-def test_a_segment_unpinned_after_a_consolidation_is_folded_in_and_a_resume_shows_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_pinned_segment_survives_a_consolidation_is_folded_in_once_unpinned_and_resumes_the_same(
+        tmp_path: Path) -> None:
     from agent_tui.store.workspace import Workspace
 
     ws = Workspace(tmp_path, settings=Settings.default(window=8_192))
@@ -120,7 +109,9 @@ def test_a_segment_unpinned_after_a_consolidation_is_folded_in_and_a_resume_show
                 break
         else:
             raise AssertionError("no consolidation happened")
-        assert pinned in eng.compactor.segments and pinned.state == State.IN
+        # a pin is never summarised: the segment stays one, in force, its facts in the request
+        assert pinned in eng.compactor.segments and pinned.state == State.IN and pinned.summarised_into is None
+        assert "alpha part" in "\n".join(str(m["content"]) for m in eng.assemble().messages)
         eng.unpin(pinned.id)
         rounds(eng, "kappa", 3)
         eng.compact(force=True)
