@@ -23,6 +23,7 @@ def make_mcp_manager(engine: ContextEngine, root: Path, *, workspace_json: bool 
     config = load_mcp_config(engine.settings.mcp, root, workspace_json=workspace_json)
     if not config.servers:
         return None
-    from agent_tui.mcp.manager import McpManager  # the MCP SDK: ~1.4 s of imports, only when servers exist
+    # the MCP SDK costs ~1.4 s of imports: only when a server is configured
+    from agent_tui.mcp.manager import McpManager
 
     return McpManager(config, root / ".agent-tui" / "logs", store=engine.results, model=engine.settings.model)
