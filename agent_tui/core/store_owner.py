@@ -35,6 +35,15 @@ GLOBAL_SESSION = "global"
 imported so that reading the config before the first frame stays light (a test keeps them equal)."""
 
 
+def refuse_resume(store: str, session_id: str) -> str:
+    """Why ``session_id`` of the untrusted store ``store`` is not resumed, and how to trust it."""
+    which = f"session {session_id!r}" if session_id else "a session"
+    return (f"not resuming {which}: {store} is a memory store you did not create (shipped with the "
+            "repository?), so its sessions hold text someone else wrote and none of it reaches the model "
+            "until you trust this folder: review it with `agent-tui trust` (and `agent-tui memory list`), "
+            "trust it with `agent-tui trust --yes` or `--trust` (in the TUI: /resume asks), then resume")
+
+
 def registry_path() -> Path:
     """``<user config dir>/agent-tui/own-stores.txt``: one id per line, of stores made here."""
     return user_config_path().with_name("own-stores.txt")

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
-from agent_tui.core.store_owner import STORE_ASK_KEY, store_file
+from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume, store_file
 from agent_tui.core.summary import Summariser
 from agent_tui.core.trust import TrustReport
-from agent_tui.store.db import UnknownSession
+from agent_tui.store.db import StoreError, UnknownSession
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
 
@@ -26,6 +27,15 @@ def unknown_session(session_id: str, store: MemoryStore) -> UnknownSession:
     empty = " (the store is empty: it has no sessions)" if store.latest_session() is None else \
         " (`agent-tui memory list` shows the latest; /resume in the TUI lists them all)"
     return UnknownSession(f"no session {session_id!r} in {store.path}{empty}")
+
+
+class UntrustedStore(StoreError):
+    """Resuming (or listing) the sessions of a store the user did not create, before the folder is trusted."""
+
+
+def untrusted_resume(path: Path, session_id: str) -> UntrustedStore:
+    """The one-line refusal for resuming ``session_id`` from the untrusted store at ``path``."""
+    return UntrustedStore(refuse_resume(str(path), session_id))
 
 
 def store_path(root: Path, settings: Settings) -> Path:
@@ -63,6 +73,11 @@ class Workspace:
         agent-tui created this store for the user, or the user trusted the workspace that ships it."""
         return self.trust.trusted or not any(a.key == STORE_ASK_KEY for a in self.trust.asks)
 
+    def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The store's sessions, newest first; none from a store the user did not create until the
+        folder is trusted (their titles and ids are someone else's text)."""
+        return self.store.sessions(limit=limit) if self.memory_trusted else []
+
     # global pins ------------------------------------------------------------------------
     def rules(self) -> list[ContextItem]:
         return [i for i in self.store.load_items(GLOBAL_SESSION) if i.pinned]
@@ -81,9 +96,12 @@ class Workspace:
                summarisers: Sequence[Summariser] | None = None, system_prompt: str | None = None) -> ContextEngine:
         """The engine of ``session_id`` (resumed), the latest one, or a new seeded session."""
         sid = session_id
+        trusted = self.memory_trusted
+        if sid is not None and not trusted:
+            raise untrusted_resume(self.store.path, sid)
         if sid is not None and not self.store.session_exists(sid):
             raise unknown_session(sid, self.store)
-        if sid is None and not new:
+        if sid is None and not new and trusted:  # an untrusted store's latest session is not continued
             sid = self.store.latest_session()
         fresh = sid is None
         if fresh:
@@ -92,7 +110,6 @@ class Workspace:
                             summarisers=summarisers)
         if system_prompt:
             eng.set_system_prompt(system_prompt)
-        trusted = self.memory_trusted
         if trusted:
             eng.load(self.global_items())
         elif eng._sync is not None:  # nor adopt the shipped store's rules later as "changed elsewhere"

@@ -34,6 +34,14 @@ AGENT_VARS = frozenset({
 })
 
 
+#: Git variables dropped for sandboxed commands: config given on the environment (``GIT_CONFIG_PARAMETERS``,
+#: ``GIT_CONFIG_COUNT`` with ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` can carry an ``http.extraHeader``
+#: token, past the sanitized config of ``tools/sandbox_git.py``) and programs that hand out credentials.
+GIT_VARS = frozenset({"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_SSH",
+                      "GIT_SSH_COMMAND", "GIT_PROXY_COMMAND", "GIT_CONFIG"})
+_GIT_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
+
+
 def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
                 sandboxed: bool = False) -> dict[str, str]:
     """``base`` (default: this process's environment) without secret-named or key-holding variables
@@ -41,9 +49,10 @@ def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
     env = dict(os.environ if base is None else base)
     kept = set(keep)
     known = set(default_redactor().values)
-    gone = AGENT_VARS if sandboxed else frozenset()
+    gone = AGENT_VARS | GIT_VARS if sandboxed else frozenset()
     return {k: v for k, v in env.items()
-            if k in kept or not (SECRET_NAME.search(k) or v in known or k in gone)}
+            if k in kept or not (SECRET_NAME.search(k) or v in known or k in gone
+                                 or (sandboxed and k.startswith(_GIT_PREFIXES)))}
 
 
 def dropped_names(keep: Iterable[str] = (), base: Mapping[str, str] | None = None) -> list[str]:

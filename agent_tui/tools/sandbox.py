@@ -15,7 +15,8 @@ approved command; the network is off unless ``[sandbox] network = true``.
 What a command can *read* matters too: its output goes to the model provider.  The user's secret
 stores under ``~`` (``~/.ssh``, ``~/.aws``, ``~/.config/gcloud``, ``~/.docker``, ``~/.netrc``,
 agent-tui's own config…, the full list is ``sandbox_hide.DEFAULT_HIDDEN``) are hidden, with the
-paths in ``[sandbox] hide``.  The host's Unix sockets are hidden as well (all of ``/run``
+paths in ``[sandbox] hide``; the user's git config is replaced by a copy without credentials or
+programs (``tools/sandbox_git.py``: ``git commit`` keeps the user's identity).  The host's Unix sockets are hidden as well (all of ``/run``
 without network, else the session bus, container and agent sockets, and every other listening
 socket found in ``/proc/net/unix``: a read-only mount does not stop ``connect()``, and
 ``systemd-run --user`` over the session bus, an ssh agent or the docker socket would act outside);
@@ -43,6 +44,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
 
@@ -158,6 +160,7 @@ class Sandbox:
         args += hide_flags(inside)
         for sock in host_sockets([*_covered(self.network), *hidden], [ws, *map(Path, rebound)]):
             args += ["--ro-bind", "/dev/null", str(sock)]
+        args += git_view(ws).flags(hidden, ws)  # identity kept, tokens and programs left out
         args += remount_flags(hidden)
         if not self.network:
             args.append("--unshare-net")
@@ -174,7 +177,7 @@ class Sandbox:
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
                 "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
-                "and agent sockets are hidden")
+                "and agent sockets are hidden; git config shows identity and settings, no credentials")
 
 
 @dataclass(frozen=True)

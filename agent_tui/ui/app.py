@@ -136,6 +136,13 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             except OSError as exc:
                 self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
         self.options.session = replace(self.options.session, trust=trusted)
+        from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume
+
+        store = next((a.source for a in report.asks if a.key == STORE_ASK_KEY), None)
+        if not trusted and store is not None and self.options.session.session:
+            self.notify(refuse_resume(store, self.options.session.session), title="Session not resumed",
+                        severity="warning", timeout=15)
+            self.options.session = self.options.session.fresh()  # a new session instead, in the user's words only
         self.main.status.state = "opening session…"
         self.open_session(self.options.session, "")
 

@@ -99,6 +99,9 @@ class CommandsMixin:
     def cmd_resume(self: AgentApp, arg: str) -> None:
         if not self._idle("switch sessions"):
             return
+        if self.controller is not None and not self.controller.ws.memory_trusted:
+            self._trust_to_resume(arg.strip())
+            return
         if arg:
             self.open_session(self.options.session.resume(arg), f"resumed session {arg}")
             return
@@ -110,6 +113,48 @@ class CommandsMixin:
 
         current = self.controller.session_id if self.controller is not None else ""
         self.push_screen(SessionsScreen(current), callback=picked)
+
+    def _trust_to_resume(self: AgentApp, target: str) -> None:
+        """The store is not the user's: its sessions stay hidden unless the trust dialog says yes
+        (then the folder is remembered and ``target``, or the current session, reopens trusted)."""
+        from dataclasses import replace
+        from pathlib import Path
+
+        from agent_tui.core.config import ConfigError, load_config
+        from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume
+        from agent_tui.core.trust_store import TrustStore
+        from agent_tui.ui.screens.trust import TrustScreen
+
+        try:
+            report = load_config(self.options.workspace).trust
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        store = next((a.source for a in report.asks if a.key == STORE_ASK_KEY), "this workspace's store")
+        refusal = refuse_resume(store, target)
+
+        def decided(answer: bool | None) -> None:
+            if not answer:
+                self.notify(refusal, title="Sessions hidden", severity="warning", timeout=12)
+                return
+            trust: bool | None = None  # the trust store decides: a config changed meanwhile is asked again
+            try:
+                if report.pending:
+                    TrustStore().remember(Path(report.root), report.fingerprint)
+            except OSError as exc:
+                self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
+                trust = True
+            self.options.session = replace(self.options.session, trust=trust)
+            ctl = self.controller
+            sid = target or (ctl.session_id if ctl is not None else "")
+            note = (f"trusted this folder; resumed session {target}" if target
+                    else "trusted this folder: /resume (f5) now lists its sessions")
+            self.open_session(self.options.session.resume(sid), note)
+
+        if not report.pending:
+            decided(True)  # trusted meanwhile (`agent-tui trust --yes` in another terminal)
+            return
+        self.push_screen(TrustScreen(report), callback=decided)
 
     def cmd_model(self: AgentApp, arg: str) -> None:
         ctl = self.controller

@@ -166,7 +166,7 @@ class SessionController:
         return title
 
     def sessions(self) -> list[dict[str, Any]]:
-        return self.ws.store.sessions(limit=50)
+        return self.ws.sessions(limit=50)
 
     def transcript(self) -> list[ContextItem]:
         """The session's chat messages in order (to redraw the conversation on resume)."""
