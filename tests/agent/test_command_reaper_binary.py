@@ -58,7 +58,9 @@ def test_killed_agent_leaves_no_command_running(tmp_path: Path, fake_llm: Any) -
         time.sleep(0.02)
     for proc, _, _, _ in started:
         proc.wait(timeout=30)
-    time.sleep(7)  # each command would have touched its marker 5 s after it started
+    # each command would have touched its marker 5 s after it started: wait until 7 s after the last start
+    last_start = max((root / "started").stat().st_mtime for _, root, _, _ in started)
+    time.sleep(max(0.0, last_start + 7 - time.time()))
     for proc, root, sandbox, sig in started:
         assert (root / "started").exists()
         assert not (root / "marker").exists(), f"the command outlived the agent (sandbox {sandbox}, {sig.name})"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -98,10 +100,11 @@ async def test_no_output(ws: Path, call: Call) -> None:
 async def test_cancellation_kills_group(ws: Path, ctx: FakeContext) -> None:
     from agent_tui.tools.shell_exec import run_shell
 
-    task = asyncio.create_task(run_shell("sleep 30 & echo $! > c.pid; wait", ws, 60))
-    for _ in range(100):
-        if (ws / "c.pid").exists() and (ws / "c.pid").read_text().strip():
-            break
+    # the waits below are hang guards (a loaded machine can be slow to start or reap), not speed bounds;
+    # the child sleeps far longer than both, so it is never gone by itself
+    task = asyncio.create_task(run_shell("sleep 300 & echo $! > c.pid; wait", ws, 600))
+    deadline = time.monotonic() + 30
+    while not ((ws / "c.pid").exists() and (ws / "c.pid").read_text().strip()) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     task.cancel()
     try:
@@ -109,11 +112,14 @@ async def test_cancellation_kills_group(ws: Path, ctx: FakeContext) -> None:
     except asyncio.CancelledError:
         pass
     child = int((ws / "c.pid").read_text())
-    for _ in range(50):
-        if _gone(child):
-            break
+    deadline = time.monotonic() + 30
+    while not _gone(child) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-    assert _gone(child)
+    try:
+        assert _gone(child), "cancelling the command left its backgrounded child running"
+    finally:
+        if not _gone(child):
+            os.kill(child, signal.SIGKILL)
 
 
 async def test_background_child_holding_pipe_does_not_hang(
