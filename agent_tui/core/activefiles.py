@@ -45,6 +45,9 @@ class ActiveFile:
     """True when the file disappeared from disk (the item is then stale)."""
     edited: bool = False
     """The agent edited or wrote it in this task (kept longer than files only read)."""
+    written: bool = False
+    """The agent created it in this task and has only written it whole since (a scratch script:
+    it leaves the block when idle, see ``Compactor.release_idle_written``)."""
     last_step: int = 0
     """Engine step of the last read or edit."""
     shown_by: str | None = None
@@ -91,9 +94,11 @@ class ActiveFiles:
         self.clock = 0
         """Ticks at every region noted (a region's recency)."""
 
-    def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False) -> ActiveFile:
+    def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False,
+             kind: str = "edit") -> ActiveFile:
         """Record a read or an edit: this content is what the model now knows (the regions seen
-        so far move with the text; an edit's changed lines become the newest region)."""
+        so far move with the text; an edit's changed lines become the newest region).  ``kind``
+        of an edit: ``create`` (a file that did not exist), ``write`` (whole) or ``edit`` (in part)."""
         st = _stat(self.workspace, path)
         mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
         old = self.files.get(path)
@@ -106,8 +111,10 @@ class ActiveFiles:
         elif edited:  # a file the agent wrote: all of it is what it was just looking at
             self.clock += 1
             regions = file_regions.add([], 1, content.count("\n") + 1, self.clock, content.count("\n") + 1, step)
+        was_written = old is not None and old.written
+        written = (kind == "create" or (kind == "write" and was_written)) if edited else was_written
         af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step,
-                        pinned=old is not None and old.pinned, regions=regions)
+                        pinned=old is not None and old.pinned, regions=regions, written=written)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         return af
