@@ -3,8 +3,8 @@
 The engine's promise is that the files a task works on keep their latest content in
 every request; the limits here keep that promise bounded — files the task edited or
 names are kept before files only read, a file only read gets a third of the files
-share, and when the share is full the least recently touched read-only files go
-first, always visibly in the trace.
+share, and when the share is full read-only files go first, the one holding the most
+tokens for the least recent use first, always visibly in the trace.
 
 Without churning the request's prefix: the compaction block carries each file's
 text as of the last event, and a file whose text changes later (an edit, a change on
@@ -144,19 +144,30 @@ class FileWindow:
         return [TraceEntry(item.id, True, f"active file (file note {note.id})", 0)]
 
     def release_crowded(self) -> None:
-        """Keep active files within the files share: release the least recently touched (never the newest).
+        """Keep active files within the files share: release files only read before the task's files,
+        and within each group the one that holds the most tokens for the least use (never the newest).
 
-        Active files are protected (always sent, whole up to the per-file limit), so the set
-        itself is bounded; a released file leaves the window visibly (trace) and is re-read
-        when the agent needs it again.
+        Active files are protected (always sent, whole up to the per-file limit), so the set itself
+        is bounded.  Which file goes is a size-aware cache choice (as GreedyDual-Size): a file's
+        weight is its tokens times the steps since it was last touched, so one large file read a
+        while ago goes before several small ones the agent may edit next — evicting by recency
+        alone lets one big read push out every small file read before it.  A released file leaves
+        the window visibly (trace) and is re-read when the agent needs it again.
         """
         cap = self.engine.plan.caps[Category.FILES]
         ordered = list(self.files.files.values())  # least recently touched first
-        # files only read go before the task's files (edited, or named in the task); the newest always stays
-        # pinned files are never released here: the user asked to keep them
-        files = [af for af in ordered[:-1] if not self.task_file(af) and not af.pinned] + \
-                [af for af in ordered[:-1] if self.task_file(af) and not af.pinned]
         total = sum(self.file_item(af).tokens for af in ordered)
+        if total <= cap:
+            return
+        now = max(af.last_step for af in ordered)
+
+        def weight(af: Any) -> int:
+            return self.file_item(af).tokens * (now - af.last_step + 1)
+
+        # pinned files are never released here (the user asked to keep them); the newest always stays
+        movable = [af for af in ordered[:-1] if not af.pinned]
+        files = sorted((af for af in movable if not self.task_file(af)), key=weight, reverse=True) + \
+            sorted((af for af in movable if self.task_file(af)), key=weight, reverse=True)
         for af in files:
             if total <= cap:
                 break
@@ -164,7 +175,7 @@ class FileWindow:
             del self.files.files[af.path]
             total -= n
             self.releases.append((self.file_item(af), "released: the files share is full "
-                                                             "(read-only files first, least recently touched)"))
+                                                      "(read-only files first, the most tokens for the least use)"))
 
     def note_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""

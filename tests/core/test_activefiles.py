@@ -125,22 +125,50 @@ def test_released_after_idle_turns_and_at_end_task(tmp_path: Path) -> None:
     assert "BUSY" not in request_text(eng.assemble().messages)
 
 
-def test_active_files_beyond_the_files_share_are_released_oldest_first(tmp_path: Path) -> None:
+def test_active_files_beyond_the_files_share_are_released_largest_first(tmp_path: Path) -> None:
     eng = make(tmp_path, window=8_192)
     cap = eng.plan.caps["files"]  # type: ignore[index]
     eng.add_user("read a lot")
-    bodies = {f"f{i}.py": filler(f"f{i}", cap // 10) for i in range(14)}
-    for path, body in bodies.items():
+    bodies = {f"f{i}.py": filler(f"f{i}", cap // 10 + 7 * i) for i in range(14)}
+    for path, body in bodies.items():  # all in one step: only size tells them apart
         eng.note_file_read(path, body)
     asm = eng.assemble()
     text = request_text(asm.messages)
     assert "f13.py" in eng.files.files and bodies["f13.py"] in text  # the newest always stays
-    assert "f0.py" not in eng.files.files  # the oldest went first
+    gone = [p for p in bodies if p not in eng.files.files]
+    kept = [p for p in bodies if p in eng.files.files and p != "f13.py"]
+    assert gone and kept
+    assert min(len(bodies[p]) for p in gone) > max(len(bodies[p]) for p in kept)  # the largest went first
     for af in eng.files.files.values():
         assert af.content in text  # every file still active is whole in the request
     released = [t for t in asm.trace if t.item_id.startswith("f:") and not t.included]
     assert released and all("files share" in t.reason for t in released)
     assert sum(eng.get(f"f:{p}").tokens for p in eng.files.files) <= cap or len(eng.files.files) == 1
+
+
+def test_a_full_files_share_lets_one_big_read_go_before_the_small_file_read_before_it(tmp_path: Path) -> None:
+    eng = make(tmp_path, window=65_536)
+    cap = eng.plan.caps["files"]  # type: ignore[index]
+    eng.add_user("survey the module, then fix it")
+    big = filler("big", cap * 14 // 100)  # whole in the window: a file only read gets a third of the share
+
+    def read(k: int, path: str, body: str) -> None:
+        eng.add_assistant(f"Reading {path}.", [call(f"r{k}", name="read_file", path=path)])
+        eng.add_tool_result(f"r{k}", "read_file", "ok", provenance={"path": path})
+        eng.note_file_read(path, body)
+
+    read(0, "s0.py", filler("s0", cap * 2 // 100))
+    read(1, "big.py", big)
+    assert big in eng.window.file_item(eng.files.files["big.py"]).content
+    k = 1
+    while len(eng.files.files) == k + 1:  # read small files until the share is full
+        k += 1
+        read(k, f"s{k}.py", filler(f"s{k}", cap * 2 // 100))
+    # by recency alone s0.py, read first, would go; its few tokens for the steps since are worth
+    # less than the big file's many, read one step later
+    assert "s0.py" in eng.files.files and "big.py" not in eng.files.files
+    released = [t for t in eng.assemble().trace if t.item_id == "f:big.py" and not t.included]
+    assert released and "files share" in released[0].reason
 
 
 def test_a_file_only_read_is_released_after_idle_steps(tmp_path: Path) -> None:
