@@ -19,9 +19,11 @@ def make_mcp_manager(engine: ContextEngine, root: Path, *, workspace_json: bool 
     workspace (``Workspace.trust.trusted``); an untrusted one's servers never start.
     """
     from agent_tui.mcp.config import load_mcp_config
-    from agent_tui.mcp.manager import McpManager
 
     config = load_mcp_config(engine.settings.mcp, root, workspace_json=workspace_json)
     if not config.servers:
         return None
+    # the MCP SDK costs ~1.4 s of imports: only when a server is configured
+    from agent_tui.mcp.manager import McpManager
+
     return McpManager(config, root / ".agent-tui" / "logs", store=engine.results, model=engine.settings.model)

@@ -97,6 +97,7 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
                             recall=ws.memory_trusted)  # a store the user did not make is not recalled from
     llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
     agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
+    agent.ctx.store_trusted = ws.memory_trusted  # the recall tool, too, stays out of a store the user did not make
     attach_sandbox(agent, settings)
     return agent, ws
 

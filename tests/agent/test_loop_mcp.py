@@ -38,3 +38,24 @@ async def test_model_finds_enables_and_calls_an_mcp_tool(tmp_path: Path, fake_ll
     first_tools = {t["function"]["name"] for t in fake_llm.requests[0].tools}
     assert {"find_tools", "enable_tools"} <= first_tools
     assert "read_file" in first_tools
+
+
+def test_no_configured_server_never_imports_the_mcp_sdk(tmp_path: Path) -> None:
+    """The MCP SDK costs ~1.4 s of imports at every start: a session without servers must not load it."""
+    import subprocess
+
+    root = make_repo(tmp_path / "proj")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agent_tui.agent.mcp_setup import make_mcp_manager\n"
+        "from tests.agent.helpers import make_agent\n"
+        f"agent, ws = make_agent(Path({str(root)!r}), 'http://127.0.0.1:9/v1')\n"
+        "assert make_mcp_manager(agent.engine, ws.root, workspace_json=True) is None\n"
+        "ws.close()\n"
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'agent_tui.mcp.manager'))))\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]", proc.stdout
