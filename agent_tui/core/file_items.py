@@ -23,7 +23,7 @@ USER_RELEASE = "released by the user (evict)"
 """The trace reason of a file the user evicted."""
 
 _FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "written", "last_step",
-           "pinned", "dropped")
+           "read_step", "pinned", "dropped")
 
 
 def _key(af: ActiveFile) -> tuple[Any, ...]:
@@ -48,6 +48,7 @@ def active_from_row(row: ContextItem) -> ActiveFile:
     for f in ("changed_on_disk", "missing", "edited", "written", "pinned"):
         setattr(af, f, bool(p.get(f)))
     af.last_step = int(p.get("last_step") or 0)
+    af.read_step = int(p.get("read_step") if p.get("read_step") is not None else -1)
     af.dropped = str(p.get("dropped") or "")
     af.regions = [Region(*map(int, r)) for r in p.get("regions") or []
                   if isinstance(r, list) and len(r) == 4 and all(isinstance(x, int) for x in r)]
