@@ -56,6 +56,7 @@ def require_session(root: Path, session_id: str) -> None:
     path = store_path(root.resolve(), settings)
     if not path.exists():
         raise UnknownSession(f"no session {session_id!r}: {root} has no agent-tui store yet ({path})")
+    _check_link(root.resolve(), path, None)  # not even opened (migrated) behind a link out of the workspace
     store = MemoryStore.open(path)
     try:
         if not store.session_exists(session_id):

@@ -73,3 +73,15 @@ def test_input_history_stays_in_memory_behind_a_link_and_masks_secrets(tmp_path:
     assert hist.path is not None
     written = hist.path.read_text()
     assert "ghp_0123456789" not in written and "REDACTED" in json.loads(written.splitlines()[0])["text"]
+
+
+def test_tui_session_check_does_not_open_a_linked_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`agent-tui --session ID` checks the session before the screen is taken: not through the link."""
+    from agent_tui.store.workspace import UntrustedStore, require_session
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    root, outside = _linked_repo(tmp_path)
+    (outside / "memory.db").write_bytes(b"")
+    with pytest.raises(UntrustedStore, match="outside the workspace"):
+        require_session(root, "s1")
+    assert (outside / "memory.db").read_bytes() == b"", "the store behind the link was not opened"
