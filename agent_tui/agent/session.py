@@ -87,7 +87,7 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
         settings, report = resolve_config(workspace, opts)
     if needs_model_info(settings):
         ensure_model_info(settings.model)  # e.g. anthropic/claude-opus-4-1: 200,000, not the fallback
-    ws = Workspace(workspace, settings)
+    ws = Workspace(workspace, settings, trusted=report.trusted if report.asks else None)
     ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
     policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
