@@ -22,6 +22,7 @@ def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
 def run_trust(args: argparse.Namespace, workspace: Path) -> int:
     """Show, record or forget the trust decision for ``workspace``."""
     from agent_tui.core.config import load_config
+    from agent_tui.core.terminal import printable
     from agent_tui.core.trust_store import TrustStore
 
     store = TrustStore()
@@ -31,14 +32,14 @@ def run_trust(args: argparse.Namespace, workspace: Path) -> int:
         return 0
     report = load_config(workspace).trust
     for problem in report.problems:
-        print(f"problem: {problem}", file=sys.stderr)
+        print(f"problem: {printable(problem, newlines=False)}", file=sys.stderr)
     if not report.asks:
         print(f"{workspace}: its config asks for nothing that needs trust")
         return 0
     state = "trusted" if report.trusted else ("changed since you trusted it" if report.changed else "not trusted")
     print(f"{workspace}: {state}; it asks for:")
     for ask in report.asks:
-        print(f"  {ask.source}: {ask.line()}")
+        print(f"  {printable(ask.source, newlines=False)}: {ask.line()}")
     if args.yes:
         store.remember(workspace, report.fingerprint)
         print(f"trusted (remembered in {store.path})")

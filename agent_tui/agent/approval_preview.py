@@ -26,7 +26,15 @@ NEW_FILE_LINES = 200
 
 
 def preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
-    """The dialog text for one call: a diff for edits and writes, the command line for shell."""
+    """The dialog text for one call: a diff for edits and writes, the command line for shell; escape
+    sequences and control characters shown as ``\\x1b``…, never obeyed by the terminal (``core/terminal.py``:
+    ``pytest ESC[8m; curl … | sh`` must not read as ``pytest``)."""
+    from agent_tui.core.terminal import printable
+
+    return printable(_preview(name, args, workspace))
+
+
+def _preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
     if name == "edit_file":
         return edit_diff(args, workspace)
     if name == "write_file":

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from agent_tui.agent import events as ev
 from agent_tui.core.redact import redact_text, redact_value
+from agent_tui.core.terminal import printable
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
@@ -25,19 +26,20 @@ if TYPE_CHECKING:
 
 
 def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
+    """One event on ``out``: a JSON line, or text with escape sequences shown, not obeyed."""
     if as_json:
         out.write(json.dumps(redact_value(e.to_json()), ensure_ascii=False, default=str) + "\n")
         out.flush()
         return
     if isinstance(e, ev.TextDelta):
-        out.write(e.text)
+        out.write(printable(e.text))
     elif isinstance(e, ev.AssistantMessage):
         out.write("\n")
     elif isinstance(e, ev.ToolCallStarted):
         args = json.dumps(e.arguments, ensure_ascii=False) if not isinstance(e.arguments, str) else e.arguments
-        out.write(f"\n→ {e.name} {redact_text(args[:200])}\n")
+        out.write(f"\n→ {printable(e.name, newlines=False)} {printable(redact_text(args[:200]), newlines=False)}\n")
     elif isinstance(e, ev.ToolCallFinished):
-        first = redact_text((e.text.strip().splitlines() or [""])[0][:160])
+        first = printable(redact_text((e.text.strip().splitlines() or [""])[0][:160]), newlines=False)
         out.write(f"  {'✗' if e.is_error else '✓'} {first} ({e.shaped_tokens:,} tok"
                   f"{f', whole output {e.handle}' if e.handle else ''})\n")
     elif isinstance(e, ev.BudgetUpdated):
@@ -47,7 +49,7 @@ def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     elif isinstance(e, ev.MemoSaved):
         out.write(f"[memo {e.memo_id} ({e.kind})]\n")
     elif isinstance(e, (ev.ErrorEvent, ev.ThresholdCrossed, ev.Retrying)):
-        out.write(redact_text(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}") + "\n")
+        out.write(printable(redact_text(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}")) + "\n")
     elif isinstance(e, ev.TurnFinished):
         out.write(f"\n[turn {e.turn} {e.status} after {e.steps} steps]\n")
     out.flush()

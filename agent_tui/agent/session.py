@@ -87,7 +87,7 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
         settings, report = resolve_config(workspace, opts)
     if needs_model_info(settings):
         ensure_model_info(settings.model)  # e.g. anthropic/claude-opus-4-1: 200,000, not the fallback
-    ws = Workspace(workspace, settings)
+    ws = Workspace(workspace, settings, trusted=report.trusted if report.asks else None)
     ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
     policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
@@ -97,6 +97,7 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
                             recall=ws.memory_trusted)  # a store the user did not make is not recalled from
     llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
     agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
+    agent.ctx.store_trusted = ws.memory_trusted  # the recall tool, too, stays out of a store the user did not make
     attach_sandbox(agent, settings)
     return agent, ws
 

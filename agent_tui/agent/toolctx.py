@@ -28,6 +28,9 @@ class EngineToolContext:
         """The ``agent_tui.tools.sandbox.Sandbox`` commands run in, or None (set by the session)."""
         self.pass_env: tuple[str, ...] = ()
         """Secret-named environment variables commands still get (``[sandbox] pass_env``)."""
+        self.store_trusted: bool = True
+        """False for a store the user did not create (``core/store_owner.py``) while the folder is not
+        trusted: ``recall`` then searches only this session, never the memos and sessions it shipped with."""
 
     def note_read(self, path: str, content: str) -> None:
         self.engine.note_file_read(path, content)
@@ -47,6 +50,9 @@ class EngineToolContext:
         if self.store is not None:
             from agent_tui.store.recall import recall
 
+            if not self.store_trusted:
+                return recall(self.store, query, limit=limit, min_score=self.engine.settings.memory.recall_min_score,
+                              kinds=("archive",), session_id=self.engine.session_id)
             return recall(self.store, query, limit=limit, min_score=self.engine.settings.memory.recall_min_score)
         return _recall_in_memory(self.engine, query, limit)
 

@@ -149,7 +149,9 @@ class ToolRunner:
         meta = dict(getattr(result, "meta", {}) or {})
         if meta.get("path"):
             prov["path"] = meta["path"]  # normalised, workspace-relative: the active file's key
-        if meta.get("outline") or meta.get("query") or "start_line" in (args or {}):
+        shown, total = meta.get("range"), meta.get("total_lines")
+        ranged = isinstance(shown, list) and len(shown) == 2 and (shown[0] > 1 or (total is not None and shown[1] < total))
+        if meta.get("outline") or meta.get("query") or ranged:  # not the whole file: an end_line, a cut, a range
             prov["partial"] = True
             spans = [meta["range"]] if meta.get("range") else meta.get("ranges")
             if spans:

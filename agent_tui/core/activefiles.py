@@ -45,8 +45,13 @@ class ActiveFile:
     """True when the file disappeared from disk (the item is then stale)."""
     edited: bool = False
     """The agent edited or wrote it in this task (kept longer than files only read)."""
+    written: bool = False
+    """The agent created it in this task and has only written it whole since (a scratch script:
+    it leaves the block when idle, see ``Compactor.release_idle_written``)."""
     last_step: int = 0
     """Engine step of the last read or edit."""
+    read_step: int = -1
+    """Engine step of the last read (-1: never read): files read at one step are a working set."""
     shown_by: str | None = None
     """The read output (tool result id) that showed the model this version of the file."""
     outline: bool = False
@@ -91,9 +96,11 @@ class ActiveFiles:
         self.clock = 0
         """Ticks at every region noted (a region's recency)."""
 
-    def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False) -> ActiveFile:
+    def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False,
+             kind: str = "edit") -> ActiveFile:
         """Record a read or an edit: this content is what the model now knows (the regions seen
-        so far move with the text; an edit's changed lines become the newest region)."""
+        so far move with the text; an edit's changed lines become the newest region).  ``kind``
+        of an edit: ``create`` (a file that did not exist), ``write`` (whole) or ``edit`` (in part)."""
         st = _stat(self.workspace, path)
         mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
         old = self.files.get(path)
@@ -106,11 +113,25 @@ class ActiveFiles:
         elif edited:  # a file the agent wrote: all of it is what it was just looking at
             self.clock += 1
             regions = file_regions.add([], 1, content.count("\n") + 1, self.clock, content.count("\n") + 1, step)
+        read_step = step if not edited else (old.read_step if old is not None else -1)
+        was_written = old is not None and old.written
+        written = (kind == "create" or (kind == "write" and was_written)) if edited else was_written
         af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step,
-                        pinned=old is not None and old.pinned, regions=regions)
+                        pinned=old is not None and old.pinned, regions=regions, written=written,
+                        read_step=read_step)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
+        if edited and read_step >= 0:
+            self.touch_read_with(af, step)
         return af
+
+    def touch_read_with(self, edited: ActiveFile, step: int) -> None:
+        """An edit keeps the files read at the same step as the edited one (and only read since) as
+        fresh as it: an agent that reads several files at once and starts editing one of them is
+        working through that set, and the next edit is likely in another of them."""
+        for af in self.files.values():
+            if af is not edited and not af.edited and af.read_step == edited.read_step:
+                af.last_step = max(af.last_step, step)
 
     def note_lines(self, path: str, spans: Iterable[tuple[int, int]], step: int = 0) -> bool:
         """The agent was just shown (at ``step``) lines ``a``..``b`` (1-based, inclusive) of each

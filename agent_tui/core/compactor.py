@@ -59,8 +59,6 @@ class Compactor:
         memo or a resume rebuilds the block without moving it, so no region is skipped)."""
         self.failed_at = -1
         """History length when the last event failed (not retried until it grows)."""
-        self.written: set[str] = set()
-        """Files the agent created in this task and has only ever written whole since."""
 
     @property
     def summary_item(self) -> ContextItem | None:
@@ -217,13 +215,6 @@ class Compactor:
             return res
         return self.apply(plan, summary, name, sent)
 
-    def note_write(self, path: str, kind: str) -> None:
-        """Track files the agent made: a ``create`` starts, a whole ``write`` keeps, an ``edit`` ends it."""
-        if kind == "create":
-            self.written.add(path)
-        elif kind != "write":
-            self.written.discard(path)
-
     def release_idle_written(self) -> None:
         """At a block rebuild: a file the agent created and only ever wrote whole, untouched for
         ``release_written_after_steps`` steps, leaves the block.  Its text is the agent's own
@@ -232,16 +223,12 @@ class Compactor:
         e = self.engine
         after = e.settings.memory.release_written_after_steps
         task = e.window.current_task_text()
-        for path in sorted(self.written):
-            af = e.files.files.get(path)
-            if af is None:
-                self.written.discard(path)
-                continue
+        for af in [af for af in e.files.files.values() if af.written]:
+            path = af.path
             if af.pinned or e.steps_total - af.last_step <= after or path in task \
                     or path.rsplit("/", 1)[-1] in task:
                 continue
             e.files.files.pop(path)
-            self.written.discard(path)
             e.window.release(af, f"released: written by the agent and untouched for {after} steps "
                                  "(read_file shows it again)")
 

@@ -354,11 +354,12 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
         settings_from_dict(wdata, str(wp), check_thresholds=False)
     split = split_workspace(user, wdata, root)
     json_asks, problems = mcp_json_asks(root / ".mcp.json")
-    from agent_tui.core.store_owner import foreign_store_ask
+    from agent_tui.core.store_owner import foreign_store_ask, link_ask
 
     tight_store = merge_tables(user, split.tight).get("store_path")
-    store_ask = foreign_store_ask(root, tight_store if isinstance(tight_store, str) else None)
-    asks = (*split.asks, *json_asks, *((store_ask,) if store_ask else ()))
+    tight_store = tight_store if isinstance(tight_store, str) else None
+    store_asks = [a for a in (link_ask(root, tight_store), foreign_store_ask(root, tight_store)) if a]
+    asks = (*split.asks, *json_asks, *store_asks)
     fp = fingerprint(asks) if asks else ""
     changed = False
     if not asks:

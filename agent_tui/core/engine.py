@@ -391,8 +391,7 @@ class ContextEngine:
                        kind: str = "edit") -> ContextItem:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole;
         ``kind``: ``create``, ``write`` or ``edit``, see ``ToolContext.note_edit``)."""
-        self.compactor.note_write(path, kind)
-        return self.window.note_edit(path, content, shown_by=shown_by)
+        return self.window.note_edit(path, content, shown_by=shown_by, kind=kind)
 
     def note_shown(self, path: str, item_id: str, *, outline: bool = False) -> None:
         """Tool output ``item_id`` showed the model the current version of ``path`` (a read)."""

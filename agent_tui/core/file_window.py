@@ -63,10 +63,10 @@ class FileWindow:
         self.ledger.flush(self.engine)
 
     def note_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
-                       outline: bool = False, whole: bool = False) -> ContextItem:
+                       outline: bool = False, whole: bool = False, kind: str = "edit") -> ContextItem:
         """The model now knows ``content`` of ``path`` (``shown_by``: the history item showing it;
         ``whole``: that item shows exactly this text, so no file note is needed even for a task file)."""
-        af = self.files.note(path, content, self.engine.turn, step=self.engine.steps_total, edited=edited)
+        af = self.files.note(path, content, self.engine.turn, step=self.engine.steps_total, edited=edited, kind=kind)
         if shown_by is not None:
             af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
         if self.engine.instructions is not None:
@@ -177,9 +177,9 @@ class FileWindow:
             self.releases.append((self.file_item(af), "released: the files share is full "
                                                       "(read-only files first, the most tokens for the least use)"))
 
-    def note_edit(self, path: str, content: str, *, shown_by: str | None = None) -> ContextItem:
+    def note_edit(self, path: str, content: str, *, shown_by: str | None = None, kind: str = "edit") -> ContextItem:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
-        return self.note_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None)
+        return self.note_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None, kind=kind)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.files.last_seen_hash(path)

@@ -30,6 +30,9 @@ DEFAULT_STORE = Path(".agent-tui") / "memory.db"
 STORE_ASK_KEY = "memory store"
 """The key of the trust ask for a store the user did not create."""
 
+LINK_ASK_KEY = "store location"
+"""The key of the trust ask for a store that a link inside the workspace puts outside it."""
+
 GLOBAL_SESSION = "global"
 """The store's session of project-wide items (pinned rules): ``core.engine.GLOBAL_SESSION``, not
 imported so that reading the config before the first frame stays light (a test keeps them equal)."""
@@ -78,6 +81,48 @@ def store_file(root: Path, store_path: str | None) -> Path:
     """Where the workspace's store is: ``store_path`` (relative to the workspace), else the default."""
     path = Path(store_path).expanduser() if store_path else DEFAULT_STORE
     return path if path.is_absolute() else root / path
+
+
+def escaping_link(root: Path, path: Path) -> Path | None:
+    """Where the store really is when ``path`` lies inside ``root`` but a link on the way (a shipped
+    ``.agent-tui -> /elsewhere``, or ``memory.db -> …``) puts it outside; None otherwise.
+
+    The store holds the user's sessions (their messages, the files the agent read, the commands'
+    output): a repository must not choose where on the machine they are written."""
+    real_root = root.resolve()
+    if not path.is_absolute() or not path.is_relative_to(real_root):
+        return None  # a store_path outside the workspace is the user's own choice (or a trust ask already)
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return path  # a link loop: never opened unasked
+    return None if real.is_relative_to(real_root) else real
+
+
+def agent_dir(root: Path) -> Path | None:
+    """The workspace's ``.agent-tui/`` folder for agent-tui's own files (input history, server logs),
+    or None when a link puts it outside the workspace (nothing is written through it)."""
+    path = root.resolve() / DEFAULT_STORE.parent
+    return None if escaping_link(root, path) is not None else path
+
+
+def link_ask(root: Path, store_path: str | None) -> Ask | None:
+    """The trust ask for a store a link inside the workspace puts outside it."""
+    path = store_file(root.resolve(), store_path)
+    real = escaping_link(root, path)
+    if real is None:
+        return None
+    shown = str(path.relative_to(root.resolve()))
+    return Ask(shown, LINK_ASK_KEY, str(real),
+               f"{shown} is a link to {real}, outside the workspace: your sessions (messages, files read, "
+               "command output) would be written there")
+
+
+def refuse_link(shown: str, real: str) -> str:
+    """Why the store behind a link out of the workspace is not opened, and how to go on."""
+    return (f"not opening the memory store: {shown} leads to {real}, outside the workspace (a link the "
+            "repository may have shipped), and your sessions would be written there; review it with "
+            "`agent-tui trust`, trust it with `agent-tui trust --yes` or `--trust`, or remove the link")
 
 
 @dataclass(frozen=True)

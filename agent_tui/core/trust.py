@@ -61,9 +61,12 @@ class Ask:
     """What it means in words, e.g. ``starts `node x.js``` (shown instead of the raw value)."""
 
     def line(self, width: int = 160) -> str:
-        """One human line: ``key = value`` or ``key: summary``."""
+        """One human line: ``key = value`` or ``key: summary``, escape sequences and controls shown, not
+        obeyed (``core/terminal.py``: a repository must not rewrite what the user decides on)."""
+        from agent_tui.core.terminal import printable
+
         shown = self.summary or json.dumps(self.value, ensure_ascii=False, default=str)
-        text = f"{self.key}: {shown}" if self.summary else f"{self.key} = {shown}"
+        text = printable(f"{self.key}: {shown}" if self.summary else f"{self.key} = {shown}", newlines=False)
         return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -327,14 +330,18 @@ class TrustReport:
 
     def ignored(self) -> list[str]:
         """Lines for what is being ignored (empty when trusted)."""
-        return [] if self.trusted else [f"{a.source}: {a.line()}" for a in self.asks]
+        from agent_tui.core.terminal import printable
+
+        return [] if self.trusted else [f"{printable(a.source, newlines=False)}: {a.line()}" for a in self.asks]
 
     def notice(self) -> str:
         """One line for stderr when asks are ignored."""
         what = "; ".join(a.line(100) for a in self.asks[:4]) + (f"; +{len(self.asks) - 4} more"
                                                                  if len(self.asks) > 4 else "")
         why = "its config changed since you trusted it" if self.changed else "it is not trusted"
-        return (f"workspace {self.root}: {why}; ignoring {what} "
+        from agent_tui.core.terminal import printable
+
+        return (f"workspace {printable(self.root, newlines=False)}: {why}; ignoring {what} "
                 f"(review with `agent-tui trust`, or pass --trust)")
 
     def to_json(self) -> dict[str, Any]:

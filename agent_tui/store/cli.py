@@ -17,6 +17,7 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import GLOBAL_SESSION, ContextEngine, EngineError
 from agent_tui.core.items import ContextItem
 from agent_tui.core.pinning import pin_target
+from agent_tui.core.terminal import printable
 from agent_tui.store.db import UnknownSession
 from agent_tui.store.workspace import Workspace, store_path
 
@@ -141,8 +142,8 @@ def _read_memory(args: argparse.Namespace, eng: ContextEngine, empty_ok: bool = 
         if args.category:
             items = [i for i in items if str(i.category) == args.category]
         rows = [_row(i) for i in items]
-        lines = [f"{r['id']:<10} {r['category']:<8} {r['tokens']:>7,}  {'pin ' if r['pinned'] else '    '}"
-                 f"{r['state']:<10} {r['preview']}" for r in rows]
+        lines = [printable(f"{r['id']:<10} {r['category']:<8} {r['tokens']:>7,}  {'pin ' if r['pinned'] else '    '}"
+                           f"{r['state']:<10} {r['preview']}", newlines=False) for r in rows]
         _print(rows, args.json, "\n".join(lines) or "(no items)")
         return 0
     try:
@@ -152,8 +153,8 @@ def _read_memory(args: argparse.Namespace, eng: ContextEngine, empty_ok: bool = 
             raise
         _print(None, args.json, f"{exc}")
         return 0
-    _print(item.to_row(), args.json, f"{item.id} [{item.category}, {item.tokens:,} tokens, "
-           f"{item.state}{', pinned' if item.pinned else ''}]\n{item.content}")
+    _print(item.to_row(), args.json, printable(f"{item.id} [{item.category}, {item.tokens:,} tokens, "
+                                               f"{item.state}{', pinned' if item.pinned else ''}]\n{item.content}"))
     return 0
 
 

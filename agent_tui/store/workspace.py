@@ -15,7 +15,14 @@ from typing import Any
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import ContextItem
-from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume, store_file
+from agent_tui.core.store_owner import (
+    LINK_ASK_KEY,
+    STORE_ASK_KEY,
+    escaping_link,
+    refuse_link,
+    refuse_resume,
+    store_file,
+)
 from agent_tui.core.summary import Summariser
 from agent_tui.core.trust import TrustReport
 from agent_tui.store.db import StoreError, UnknownSession
@@ -49,6 +56,7 @@ def require_session(root: Path, session_id: str) -> None:
     path = store_path(root.resolve(), settings)
     if not path.exists():
         raise UnknownSession(f"no session {session_id!r}: {root} has no agent-tui store yet ({path})")
+    _check_link(root.resolve(), path, None)  # not even opened (migrated) behind a link out of the workspace
     store = MemoryStore.open(path)
     try:
         if not store.session_exists(session_id):
@@ -57,13 +65,34 @@ def require_session(root: Path, session_id: str) -> None:
         store.close()
 
 
+def _check_link(root: Path, path: Path, trusted: bool | None) -> None:
+    """Raise UntrustedStore when a link inside the workspace puts ``path`` outside it, untrusted."""
+    real = escaping_link(root, path)
+    if real is None:
+        return
+    if trusted is None:
+        from agent_tui.core.config import load_config
+
+        report = load_config(root).trust
+        trusted = report.trusted or not any(a.key == LINK_ASK_KEY for a in report.asks)
+    if not trusted:
+        raise UntrustedStore(refuse_link(str(path.relative_to(root)), str(real)))
+
+
 class Workspace:
     """One project folder with its store."""
 
-    def __init__(self, root: Path, settings: Settings | None = None, store: MemoryStore | None = None) -> None:
+    def __init__(self, root: Path, settings: Settings | None = None, store: MemoryStore | None = None,
+                 trusted: bool | None = None) -> None:
+        """``trusted``: whether the workspace's asks are granted (None: ask the trust store); a store
+        that a link inside the workspace puts outside it is opened only when they are."""
         self.root = root.resolve()
         self.settings = settings if settings is not None else load_settings(self.root)
-        self.store = store if store is not None else MemoryStore.open(store_path(self.root, self.settings))
+        if store is None:
+            path = store_path(self.root, self.settings)
+            _check_link(self.root, path, trusted)
+            store = MemoryStore.open(path)
+        self.store = store
         self.trust: TrustReport = TrustReport(root=str(self.root))
         """What the workspace's own config asked for and whether it applies (set by build_agent)."""
 

@@ -2,7 +2,8 @@
 
 One JSON object a line (``{"text": ..., "at": ...}``), appended as messages are sent, so a
 crash loses at most the line being written and another running instance never clobbers
-it.  Reading skips lines it cannot parse.  The file is trimmed to the newest ``LIMIT``
+it.  Reading skips lines it cannot parse.  Secrets are masked before a line is written (``core/redact``:
+a key pasted into the prompt must not land in a file of the workspace).  The file is trimmed to the newest ``LIMIT``
 entries when it grows past twice that.  No Textual here: the prompt widget drives it.
 """
 
@@ -31,7 +32,11 @@ class InputHistory:
 
     @classmethod
     def for_workspace(cls, workspace: Path | None) -> InputHistory:
-        return cls(workspace / ".agent-tui" / FILE_NAME if workspace is not None else None)
+        """The history of ``workspace`` (kept in memory only when its ``.agent-tui`` links out of it)."""
+        from agent_tui.core.store_owner import agent_dir
+
+        folder = agent_dir(workspace) if workspace is not None else None
+        return cls(folder / FILE_NAME if folder is not None else None)
 
     def _load(self) -> list[str]:
         if self.path is None or not self.path.is_file():
@@ -60,14 +65,16 @@ class InputHistory:
         self.cursor = len(self.entries)
         if self.path is None:
             return
+        from agent_tui.core.redact import redact_text
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"text": text, "at": round(time.time(), 3)}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({"text": redact_text(text), "at": round(time.time(), 3)}, ensure_ascii=False) + "\n")
             if len(self.entries) > 2 * LIMIT:
                 self.entries = self.entries[-LIMIT:]
                 self.cursor = len(self.entries)
-                body = "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in self.entries)
+                body = "".join(json.dumps({"text": redact_text(t)}, ensure_ascii=False) + "\n" for t in self.entries)
                 self.path.write_text(body, encoding="utf-8")
         except OSError:
             pass  # a read-only workspace: history stays in memory

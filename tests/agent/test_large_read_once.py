@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.tokens import counter_for
 from agent_tui.tools.fs_read import READ_TOKEN_CAP
 from tests.support.fake_openai import FakeOpenAI, Reply
@@ -54,14 +56,18 @@ async def test_outline_read_is_not_paid_again_as_a_raw_head(tmp_path: Path) -> N
     assert notes and all(counter.count(n) < 80 for n in notes), notes
 
 
-async def test_the_ranges_read_survive_a_compaction_event(tmp_path: Path) -> None:
-    """The real read_file with start_line/end_line records the range it showed; after a compaction
-    event (its output evicted) the block still carries those lines, with their line numbers."""
+@pytest.mark.parametrize(("args", "line"), [({"start_line": 700, "end_line": 712}, 706),
+                                            ({"end_line": 12}, 6),  # no start_line: still a range
+                                            ({"end_line": 1620}, 6)])  # to the end, cut at the read cap
+async def test_the_ranges_read_survive_a_compaction_event(tmp_path: Path, args: dict[str, int], line: int) -> None:
+    """The real read_file records the range it showed (a start_line/end_line range, or the lines
+    a read cut at the cap shows); after a compaction event (its output evicted) the block still
+    carries those lines, with their line numbers."""
     root = make_repo(tmp_path / "repo")
     text = _big_module(60)
     (root / "ledger.py").write_text(text)
     with FakeOpenAI() as server:
-        server.script(Reply.tool_call("read_file", {"path": "ledger.py", "start_line": 700, "end_line": 712}),
+        server.script(Reply.tool_call("read_file", {"path": "ledger.py", **args}),
                       *[Reply.tool_call("run_command", {"command": f"echo step {k}"}) for k in range(4)],
                       Reply.text("read it"), Reply.text("next"))
         agent, ws = make_agent(root, server.base_url, window=32_000)
@@ -72,10 +78,11 @@ async def test_the_ranges_read_survive_a_compaction_event(tmp_path: Path) -> Non
         finally:
             ws.close()
         last = server.chat_requests[-1]
-    wanted = text.split("\n")[705]  # line 706, inside the range read
+    wanted = text.split("\n")[line - 1]  # inside the range read
     assert wanted.strip()
     tools = "\n".join(str(m.get("content")) for m in last.messages if m.get("role") == "tool")
     block = "\n".join(str(m.get("content")) for m in last.messages if m.get("role") == "system")
     assert wanted not in tools, "the read output was evicted by the event"
-    assert f"   706\t{wanted}" in block
-    assert text.split("\n")[0] not in block  # not the file's head
+    assert f"{line:>6}\t{wanted}" in block
+    if line > 100:
+        assert text.split("\n")[0] not in block  # not the file's head

@@ -192,6 +192,35 @@ def test_a_file_only_read_is_released_after_idle_steps(tmp_path: Path) -> None:
     assert released is not None and "only read" in released
 
 
+def test_files_read_together_stay_as_long_as_the_agent_edits_one_of_them(tmp_path: Path) -> None:
+    eng = ContextEngine(Settings.default(window=65_536), workspace=tmp_path)
+    after = eng.settings.memory.release_reads_after_steps
+    bodies = {p: write(tmp_path, p, f"# {p} marker\n") for p in ("a.py", "b.py", "c.py", "alone.py")}
+    eng.add_user("implement the feature")
+    eng.add_assistant("Reading the module.", [call(f"r{k}", name="read_file", path=p)
+                                              for k, p in enumerate(("a.py", "b.py", "c.py"))])
+    for k, p in enumerate(("a.py", "b.py", "c.py")):  # one step, three reads: a working set
+        eng.add_tool_result(f"r{k}", "read_file", bodies[p], provenance={"path": p})
+        eng.note_file_read(p, bodies[p])
+    eng.add_assistant("And this one.", [call("r9", name="read_file", path="alone.py")])
+    eng.add_tool_result("r9", "read_file", bodies["alone.py"], provenance={"path": "alone.py"})
+    eng.note_file_read("alone.py", bodies["alone.py"])
+
+    def steps(n: int, tag: str) -> None:
+        for k in range(n):
+            eng.add_assistant(f"{tag} {k}.", [call(f"{tag}{k}", command="ls")])
+            eng.add_tool_result(f"{tag}{k}", "run_command", "ok")
+            eng.assemble()
+
+    steps(after - 2, "s")
+    eng.note_file_edit("a.py", bodies["a.py"] + "done = True\n")  # the agent starts on the set
+    steps(after - 2, "t")  # b.py and c.py were read long ago, but with the file being edited
+    eng.compact(force=True)
+    text = request_text(eng.assemble().messages)
+    assert {"a.py", "b.py", "c.py"} <= set(eng.files.files) and "alone.py" not in eng.files.files
+    assert "# b.py marker" in text and "# c.py marker" in text
+
+
 def test_a_big_file_read_as_an_outline_is_not_paid_twice(tmp_path: Path) -> None:
     """Issue 12 item 15: the outline in the tool result is the model's view; no raw head is copied."""
     eng = make(tmp_path, window=32_768)

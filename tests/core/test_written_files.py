@@ -81,9 +81,33 @@ async def test_the_write_tool_tells_the_engine_it_created_the_file(tmp_path: Pat
     eng.add_user("add a helper script")
     result = await write_file({"path": "scratch.py", "content": SCRATCH}, ctx)
     assert not result.is_error, result.text
-    assert eng.compactor.written == {"scratch.py"}
+    assert [p for p, af in eng.files.files.items() if af.written] == ["scratch.py"]
     (tmp_path / "kept.py").write_text(SOURCE)
     eng.note_file_read("kept.py", SOURCE)
     result = await write_file({"path": "kept.py", "content": SOURCE + "# more\n"}, ctx)
     assert not result.is_error, result.text
-    assert eng.compactor.written == {"scratch.py"}  # overwriting a file that existed is not creating it
+    written = [p for p, af in eng.files.files.items() if af.written]
+    assert written == ["scratch.py"]  # overwriting a file that existed is not creating it
+
+
+def test_a_scratch_file_stays_releasable_after_a_resume(tmp_path: Path) -> None:
+    from agent_tui.store.workspace import Workspace
+
+    ws = Workspace(tmp_path, settings=Settings.default(window=32_768))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("Fix mod.check so that tests/expected.py passes")
+        eng.note_file_edit("reproduce.py", SCRATCH, kind="create")
+        eng.note_file_edit("mod.py", SOURCE, kind="create")
+        eng.note_file_edit("mod.py", SOURCE + "# fixed\n", kind="edit")  # created, then worked on
+        steps(eng, 2, "a")
+        eng.assemble()
+        again = ws.engine(eng.session_id)  # a restart: the engine is rebuilt from the store
+        assert again.files.files["reproduce.py"].written and not again.files.files["mod.py"].written
+        steps(again, again.settings.memory.release_written_after_steps + 2, "b")
+        again.compact(force=True)
+        text = request_text(again.assemble().messages)
+        assert "scratch-marker" not in text and "reproduce.py" not in again.files.files
+        assert "# fixed" in text
+    finally:
+        ws.close()

