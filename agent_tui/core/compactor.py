@@ -119,7 +119,8 @@ class Compactor:
         growth = max(0, request - self.event_size) / steps if self.event_size else request / steps
         self.decision = decide(self.costs, request=request, floor=floor, head=head, growth=growth,
                                summary=summary, hard_limit=hard_limit,
-                               min_excess=max(512, e.plan.input_budget // 20), stable=stable)
+                               min_excess=max(512, e.plan.input_budget // 20), stable=stable,
+                               since_event=e.steps_total - self.event_step if self.event_step else None)
         return plan if self.decision.compact else None
 
     def apply(self, plan: EvictionPlan, summary: Summary, summariser: str = "",

@@ -67,6 +67,9 @@ class BudgetConfig:
     """Price of a cached prompt token relative to a fresh one (default: the model's, else 0.1)."""
     cache_write_weight: float | None = None
     """Price of a fresh token entering the cache (default: the model's, e.g. 1.25 Anthropic, else 1)."""
+    context_weight: float | None = None
+    """What keeping a token in the prompt for one more step costs besides its cache read, relative to
+    a fresh input token: slower answers, rate limits, attention spread thin (default: the read weight; 0: money only)."""
     max_cost: float | None = None
     """Dollars one turn may spend; the loop stops before the next model call past it (None: no limit)."""
     max_session_cost: float | None = None
@@ -261,6 +264,9 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
             v = getattr(obj, name)
             if v is not None and not (_number(v) and 0 < v <= 10):
                 raise ConfigError(f"{where}: {name} must be a number in (0, 10], got {v!r}")
+        v = obj.context_weight
+        if v is not None and not (_number(v) and 0 <= v <= 10):
+            raise ConfigError(f"{where}: context_weight must be a number in [0, 10], got {v!r}")
         for name in ("max_cost", "max_session_cost"):
             v = getattr(obj, name)
             if v is not None and not (_number(v) and v > 0):

@@ -8,7 +8,15 @@ call re-reads the cached request and writes the summary at the output price.
 
 That is the classic economic-order-quantity trade-off: with history growing by
 ``g`` tokens a step and an event costing ``C``, the average cost per step is
-lowest when each event evicts ``E* = sqrt(2·C·g / read)`` tokens of excess.
+lowest when each event evicts ``E* = sqrt(2·C·g / hold)`` tokens of excess, where
+``hold`` is what keeping one token in the prompt costs per step.  Money alone
+puts ``hold`` at the cache read price, but a longer prompt also answers more
+slowly, uses more of the provider's rate limit and spreads the model's attention
+over more stale text, so ``hold`` adds a context weight (by default equal to the
+read price: a token held costs twice its cache read).  On the recorded sessions
+that gives smaller batches than money alone and, because an event's cost also
+shrinks with its batch (the summarising call reads and writes less), it is
+cheaper in money too; ``[budget] context_weight = 0`` restores money only.
 So the engine compacts when the evictable excess reaches ``E*`` — never
 earlier, so short sessions make no summarising call — or when the request
 nears the window (the hard limit), whichever comes first.
@@ -32,6 +40,10 @@ DEFAULT_WRITE = 1.0
 DEFAULT_OUTPUT = 4.0
 #: Tokens of the summarising instruction appended to the cached request.
 INSTRUCTION_TOKENS = 400
+#: Steps a cost-model event waits after the last one.  Right after an event most of the excess is
+#: the step it kept verbatim (the next step makes it evictable); an event for that alone would
+#: rewrite the block for one step's history.  The window limit does not wait.
+MIN_EVENT_GAP = 4
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,8 @@ class CacheCosts:
     """A fresh token that enters the cache (1.25 at Anthropic, 1 where writes are free)."""
     output: float = DEFAULT_OUTPUT
     """An output token (the summary)."""
+    hold: float = 2 * DEFAULT_READ
+    """Keeping a token in the prompt for one more step: its cache read plus the context weight."""
 
 
 def costs_for(settings: Settings) -> CacheCosts:
@@ -63,7 +77,9 @@ def costs_for(settings: Settings) -> CacheCosts:
         read = b.cache_read_weight
     if b.cache_write_weight is not None:
         write = b.cache_write_weight
-    return CacheCosts(read=max(read, 1e-3), write=write, output=output)
+    read = max(read, 1e-3)
+    context = read if b.context_weight is None else b.context_weight
+    return CacheCosts(read=read, write=write, output=output, hold=read + context)
 
 
 @dataclass(frozen=True)
@@ -90,18 +106,19 @@ def event_cost(costs: CacheCosts, request: int, rewritten: int, summary: int) ->
 
 
 def decide(costs: CacheCosts, *, request: int, floor: int, head: int, growth: float, summary: int,
-           hard_limit: int, min_excess: int, stable: int = 0) -> Decision:
+           hard_limit: int, min_excess: int, stable: int = 0, since_event: int | None = None) -> Decision:
     """Compact when the excess over the post-compaction ``floor`` reaches the economic batch
-    size, or when the ``request`` passes ``hard_limit`` (the window) with anything to evict.
+    size (and ``since_event``, the steps since the last event, is at least ``MIN_EVENT_GAP``),
+    or when the ``request`` passes ``hard_limit`` (the window) with anything to evict.
     ``stable``: tokens after the head an event keeps byte-identical (unchanged files of the
     block), read from the cache rather than rewritten."""
     excess = max(0, request - floor)
     cost = event_cost(costs, request, max(0, floor - head - stable), summary) + costs.read * stable
     g = max(growth, 1.0)
-    threshold = int(math.sqrt(2.0 * cost * g / costs.read))
+    threshold = int(math.sqrt(2.0 * cost * g / max(costs.hold, 1e-3)))
     threshold = max(threshold, min_excess)
     if request >= hard_limit and excess > 0:
         return Decision(True, "window limit", excess, threshold, cost)
-    if excess >= threshold:
+    if excess >= threshold and (since_event is None or since_event >= MIN_EVENT_GAP):
         return Decision(True, "cost model", excess, threshold, cost)
     return Decision(False, "not worth it yet", excess, threshold, cost)
