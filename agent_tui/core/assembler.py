@@ -185,6 +185,18 @@ def _message(item: ContextItem, content: str | None = None) -> dict[str, Any]:
     return {"role": item.role or "user", "content": text}
 
 
+def _squeeze_sparing(b: _Builder, g: Group, turn: int, room: int
+                     ) -> tuple[list[tuple[ContextItem, str | None, int]], int]:
+    """``g`` squeezed, keeping as many of the outputs the user just restored as fit in ``room``
+    (smallest first): two restored outputs that do not fit together still leave one whole."""
+    restored = sorted((it for it in g.items if recently_restored(it, turn)), key=lambda x: x.tokens)
+    for k in range(len(restored), 0, -1):
+        rendered = b.render_group(g, squeeze=True, spare=frozenset(it.id for it in restored[:k]))
+        if rendered[1] <= room:
+            return rendered
+    return b.render_group(g, squeeze=True)
+
+
 class _Builder:
     """Accumulates chosen groups with their rendered contents and token costs."""
 
@@ -318,12 +330,16 @@ def assemble(inp: AssemblyInput) -> Assembly:
     chosen = dict(full)
     need = b.used + sum(cost for _, cost in full.values())
     # first spare what the user just restored, then, if still over, squeeze everything squeezable
+    # but the smallest restored outputs that still fit
     for keep_restored in (True, False):
         for i in squeezable:
             if need <= budget:
                 break
             before = chosen[i][1]
-            chosen[i] = b.render_group(groups[i], squeeze=True, keep_restored=keep_restored)
+            if keep_restored:
+                chosen[i] = b.render_group(groups[i], squeeze=True, keep_restored=True)
+            else:
+                chosen[i] = _squeeze_sparing(b, groups[i], cur, budget - (need - before))
             need -= before - chosen[i][1]
     for i in task_idx + squeezable:
         reason = "current task" if i in task_idx else ("latest step" if i in step_idx else "pinned")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.assembler import _status_reserve, check_pairing
@@ -287,6 +287,9 @@ def run_session(window: int, ops: list[tuple[Any, ...]], summarisers: Any = None
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(window=WINDOWS, ops=st.lists(OPS, min_size=1, max_size=40))
+# two restored outputs of the latest step that do not fit together: one still goes in whole
+@example(window=8192, ops=[("assistant", 0, [None, 2925, 2961]), ("pin", 0), ("assistant", 0, []),
+                           ("restore", 0), ("restore", 0)])
 def test_random_sessions_keep_the_invariants(window: int, ops: list[tuple[Any, ...]]) -> None:
     run_session(window, ops)
 
