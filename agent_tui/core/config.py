@@ -346,6 +346,8 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
         mcp_json_asks,
         merge_tables,
         split_workspace,
+        user_mcp_asks,
+        without_servers,
     )
 
     up = user_file if user_file is not None else user_config_path()
@@ -365,23 +367,28 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     tight_store = merge_tables(user, split.tight).get("store_path")
     tight_store = tight_store if isinstance(tight_store, str) else None
     store_asks = [a for a in (link_ask(root, tight_store), foreign_store_ask(root, tight_store)) if a]
-    asks = (*split.asks, *json_asks, *store_asks)
-    fp = fingerprint(asks) if asks else ""
+    ws_asks = (*split.asks, *json_asks, *store_asks)
+    fp = fingerprint(ws_asks) if ws_asks else ""  # the user's own servers are asked per folder, not per fingerprint
+    from agent_tui.core.trust_store import TrustStore
+
+    entry = None
+    own_asks = user_mcp_asks(user, root)
+    if own_asks or (ws_asks and trust is None):
+        entry = TrustStore(trust_file).entry(root)
+    if entry is not None:
+        own_asks = []  # a folder trusted once may start the user's own servers
+    asks = (*ws_asks, *own_asks)
     changed = False
     if not asks:
         granted = True
     elif trust is None:
-        from agent_tui.core.trust_store import TrustStore
-
-        store = TrustStore(trust_file)
-        entry = store.entry(root)
         granted = entry is not None and entry.fingerprint == fp
         changed = entry is not None and not granted
     else:
         granted = trust
     report = TrustReport(root=str(root), asks=asks, trusted=granted, changed=changed, fingerprint=fp,
                          problems=tuple(problems))
-    merged = merge_tables(user, split.full if granted else split.tight)
+    merged = merge_tables(user if granted else without_servers(user, own_asks), split.full if granted else split.tight)
     where = f"{up} + {wp}" if wdata else str(up)
     return LoadedConfig(settings_from_dict(merged, where), report)
 

@@ -281,6 +281,45 @@ def mcp_json_asks(path: Path) -> tuple[list[Ask], list[str]]:
             for name, raw in servers.items()], []
 
 
+USER_MCP_SOURCE = "your config"
+"""The :attr:`Ask.source` of the user's own MCP servers (asked per folder, not per fingerprint)."""
+
+
+def user_mcp_asks(user: dict[str, Any], root: Path) -> list[Ask]:
+    """The user's own stdio MCP servers that would start with ``root`` as working directory.
+
+    Started inside a cloned folder, a launcher can be steered by the folder's files (``python -m x``
+    imports the folder's ``x.py``, ``npx`` prefers its ``node_modules/.bin`` and ``.npmrc``, ``uvx`` reads
+    its ``uv.toml``), so they wait until the user has trusted the folder once.  Servers that connect
+    to a URL, are disabled, or run in a folder of their own outside the workspace ask nothing.
+    """
+    mcp = user.get("mcp") if isinstance(user.get("mcp"), dict) else {}
+    servers = mcp.get("servers") if isinstance(mcp.get("servers"), dict) else {}
+    asks: list[Ask] = []
+    for name, raw in servers.items():
+        if not isinstance(raw, dict) or raw.get("command") is None or raw.get("url") is not None:
+            continue
+        if raw.get("disabled") or raw.get("enabled", True) is False:
+            continue
+        cwd = raw.get("cwd")
+        if cwd is not None and not _inside(root, cwd):
+            continue
+        args = raw.get("args") if isinstance(raw.get("args"), list) else []
+        asks.append(Ask(USER_MCP_SOURCE, f"mcp.servers.{name}", [str(raw["command"]), *(str(a) for a in args)],
+                        f"your MCP server would start in this folder: {server_summary(raw)}"))
+    return asks
+
+
+def without_servers(user: dict[str, Any], asks: tuple[Ask, ...] | list[Ask]) -> dict[str, Any]:
+    """``user`` with the MCP servers named by the :data:`USER_MCP_SOURCE` asks left out."""
+    names = {a.key.removeprefix("mcp.servers.") for a in asks if a.source == USER_MCP_SOURCE}
+    mcp = user.get("mcp")
+    if not names or not isinstance(mcp, dict) or not isinstance(mcp.get("servers"), dict):
+        return user
+    kept = {k: v for k, v in mcp["servers"].items() if k not in names}
+    return {**user, "mcp": {**mcp, "servers": kept}}
+
+
 def fingerprint(asks: tuple[Ask, ...] | list[Ask]) -> str:
     """A digest of exactly what is asked: any change to a key or value changes it."""
     canon = sorted(json.dumps([a.source, a.key, a.value], sort_keys=True, ensure_ascii=False, default=str)

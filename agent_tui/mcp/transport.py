@@ -73,13 +73,27 @@ def _nothing() -> None:
     return None
 
 
+def server_env(server: ServerConfig) -> dict[str, str]:
+    """What a stdio server gets on top of the SDK's safe defaults: its own ``env``, and
+    ``PYTHONSAFEPATH=1`` for a ``python -m``/``-c`` server from the TOML config, so Python (3.11+) does
+    not import modules of the folder it runs in (a cloned ``mcp_server_time.py``) before the real one.
+
+    A script (``python ~/srv/server.py``) keeps its own folder on ``sys.path`` (its siblings); a
+    workspace ``.mcp.json`` server, trusted to run the project's code, runs as written; a server's
+    own ``env = { PYTHONSAFEPATH = "" }`` turns it off."""
+    env = dict(server.env)
+    if server.source == "config" and any(a in ("-m", "-c") for a in server.args):
+        env.setdefault("PYTHONSAFEPATH", "1")
+    return env
+
+
 def stdio_parameters(server: ServerConfig) -> StdioServerParameters:
     """The SDK's spawn parameters for a stdio server (env merged over the safe defaults)."""
     assert server.command is not None
     return StdioServerParameters(
         command=server.command,
         args=list(server.args),
-        env=dict(server.env) or None,
+        env=server_env(server) or None,
         cwd=server.cwd,
         encoding_error_handler="replace",
     )

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from agent_tui.core.trust import TrustReport
+from agent_tui.core.trust import USER_MCP_SOURCE, TrustReport
 
 
 class TrustScreen(ModalScreen[bool]):
@@ -40,7 +40,9 @@ class TrustScreen(ModalScreen[bool]):
                else "You have not trusted this folder yet.")
         with Vertical(id="trust-dialog"):
             yield Label(Content.styled(f"Trust the config in {rep.root}?", "bold"), id="trust-title")
-            yield Label(f"{why} Until you trust it, it may only tighten what the agent may do. It asks for:",
+            own = (" and your own MCP servers do not start in it" if any(a.source == USER_MCP_SOURCE for a in rep.asks)
+                   else "")
+            yield Label(f"{why} Until you trust it, it may only tighten what the agent may do{own}. It asks for:",
                         id="trust-why")
             with VerticalScroll(id="trust-asks"):
                 for n, ask in enumerate(rep.asks):
