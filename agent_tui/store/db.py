@@ -133,13 +133,15 @@ def open_db(path: Path, *, timeout: float = BUSY_TIMEOUT) -> Database:
 
 def _check_version(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse a newer schema, or a SQLite file that is not ours, before anything is written."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    # one statement, one snapshot: read apart, another process's first migration could commit in
+    # between (version 0, then its tables) and a new store would look like someone else's file
+    version, tables = conn.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").fetchone()
     if version > len(MIGRATIONS):
         raise StoreError(
             f"{path}: schema version {version} is newer than this agent-tui understands "
             f"({len(MIGRATIONS)}); upgrade agent-tui. The file was not changed."
         )
-    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     if version == 0 and tables:
         raise StoreError(
             f"{path}: this SQLite file is not an agent-tui database (it has tables but no agent-tui "

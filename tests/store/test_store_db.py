@@ -173,3 +173,37 @@ def test_locked_rollback_journal_database_fails_at_open(tmp_path: Path) -> None:
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_a_store_another_process_is_creating_is_not_taken_for_someone_elses_file(tmp_path: Path) -> None:
+    """Six runs starting at once in a new workspace: one read the schema version (0) just before
+    another's first migration committed, then its tables, and refused the store as not ours."""
+    from agent_tui.store.db import _check_version
+
+    path = tmp_path / "memory.db"
+    writer = sqlite3.connect(str(path), isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("CREATE TABLE items (id TEXT)")
+    writer.execute("PRAGMA user_version = 1")
+
+    class Interleaved:
+        """A reader whose first statement is followed by the writer's commit."""
+
+        def __init__(self) -> None:
+            self.conn = sqlite3.connect(str(path), isolation_level=None)
+            self.calls = 0
+
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            cur = self.conn.execute(sql, *args)
+            self.calls += 1
+            if self.calls == 1:
+                writer.execute("COMMIT")
+            return cur
+
+    reader = Interleaved()
+    try:
+        _check_version(reader, path)  # type: ignore[arg-type]  # must not raise: the store is being made
+    finally:
+        reader.conn.close()
+        writer.close()
