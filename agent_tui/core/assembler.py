@@ -32,7 +32,6 @@ assistant messages in a row.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +39,7 @@ from agent_tui.core.block import SECTION_HEADERS, CompactionBlock, render_sectio
 from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.items import CATEGORY_ORDER, Category, ContextItem, State
 from agent_tui.core.memory import Group, recently_restored
+from agent_tui.core.pairing import normalise
 from agent_tui.core.tail import (
     STATUS_RESERVE,
     append_tail,
@@ -49,9 +49,7 @@ from agent_tui.core.tail import (
 )
 from agent_tui.core.tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, TokenCounter
 
-__all__ = ["CONTINUATION", "SECTION_HEADERS", "STATUS_RESERVE", "Assembly", "AssemblyInput", "Breakdown",
-           "TraceEntry", "assemble", "check_pairing"]
-CONTINUATION = "[Earlier turns are summarised in the system message.]"
+__all__ = ["SECTION_HEADERS", "STATUS_RESERVE", "Assembly", "AssemblyInput", "Breakdown", "TraceEntry", "assemble"]
 _status_reserve = status_reserve
 _status_line = status_line
 
@@ -435,67 +433,4 @@ def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | No
     for i in sorted(b.chosen):
         for it, text, _ in b.chosen[i]:
             msgs.append(_message(it, text))
-    return _normalise(msgs)
-
-
-def _normalise(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop orphan tool results, merge same-role neighbours, start with a user turn."""
-    lead = 1
-    while lead < len(msgs) and msgs[lead]["role"] == "system":
-        lead += 1
-    out: list[dict[str, Any]] = list(msgs[:lead])
-    expected: set[str] = set()
-    for m in msgs[lead:]:
-        role = m["role"]
-        if role == "tool":
-            if m.get("tool_call_id") in expected:
-                expected.discard(m["tool_call_id"])
-                out.append(m)
-            continue
-        expected = {c.get("id") for c in m.get("tool_calls") or []} if role == "assistant" else set()
-        prev = out[-1]
-        if len(out) == lead and role == "assistant":
-            out.append({"role": "user", "content": CONTINUATION})
-            prev = out[-1]
-        if role == "user" and prev["role"] == "user":
-            prev["content"] = f"{prev['content']}\n\n{m['content']}"
-            continue
-        if role == "assistant" and prev["role"] == "assistant" and not prev.get("tool_calls"):
-            merged = "\n\n".join(x for x in (prev.get("content"), m.get("content")) if x)
-            prev["content"] = merged or None
-            if m.get("tool_calls"):
-                prev["tool_calls"] = m["tool_calls"]
-            continue
-        out.append(m)
-    return out
-
-
-def check_pairing(messages: Sequence[dict[str, Any]]) -> list[str]:
-    """Problems with tool-call pairing or role order (empty list means valid)."""
-    problems: list[str] = []
-    pending: list[str] = []
-    seen_non_system = False
-    for n, m in enumerate(messages):
-        role = m.get("role")
-        if role == "system":
-            if seen_non_system:
-                problems.append(f"#{n}: system message after the conversation started")
-            continue
-        if not seen_non_system and role != "user":
-            problems.append(f"#{n}: first message after system is {role}, not user")
-        seen_non_system = True
-        if role == "tool":
-            tid = m.get("tool_call_id")
-            if tid in pending:
-                pending.remove(tid)
-            else:
-                problems.append(f"#{n}: tool result {tid} answers no pending call")
-            continue
-        if pending:
-            problems.append(f"#{n}: calls {pending} have no result before a {role} message")
-            pending = []
-        if role == "assistant":
-            pending = [c.get("id") for c in m.get("tool_calls") or []]
-    if pending:
-        problems.append(f"end: calls {pending} have no result")
-    return problems
+    return normalise(msgs)

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import events as ev
-from agent_tui.core.assembler import check_pairing
 from agent_tui.core.config import Settings
+from agent_tui.core.pairing import check_pairing
 from agent_tui.core.tokens import counter_for
 from agent_tui.store.workspace import Workspace
 from tests.agent.helpers import is_agent_request, make_agent, make_repo, request_tokens, run_turn

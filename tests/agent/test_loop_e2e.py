@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from agent_tui.agent import events as ev
-from agent_tui.core.assembler import check_pairing
+from agent_tui.core.pairing import check_pairing
 from tests.agent.helpers import is_agent_request, make_agent, make_repo, request_tokens, run_turn
 from tests.support.fake_openai import Reply
 

@@ -9,7 +9,7 @@ from agent_tui.bench.measure import MessageCache
 from agent_tui.bench.metrics import compute
 from agent_tui.bench.replay import replay
 from agent_tui.bench.trace import FileEvent, Message, ModelCall, Session, ToolCall
-from agent_tui.core.assembler import check_pairing
+from agent_tui.core.pairing import check_pairing
 from agent_tui.core.tokens import counter_for
 from tests.bench.helpers import engine_requests
 

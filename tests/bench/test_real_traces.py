@@ -12,7 +12,7 @@ from agent_tui.bench.measure import MessageCache
 from agent_tui.bench.replay import calibrate, replay
 from agent_tui.bench.strategies import FullStrategy
 from agent_tui.bench.trace import Session
-from agent_tui.core.assembler import check_pairing
+from agent_tui.core.pairing import check_pairing
 from agent_tui.core.tokens import counter_for
 from tests.bench.helpers import SHARED_TRACES, engine_requests
 

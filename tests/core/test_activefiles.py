@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_tui.core.assembler import check_pairing
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.hashing import content_hash
 from agent_tui.core.items import State
+from agent_tui.core.pairing import check_pairing
 from tests.core.core_helpers import call, filler, request_text
 
 

@@ -17,9 +17,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.assembler import check_pairing
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
+from agent_tui.core.pairing import check_pairing
 from tests.core.core_helpers import call, filler, request_text
 
 OPS = st.one_of(

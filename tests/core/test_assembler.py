@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from agent_tui.core.assembler import CONTINUATION, SECTION_HEADERS, check_pairing
+from agent_tui.core.assembler import SECTION_HEADERS
 from agent_tui.core.block import FILE_HEADER
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category, State
+from agent_tui.core.pairing import CONTINUATION, check_pairing
 from tests.core.core_helpers import call, filler, request_text
 
 

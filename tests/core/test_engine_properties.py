@@ -19,10 +19,11 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.assembler import _status_reserve, check_pairing
+from agent_tui.core.assembler import _status_reserve
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine, EngineError
 from agent_tui.core.items import Category, State
+from agent_tui.core.pairing import check_pairing
 from agent_tui.store.workspace import Workspace
 from tests.core.core_helpers import AlwaysFails, call, filler, request_text
 

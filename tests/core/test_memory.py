@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent_tui.core.assembler import check_pairing
 from agent_tui.core.config import MemoryConfig, Settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category, ContextItem, State
 from agent_tui.core.memory import Group, group_history, plan_eviction
+from agent_tui.core.pairing import check_pairing
 from agent_tui.core.summary import ExtractiveSummariser
 from tests.core.core_helpers import AlwaysFails, CountingSummariser, call, filler, request_text
 
