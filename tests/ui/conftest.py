@@ -76,6 +76,14 @@ async def ready(pilot: Pilot[Any]) -> AgentApp:
     return app
 
 
+def reopened(app: AgentApp, workspace: Path) -> AgentApp:
+    """A fresh app on ``workspace`` with ``app``'s model and server: the next start of the same folder."""
+    again = make_app(UiOptions(workspace=workspace, session=app.options.session.fresh(),
+                               theme="textual-dark", preload_llm=False, mcp=False))
+    again.options.session = SessionSpec(model=FAKE_MODEL, api_base=app.options.session.api_base)
+    return again
+
+
 async def demo_until_approval(pilot: Pilot[Any]) -> Any:
     """Send the demo task (prefilled) and wait for the first approval dialog (the test command)."""
     from agent_tui.ui.screens.approval import ApprovalScreen

@@ -17,7 +17,7 @@ from agent_tui.ui.screens.trust import TrustScreen
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fixtures import FAKE_MODEL
 
-from .conftest import ready, wait_for
+from .conftest import ready, reopened, wait_for
 
 MARKER = "import pathlib; pathlib.Path('mcp-started').write_text('x')"
 
@@ -66,9 +66,7 @@ async def test_trust_applies_the_asks_and_remembers_the_folder(asking_app: Agent
     entry = TrustStore().entry(tmp_path / "project")
     assert entry is not None and entry.fingerprint == asking_app.controller.ws.trust.fingerprint
     # the next start asks nothing
-    again = make_app(UiOptions(workspace=tmp_path / "project", session=asking_app.options.session.fresh(),
-                               theme="textual-dark", preload_llm=False, mcp=False))
-    again.options.session = SessionSpec(model=FAKE_MODEL, api_base=asking_app.options.session.api_base)
+    again = reopened(asking_app, tmp_path / "project")
     async with again.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert not isinstance(again.screen, TrustScreen)

@@ -16,7 +16,7 @@ from agent_tui.ui.screens.trust import TrustScreen
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fixtures import FAKE_MODEL
 
-from .conftest import ready, wait_for
+from .conftest import ready, reopened, wait_for
 
 MARKER = "import pathlib; pathlib.Path('mcp-started').write_text('x')"
 
@@ -54,9 +54,7 @@ async def test_trust_starts_the_users_own_server(app: AgentApp, tmp_path: Path) 
         await wait_for(pilot, lambda: (tmp_path / "project" / "mcp-started").exists(), "the user's MCP server")
     assert TrustStore().entry(tmp_path / "project") is not None
     # remembered: the next start asks nothing
-    again = make_app(UiOptions(workspace=tmp_path / "project", session=app.options.session.fresh(),
-                               theme="textual-dark", preload_llm=False, mcp=False))
-    again.options.session = SessionSpec(model=FAKE_MODEL, api_base=app.options.session.api_base)
+    again = reopened(app, tmp_path / "project")
     async with again.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert not isinstance(again.screen, TrustScreen)
