@@ -8,6 +8,9 @@ terminals answer queries by typing into the shell once agent-tui exits.  Bidirec
 (U+202E…) reorder what is shown.  :func:`printable` replaces each such character with a visible
 ``\\xNN`` / ``\\uNNNN`` escape wherever a decision is made from the text or it goes to the terminal
 as is (the trust listing, the approval preview, headless output, ``agent-tui memory``).
+:func:`inert` removes the same characters where there is no room to show them: the TUI's last line
+filter (``agent_tui.ui.output_guard``), after Textual has laid the text out, where each of them is
+zero cells wide.
 """
 
 from __future__ import annotations
@@ -31,3 +34,10 @@ def printable(text: str, *, newlines: bool = True) -> str:
     (``newlines=False``: tabs and newlines too); unchanged, and fast, when there is none."""
     pattern = _UNSAFE if newlines else _UNSAFE_LINE
     return pattern.sub(_show, text) if pattern.search(text) else text
+
+
+def inert(text: str) -> str:
+    """``text`` without the characters :func:`printable` would show escaped (tabs and newlines too): what
+    is left of an escape sequence is plain text.  Every removed character is zero cells wide, so a line
+    laid out with them keeps its width.  ``text`` itself (the same object) when there is none."""
+    return _UNSAFE_LINE.sub("", text) if _UNSAFE_LINE.search(text) else text

@@ -13,6 +13,7 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -43,6 +45,7 @@ from agent_tui.ui.messages import (
     TurnEnded,
 )
 from agent_tui.ui.options import UiOptions
+from agent_tui.ui.output_guard import GUARD
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.screens.trust import TrustScreen
@@ -69,6 +72,10 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         """A message sent before the session opened (its bubble is already shown)."""
         self.gauge = GaugeFeed(self._deliver_gauge, self.set_timer)
         self.theme = options.theme or pick_theme()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the one that keeps other people's escape sequences off the terminal."""
+        return [*super().get_line_filters(), GUARD]
 
     def get_default_screen(self) -> Screen[Any]:
         from agent_tui.ui.input_history import InputHistory
