@@ -27,6 +27,15 @@ from agent_tui.core.filenotes import REGION_MIN_TOKENS, changed_region
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.text import clean_text
 
+SAMPLE_CHARS_PER_TOKEN = 6
+"""A file longer than this many characters per token of its limit is measured on a sample of that
+length (counting a huge file whole at every render would cost more than it tells)."""
+
+FIT_ROUNDS = 4
+"""Renders tried to bring a cut entry within its token limit."""
+FIT_MARGIN = 0.97
+"""Each round aims a little under the limit (the ratio drifts with what the cut keeps)."""
+
 
 class FileWindow:
     """The active files of one session, as context items (owns every per-file record)."""
@@ -191,9 +200,8 @@ class FileWindow:
         cached = self.cache.get(af.path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        limit_chars = self.char_limit(af)
-        text = clean_text(self.files.render(af, limit_chars, since))
-        item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=self.engine.counter.count(text),
+        text, tokens = self._render_within(af, since)
+        item = ContextItem(id=af.item_id, category=Category.FILES, content=text, tokens=tokens,
                            turn=af.last_touched, pinned=af.pinned, priority=Priority.HIGH,
                            state=State.STALE if af.missing else State.IN,
                            provenance={"path": af.path, "hash": af.hash, "mtime": af.mtime})
@@ -232,12 +240,34 @@ class FileWindow:
         self._task_key, self._task = key, text
         return text
 
-    def char_limit(self, af: Any | None = None) -> int:
-        """Characters of a file kept in the window: a file only read gets a third of the files share."""
+    def token_limit(self, af: Any | None = None) -> int:
+        """Tokens of a file kept in the window: a file only read gets a third of the files share."""
         share = max(256, self.engine.plan.caps[Category.FILES])
         if af is not None and not self.task_file(af):
             share = max(256, share // 3)
-        return int(min(self.engine.settings.memory.max_file_tokens, share) * 3.2)
+        return int(min(self.engine.settings.memory.max_file_tokens, share))
+
+    def _render_within(self, af: Any, since: int) -> tuple[str, int]:
+        """``af``'s entry and its tokens: whole when its tokens fit :meth:`token_limit`, else cut to
+        the characters that many tokens of this file's own text take.  The limit is in tokens and
+        measured, not guessed from a fixed characters-per-token ratio: code with long identifiers
+        packs more characters into a token, and a file just over a guessed limit used to lose all
+        but its latest regions."""
+        limit = self.token_limit(af)
+        count = self.engine.counter.count
+        text = clean_text(self.files.render(af, None, since))
+        sample = text if len(text) <= limit * SAMPLE_CHARS_PER_TOKEN else text[:limit * SAMPLE_CHARS_PER_TOKEN]
+        tokens = count(sample)
+        if sample is text and tokens <= limit:
+            return text, tokens
+        chars = len(sample)
+        for _ in range(FIT_ROUNDS):  # the cut entry (regions, numbered lines) packs text differently
+            chars = max(256, int(chars * limit / max(1, tokens) * FIT_MARGIN))
+            text = clean_text(self.files.render(af, chars, since))
+            tokens = count(text)
+            if tokens <= limit or chars == 256:
+                break
+        return text, tokens
 
     def blocks(self, excluded: list[tuple[ContextItem, str]]) -> list[ContextItem]:
         """Every active file, most recently touched first (protected: the set is bounded on note)."""

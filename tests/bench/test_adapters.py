@@ -62,7 +62,10 @@ def test_claude_code_compaction_edits_and_files() -> None:
     assert s.edits == [Edit(1, "/w/app.py", "return 'helo'")]
     by_kind = {(e.kind, e.at): e for e in s.file_events}
     assert by_kind[("read", 2)].whole and by_kind[("read", 2)].content == "def greet():\n    return 'helo'\n"
-    assert by_kind[("write", 4)].content == "def greet():\n    return 'hello'\n"  # original file + edit
+    # the file after an Edit (original file + replacement) rides on the edit: it is not a Write, whose
+    # arguments would show the model the whole text
+    assert ("write", 4) not in by_kind
+    assert by_kind[("edit", 4)].full_after == "def greet():\n    return 'hello'\n"
 
 
 def test_claude_code_counts_malformed_and_skips_sidechains_and_synthetic() -> None:

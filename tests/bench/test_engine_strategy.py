@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from agent_tui.bench.adapters.claude_code import ClaudeCodeAdapter
 from agent_tui.bench.engine_strategy import AgentTuiStrategy
 from agent_tui.bench.measure import MessageCache
 from agent_tui.bench.metrics import compute
@@ -68,6 +70,41 @@ def test_active_file_carries_the_edit() -> None:
     # the read output stays as sent (append-only); a file note after it carries the edited text
     note = msgs[-1]["content"] if msgs[-1]["role"] == "user" else ""
     assert "[file note:" in note and "return x - 7" in note and "return x + 7" not in note
+
+
+def _cc_line(kind: str, content: object, **extra: object) -> str:
+    usage = {"input_tokens": 3, "cache_read_input_tokens": 9000, "output_tokens": 5}
+    message = {"role": kind, "content": content, **({"model": "claude-opus-4-6", "usage": usage,
+                                                      "id": f"msg_{len(str(content))}"} if kind == "assistant" else {})}
+    return json.dumps({"type": kind, "isSidechain": False, "message": message, **extra})
+
+
+def test_an_edit_is_not_taken_as_showing_the_whole_file(tmp_path: Path) -> None:
+    """Claude Code records the file before an Edit, so the replay knows the whole file after it; the
+    model saw only its replacement.  The file's text must still reach the next request (a file note):
+    a Write's arguments show the whole text, an Edit's do not (held-out session fa812bfe lost 10 of
+    its edits when the adapter passed the Edit off as a Write)."""
+    big = "".join(f"def func_{i}(x):\n    return x + {i}\n\n" for i in range(200))
+    edit = {"file_path": "/w/big.py", "old_string": "return x + 7\n", "new_string": "return x - 7\n"}
+    lines = [
+        _cc_line("user", "Fix big.py"),
+        _cc_line("assistant", [{"type": "tool_use", "id": "t1", "name": "Edit", "input": edit}]),
+        _cc_line("user", [{"type": "tool_result", "tool_use_id": "t1",
+                           "content": "The file /w/big.py has been updated successfully."}],
+                 toolUseResult={"filePath": "/w/big.py", "originalFile": big}),
+        _cc_line("assistant", [{"type": "text", "text": "Done."}]),
+    ]
+    path = tmp_path / "edit.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    s = ClaudeCodeAdapter().load(path)
+    assert len(s.calls) == 2
+    strat = AgentTuiStrategy()
+    strat.start(s, s.default_window)
+    for i, msg in enumerate(s.messages[:s.calls[1].history_len]):
+        strat.observe(i, msg)
+    text = "\n".join(str(m["content"]) for m in strat.build(1).messages)
+    assert "return x + 150" in text  # a line the edit did not touch: the file's text is in the request
+    assert "return x - 7" in text
 
 
 def test_a_backup_put_back_shows_the_original_text_again() -> None:

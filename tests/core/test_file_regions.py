@@ -120,7 +120,7 @@ def test_regions_stay_within_the_files_share_newest_first(tmp_path: Path) -> Non
     eng.compact(force=True)
     eng.assemble()
     entry = next(it.content for it in eng.block.items if it.id == "f:big.py")
-    assert len(entry) <= eng.window.char_limit(eng.files.files["big.py"]) + 200
+    assert eng.counter.count(entry) <= eng.window.token_limit(eng.files.files["big.py"]) + 60
     newest = body.split("\n")[6901 - 1]
     oldest = body.split("\n")[1 - 1]
     assert newest in entry and oldest not in entry
@@ -198,3 +198,37 @@ def test_a_memo_between_events_does_not_skip_the_regions_read_before_it(tmp_path
     later_steps(eng, "s")
     eng.compact(force=True)
     assert "  2102\t    return respond(request, 700 * 17)" in request_text(eng.assemble().messages)
+
+
+def test_the_per_file_limit_is_measured_in_tokens_not_guessed_from_characters(tmp_path: Path) -> None:
+    """A file of long identifiers packs more than 3.2 characters into a token: one within
+    ``max_file_tokens`` stays whole in the block however many characters it has (the limit used
+    to be ``max_file_tokens * 3.2`` characters, and a file just over it kept only its regions)."""
+    body = "".join(f"    configuration_registry_entry_{i:04d} = resolve_configuration_value(registry, {i})\n"
+                   for i in range(400))
+    eng = engine(tmp_path, body, window=200_000)
+    limit = eng.settings.memory.max_file_tokens
+    assert len(body) > limit * 3.2 and eng.counter.count(body) < limit
+    eng.add_user("Tidy big.py")
+    eng.add_assistant("Editing.", [call("e1", name="edit_file", path="big.py")])
+    eng.note_file_edit("big.py", body)
+    eng.add_tool_result("e1", "edit_file", "big.py edited")
+    later_steps(eng, "s")
+    eng.compact(force=True)
+    entry = next(it.content for it in eng.block.items if it.id == "f:big.py")
+    assert "configuration_registry_entry_0000" in entry and "configuration_registry_entry_0399" in entry
+
+
+def test_a_file_over_its_token_limit_is_cut_within_it(tmp_path: Path) -> None:
+    body = big_file(3000)
+    eng = engine(tmp_path, body, window=200_000)
+    eng.add_user("Tidy big.py")
+    eng.add_assistant("Editing.", [call("e1", name="edit_file", path="big.py")])
+    eng.note_file_edit("big.py", body)
+    eng.add_tool_result("e1", "edit_file", "big.py edited")
+    later_steps(eng, "s")
+    eng.compact(force=True)
+    entry = next(it for it in eng.block.items if it.id == "f:big.py")
+    limit = eng.window.token_limit(eng.files.files["big.py"])
+    assert eng.counter.count(body) > limit
+    assert limit * 0.8 <= entry.tokens <= limit + 60

@@ -189,14 +189,19 @@ class _Builder:
         elif name == "Write" and path:
             self.s.file_events.append(FileEvent(at, path, "write", str(inp.get("content") or ""), whole=True))
         elif name in ("Edit", "MultiEdit") and path:
+            # The file's whole text after the edit (Claude Code records the text before it) rides on
+            # the last replacement: the product's edit tool knows the file it wrote, but the model was
+            # shown only its own replacement — this is not a Write whose arguments hold the text.
             original = res.get("originalFile")
             after = original if isinstance(original, str) else None
-            for old, new, every in _replacements(name, inp):
+            replacements = _replacements(name, inp)
+            for old, new, every in replacements:
                 if after is not None:
                     after = after.replace(old, new) if every else after.replace(old, new, 1)
-                self.s.file_events.append(FileEvent(at, path, "edit", old=old, new=new))
-            if after is not None:
-                self.s.file_events.append(FileEvent(at, path, "write", after, whole=True))
+            for k, (old, new, _) in enumerate(replacements):
+                last = k == len(replacements) - 1
+                self.s.file_events.append(FileEvent(at, path, "edit", old=old, new=new,
+                                                    full_after=after if last else None))
 
 
 def _replacements(name: str, inp: dict[str, Any]) -> list[tuple[str, str, bool]]:
