@@ -90,11 +90,15 @@ class CompactionBlock:
             + [it for it in singles if it.id not in kept_ids and it.category == Category.SUMMARY]
         rest = [it for it in items if it.category not in _SINGLE]
         self.items = [_copy(it) for it in ordered + rest]
-        self.texts = [f"{_HEADER[it.category]}\n{it.content}" for it in self.items[:len(ordered)]]
+        heads = [f"{_HEADER[it.category]}\n" for it in self.items[:len(ordered)]]
+        self.texts = [h + it.content for h, it in zip(heads, self.items, strict=False)]
+        # a file's or segment's text was counted when it was made: counted apart from its header
+        tokens = [counter.count_joined(h, it.content) for h, it in zip(heads, self.items, strict=False)]
         tail = "\n\n".join(render_sections(self.items[len(ordered):], BLOCK_ORDER))
         if tail:
             self.texts.append(tail)
-        self.tokens = sum(counter.count(t) + MESSAGE_OVERHEAD for t in self.texts)
+            tokens.append(counter.count(tail))
+        self.tokens = sum(n + MESSAGE_OVERHEAD for n in tokens)
         self.version += 1
 
     def stable_prefix(self, current: dict[str, str]) -> int:

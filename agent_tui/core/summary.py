@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent_tui.core.items import ContextItem
+from agent_tui.core.secret_gates import FOLD_CHARS
 
 SECTIONS: tuple[str, ...] = ("instructions", "decisions", "todos", "errors", "results", "files")
 SECTION_TITLES = {
@@ -176,8 +177,61 @@ _ERROR_WORDS = ("traceback", "error", "failed", "assert", "exception:", "fatal",
 _RESULT_WORDS = ("passed", "failed", "error", "ok", "exit", "ran ")
 
 
-def _could_be(low: str, words: tuple[str, ...]) -> bool:
-    return any(w in low for w in words)
+#: Line boundaries of ``str.splitlines`` other than ``\n``.
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+#: Lowercase words one of which every match of ``_TODO`` or ``_DECISION`` holds (in any case): an
+#: assistant message without any of them has no todo or decision sentence to look for.
+_NOTE_WORDS = ("todo", "next step", "next,", "remaining", "still need", "left to do", "not yet", "follow",
+               "i will", "i'll", "decided", "decision", "we will", "we'll", "going to", "chose", "choose",
+               "instead of", "the fix is", "the cause is", "root cause", "the problem is", "switch", "plan:")
+_NOTE_WORDS_RE = re.compile("|".join(map(re.escape, _NOTE_WORDS)))
+
+
+def may_hold_notes(text: str) -> bool:
+    """False only when no sentence of ``text`` can match ``_TODO`` or ``_DECISION``: it holds none
+    of ``_NOTE_WORDS`` once lowered, and no letter ``re.IGNORECASE`` folds to an ASCII one that
+    lowering does not (``FOLD_CHARS``)."""
+    return _NOTE_WORDS_RE.search(text.lower()) is not None or any(c in text for c in FOLD_CHARS)
+
+
+def lowered_lines(body: str) -> str | None:
+    """``body`` lowered, when it lines up with ``body`` character for character (no character
+    lowers to two, as ``İ`` does) and ``\n`` is its only line break; else None."""
+    low = body.lower()
+    if len(low) != len(body) or any(c in body for c in _OTHER_BREAKS):
+        return None
+    return low
+
+
+def matching_lines(body: str, low: str | None, words: tuple[str, ...], regex: re.Pattern[str],
+                   last: bool = False) -> list[str]:
+    """The lines of ``body`` (as ``splitlines`` cuts them) whose lowercase holds one of ``words``
+    and that ``regex`` matches, stripped, in order (``low``: ``lowered_lines(body)``; ``last``:
+    only the last such line, found from the end).
+
+    Most lines of a tool output hold none of the words: instead of lowering and testing every
+    line, each word is found in the lowered body and only the lines it falls in are tried.  When
+    ``low`` is None (the lowered body does not line up) every line is tested, as it always was."""
+    if low is None:
+        found = [ln.strip() for ln in body.splitlines() if any(w in ln.lower() for w in words) and regex.search(ln)]
+        return found[-1:] if last else found
+    lines: dict[int, int] = {}  # start -> end of each line holding a word
+    for w in words:
+        pos = low.find(w)
+        while pos != -1:
+            start = low.rfind("\n", 0, pos) + 1
+            end = low.find("\n", pos)
+            end = len(low) if end == -1 else end
+            lines[start] = end
+            pos = low.find(w, end + 1)
+    out: list[str] = []
+    for start in sorted(lines, reverse=last):
+        line = body[start:lines[start]]
+        if regex.search(line):
+            out.append(line.strip())
+            if last:
+                break
+    return out
 
 
 def _sentences(text: str) -> list[str]:
@@ -227,7 +281,7 @@ class ExtractiveSummariser:
                 if text:
                     sec["instructions"].append(Entry(text, it.id, uncertain=bool(_UNCERTAIN.search(text))))
             elif it.role == "assistant":
-                for s in _sentences(it.content):
+                for s in _sentences(it.content) if may_hold_notes(it.content) else ():
                     if _TODO.search(s):
                         sec["todos"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
                     elif _DECISION.search(s):
@@ -237,12 +291,12 @@ class ExtractiveSummariser:
             elif it.role == "tool":
                 body = it.provenance.get("raw_preview") or it.content
                 key = _command_of(it)
-                lines = [(ln, ln.lower()) for ln in body.splitlines()]
-                errs = [ln.strip() for ln, low in lines if _could_be(low, _ERROR_WORDS) and _ERROR.search(ln)]
+                low = lowered_lines(body)
+                errs = matching_lines(body, low, _ERROR_WORDS, _ERROR)
                 if errs:
                     text = " | ".join(dict.fromkeys(errs))[:300]
                     sec["errors"].append(Entry(f"{key}: {text}", it.id, key=f"err:{key}"))
-                res = [ln.strip() for ln, low in lines if _could_be(low, _RESULT_WORDS) and _RESULT.search(ln)]
+                res = matching_lines(body, low, _RESULT_WORDS, _RESULT, last=True)
                 if res:
                     sec["results"].append(Entry(f"{key}: {res[-1][:200]}", it.id, key=f"res:{key}"))
         return previous.merge(new) if previous is not None else Summary().merge(new)
@@ -253,7 +307,7 @@ def extract_decisions(items: Sequence[ContextItem]) -> list[Entry]:
     batch may hold more decisions than the summary keeps, and the decision store wants them all)."""
     out: list[Entry] = []
     for it in items:
-        if it.role != "assistant":
+        if it.role != "assistant" or not may_hold_notes(it.content):
             continue
         for s in _sentences(it.content):
             if not _TODO.search(s) and _DECISION.search(s):

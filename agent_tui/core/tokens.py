@@ -61,7 +61,10 @@ CHUNK_SPREAD = 16
 #: character, ``/`` aside (o200k's ``[\r\n/]*`` can take a ``/`` right after a newline).  The
 #: whitespace up to such a newline is one piece whether the text goes on or ends there
 #: (``\s*[\r\n]`` / ``\s++$``), and the pre-tokenisers look at nothing before a piece.
-_CUT_RE = re.compile(r"\n(?=[ \t]*[!-.0-~])")
+_CUT_NEXT = r"[ \t]*[!-.0-~]"
+_CUT_RE = re.compile(r"\n(?=" + _CUT_NEXT + ")")
+#: What a text may start with to be counted apart from a text before it that ends with ``\n``.
+_CUT_NEXT_RE = re.compile(_CUT_NEXT)
 
 
 class _Memo:
@@ -178,24 +181,35 @@ class TokenCounter:
             return 0
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
+        return self._corrected(self._raw(text))
+
+    def count_joined(self, head: str, body: str) -> int:
+        """``count(head + body)``, without tokenising ``body`` again when its count is remembered:
+        where ``head`` ends with a newline the text may be cut at (``_CUT_RE``), the whole counts
+        as its two parts (a block message: a fixed header line, then a file's text)."""
+        if not body or self._enc is None or not head.endswith("\n") or not _CUT_NEXT_RE.match(body):
+            return self.count(head + body)
+        return self._corrected(self._raw(head) + self._raw(body))
+
+    def _raw(self, text: str) -> int:
+        """Tokens of ``text`` before the family correction (remembered)."""
         n = self._memo.data.get(text)
         if n is None:
             n = self._tokenise(text)
             self._memo.put(text, n)
         return n
 
+    def _corrected(self, n: int) -> int:
+        return int(n * self.factor + 0.999) if self.factor != 1.0 else n
+
     def _tokenise(self, text: str) -> int:
         self.calls += 1
         s = _as_text(text)
         if self._enc is None:
-            n = int(len(s) / 3.6) + 1
-        elif len(s) < CHUNK_TEXT_MIN:
-            n = len(self._enc.encode(s, disallowed_special=()))
-        else:
-            n = sum(self._chunk(c) for c in _chunks(s))
-        if self.factor != 1.0:
-            n = int(n * self.factor + 0.999)
-        return n
+            return int(len(s) / 3.6) + 1
+        if len(s) < CHUNK_TEXT_MIN:
+            return len(self._enc.encode(s, disallowed_special=()))
+        return sum(self._chunk(c) for c in _chunks(s))
 
     def _chunk(self, chunk: str) -> int:
         n = self._chunk_memo.data.get(chunk)
