@@ -21,6 +21,7 @@ def _hermetic_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     os.environ.update(
         XDG_CONFIG_HOME=str(home),
         XDG_CACHE_HOME=str(home / "cache"),
+        XDG_STATE_HOME=str(home / "state"),
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         GIT_AUTHOR_NAME="agent-tui tests",
         GIT_AUTHOR_EMAIL="tests@example.invalid",

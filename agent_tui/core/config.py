@@ -183,6 +183,13 @@ def user_config_path() -> Path:
     return Path(base) / "agent-tui" / "config.toml"
 
 
+def user_state_dir() -> Path:
+    """``$XDG_STATE_HOME/agent-tui`` (default ``~/.local/state/agent-tui``): what agent-tui keeps for the
+    user between runs that is neither config nor cache (input history), outside every workspace."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "agent-tui"
+
+
 def workspace_config_path(workspace: Path) -> Path:
     return workspace / ".agent-tui" / "config.toml"
 

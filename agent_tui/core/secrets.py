@@ -9,7 +9,10 @@ baseline files, no git), plus three rules of our own:
 - ``NAME=value`` / ``NAME: value`` where NAME says it is secret (``*_KEY``,
   ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``…), as in ``.env`` files and ``env`` output;
 - ``scheme://user:password@host`` (the password only, so the URL stays readable);
-- PEM private-key blocks, body included.
+- PEM private-key blocks, body included;
+- the credentials of an ``Authorization:`` header or a ``Bearer`` token (an HTTP client's debug
+  output, a server's request dump), which no detect-secrets plugin covers when the token has no
+  known format.
 
 Each finding is a (start, end, kind) span.  Hex-looking strings (commit ids, content
 hashes) are deliberately not flagged: they are everywhere in a coding session and
@@ -63,6 +66,10 @@ _ASSIGN_RE = re.compile(
 )
 _URL_PASSWORD_RE = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>]{1,200})@"
+)
+_AUTH_HEADER_RE = re.compile(
+    r"(?i)(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest|bot)[ \t]+)?|\bbearer[ \t]+)"
+    r"(?P<value>[A-Za-z0-9._~+/=:-]{8,400})"
 )
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 _PLACEHOLDER_RE = re.compile(
@@ -185,6 +192,14 @@ def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]
             yield Finding(m.start("pw"), m.end("pw"), "url-password")
 
 
+def _auth_headers(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    if view is not None and (low := view.lowered) is not None and "bearer" not in low and "authorization" not in low:
+        return
+    for m in _AUTH_HEADER_RE.finditer(text):
+        if _plausible(m.group("value")):
+            yield Finding(m.start("value"), m.end("value"), "authorization")
+
+
 def _private_keys(text: str) -> Iterator[Finding]:
     pos = 0
     while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
@@ -227,7 +242,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     view = TextView(text) if prefilter else None
     spans = sorted(
         [*_known_formats(text, view), *_assignments(text, view), *_url_passwords(text, view),
-         *_private_keys(text)],
+         *_auth_headers(text, view), *_private_keys(text)],
         key=lambda f: (f.start, -f.end),
     )
     merged: list[Finding] = []

@@ -100,8 +100,8 @@ def escaping_link(root: Path, path: Path) -> Path | None:
 
 
 def agent_dir(root: Path) -> Path | None:
-    """The workspace's ``.agent-tui/`` folder for agent-tui's own files (input history, server logs),
-    or None when a link puts it outside the workspace (nothing is written through it)."""
+    """The workspace's ``.agent-tui/`` folder for agent-tui's own files (server logs; an older agent-tui's
+    input history), or None when a link puts it outside the workspace (nothing is written through it)."""
     path = root.resolve() / DEFAULT_STORE.parent
     return None if escaping_link(root, path) is not None else path
 

@@ -13,25 +13,42 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from agent_tui.core.redact import register_secret
+from agent_tui.core.secrets import secret_name
 from agent_tui.mcp.config import ServerConfig
 from agent_tui.mcp.errors import McpCallError, describe
 from agent_tui.mcp.rpc import ServerRequests, all_pages
+from agent_tui.mcp.server_log import ServerLog, clean_line
 from agent_tui.mcp.state import Backoff, ServerState, ServerStatus
 from agent_tui.mcp.transport import open_transport
 
 __all__ = ["Backoff", "ChangeCallback", "ServerConnection", "ServerState", "ServerStatus"]
 ChangeCallback = Callable[[str, str], Awaitable[None]]
 """Called with (server name, what changed: ``tools``/``prompts``/``resources``)."""
+STDERR_SETTLE = 2.0
+"""Seconds an error message waits for a dead server's last stderr lines to reach its log."""
+
+
+def register_config_secrets(config: ServerConfig) -> None:
+    """Mask the secrets the user gives a server (a secret-named ``env`` value, an auth header) everywhere:
+    a server that dumps its environment or its request headers on failure must not put them in a log,
+    an error or the model's context."""
+    for name, value in config.env.items():
+        if secret_name(name):
+            register_secret(value, name)
+    for name, value in config.headers.items():
+        if name.lower() in ("authorization", "proxy-authorization", "cookie") or secret_name(name):
+            register_secret(value, name)
+            register_secret(value.partition(" ")[2], name)  # the token of ``Bearer TOKEN`` alone
 
 
 class ServerConnection(ServerRequests):
@@ -49,6 +66,7 @@ class ServerConnection(ServerRequests):
     ) -> None:
         self.config = config
         self.name = config.name
+        register_config_secrets(config)
         self.timeout = config.timeout or timeout
         self.connect_timeout = connect_timeout
         self.backoff = backoff or Backoff()
@@ -70,7 +88,7 @@ class ServerConnection(ServerRequests):
         self._dirty_event = asyncio.Event()
         self._timeouts = 0
         self._task: asyncio.Task[None] | None = None
-        self._errlog: TextIO | None = None
+        self._errlog: ServerLog | None = None
 
     # ----------------------------------------------------------------- lifecycle
     def status(self) -> ServerStatus:
@@ -118,12 +136,16 @@ class ServerConnection(ServerRequests):
 
     def _log(self, line: str) -> None:
         if self._errlog is not None:
-            stamp = time.strftime("%H:%M:%S")
-            self._errlog.write(f"[agent-tui {stamp}] {line}\n")
-            self._errlog.flush()
+            self._errlog.note(line)
+
+    async def stderr_settled(self) -> None:
+        """Wait (briefly) until what the server wrote to stderr so far is in its log."""
+        if self._errlog is not None:
+            await anyio.to_thread.run_sync(self._errlog.settle, STDERR_SETTLE)
 
     def stderr_tail(self, lines: int = 2) -> str:
-        """The last lines the server wrote to stderr (our own notes skipped)."""
+        """The last lines the server wrote to stderr (our own notes skipped), redacted and printable
+        (the log is written so; an older log is cleaned here)."""
         if self.log_path is None or not self.log_path.is_file():
             return ""
         with self.log_path.open("rb") as f:
@@ -134,7 +156,7 @@ class ServerConnection(ServerRequests):
         ]
         tail = tail[starts[-1] + 1 :] if starts else tail
         own = [x for x in tail if x.strip() and not x.startswith("[agent-tui ")]
-        return " | ".join(own[-lines:])
+        return " | ".join(clean_line(x) for x in own[-lines:])
 
     # ----------------------------------------------------------------- runner
     async def _run(self) -> None:
@@ -167,12 +189,6 @@ class ServerConnection(ServerRequests):
         self.state = ServerState.STOPPED
         self._settled.set()
 
-    def _open_errlog(self) -> TextIO:
-        if self.log_path is None:
-            return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        return self.log_path.open("a", encoding="utf-8")
-
     def _mark_dead(self, client: Client | None, reason: str) -> None:
         """The connection of ``client`` is gone: stop handing it out and wake the runner."""
         if self._closing or client is None or client is not self._client:
@@ -187,8 +203,9 @@ class ServerConnection(ServerRequests):
         """One connection's whole life; True if it got as far as listing the tools."""
         connected = False
         self._wake.clear()
-        with self._open_errlog() as errlog:
-            self._errlog = errlog
+        log = ServerLog(self.log_path)
+        try:
+            self._errlog = log
             self._log(f"connecting ({self.config.transport})")
             holder: list[Client] = []
 
@@ -199,7 +216,7 @@ class ServerConnection(ServerRequests):
             try:
                 with scope:
                     client = Client(
-                        open_transport(self.config, errlog, on_eof),
+                        open_transport(self.config, log.child_stderr, on_eof),
                         read_timeout_seconds=self.timeout,
                         message_handler=self._on_message,
                         client_info=types.Implementation(name="agent-tui", version="0.1"),
@@ -225,13 +242,11 @@ class ServerConnection(ServerRequests):
                 elif connected:
                     self.error = self._wake_reason or "connection ended"
             except Exception as exc:  # a dead server must never take the agent down
-                self.error = describe(exc)
-                if (
-                    not connected
-                    and self.config.transport == "stdio"
-                    and (tail := self.stderr_tail())
-                ):
-                    self.error += f" (stderr: {tail})"
+                self.error = clean_line(describe(exc))
+                if not connected and self.config.transport == "stdio":
+                    await self.stderr_settled()
+                    if tail := self.stderr_tail():
+                        self.error += f" (stderr: {tail})"
             finally:
                 self._client = None
                 self._up.clear()
@@ -239,6 +254,8 @@ class ServerConnection(ServerRequests):
                     self._wake.clear()  # a late EOF from this connection must not skip the backoff
                 self._log(f"disconnected: {self.error}")
                 self._errlog = None
+        finally:
+            log.close()
         return connected
 
     async def _serve(self, client: Client) -> None:

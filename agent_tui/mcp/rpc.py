@@ -62,6 +62,9 @@ class ServerRequests:
     def stderr_tail(self, lines: int = 2) -> str:
         raise NotImplementedError
 
+    async def stderr_settled(self) -> None:
+        raise NotImplementedError
+
     async def request(
         self, what: str, send: Callable[[Client, float], Awaitable[T]], timeout: float | None = None
     ) -> T:
@@ -80,7 +83,10 @@ class ServerRequests:
                 raise self._timed_out(what, timeout) from exc
             if exc.code == CONNECTION_CLOSED:
                 self._mark_dead(client, f"connection closed during {what}")
-                tail = self.stderr_tail() if self.config.transport == "stdio" else ""
+                tail = ""
+                if self.config.transport == "stdio":
+                    await self.stderr_settled()
+                    tail = self.stderr_tail()
                 detail = f"; its last stderr: {tail}" if tail else ""
                 raise McpCallError(
                     "died", self._lost(what) + detail + ". " + self._recovery()

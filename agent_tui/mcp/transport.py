@@ -4,7 +4,8 @@ The SDK's stdio transport closes its read stream when the server's stdout ends
 (the process died), and pending requests fail with "Connection closed" — but an
 *idle* connection gives no sign, so the next call would fail too.  Wrapping the read
 stream lets the connection learn of the end as it happens and restart the server
-before anyone calls it.  Server stderr goes to a log file, never to our terminal.
+before anyone calls it.  Server stderr goes to a log file (redacted, ``server_log``), never to our
+terminal.
 """
 
 from __future__ import annotations
@@ -101,9 +102,10 @@ def stdio_parameters(server: ServerConfig) -> StdioServerParameters:
 
 @asynccontextmanager
 async def open_transport(
-    server: ServerConfig, errlog: TextIO, on_eof: Callable[[], None]
+    server: ServerConfig, stderr: Callable[[], TextIO], on_eof: Callable[[], None]
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The (read, write) streams for ``server``; ``on_eof`` fires when the server goes away."""
+    """The (read, write) streams for ``server``; ``on_eof`` fires when the server goes away.
+    ``stderr`` gives the file a stdio server writes its stderr to (``server_log.ServerLog``)."""
     async with AsyncExitStack() as stack:
         if server.url:
             http_client = None
@@ -114,6 +116,6 @@ async def open_transport(
                 http_client = await stack.enter_async_context(client)
             transport = streamable_http_client(server.url, http_client=http_client)
         else:
-            transport = stdio_client(stdio_parameters(server), errlog=errlog)
+            transport = stdio_client(stdio_parameters(server), errlog=stderr())
         read, write = await stack.enter_async_context(transport)
         yield EofWatchStream(read, on_eof), write

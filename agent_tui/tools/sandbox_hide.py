@@ -39,8 +39,9 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     "~/.config/pip/pip.conf", "~/.pip/pip.conf", "~/.config/uv/uv.toml", "~/.condarc", "~/.bundle/config",
     "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.config/pypoetry/auth.toml",
     "~/.local/share/uv/credentials",
-    # other AI tools' keys, and agent-tui's own config (api_key, trusted folders)
-    "~/.config/agent-tui", "~/.codex", "~/.claude", "~/.claude.json", "~/.config/github-copilot",
+    # other AI tools' keys, and agent-tui's own config (api_key, trusted folders) and state (the input
+    # history of every workspace: one workspace's commands must not read what was typed in another)
+    "~/.config/agent-tui", "~/.local/state/agent-tui", "~/.codex", "~/.claude", "~/.claude.json", "~/.config/github-copilot",
     "~/.huggingface", "~/.cache/huggingface/token", "~/.config/openai",
     # shell and REPL histories (tokens typed on command lines), browser profiles (cookies), X auth
     "~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fish_history", "~/.python_history",
@@ -93,6 +94,9 @@ def hidden_paths(extra: Iterable[str], workspace: Path, env: Mapping[str, str] |
     xdg = env.get("XDG_CONFIG_HOME")
     if xdg and Path(xdg).is_absolute():
         wanted += [(str(Path(xdg) / p), False) for p in XDG_CONFIG_HIDDEN]
+    xdg_state = env.get("XDG_STATE_HOME")
+    if xdg_state and Path(xdg_state).is_absolute():
+        wanted.append((str(Path(xdg_state) / "agent-tui"), False))
     for name in PATH_VARS:
         wanted += [(part, True) for part in (env.get(name) or "").split(":") if part]
     wanted += [(p, False) for p in extra]

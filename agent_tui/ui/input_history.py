@@ -1,19 +1,33 @@
-"""What the user typed before, kept per workspace across runs (``.agent-tui/input_history.jsonl``).
+"""What the user typed before, kept per workspace across runs, in the user's state directory.
+
+The history lives in ``$XDG_STATE_HOME/agent-tui/input-history/<key>.jsonl``, keyed by the workspace's
+real path — never in the workspace.  It used to be ``<workspace>/.agent-tui/input_history.jsonl``, and a
+cloned repository can ship that file: ↑ in the message box would offer the attacker's text, and enter
+would send it as the user's own prompt.  Such a file (the user's own, from an older agent-tui) is imported
+once, and only when the user trusted the folder (an entry in ``trusted.toml``, which a repository cannot
+write) and git does not track it (a tracked file came with the clone); otherwise it is never read.
 
 One JSON object a line (``{"text": ..., "at": ...}``), appended as messages are sent, so a
 crash loses at most the line being written and another running instance never clobbers
 it.  Reading skips lines it cannot parse.  Secrets are masked before a line is written (``core/redact``:
-a key pasted into the prompt must not land in a file of the workspace).  The file is trimmed to the newest ``LIMIT``
+a key pasted into the prompt must not land in a file).  An unwritable state directory keeps the history in
+memory for the run.  The file is trimmed to the newest ``LIMIT``
 entries when it grows past twice that.  No Textual here: the prompt widget drives it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import subprocess
 import time
 from pathlib import Path
 
 FILE_NAME = "input_history.jsonl"
+"""The old, in-workspace file (``.agent-tui/input_history.jsonl``): imported only as described above."""
+IMPORTED = "imported"
+"""The key of the line that records the old file's import (so it is imported once)."""
 LIMIT = 500
 """Entries kept (the newest)."""
 MAX_CHARS = 20_000
@@ -32,26 +46,18 @@ class InputHistory:
 
     @classmethod
     def for_workspace(cls, workspace: Path | None) -> InputHistory:
-        """The history of ``workspace`` (kept in memory only when its ``.agent-tui`` links out of it)."""
-        from agent_tui.core.store_owner import agent_dir
-
-        folder = agent_dir(workspace) if workspace is not None else None
-        return cls(folder / FILE_NAME if folder is not None else None)
+        """The history of ``workspace`` (in memory only without one), with the old in-workspace file
+        imported when it is the user's (see the module docstring)."""
+        if workspace is None:
+            return cls(None)
+        path = history_path(workspace)
+        _import_legacy(workspace, path)
+        return cls(path)
 
     def _load(self) -> list[str]:
-        if self.path is None or not self.path.is_file():
-            return []
         out: list[str] = []
-        try:
-            lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return []
-        for line in lines:
-            try:
-                text = json.loads(line).get("text")
-            except (ValueError, AttributeError):
-                continue
-            if isinstance(text, str) and text and (not out or out[-1] != text):
+        for text in _texts(self.path):
+            if not out or out[-1] != text:
                 out.append(text)
         return out[-LIMIT:]
 
@@ -75,9 +81,9 @@ class InputHistory:
                 self.entries = self.entries[-LIMIT:]
                 self.cursor = len(self.entries)
                 body = "".join(json.dumps({"text": redact_text(t)}, ensure_ascii=False) + "\n" for t in self.entries)
-                self.path.write_text(body, encoding="utf-8")
+                self.path.write_text(_import_mark(self.path) + body, encoding="utf-8")
         except OSError:
-            pass  # a read-only workspace: history stays in memory
+            pass  # an unwritable state directory: history stays in memory
 
     def step(self, delta: int, current: str) -> str | None:
         """The entry ``delta`` steps away (-1 older, +1 newer), or None when there is none."""
@@ -90,3 +96,89 @@ class InputHistory:
             return None
         self.cursor = target
         return self.entries[target] if target < len(self.entries) else self.draft
+
+
+def history_path(workspace: Path) -> Path:
+    """``<state dir>/input-history/<name>-<digest of the real path>.jsonl``."""
+    from agent_tui.core.config import user_state_dir
+
+    real = workspace.resolve()
+    digest = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", real.name)[:40] or "root"
+    return user_state_dir() / "input-history" / f"{name}-{digest}.jsonl"
+
+
+def _records(path: Path | None) -> list[dict[str, object]]:
+    if path is None or not path.is_file():
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out: list[dict[str, object]] = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _texts(path: Path | None) -> list[str]:
+    return [t for r in _records(path) if isinstance(t := r.get("text"), str) and t]
+
+
+def _import_mark(path: Path) -> str:
+    """The import line of ``path`` (kept when the file is trimmed), or ""."""
+    marks = [r for r in _records(path) if IMPORTED in r]
+    return json.dumps(marks[0], ensure_ascii=False) + "\n" if marks else ""
+
+
+def _import_legacy(workspace: Path, path: Path) -> None:
+    """Copy ``<workspace>/.agent-tui/input_history.jsonl`` in front of ``path`` once, when it is the user's."""
+    from agent_tui.core.store_owner import agent_dir
+
+    folder = agent_dir(workspace)
+    legacy = folder / FILE_NAME if folder is not None else None
+    if legacy is None or not legacy.is_file() or _import_mark(path) or not _yours(workspace, legacy):
+        return
+    from agent_tui.core.redact import redact_text
+
+    mark = json.dumps({IMPORTED: str(legacy), "at": round(time.time(), 3)}, ensure_ascii=False) + "\n"
+    old = "".join(json.dumps({"text": redact_text(t)}, ensure_ascii=False) + "\n" for t in _texts(legacy)[-LIMIT:])
+    try:
+        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(mark + old + current, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # not imported this time; the old file is untouched
+
+
+def _yours(workspace: Path, legacy: Path) -> bool:
+    """The old history file is the user's: they trusted the folder, and the repository does not track it."""
+    from agent_tui.core.config import ConfigError
+    from agent_tui.core.trust_store import TrustStore
+
+    try:
+        if TrustStore().entry(workspace) is None:
+            return False
+    except ConfigError:
+        return False
+    return not _tracked(legacy)
+
+
+def _tracked(path: Path) -> bool:
+    """Git tracks ``path`` (run with the repository's programs switched off: ``tools.git_safe``);
+    False when there is no git or no repository."""
+    from agent_tui.tools.git_safe import git_argv, safe_env
+
+    try:
+        done = subprocess.run(git_argv("ls-files", "--error-unmatch", "--", path.name), cwd=path.parent,
+                              capture_output=True, timeout=10, env=safe_env(), stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

@@ -98,3 +98,24 @@ def test_discovery_finds_both_formats_and_ignores_others(tmp_path: Path) -> None
     assert isinstance(adapter_for(CLAUDE), ClaudeCodeAdapter)
     sessions = load_sessions([FIXTURES])
     assert {s.source for s in sessions} == {"mini-swe-agent", "claude-code"}
+
+
+def test_mini_swe_one_file_grep_is_a_read_of_the_lines_it_printed(tmp_path: Path) -> None:
+    """``grep -n -A/-B`` of one file shows numbered runs of it (as read_file with a query does):
+    each run is a read at its own first line."""
+    data = json.loads(MINI.read_text(encoding="utf-8"))
+    cmd = 'grep -n -B1 -A1 "helo" src/app.py'
+    data["messages"] = data["messages"][:2] + [
+        {"role": "assistant", "content": "Where is it?",
+         "tool_calls": [{"function": {"arguments": json.dumps({"command": cmd}), "name": "bash"}, "id": "g1"}],
+         "extra": {"response": {"usage": {"prompt_tokens": 100, "completion_tokens": 10}}}},
+        {"role": "tool", "tool_call_id": "g1",
+         "content": "<returncode>0</returncode>\n<output>\n1-def greet():\n2:    return 'helo world'\n--\n"
+                    "40:# helo again\n</output>"},
+    ]
+    path = tmp_path / "grep.traj.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    s = MiniSweAdapter().load(path)
+    reads = [(e.path, e.start_line, e.content, e.whole) for e in s.file_events]
+    assert reads == [("/testbed/src/app.py", 1, "def greet():\n    return 'helo world'", False),
+                     ("/testbed/src/app.py", 40, "# helo again", False)]

@@ -59,13 +59,14 @@ def test_the_link_ask_and_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert load_config(inside).trust.asks == (), "a link that stays inside the workspace asks nothing"
 
 
-def test_input_history_stays_in_memory_behind_a_link_and_masks_secrets(tmp_path: Path) -> None:
+def test_input_history_is_never_written_through_a_link_and_masks_secrets(tmp_path: Path) -> None:
+    from agent_tui.core.config import user_state_dir
     from agent_tui.ui.input_history import InputHistory
 
     root, outside = _linked_repo(tmp_path)
     hist = InputHistory.for_workspace(root)
     hist.add("deploy with ghp_0123456789abcdefABCDEF0123456789abcd")
-    assert hist.path is None and list(outside.iterdir()) == []
+    assert hist.path is not None and hist.path.is_relative_to(user_state_dir()) and list(outside.iterdir()) == []
 
     plain = make_repo(tmp_path / "plain")
     hist = InputHistory.for_workspace(plain)

@@ -35,6 +35,7 @@ SECRETS = {
     ".config/pypoetry/auth.toml": "SECRET-poetry-http-basic",
     ".config/gh/hosts.yml": "SECRET-gh",
     ".config/agent-tui/config.toml": "SECRET-agent-tui-api-key",
+    ".local/state/agent-tui/input-history/other-0123.jsonl": "SECRET-typed-in-another-workspace",
     ".bash_history": "SECRET-history",
 }
 

@@ -74,8 +74,11 @@ async def test_history_is_kept_across_runs(demo_workspace: Path) -> None:
         await pilot.press(*"/mcp", "enter")
         await pilot.pause()
         await pilot.press("escape")
-    lines = (demo_workspace / ".agent-tui" / "input_history.jsonl").read_text().splitlines()
+    from agent_tui.ui.input_history import history_path
+
+    lines = history_path(demo_workspace).read_text().splitlines()
     assert [json.loads(line)["text"] for line in lines] == ["/memos", "/mcp"]
+    assert not (demo_workspace / ".agent-tui" / "input_history.jsonl").exists(), "nothing written in the workspace"
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)

@@ -21,7 +21,9 @@ from typing import Any
 
 from agent_tui.bench.bashedits import parse_edits
 from agent_tui.bench.bashops import (
+    grep_blocks,
     parse_copies,
+    parse_grep_read,
     parse_read,
     parse_reverts,
     parse_write,
@@ -150,6 +152,9 @@ class _Builder:
             if read.numbered:
                 seen = strip_line_numbers(seen)
             self.s.file_events.append(FileEvent(at, read.path, "read", seen, read.start_line, read.whole))
+        elif (grep := parse_grep_read(command, self.cwd)) and "<elided_chars>" not in text:
+            for start, seen in grep_blocks(_unwrap(text)):
+                self.s.file_events.append(FileEvent(at, grep, "read", seen, start, False))
         if write := parse_write(command, self.cwd):
             self.s.file_events.append(FileEvent(at, write.path, "write", write.content, whole=True))
         for op in parse_edits(command, self.cwd):

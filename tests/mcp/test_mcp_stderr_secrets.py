@@ -1,0 +1,105 @@
+"""A server that prints credentials to stderr and dies: they reach no log, no error, no model request.
+
+``leaky_server`` prints a bearer token of no known format, an OpenAI-format key, a GitHub token, the
+secret its config gives it, a PEM private key and a title escape sequence, then exits — once before
+it answers ``initialize``, once in the middle of a tool call the model made.  The server's log file,
+its status error (what the MCP panel and ``agent-tui mcp list`` show), the loop's events and every
+request sent to the (fake) model are searched for each secret and for the escape character.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from leaky_server import CONFIGURED, SECRETS
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.mcp_setup import make_mcp_manager
+from agent_tui.mcp.config import load_mcp_config
+from agent_tui.mcp.connection import Backoff
+from agent_tui.mcp.manager import McpManager
+from tests.agent.helpers import make_agent, make_repo, run_turn
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+LEAKY = str(Path(__file__).with_name("leaky_server.py"))
+
+
+def leaks(text: str) -> list[str]:
+    """The secrets (and the escape character) found in ``text``."""
+    return [s for s in (*SECRETS, "\x1b") if s in text]
+
+
+def logs_under(*roots: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for root in roots for p in root.rglob("*.log"))
+
+
+async def test_a_server_that_dies_at_start_leaves_no_secret_in_its_error_or_log(tmp_path: Path) -> None:
+    table = {"servers": {"leaky": {"command": sys.executable, "args": [LEAKY, "--die-at-start"],
+                                   "env": {"LEAKY_API_TOKEN": CONFIGURED}}}}
+    manager = McpManager(load_mcp_config(table, tmp_path), tmp_path / "logs",
+                         backoff=Backoff(first=0.05, max_failures=1))
+    await manager.start()
+    try:
+        status = manager.status()[0]
+        error = status.error or ""
+        assert "stderr:" in error and "[REDACTED:" in error, error
+        assert "env dump" in error, "the server's last words are still quoted"
+        assert leaks(error) == [], error
+        log = logs_under(tmp_path / "logs")
+        assert "upstream said 401" in log and "[REDACTED:private-key]" in log, log
+        assert leaks(log) == [], log
+    finally:
+        await manager.close()
+
+
+async def test_a_server_that_dies_in_a_call_leaves_no_secret_for_the_model(tmp_path: Path,
+                                                                        fake_llm: FakeOpenAI) -> None:
+    root = make_repo(tmp_path / "proj")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"leaky": {
+        "command": sys.executable, "args": [LEAKY], "env": {"LEAKY_API_TOKEN": CONFIGURED}}}}))
+    fake_llm.script(
+        Reply.tool_call("find_tools", {"query": "upstream api boom"}),
+        Reply.tool_call("leaky__boom", {}),
+        Reply.text("The server died."),
+    )
+    agent, ws = make_agent(root, fake_llm.base_url)
+    mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=True)
+    assert mcp is not None
+    await mcp.start()
+    agent.runner.mcp = mcp
+    try:
+        events = await run_turn(agent, "call the upstream api")
+    finally:
+        await mcp.close()
+        ws.close()
+    boom = next(e for e in events if isinstance(e, ev.ToolCallFinished) and e.name == "leaky__boom")
+    assert boom.is_error and "died" in boom.text and "its last stderr" in boom.text, boom.text
+    assert "[REDACTED:" in boom.text and "env dump" in boom.text, boom.text
+    for e in events:
+        assert leaks(repr(e)) == [], e
+    sent = json.dumps([r.messages for r in fake_llm.requests])
+    assert "env dump" in sent, "the model was told what the server said"
+    assert leaks(sent) == []
+    log = logs_under(root, tmp_path)
+    assert "upstream said 401" in log
+    assert leaks(log) == [], log
+
+
+def test_the_log_has_what_the_child_wrote_once_settled(tmp_path: Path) -> None:
+    from agent_tui.mcp.server_log import MAX_LINE, ServerLog
+
+    path = tmp_path / "s.log"
+    log = ServerLog(path)
+    log.note("connecting (stdio)")
+    child = log.child_stderr()
+    child.write(f"Authorization: Bearer {SECRETS[0]}\n" + "x" * (MAX_LINE + 10) + "\npartial line")
+    child.flush()
+    log.settle(30.0)  # a hang guard: it returns as soon as the pipe is drained
+    text = path.read_text()
+    assert "[REDACTED:authorization]" in text and SECRETS[0] not in text
+    assert "(10 bytes cut)" in text, "a huge line is cut, not buffered forever"
+    log.close()
+    log._pump.join(30.0)  # type: ignore[union-attr]
+    assert path.read_text().endswith("partial line\n"), "the last, unterminated line is kept at the end"
