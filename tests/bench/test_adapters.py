@@ -157,3 +157,18 @@ def test_mini_swe_1x_text_actions_replay_as_tool_calls(tmp_path: Path) -> None:
         assert [(e.kind, e.path) for e in s.file_events] == [("read", app), ("edit", app)]
         assert s.edits == [Edit(2, app, "helo world")]
         assert len(s.calls) == 4
+
+
+def test_a_sub_agents_own_transcript_is_its_session(tmp_path: Path) -> None:
+    """``subagents/agent-*.jsonl`` is sidechain from end to end: read as the sub-agent's session (in a
+    main transcript the sidechain lines are still skipped, as the tiny fixture checks)."""
+    rows = [json.loads(line) for line in CLAUDE.read_text(encoding="utf-8").splitlines()
+            if line.strip().startswith("{") and '"isSidechain": true' not in line]
+    for r in rows:
+        r["isSidechain"] = True
+    path = tmp_path / "agent-a1.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    s = ClaudeCodeAdapter().load(path)
+    main = ClaudeCodeAdapter().load(CLAUDE)
+    assert len(s.calls) == len(main.calls) > 0
+    assert [m.role for m in s.messages] == [m.role for m in main.messages]
