@@ -4,9 +4,10 @@ mini-swe-agent has one tool, ``bash``, so which files the agent looked at or
 changed is only visible in the commands.  This module recognises the common
 shapes and nothing more (anything else is simply not a file event):
 
-* reads: ``cat [-n] FILE``, ``sed -n 'A,Bp' FILE``, ``head [-n] N FILE``,
-  ``nl -ba FILE | sed -n 'A,Bp'`` and ``cat -n FILE | sed -n 'A,Bp'``, each
-  alone after an optional ``cd DIR &&``;
+* reads: ``cat [-n] FILE``, ``sed -n 'A,Bp' FILE``, ``head [-n] N FILE``, and
+  ``cat [-n] FILE`` / ``nl -ba FILE`` piped into ``sed -n 'A,Bp'`` or ``head [-n] N``,
+  each alone after an optional ``cd DIR &&``; and ``grep -n [-A/-B/-C N] PATTERN FILE`` of one
+  file, whose numbered lines are runs of the file's text;
 * writes: ``cat > FILE << 'EOF' ... EOF`` (and ``cat << EOF > FILE``,
   ``tee FILE << EOF``);
 * edits: in :mod:`agent_tui.bench.bashedits` (``sed -i`` substitutions and
@@ -111,9 +112,19 @@ def parse_read(cmd: str, cwd: str = "/") -> ReadOp | None:
     if "|" in toks:
         i = toks.index("|")
         left, right = toks[:i], toks[i + 1 :]
+        if "|" in right or not left or not is_path(left[-1]):
+            return None
+        if left[:2] in (["nl", "-ba"], ["cat", "-n"]) and len(left) == 3:
+            numbered = True
+        elif left[0] == "cat" and len(left) == 2:
+            numbered = False
+        else:
+            return None
+        path = resolve(left[-1], cwd)
         if len(right) == 3 and right[:2] == ["sed", "-n"] and (r := _RANGE.match(right[2])):
-            if left[:2] in (["nl", "-ba"], ["cat", "-n"]) and len(left) == 3 and is_path(left[2]):
-                return ReadOp(resolve(left[2], cwd), int(r.group(1)), False, True)
+            return ReadOp(path, int(r.group(1)), False, numbered)
+        if right[0] == "head" and _head_count(right[1:]):
+            return ReadOp(path, 1, False, numbered)
         return None
     if any(t in (";", "&&", "||", ">", ">>", "<") for t in toks):
         return None
@@ -123,9 +134,67 @@ def parse_read(cmd: str, cwd: str = "/") -> ReadOp | None:
         return ReadOp(resolve(toks[2], cwd), 1, True, True)
     if toks[:2] == ["sed", "-n"] and len(toks) == 4 and is_path(toks[3]) and (r := _RANGE.match(toks[2])):
         return ReadOp(resolve(toks[3], cwd), int(r.group(1)), False, False)
-    if toks[0] == "head" and is_path(toks[-1]) and len(toks) in (3, 4):
+    if toks[0] == "head" and is_path(toks[-1]) and _head_count(toks[1:-1]):
         return ReadOp(resolve(toks[-1], cwd), 1, False, False)
     return None
+
+
+def _head_count(opts: list[str]) -> bool:
+    """``-N``, ``-n N`` or ``-nN``: options of a ``head`` that prints a file's first lines."""
+    if len(opts) == 1:
+        return bool(re.fullmatch(r"-n?\d+", opts[0]))
+    return len(opts) == 2 and opts[0] == "-n" and opts[1].isdigit()
+
+
+_GREP_LONG = re.compile(r"--(line-number|ignore-case|word-regexp|(after-|before-)?context=\d+)$")
+_GREP_SHORT = re.compile(r"-([niwEFvx]*)([ABCm]\d*)?$")
+_GREP_LINE = re.compile(r"^(\d+)[:-](.*)$")
+
+
+def parse_grep_read(cmd: str, cwd: str = "/") -> str | None:
+    """The file a ``grep -n [-A/-B/-C N] PATTERN FILE`` of one file prints numbered lines of, or None
+    (another option, several files, a pipe or a chain: not a read)."""
+    cmd, cwd = strip_cd(cmd.strip(), cwd)
+    toks = tokens(cmd) if "\n" not in cmd else None
+    if not toks or toks[0] != "grep" or any(t in (";", "&&", "||", "|", ">", ">>", "<") for t in toks):
+        return None
+    numbered, operands, i = False, [], 1
+    while i < len(toks):
+        t = toks[i]
+        if t.startswith("--"):
+            if not (m := _GREP_LONG.match(t)):
+                return None
+            numbered = numbered or m.group(1) == "line-number"
+        elif t.startswith("-") and len(t) > 1:
+            if not (m := _GREP_SHORT.match(t)):
+                return None
+            numbered = numbered or "n" in m.group(1)
+            if m.group(2) in ("A", "B", "C", "m"):
+                i += 1  # the option's value is the next word
+        else:
+            operands.append(t)
+        i += 1
+    if not numbered or len(operands) != 2 or not is_path(operands[1]):
+        return None
+    return resolve(operands[1], cwd)
+
+
+def grep_blocks(output: str) -> list[tuple[int, str]]:
+    """The runs of consecutive lines a ``grep -n`` of one file printed: (first line number, text)."""
+    blocks: list[tuple[int, list[str]]] = []
+    last = -2
+    for line in output.split("\n"):
+        m = _GREP_LINE.match(line)
+        if not m:
+            last = -2  # a ``--`` separator (or anything else) ends a run
+            continue
+        n = int(m.group(1))
+        if n == last + 1 and blocks:
+            blocks[-1][1].append(m.group(2))
+        else:
+            blocks.append((n, [m.group(2)]))
+        last = n
+    return [(start, "\n".join(lines)) for start, lines in blocks]
 
 
 def strip_line_numbers(text: str) -> str:

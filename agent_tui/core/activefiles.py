@@ -21,6 +21,7 @@ from agent_tui.core import file_regions
 from agent_tui.core.file_regions import Region
 from agent_tui.core.hashing import content_hash
 from agent_tui.core.safe_files import UnsafeFileError, read_inside
+from agent_tui.core.scripts_run import same_file
 
 
 @dataclass
@@ -48,6 +49,9 @@ class ActiveFile:
     written: bool = False
     """The agent created it in this task and has only written it whole since (a scratch script:
     it leaves the block when idle, see ``Compactor.release_idle_written``)."""
+    ran: bool = False
+    """A command ran it as a program (``python x.py``, ``./x.sh``): with ``written``, the agent's own
+    scratch script (core/scripts_run)."""
     last_step: int = 0
     """Engine step of the last read or edit."""
     read_step: int = -1
@@ -95,6 +99,8 @@ class ActiveFiles:
         self.files: dict[str, ActiveFile] = {}
         self.clock = 0
         """Ticks at every region noted (a region's recency)."""
+        self.run_words: list[str] = []
+        """Every script path a command of this session ran (a file written later can match)."""
 
     def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False,
              kind: str = "edit") -> ActiveFile:
@@ -118,12 +124,40 @@ class ActiveFiles:
         written = (kind == "create" or (kind == "write" and was_written)) if edited else was_written
         af = ActiveFile(path, content, content_hash(content), mtime, size, turn, edited=was_edited, last_step=step,
                         pinned=old is not None and old.pinned, regions=regions, written=written,
-                        read_step=read_step)
+                        read_step=read_step,
+                        ran=(old is not None and old.ran) or any(same_file(path, w) for w in self.run_words))
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         if edited and read_step >= 0:
             self.touch_read_with(af, step)
         return af
+
+    def note_ran(self, words: list[str]) -> None:
+        """Commands ran these script paths (core/scripts_run): mark the files they name."""
+        for w in words:
+            if w not in self.run_words:
+                self.run_words.append(w)
+            for af in self.files.values():
+                af.ran = af.ran or same_file(af.path, w)
+
+    def touch_named(self, text: str, step: int) -> list[ActiveFile]:
+        """Files the agent names in ``text`` (its message and its calls' arguments) stay as fresh as
+        this step: an agent that greps in a file, runs its test or says it will change it is still
+        working with it, however long ago it last read it.  A file is named by its path, or by its
+        file name when no other active file has that name."""
+        if not text:
+            return []
+        names: dict[str, int] = {}
+        for af in self.files.values():
+            base = af.path.rsplit("/", 1)[-1]
+            names[base] = names.get(base, 0) + 1
+        touched = []
+        for af in self.files.values():
+            base = af.path.rsplit("/", 1)[-1]
+            if (af.path in text or (names[base] == 1 and "." in base and base in text)) and af.last_step < step:
+                af.last_step = step
+                touched.append(af)
+        return touched
 
     def touch_read_with(self, edited: ActiveFile, step: int) -> None:
         """An edit keeps the files read at the same step as the edited one (and only read since) as

@@ -217,20 +217,21 @@ class Compactor:
         return self.apply(plan, summary, name, sent)
 
     def release_idle_written(self) -> None:
-        """At a block rebuild: a file the agent created and only ever wrote whole, untouched for
-        ``release_written_after_steps`` steps, leaves the block.  Its text is the agent's own
-        output (a scratch script written and run once, typically) and a read brings it back; a
-        file the task names, or that the agent edited in part, stays protected for the task."""
+        """At a block rebuild: a file the agent created, only ever wrote whole and ran as a program
+        (a scratch script: core/scripts_run), untouched for ``release_written_after_steps`` steps,
+        leaves the block; a read brings it back.  A file it created and never ran (a new module, a
+        new test its test runner runs), one the task names, or one it edited in part stays
+        protected for the task."""
         e = self.engine
         after = e.settings.memory.release_written_after_steps
         task = e.window.current_task_text()
-        for af in [af for af in e.files.files.values() if af.written]:
+        for af in [af for af in e.files.files.values() if af.written and af.ran]:
             path = af.path
             if af.pinned or e.steps_total - af.last_step <= after or path in task \
                     or path.rsplit("/", 1)[-1] in task:
                 continue
             e.files.files.pop(path)
-            e.window.release(af, f"released: written by the agent and untouched for {after} steps "
+            e.window.release(af, f"released: a script the agent wrote and ran, untouched for {after} steps "
                                  "(read_file shows it again)")
 
     def rebuild_block(self) -> None:

@@ -41,6 +41,7 @@ from agent_tui.core.memory import EvictionPlan
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore, SessionResults
+from agent_tui.core.scripts_run import commands_of, scripts_run
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
 from agent_tui.core.text import clean_text
@@ -244,6 +245,10 @@ class ContextEngine:
         prov = {**(provenance or {}), "step": self.steps_total}
         item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
                               tool_calls=self._redact_calls(tool_calls), provenance=prov)
+        for command in commands_of(tool_calls):
+            self.files.note_ran(scripts_run(command))
+        named = [text or ""] + [str((c.get("function") or {}).get("arguments") or "") for c in tool_calls or ()]
+        self.files.touch_named("\n".join(named), self.steps_total)
         return self._add(item, message=True)
 
     def _redact_calls(self, calls: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:

@@ -22,7 +22,7 @@ from agent_tui.core.pinning import read_for_pin
 USER_RELEASE = "released by the user (evict)"
 """The trace reason of a file the user evicted."""
 
-_FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "written", "last_step",
+_FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "written", "ran", "last_step",
            "read_step", "pinned", "dropped")
 
 
@@ -45,7 +45,7 @@ def active_from_row(row: ContextItem) -> ActiveFile:
     path = str(p.get("path") or row.id[2:])
     af = ActiveFile(path, row.content, str(p.get("hash") or ""), float(p.get("mtime") or 0.0), int(p.get("size") or 0),
                     int(p.get("last_touched") or row.turn))
-    for f in ("changed_on_disk", "missing", "edited", "written", "pinned"):
+    for f in ("changed_on_disk", "missing", "edited", "written", "ran", "pinned"):
         setattr(af, f, bool(p.get(f)))
     af.last_step = int(p.get("last_step") or 0)
     af.read_step = int(p.get("read_step") if p.get("read_step") is not None else -1)

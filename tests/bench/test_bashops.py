@@ -8,7 +8,9 @@ from agent_tui.bench.bashedits import EditOp, parse_edits, regex_literal
 from agent_tui.bench.bashops import (
     ReadOp,
     WriteOp,
+    grep_blocks,
     parse_copies,
+    parse_grep_read,
     parse_read,
     parse_reverts,
     parse_write,
@@ -26,6 +28,10 @@ from agent_tui.bench.bashops import (
         ("head -n 50 pkg/mod.py", ReadOp("/testbed/pkg/mod.py", 1, False, False)),
         ("nl -ba pkg/mod.py | sed -n '10,20p'", ReadOp("/testbed/pkg/mod.py", 10, False, True)),
         ("cd /other && cat x.py", ReadOp("/other/x.py", 1, True, False)),
+        ("cat ./pkg/mod.py | head -200", ReadOp("/testbed/pkg/mod.py", 1, False, False)),
+        ("cat pkg/mod.py | sed -n '158,194p'", ReadOp("/testbed/pkg/mod.py", 158, False, False)),
+        ("cat -n pkg/mod.py | head -n 40", ReadOp("/testbed/pkg/mod.py", 1, False, True)),
+        ("nl -ba pkg/mod.py | head -30", ReadOp("/testbed/pkg/mod.py", 1, False, True)),
     ],
 )
 def test_reads(cmd: str, expected: ReadOp) -> None:
@@ -34,7 +40,8 @@ def test_reads(cmd: str, expected: ReadOp) -> None:
 
 @pytest.mark.parametrize(
     "cmd",
-    ["cat a.py b.py", "cat a.py | grep x", "cat *.py", "grep -n foo a.py", "cat a.py && cat b.py", "ls src",
+    ["cat a.py b.py", "cat a.py | grep x", "cat a.py | head -5 | grep x", "cat a.py | tail -5",
+     "head -c 100 a.py", "head -n x a.py", "cat *.py", "grep -n foo a.py", "cat a.py && cat b.py", "ls src",
      "cat patch", "cat > a.py << 'EOF'\nx\nEOF"],
 )
 def test_not_reads(cmd: str) -> None:
@@ -139,3 +146,27 @@ def test_git_checkout_of_files_is_a_revert(cmd: str, expected: list[str]) -> Non
 )
 def test_cp_and_mv_of_one_file_onto_another(cmd: str, expected: list[tuple[str, str]]) -> None:
     assert parse_copies(cmd, "/testbed") == expected
+
+
+@pytest.mark.parametrize(
+    ("cmd", "expected"),
+    [
+        ('grep -n -B5 -A5 "def run" pkg/mod.py', "/testbed/pkg/mod.py"),
+        ("grep -nA3 foo ./pkg/mod.py", "/testbed/pkg/mod.py"),
+        ("cd /testbed && grep --line-number -C 2 foo pkg/mod.py", "/testbed/pkg/mod.py"),
+        ("grep -n foo a.py b.py", None),  # several files: each line is prefixed with its file
+        ("grep -rn foo .", None),
+        ("grep -n foo a.py | head", None),
+        ("grep foo a.py", None),  # no line numbers: the lines cannot be placed
+        ("grep -c foo a.py", None),
+        ("grep -on foo a.py", None),  # only the matching parts, not the lines
+    ],
+)
+def test_one_file_grep_with_line_numbers_is_a_read_of_its_lines(cmd: str, expected: str | None) -> None:
+    """What read_file(query=…) shows the product's model: the matching lines of one file, numbered."""
+    assert parse_grep_read(cmd, "/testbed") == expected
+
+
+def test_grep_output_becomes_runs_of_lines() -> None:
+    out = "3-    a = 1\n4:    run()\n5-    b = 2\n--\n10-def x():\n11:    run()\n"
+    assert grep_blocks(out) == [(3, "    a = 1\n    run()\n    b = 2"), (10, "def x():\n    run()")]

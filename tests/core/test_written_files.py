@@ -1,7 +1,8 @@
-"""Files the agent created and only wrote whole leave the block when idle; edited files stay.
+"""Scripts the agent created, only wrote whole and ran leave the block when idle; edited files stay.
 
 A scratch script (``reproduce.py``, ``test_debug.py``) written once and run does not need its text
-carried for the rest of the task; a file the task edits does (issue 10 item 4).  The release happens
+carried for the rest of the task; a file the task edits does (issue 10 item 4), and so does a file
+the agent created and never ran as a program — a new module or a new test is part of the change.  The release happens
 only at a block rebuild (a compaction event), so between events the request stays append-only.
 """
 
@@ -34,7 +35,13 @@ def session(tmp_path: Path) -> ContextEngine:
     eng.note_file_edit("reproduce.py", SCRATCH, kind="create")
     eng.note_file_edit("mod.py", SOURCE, kind="edit")
     eng.note_file_edit("tests/expected.py", NAMED, kind="create")  # named by the task
+    run_script(eng, "r1")
     return eng
+
+
+def run_script(eng: ContextEngine, cid: str) -> None:
+    eng.add_assistant("Running it.", [call(cid, command="cd /w && python3 -u ./reproduce.py 2>&1 | tail -5")])
+    eng.add_tool_result(cid, "run_command", "2")
 
 
 def test_an_idle_scratch_file_leaves_at_the_next_event_and_edited_or_named_files_stay(tmp_path: Path) -> None:
@@ -49,7 +56,7 @@ def test_an_idle_scratch_file_leaves_at_the_next_event_and_edited_or_named_files
     assert "scratch-marker" not in text
     assert "source-marker" in text and "named-marker" in text
     assert "reproduce.py" not in eng.files.files
-    assert any(t.item_id == "f:reproduce.py" and not t.included and "written by the agent" in t.reason
+    assert any(t.item_id == "f:reproduce.py" and not t.included and "a script the agent wrote and ran" in t.reason
                for t in asm.trace)
 
 
@@ -100,10 +107,12 @@ def test_a_scratch_file_stays_releasable_after_a_resume(tmp_path: Path) -> None:
         eng.note_file_edit("reproduce.py", SCRATCH, kind="create")
         eng.note_file_edit("mod.py", SOURCE, kind="create")
         eng.note_file_edit("mod.py", SOURCE + "# fixed\n", kind="edit")  # created, then worked on
+        run_script(eng, "r1")
         steps(eng, 2, "a")
         eng.assemble()
         again = ws.engine(eng.session_id)  # a restart: the engine is rebuilt from the store
-        assert again.files.files["reproduce.py"].written and not again.files.files["mod.py"].written
+        scratch = again.files.files["reproduce.py"]
+        assert scratch.written and scratch.ran and not again.files.files["mod.py"].written
         steps(again, again.settings.memory.release_written_after_steps + 2, "b")
         again.compact(force=True)
         text = request_text(again.assemble().messages)
@@ -111,3 +120,32 @@ def test_a_scratch_file_stays_releasable_after_a_resume(tmp_path: Path) -> None:
         assert "# fixed" in text
     finally:
         ws.close()
+
+
+def test_a_file_the_agent_created_but_never_ran_stays_protected(tmp_path: Path) -> None:
+    """A new module, or a new test its project's runner runs (``pytest tests/test_new.py`` runs
+    pytest, not the file), is part of the change: it stays for the task however long it is idle."""
+    eng = ContextEngine(Settings.default(window=32_768), workspace=tmp_path)
+    eng.add_user("Add a registry module")
+    eng.note_file_edit("lib/registry.py", SOURCE, kind="create")
+    eng.note_file_edit("tests/test_registry.py", NAMED, kind="create")
+    eng.add_assistant("Testing.", [call("t1", command="python -m pytest tests/test_registry.py -q")])
+    eng.add_tool_result("t1", "run_command", "1 passed")
+    steps(eng, eng.settings.memory.release_written_after_steps + 2, "a")
+    eng.compact(force=True)
+    text = request_text(eng.assemble().messages)
+    assert "source-marker" in text and "named-marker" in text
+    assert not eng.files.files["lib/registry.py"].ran and not eng.files.files["tests/test_registry.py"].ran
+
+
+def test_a_script_run_in_the_command_that_wrote_it_counts_as_run(tmp_path: Path) -> None:
+    """``cat > x.py << EOF … EOF`` then ``python x.py`` in one command: the run comes before the
+    engine learns of the file; the heredoc's body is not read as commands."""
+    eng = ContextEngine(Settings.default(window=32_768), workspace=tmp_path)
+    eng.add_user("Fix mod.check")
+    command = "cat > reproduce.py << 'EOF'\nimport os\npython other.py\nEOF\npython reproduce.py"
+    eng.add_assistant("Reproducing.", [call("w1", command=command)])
+    eng.add_tool_result("w1", "run_command", "2")
+    eng.note_file_edit("reproduce.py", SCRATCH, kind="create")
+    eng.note_file_edit("other.py", SOURCE, kind="create")
+    assert eng.files.files["reproduce.py"].ran and not eng.files.files["other.py"].ran
