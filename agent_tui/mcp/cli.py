@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.config import ConfigError
+from agent_tui.core.terminal import printable
 from agent_tui.mcp.config import McpConfig, load_mcp_config
 from agent_tui.mcp.manager import McpManager
 
@@ -153,7 +154,7 @@ def run_mcp_list(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:
-        print(render_text(report))
+        print(printable(render_text(report)))  # server-given tool names and errors: shown, not obeyed
     enabled = [s for s in report["servers"] if s["status"] != "disabled"]
     return 0 if all(s["status"] == "up" for s in enabled) else 1
 

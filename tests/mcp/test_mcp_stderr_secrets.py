@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from leaky_server import CONFIGURED, SECRETS
 
 from agent_tui.agent import events as ev
@@ -103,3 +104,25 @@ def test_the_log_has_what_the_child_wrote_once_settled(tmp_path: Path) -> None:
     log.close()
     log._pump.join(30.0)  # type: ignore[union-attr]
     assert path.read_text().endswith("partial line\n"), "the last, unterminated line is kept at the end"
+
+
+def test_mcp_list_shows_a_server_given_escape_sequence_instead_of_printing_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Tool names and errors in ``agent-tui mcp list`` come from the server: printed escaped."""
+    import argparse
+
+    from agent_tui.mcp import cli
+
+    report = {"servers": [{"name": "evil", "status": "down", "tokens_raw": 1, "tokens_shaped": 1,
+                           "error": "boom \x1b]52;c;eA==\x07", "tools": [{"name": "x\x1b[8my", "tokens_raw": 1,
+                                                                        "tokens_shaped": 1}]}],
+              "totals": {"servers": 1, "servers_up": 0, "tools": 1, "tokens_raw": 1, "tokens_shaped": 1,
+                         "tokens_meta": 1, "tokens_listing": 1}, "errors": []}
+
+    async def fake_collect(*_: object) -> dict[str, object]:
+        return report
+
+    monkeypatch.setattr(cli, "collect", fake_collect)
+    cli.run_mcp_list(argparse.Namespace(workspace=str(tmp_path), config=None, json=False))
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b]52;c;eA==" in out and "x\\x1b[8my" in out
