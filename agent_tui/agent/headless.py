@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from agent_tui.agent import events as ev
 from agent_tui.core.redact import redact_text, redact_value
-from agent_tui.core.terminal import printable
+from agent_tui.core.terminal import json_text, printable
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     """One event on ``out``: a JSON line, or text with escape sequences shown, not obeyed."""
     if as_json:
-        out.write(json.dumps(redact_value(e.to_json()), ensure_ascii=False, default=str) + "\n")
+        out.write(json_text(redact_value(e.to_json()), default=str) + "\n")
         out.flush()
         return
     if isinstance(e, ev.TextDelta):

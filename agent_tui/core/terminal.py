@@ -15,7 +15,9 @@ zero cells wide.
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 _UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
                      "|\r(?!\n)")
@@ -41,3 +43,14 @@ def inert(text: str) -> str:
     is left of an escape sequence is plain text.  Every removed character is zero cells wide, so a line
     laid out with them keeps its width.  ``text`` itself (the same object) when there is none."""
     return _UNSAFE_LINE.sub("", text) if _UNSAFE_LINE.search(text) else text
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""What ``json.dumps(..., ensure_ascii=False)`` leaves raw and a terminal acts on (it escapes C0 itself)."""
+
+
+def json_text(obj: Any, **kw: Any) -> str:
+    """``json.dumps(obj, ensure_ascii=False, **kw)`` with DEL, C1 controls and direction marks written as
+    ``\\uNNNN`` escapes: the same JSON value, and a ``--json`` stream printed to a terminal cannot drive it."""
+    text = json.dumps(obj, ensure_ascii=False, **kw)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_UNSAFE.search(text) else text

@@ -17,7 +17,7 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import GLOBAL_SESSION, ContextEngine, EngineError
 from agent_tui.core.items import ContextItem
 from agent_tui.core.pinning import pin_target
-from agent_tui.core.terminal import printable
+from agent_tui.core.terminal import json_text, printable
 from agent_tui.store.db import UnknownSession
 from agent_tui.store.workspace import Workspace, store_path
 
@@ -76,7 +76,7 @@ def _engine(ws: Workspace, session: str | None) -> ContextEngine:
 
 
 def _print(obj: Any, as_json: bool, text: str) -> None:
-    print(json.dumps(obj, ensure_ascii=False, indent=None) if as_json else text)
+    print(json_text(obj) if as_json else text)
 
 
 def _missing_store(workspace: Path, session: str | None) -> tuple[Settings, Path] | None:

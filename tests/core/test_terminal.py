@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from agent_tui.agent import events as ev
 from agent_tui.agent.approval_preview import preview
 from agent_tui.agent.headless import print_event
+from agent_tui.core.redact import redact_text
 from agent_tui.core.terminal import inert, printable
 from agent_tui.core.trust import Ask
 from tests.support.binary import agent_tui
@@ -66,6 +67,15 @@ def test_headless_text_output_shows_escapes() -> None:
               ev.ToolCallStarted(call_id="c1", name="run_command", arguments={"command": HIDING})):
         print_event(e, False, out)
     assert not RAW.search(out.getvalue()) and "\\x1b]52;c;" in out.getvalue() and "curl evil" in out.getvalue()
+
+
+@given(st.text())
+def test_json_lines_hold_the_same_value_and_nothing_a_terminal_acts_on(text: str) -> None:
+    out = io.StringIO()
+    print_event(ev.TextDelta(text=f"done {text} \x9b2J \u202eok"), True, out)
+    line = out.getvalue()
+    assert not RAW.search(line.rstrip("\n")), repr(line)
+    assert json.loads(line)["text"] == redact_text(f"done {text} \x9b2J \u202eok")
 
 
 def test_agent_tui_trust_prints_a_hostile_mcp_json_harmlessly(tmp_path: Path) -> None:
