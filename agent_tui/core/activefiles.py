@@ -140,6 +140,25 @@ class ActiveFiles:
             for af in self.files.values():
                 af.ran = af.ran or same_file(af.path, w)
 
+    def touch_named(self, text: str, step: int) -> list[ActiveFile]:
+        """Files the agent names in ``text`` (its message and its calls' arguments) stay as fresh as
+        this step: an agent that greps in a file, runs its test or says it will change it is still
+        working with it, however long ago it last read it.  A file is named by its path, or by its
+        file name when no other active file has that name."""
+        if not text:
+            return []
+        names: dict[str, int] = {}
+        for af in self.files.values():
+            base = af.path.rsplit("/", 1)[-1]
+            names[base] = names.get(base, 0) + 1
+        touched = []
+        for af in self.files.values():
+            base = af.path.rsplit("/", 1)[-1]
+            if (af.path in text or (names[base] == 1 and "." in base and base in text)) and af.last_step < step:
+                af.last_step = step
+                touched.append(af)
+        return touched
+
     def touch_read_with(self, edited: ActiveFile, step: int) -> None:
         """An edit keeps the files read at the same step as the edited one (and only read since) as
         fresh as it: an agent that reads several files at once and starts editing one of them is

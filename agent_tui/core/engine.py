@@ -247,6 +247,8 @@ class ContextEngine:
                               tool_calls=self._redact_calls(tool_calls), provenance=prov)
         for command in commands_of(tool_calls):
             self.files.note_ran(scripts_run(command))
+        named = [text or ""] + [str((c.get("function") or {}).get("arguments") or "") for c in tool_calls or ()]
+        self.files.touch_named("\n".join(named), self.steps_total)
         return self._add(item, message=True)
 
     def _redact_calls(self, calls: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:

@@ -17,7 +17,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.tools import reaper
 from agent_tui.tools.sandbox_guard import SandboxLock
@@ -82,10 +82,7 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
         for attempt in range(1, MOUNT_ATTEMPTS + 1):
             argv = sandbox.argv(command, cwd) if sandbox is not None else None
             with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
-                if argv is not None:
-                    proc = await asyncio.create_subprocess_exec(*argv, **common)  # type: ignore[arg-type]
-                else:
-                    proc = await asyncio.create_subprocess_shell(command, **common)  # type: ignore[arg-type]
+                proc = await _spawn(command, argv, common)
                 reaper.register(proc.pid)
             try:
                 outcome = await _collect(proc, timeout, began)
@@ -109,6 +106,35 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
             lock.release()
     _release_finished()
     return replace(outcome, notes=tuple(notes)) if notes else outcome
+
+
+async def _spawn(command: str, argv: list[str] | None, common: dict[str, Any]) -> asyncio.subprocess.Process:
+    """Start the command, and on a cancellation kill its whole group before the cancel goes on.
+
+    asyncio starts the process, then awaits the connection of its pipes: a cancel there (the user's
+    esc at that moment) makes asyncio kill the shell alone, and a child it already started (``pytest``'s
+    workers, ``server &``) lives on in the group, unregistered, holding the pipe, while the cancel waits
+    for that pipe to close.  So the start runs shielded; when cancelled, it is let finish (further
+    cancels are absorbed: it is one loop turn or two), then its group is killed and reaped."""
+    if argv is not None:
+        start = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **common))
+    else:
+        start = asyncio.ensure_future(asyncio.create_subprocess_shell(command, **common))
+    try:
+        return await asyncio.shield(start)
+    except asyncio.CancelledError:
+        while not start.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(start)
+        if not start.cancelled() and start.exception() is None:
+            proc = start.result()
+            reaper.kill_group(proc.pid)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(exited(proc), DRAIN_GRACE)
+            transport = getattr(proc, "_transport", None)
+            if transport is not None:
+                transport.close()
+        raise
 
 
 #: Tries when a path the sandbox hides vanished between the scan and bwrap's mounts (a socket closed).

@@ -119,3 +119,56 @@ def test_mini_swe_one_file_grep_is_a_read_of_the_lines_it_printed(tmp_path: Path
     reads = [(e.path, e.start_line, e.content, e.whole) for e in s.file_events]
     assert reads == [("/testbed/src/app.py", 1, "def greet():\n    return 'helo world'", False),
                      ("/testbed/src/app.py", 40, "# helo again", False)]
+
+
+def test_mini_swe_1x_text_actions_replay_as_tool_calls(tmp_path: Path) -> None:
+    """mini-swe-agent 1.x puts the command in a fenced block of the text and the output in the next
+    user message.  Replayed as a bash call and its result, so reads and edits are found and the output
+    is shaped as a tool output, not kept as one more user directive; a response without exactly one
+    action gets the agent's format error, which stays a user message."""
+    def step(thought: str, command: str) -> dict[str, object]:
+        return {"role": "assistant", "content": f"THOUGHT: {thought}\n\n```bash\n{command}\n```",
+                "extra": {"response": {"usage": {"prompt_tokens": 100}}}}
+
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "<pr_description>Fix the greeting.</pr_description>"},
+        step("Read it.", "cat src/app.py"),
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\ndef greet():\n    return 'helo world'\n</output>"},
+        {"role": "assistant", "content": "Two at once:\n```bash\nls\n```\n```bash\npwd\n```"},
+        {"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks."},
+        step("Fix it.", "sed -i 's/helo world/hello world/' src/app.py"),
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\n</output>"},
+        step("Done.", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    ]
+    for name, data in (("v1.traj.json", {"info": {"config": {"environment": {"cwd": "/testbed"}}},
+                                          "messages": messages, "trajectory_format": "mini-swe-agent-1"}),
+                       ("bare.traj.json", messages)):
+        path = tmp_path / name
+        path.write_text(json.dumps(data), encoding="utf-8")
+        s = MiniSweAdapter().load(path)
+        assert s.malformed == 0
+        assert [m.role for m in s.messages] == ["user", "assistant", "tool", "assistant", "user", "assistant",
+                                                "tool", "assistant"]
+        assert s.messages[2].tool_call_id == s.messages[1].tool_calls[0].id and not s.messages[3].tool_calls
+        assert "EXACTLY ONE" in s.messages[4].content
+        cwd = "/testbed" if name.startswith("v1") else "/"
+        app = f"{cwd.rstrip('/')}/src/app.py"
+        assert [(e.kind, e.path) for e in s.file_events] == [("read", app), ("edit", app)]
+        assert s.edits == [Edit(2, app, "helo world")]
+        assert len(s.calls) == 4
+
+
+def test_a_sub_agents_own_transcript_is_its_session(tmp_path: Path) -> None:
+    """``subagents/agent-*.jsonl`` is sidechain from end to end: read as the sub-agent's session (in a
+    main transcript the sidechain lines are still skipped, as the tiny fixture checks)."""
+    rows = [json.loads(line) for line in CLAUDE.read_text(encoding="utf-8").splitlines()
+            if line.strip().startswith("{") and '"isSidechain": true' not in line]
+    for r in rows:
+        r["isSidechain"] = True
+    path = tmp_path / "agent-a1.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    s = ClaudeCodeAdapter().load(path)
+    main = ClaudeCodeAdapter().load(CLAUDE)
+    assert len(s.calls) == len(main.calls) > 0
+    assert [m.role for m in s.messages] == [m.role for m in main.messages]

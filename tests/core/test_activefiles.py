@@ -221,6 +221,31 @@ def test_files_read_together_stay_as_long_as_the_agent_edits_one_of_them(tmp_pat
     assert "# b.py marker" in text and "# c.py marker" in text
 
 
+def test_a_file_the_agent_keeps_naming_is_not_released_as_idle(tmp_path: Path) -> None:
+    """An agent that greps in a file, runs its tests or says it will change it is still working
+    with it: naming a file in a message or a call keeps it as fresh as that step."""
+    eng = ContextEngine(Settings.default(window=65_536), workspace=tmp_path)
+    after = eng.settings.memory.release_reads_after_steps
+    bodies = {p: write(tmp_path, p, f"# {p} marker\n")
+              for p in ("pkg/html.py", "pkg/other.py", "pkg/a/models.py", "pkg/b/models.py")}
+    eng.add_user("fix the escaping")
+    for k, p in enumerate(bodies):
+        eng.add_assistant("Reading.", [call(f"r{k}", name="read_file", path=p)])
+        eng.add_tool_result(f"r{k}", "read_file", bodies[p], provenance={"path": p})
+        eng.note_file_read(p, bodies[p])
+    for k in range(after + 4):
+        said = "Looking again at `html.py` and models.py." if k % 5 == 0 else f"Step {k}."
+        eng.add_assistant(said, [call(f"s{k}", command="grep -n escape pkg/a/models.py")])
+        eng.add_tool_result(f"s{k}", "run_command", "12: escape()")
+        eng.assemble()
+    eng.compact(force=True)
+    text = request_text(eng.assemble().messages)
+    # named by its file name (the only html.py), by its path (the grep), not by an ambiguous name
+    assert {"pkg/html.py", "pkg/a/models.py"} <= set(eng.files.files)
+    assert "pkg/other.py" not in eng.files.files and "pkg/b/models.py" not in eng.files.files
+    assert "# pkg/html.py marker" in text
+
+
 def test_a_big_file_read_as_an_outline_is_not_paid_twice(tmp_path: Path) -> None:
     """Issue 12 item 15: the outline in the tool result is the model's view; no raw head is copied."""
     eng = make(tmp_path, window=32_768)

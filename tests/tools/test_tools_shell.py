@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -120,6 +121,51 @@ async def test_cancellation_kills_group(ws: Path, ctx: FakeContext) -> None:
     finally:
         if not _gone(child):
             os.kill(child, signal.SIGKILL)
+
+
+async def test_cancel_while_the_subprocess_is_being_created_kills_its_group(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn is cancelled in the one await of process creation: the shell already runs (asyncio
+    started it) and has started a child, but ``create_subprocess_shell`` has not returned.  asyncio then
+    kills only the shell; the child, in the shell's own session, must die too."""
+    from asyncio import base_subprocess
+
+    from agent_tui.tools import reaper
+    from agent_tui.tools.shell_exec import run_shell
+
+    connecting = asyncio.Event()
+    release = asyncio.Event()
+    original = base_subprocess.BaseSubprocessTransport._connect_pipes
+
+    async def held(self: base_subprocess.BaseSubprocessTransport, waiter: asyncio.Future[None]) -> None:
+        connecting.set()  # the process exists; asyncio is about to connect its pipes
+        await release.wait()
+        await original(self, waiter)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(base_subprocess.BaseSubprocessTransport, "_connect_pipes", held)
+    task = asyncio.create_task(run_shell("sleep 300 & echo $! > c.pid; wait", ws, 600))
+    await asyncio.wait_for(connecting.wait(), 30)  # hang guards, as above
+    deadline = time.monotonic() + 30
+    while not ((ws / "c.pid").exists() and (ws / "c.pid").read_text().strip()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    child = int((ws / "c.pid").read_text())
+    group = os.getpgid(child)
+    task.cancel()  # delivered before the pipes are connected (the release below is queued after it)
+    release.set()
+    try:
+        await asyncio.wait({task}, timeout=30)  # hang guard: asyncio's own cleanup waits for the child's pipe
+        deadline = time.monotonic() + 30
+        while not _gone(child) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert _gone(child), "a cancel during process creation left the command's child running"
+        assert task.done() and task.cancelled(), "the cancel went through"
+        assert group not in reaper.running(), "and its group is not left registered"
+    finally:
+        if not _gone(child):
+            os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def test_background_child_holding_pipe_does_not_hang(

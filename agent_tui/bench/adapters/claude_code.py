@@ -14,7 +14,8 @@ One JSON object per line.  What is sent to the model:
   ``preTokens`` is the input of its summarising call.
 
 Skipped: ``progress``, ``file-history-snapshot``, ``queue-operation``, other
-``system`` lines, sidechains (sub-agent calls are not in the file), and
+``system`` lines, sidechain lines of a main transcript (a sub-agent's calls; a file that is
+sidechain throughout is a sub-agent's own transcript and is read as its session), and
 ``<synthetic>`` assistant lines (the client wrote them, no model call).
 File events come from ``Read``/``Write``/``Edit``/``MultiEdit`` and their
 ``toolUseResult`` (which holds the file text and, for edits, the original file).
@@ -65,17 +66,28 @@ class ClaudeCodeAdapter:
         except OSError:
             session.malformed += 1
             return session
+        rows: list[dict[str, Any]] = []
         with fh:
             for line in fh:
                 if not line.strip():
                     continue
                 try:
                     row = json.loads(line)
-                    if not isinstance(row, dict):
-                        raise ValueError("not an object")
-                    b.row(row)
-                except (ValueError, TypeError, KeyError, AttributeError):
+                except ValueError:
+                    row = None
+                if isinstance(row, dict):
+                    rows.append(row)
+                else:
                     session.malformed += 1
+        # A sub-agent's own transcript (``subagents/agent-*.jsonl``) is sidechain from end to end: it
+        # is that agent's session.  In a main transcript, sidechain lines are another agent's calls.
+        b.keep_sidechain = not any(r.get("type") in ("user", "assistant") and not r.get("isSidechain")
+                                   for r in rows)
+        for row in rows:
+            try:
+                b.row(row)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                session.malformed += 1
         return session
 
 
@@ -100,10 +112,12 @@ class _Builder:
         self.uses: dict[str, tuple[str, dict[str, Any], int]] = {}
         """tool_use id -> (name, input, call index)."""
         self.pending_compaction: int | None = None
+        self.keep_sidechain = False
+        """The file is a sub-agent's own transcript: its sidechain lines are the session."""
 
     def row(self, r: dict[str, Any]) -> None:
         kind = r.get("type")
-        if r.get("isSidechain"):
+        if r.get("isSidechain") and not self.keep_sidechain:
             return
         if kind == "system":
             meta = r.get("compactMetadata")

@@ -1,6 +1,9 @@
-"""Adapter for mini-swe-agent trajectories (``*.traj.json``, format ``mini-swe-agent-1.1``).
+"""Adapter for mini-swe-agent trajectories (``*.traj.json``, formats ``mini-swe-agent-1.1`` and 1.x).
 
-The file is one JSON document ``{info, messages[], trajectory_format, instance_id}``.
+The file is one JSON document ``{info, messages[], trajectory_format, instance_id}`` (or the bare
+list of messages).  Format 1.1 calls one ``bash`` tool; earlier runs put the command in a fenced
+``bash`` (or ``mswea_bash_command``) block of the assistant's text and its output in the next user
+message — replayed as the same tool call and result, so the output is shaped and aged as one.
 Messages are OpenAI-style; each assistant message carries the provider's
 response in ``extra.response`` whose ``usage.prompt_tokens`` is what the call
 cost.  Tool messages carry the whole output in ``extra.raw_output``; the
@@ -33,6 +36,8 @@ from agent_tui.bench.trace import Edit, FileEvent, Message, ModelCall, Session, 
 
 WINDOW = 128_000
 _RC = re.compile(r"<returncode>(-?\d+)</returncode>")
+_ACTION = re.compile(r"```(?:bash|mswea_bash_command|sh|shell)[ \t]*\n(.*?)\n```", re.S)
+"""A command given as a fenced block in the text (mini-swe-agent 1.x, before tool calls)."""
 
 
 class MiniSweAdapter:
@@ -60,6 +65,8 @@ class MiniSweAdapter:
         except (OSError, ValueError):
             session.malformed += 1
             return session
+        if isinstance(data, list):  # a bare list of messages (older runs, the project's own test data)
+            data = {"messages": data}
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             session.malformed += 1
             return session
@@ -85,6 +92,8 @@ class _Builder:
         self.cwd = cwd
         self.pending: dict[str, tuple[str, str]] = {}
         """tool_call_id -> (tool name, command)."""
+        self.text_action: str | None = None
+        """The id given to the last assistant message's text action, until its output arrives."""
 
     def feed(self, messages: list[Any]) -> None:
         for m in messages:
@@ -101,6 +110,11 @@ class _Builder:
         text = content if isinstance(content, str) else json.dumps(content) if content else ""
         if role == "system" and not self.s.system_prompt and not self.s.messages:
             self.s.system_prompt = text
+        elif role == "user" and self.text_action is not None:
+            # the observation of a text action (mini-swe-agent 1.x answers every response that
+            # holds exactly one action with the command's output, or with its time-out)
+            call_id, self.text_action = self.text_action, None
+            self._tool({"tool_call_id": call_id, "extra": m.get("extra")}, text)
         elif role in ("user", "system"):
             self.s.messages.append(Message("user", text))
         elif role == "assistant":
@@ -119,7 +133,15 @@ class _Builder:
         if not self.s.model:
             self.s.model = str(_get(m, "extra", "response", "model") or "")
         calls: list[ToolCall] = []
-        for tc in m.get("tool_calls") or []:
+        recorded = list(m.get("tool_calls") or [])
+        self.text_action = None
+        if not recorded and len(actions := _ACTION.findall(text)) == 1:
+            # mini-swe-agent 1.x: the command is a fenced block in the text, its output comes back as
+            # the next user message; replayed as the tool call and result the product would send
+            self.text_action = f"text-{len(self.s.calls)}"
+            recorded = [{"id": self.text_action, "function": {"name": "bash",
+                                                              "arguments": json.dumps({"command": actions[0]})}}]
+        for tc in recorded:
             fn = tc.get("function") or {}
             call = ToolCall(str(tc.get("id") or ""), str(fn.get("name") or ""), str(fn.get("arguments") or ""))
             calls.append(call)
