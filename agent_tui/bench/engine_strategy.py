@@ -3,9 +3,9 @@
 Replay mapping (everything the engine gets is what the product's agent loop
 would give it):
 
-* the system prompt → ``set_system_prompt`` (Claude Code's is unrecorded: the
-  engine keeps its default and the unrecorded prefix is counted for every
-  strategy alike); the engine's window is the session window minus that prefix;
+* the system prompt → ``set_system_prompt`` (Claude Code's is unrecorded: it is
+  in the unrecorded prefix counted for every strategy alike, so the engine sends
+  no prompt of its own); the engine's window is the session window minus that prefix;
 * a user message → ``add_user`` (a new turn; the task is protected for it);
 * an assistant message → ``add_assistant`` with its tool calls;
 * a tool result → shaped by the product's shapers (:mod:`agent_tui.bench.shaping`)
@@ -78,8 +78,9 @@ class AgentTuiStrategy:
 
     def start(self, session: Session, window: int) -> None:
         self.engine = self.engine_factory(self.settings_factory(session, window))
-        if session.system_prompt:
-            self.engine.set_system_prompt(session.system_prompt)
+        # Claude Code's system prompt is not in its transcript: it is part of the unrecorded prefix
+        # counted for every strategy, so the engine's own default would be counted twice.
+        self.engine.set_system_prompt(session.system_prompt or "")
         self.shaper = ProductShaper(session.model or None)
         self.views = {}
         self.events = session.events_by_message()

@@ -133,3 +133,41 @@ def test_summaries_equal_the_plain_scans(bodies: list[str], texts: list[str]) ->
         S.matching_lines, S.may_hold_notes = saved
     assert fast.to_json() == slow.to_json()
     assert fast_decisions == slow_decisions
+
+
+def merged_plainly(old: S.Summary, newer: S.Summary) -> S.Summary:
+    """``Summary.merge`` as it was: list scans for the covered ids and the kept keys."""
+    out = S.Summary(covers=old.covers + [c for c in newer.covers if c not in old.covers])
+    out.superseded = list(old.superseded) + list(newer.superseded)
+    for s in S.SECTIONS:
+        entries = list(old.sections.get(s, [])) + list(newer.sections.get(s, []))
+        kept: list[S.Entry] = []
+        seen_text: set[str] = set()
+        for e in reversed(entries):
+            norm = " ".join(e.text.lower().split())
+            if norm in seen_text:
+                continue
+            if e.key and any(k.key == e.key for k in kept):
+                out.superseded.append(e)
+                continue
+            seen_text.add(norm)
+            kept.append(e)
+        kept.reverse()
+        out.sections[s] = kept[-S.SECTION_LIMIT.get(s, 20):]
+    out.text_override = newer.text_override
+    return out
+
+
+entries = st.builds(S.Entry, text=st.sampled_from(["a", "A", "b", "a ", "c d", "c  d", "e"]),
+                    source=st.sampled_from(["t1", "t2", "t3", "t4"]), key=st.sampled_from(["", "", "k1", "k2", "k3"]))
+summaries = st.builds(
+    lambda secs, covers, sup: S.Summary(sections={s: list(secs.get(s, [])) for s in S.SECTIONS}, covers=covers,
+                                        superseded=sup),
+    st.dictionaries(st.sampled_from(S.SECTIONS), st.lists(entries, max_size=40), max_size=3),
+    st.lists(st.sampled_from(["t1", "t2", "t3", "t4", "t5"]), max_size=6), st.lists(entries, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(summaries, summaries)
+def test_merge_equals_the_plain_merge(old: S.Summary, newer: S.Summary) -> None:
+    assert old.merge(newer).to_json() == merged_plainly(old, newer).to_json()
