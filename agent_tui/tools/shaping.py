@@ -100,8 +100,10 @@ def shape_result(
     intent: str = "",
     label: str = "",
     model: str | None = None,
+    html_page: bool = False,
 ) -> ShapedResult:
     """Clean ``text``; return it whole if it fits ``max_tokens``, else store it and summarise.
+    ``html_page``: the result may be a web page (an MCP server's), whose markup is removed.
 
     ``intent`` (what the model is looking for) selects extra lines of a text summary;
     ``label`` (e.g. ``"mcp:github.search"``) prefixes the summary and goes in the
@@ -109,7 +111,7 @@ def shape_result(
     """
     counter = counter_for(model)
     raw_tokens = counter.count(text)
-    cleaned = clean_text(text)
+    cleaned = clean_text(text, html_page=html_page)
     cleaned_tokens = raw_tokens if cleaned == text else counter.count(cleaned)
     if cleaned_tokens <= max_tokens:
         return ShapedResult(cleaned, None, raw_tokens, cleaned_tokens, len(text))
@@ -164,11 +166,13 @@ async def shape_result_async(
     intent: str = "",
     label: str = "",
     model: str | None = None,
+    html_page: bool = False,
 ) -> ShapedResult:
     """``shape_result`` run off the event loop for big texts (same arguments, same result)."""
     if len(text) < OFFLOAD_CHARS:
         return shape_result(
-            text, max_tokens=max_tokens, store=store, intent=intent, label=label, model=model
+            text, max_tokens=max_tokens, store=store, intent=intent, label=label, model=model,
+            html_page=html_page,
         )
     proxy = _PutOnLoop(store, asyncio.get_running_loop())
     return await asyncio.to_thread(
@@ -179,4 +183,5 @@ async def shape_result_async(
         intent=intent,
         label=label,
         model=model,
+        html_page=html_page,
     )
