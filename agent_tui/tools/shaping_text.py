@@ -29,6 +29,13 @@ ERROR_RE = re.compile(
     r"|[\w/\\-]\.[A-Za-z]\w{0,5}:\d"
 )
 
+#: The last alternative of ``ERROR_RE`` alone (``path.py:12``): the one holding no fixed word.
+_PATH_RE = re.compile(r"[\w/\\-]\.[A-Za-z]\w{0,5}:\d")
+#: A word every other alternative of ``ERROR_RE`` holds (case as written: the regex has no
+#: IGNORECASE): a line holding none of them can match only ``_PATH_RE``.
+_ERROR_WORDS = ("Error", "Exception", "ERROR", "FATAL", "CRITICAL", "error", "FAIL", "assert", "panic",
+                "Traceback (most recent call last)", 'File "')
+
 #: Characters of each line searched for errors and intent words (bounds the cost of a
 #: one-line megabyte output; what matters on such a line is near its start).
 SCAN_CHARS = 4096
@@ -81,7 +88,18 @@ def intent_hits(lines: Sequence[str], intent: str) -> tuple[list[str], list[int]
 
 def error_lines(lines: Sequence[str]) -> list[int]:
     """Indexes of the lines that look like errors."""
-    return [i for i, line in enumerate(lines) if ERROR_RE.search(line, 0, SCAN_CHARS)]
+    return [i for i, line in enumerate(lines) if is_error_line(line)]
+
+
+def is_error_line(line: str) -> bool:
+    """``ERROR_RE`` matches within the line's first ``SCAN_CHARS`` characters.  The regex runs
+    only on a line holding one of its words (``\\w*Error`` tries every word start of a line);
+    a line holding none can match only the ``file.py:12`` alternative, which needs a dot and a colon."""
+    seen = line if len(line) <= SCAN_CHARS else line[:SCAN_CHARS]
+    for word in _ERROR_WORDS:
+        if word in seen:
+            return ERROR_RE.search(line, 0, SCAN_CHARS) is not None
+    return "." in seen and ":" in seen and _PATH_RE.search(line, 0, SCAN_CHARS) is not None
 
 
 def clip(line: str, width: int) -> str:
