@@ -177,7 +177,8 @@ def shape(
         text, handle, raw, shaped = exact_view(body, cap, store, f"mcp:{name}", model)
     else:
         out = shape_result(
-            body, max_tokens=cap, store=store, intent=intent, label=f"mcp:{name}", model=model
+            body, max_tokens=cap, store=store, intent=intent, label=f"mcp:{name}", model=model,
+            html_page=True,
         )
         text, handle, raw, shaped = out.text, out.handle, out.raw_tokens, out.shaped_tokens
     is_error = bool(result.is_error)

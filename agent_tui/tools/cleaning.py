@@ -1,8 +1,11 @@
 """Strip the noise that costs tokens and tells the model nothing.
 
-Tool outputs (ours and MCP servers') carry base64 blobs, HTML markup, terminal escape
-codes, progress-bar carriage returns and runs of blank lines.  They are removed before
-a result is measured, so a result that only *looked* big because of junk fits in full.
+Tool outputs (ours and MCP servers') carry base64 blobs, terminal escape codes,
+progress-bar carriage returns and runs of blank lines, and an MCP server may answer with a
+whole web page.  They are removed before a result is measured, so a result that only
+*looked* big because of junk fits in full.  Markup is removed only from such a page: the
+text of a file or of a command's output is never rewritten (a template or a component read
+without its tags would be edited wrongly).
 The original is never changed: when a result is stored behind a handle, the store keeps
 the raw text.
 """
@@ -100,6 +103,12 @@ def is_html(text: str) -> bool:
     return len(HTML_TAG_RE.findall(text[:20000])) >= 5
 
 
+def is_html_page(text: str) -> bool:
+    """True when ``text`` starts as a whole HTML document (a doctype, ``<html>`` or ``<body>`` near
+    its start), not source code that holds markup (a template, a component)."""
+    return bool(HTML_STRONG_RE.search(text.lstrip()[:300]))
+
+
 def drop_blocks(text: str) -> str:
     """``text`` without ``<script>``/``<style>``/``<noscript>``/``<svg>`` blocks and comments.
 
@@ -144,15 +153,19 @@ def _resolve_carriage_returns(line: str) -> str:
     return parts[-1] if parts else ""
 
 
-def clean_text(text: str) -> str:
-    """``text`` without escape codes, control characters, base64 blobs, HTML and blank runs."""
+def clean_text(text: str, *, html_page: bool = False) -> str:
+    """``text`` without escape codes, control characters, base64 blobs and blank runs; with
+    ``html_page`` (a result that may be a web page: an MCP server's), an HTML document also loses
+    its markup.  Never for a file or a command's output: a template, a JSX or LiveView module or
+    an ``.html`` file the agent reads or ``cat``s must reach the model byte for byte, or its edits
+    will not match the file."""
     text = text.replace("\r\n", "\n")
     text = ANSI_RE.sub("", text)
     if "\r" in text:
         text = "\n".join(_resolve_carriage_returns(line) for line in text.split("\n"))
     text = CONTROL_RE.sub("", text)
     text = remove_base64(text)
-    if is_html(text):
+    if html_page and is_html_page(text):
         text = strip_html(text)
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     if "\n\n\n" in text:

@@ -100,8 +100,10 @@ def shape_result(
     intent: str = "",
     label: str = "",
     model: str | None = None,
+    html_page: bool = False,
 ) -> ShapedResult:
     """Clean ``text``; return it whole if it fits ``max_tokens``, else store it and summarise.
+    ``html_page``: the result may be a web page (an MCP server's), whose markup is removed.
 
     ``intent`` (what the model is looking for) selects extra lines of a text summary;
     ``label`` (e.g. ``"mcp:github.search"``) prefixes the summary and goes in the
@@ -109,9 +111,13 @@ def shape_result(
     """
     counter = counter_for(model)
     raw_tokens = counter.count(text)
-    cleaned = clean_text(text)
-    cleaned_tokens = raw_tokens if cleaned == text else counter.count(cleaned)
-    if cleaned_tokens <= max_tokens:
+    cleaned = clean_text(text, html_page=html_page)
+    # whether the cleaned text fits is all a long output needs: its count stops once over the cap
+    if cleaned == text:
+        cleaned_tokens: int | None = raw_tokens if raw_tokens <= max_tokens else None
+    else:
+        cleaned_tokens = counter.count_within(cleaned, max_tokens)
+    if cleaned_tokens is not None:
         return ShapedResult(cleaned, None, raw_tokens, cleaned_tokens, len(text))
     handle = store.put(
         text, {"label": label, "intent": intent, "chars": len(text), "tokens": raw_tokens}
@@ -164,11 +170,13 @@ async def shape_result_async(
     intent: str = "",
     label: str = "",
     model: str | None = None,
+    html_page: bool = False,
 ) -> ShapedResult:
     """``shape_result`` run off the event loop for big texts (same arguments, same result)."""
     if len(text) < OFFLOAD_CHARS:
         return shape_result(
-            text, max_tokens=max_tokens, store=store, intent=intent, label=label, model=model
+            text, max_tokens=max_tokens, store=store, intent=intent, label=label, model=model,
+            html_page=html_page,
         )
     proxy = _PutOnLoop(store, asyncio.get_running_loop())
     return await asyncio.to_thread(
@@ -179,4 +187,5 @@ async def shape_result_async(
         intent=intent,
         label=label,
         model=model,
+        html_page=html_page,
     )

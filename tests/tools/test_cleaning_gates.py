@@ -19,15 +19,13 @@ def remove_base64_always(text: str) -> str:
 
 
 def clean_text_always(text: str) -> str:
-    """clean_text as it was, every regex run."""
+    """clean_text (no web page: markup kept) as it was, every regex run."""
     text = text.replace("\r\n", "\n")
     text = cleaning.ANSI_RE.sub("", text)
     if "\r" in text:
         text = "\n".join(cleaning._resolve_carriage_returns(line) for line in text.split("\n"))
     text = cleaning.CONTROL_RE.sub("", text)
     text = remove_base64_always(text)
-    if cleaning.is_html(text):
-        text = cleaning.strip_html(text)
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip("\n")

@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.results import MemoryResultStore
-from agent_tui.core.tokens import count_tokens
+from agent_tui.core.tokens import count_tokens, counter_for
 from agent_tui.tools.cleaning import clean_text
 from agent_tui.tools.paging import PAGE_CHARS, get_page, page_count
 from agent_tui.tools.shaping import shape_result
+from agent_tui.tools.shell import shape_output
 
 
 def test_clean_base64_html_ansi_blank_runs() -> None:
@@ -42,8 +43,30 @@ def test_clean_html() -> None:
         "<body><h1>Title</h1><p>First &amp; <b>bold</b> para.</p><ul><li>one</li><li>two</li></ul>"
         "<!-- hidden --></body></html>"
     )
-    cleaned = clean_text(page)
+    cleaned = clean_text(page, html_page=True)
     assert cleaned.split("\n") == ["Title", "", "First & bold para.", "", "one", "", "two"]
+    assert clean_text(page) == page  # a file or a command's output keeps its markup
+
+
+LIVEVIEW = (
+    "defmodule AppWeb.PaneListLive do\n  use Phoenix.LiveView\n\n  def render(assigns) do\n    ~H\"\"\"\n"
+    + "".join(f'    <div class="row">\n      <span id="r{i}"><a href="/p/{i}">{i}</a></span>\n    </div>\n'
+              for i in range(8))
+    + '    <html><body><p>inline</p></body></html>\n    \"\"\"\n  end\nend'
+)
+
+
+def test_source_code_holding_markup_reaches_the_model_byte_for_byte() -> None:
+    """A template, a JSX or LiveView module, an .html file: its tags and indentation are what the
+    agent edits.  Shaping used to take five tags for a web page and strip them (a recorded Read of
+    an Elixir LiveView lost its markup and indentation: 30,592 -> 19,220 characters)."""
+    assert clean_text(LIVEVIEW) == LIVEVIEW
+    assert clean_text(LIVEVIEW, html_page=True) == LIVEVIEW  # markup inside code is not a page
+    html_file = "<!DOCTYPE html>\n<html>\n  <body>\n    <p>Hi</p>\n  </body>\n</html>"
+    assert clean_text(html_file) == html_file
+    store = MemoryResultStore()
+    assert shape_result(LIVEVIEW, max_tokens=5000, store=store).text == LIVEVIEW
+    assert shape_output(LIVEVIEW, counter_for(None))[0] == LIVEVIEW  # `cat` through run_shell
 
 
 def test_clean_progress_bar_carriage_returns() -> None:
