@@ -191,6 +191,30 @@ class TokenCounter:
             return self.count(head + body)
         return self._corrected(self._raw(head) + self._raw(body))
 
+    def count_within(self, text: str, limit: int) -> int | None:
+        """``count(text)`` when it is at most ``limit``, else None — without tokenising the rest of a
+        long text once the count is known to be over (a tool output far over its cap needs only
+        the answer "it does not fit").  A long text's chunks count exactly as the whole
+        (``_chunks``), so their running sum is a lower bound that only grows."""
+        if not text:
+            return 0 if limit >= 0 else None
+        n = self._memo.data.get(text)
+        if n is None and self._enc is not None and len(text) >= CHUNK_TEXT_MIN:
+            s = _as_text(text)
+            if s is text:  # (an odd text is counted whole, as count() does)
+                self.calls += 1
+                total = 0
+                for chunk in _chunks(s):
+                    total += self._chunk(chunk)
+                    if self._corrected(total) > limit:
+                        return None
+                self._memo.put(text, total)
+                n = total
+        if n is None:
+            n = self._raw(text)
+        out = self._corrected(n)
+        return out if out <= limit else None
+
     def _raw(self, text: str) -> int:
         """Tokens of ``text`` before the family correction (remembered)."""
         n = self._memo.data.get(text)

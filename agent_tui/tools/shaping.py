@@ -112,8 +112,12 @@ def shape_result(
     counter = counter_for(model)
     raw_tokens = counter.count(text)
     cleaned = clean_text(text, html_page=html_page)
-    cleaned_tokens = raw_tokens if cleaned == text else counter.count(cleaned)
-    if cleaned_tokens <= max_tokens:
+    # whether the cleaned text fits is all a long output needs: its count stops once over the cap
+    if cleaned == text:
+        cleaned_tokens: int | None = raw_tokens if raw_tokens <= max_tokens else None
+    else:
+        cleaned_tokens = counter.count_within(cleaned, max_tokens)
+    if cleaned_tokens is not None:
         return ShapedResult(cleaned, None, raw_tokens, cleaned_tokens, len(text))
     handle = store.put(
         text, {"label": label, "intent": intent, "chars": len(text), "tokens": raw_tokens}

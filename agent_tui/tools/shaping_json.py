@@ -95,6 +95,6 @@ def summarize_json(value: Any, budget: int, counter: TokenCounter) -> str:
     """The richest structural view of ``value`` within ``budget`` tokens ("" if none fits)."""
     for level in LEVELS:
         text = "JSON " + "\n".join(_render(value, "", "", level[1], level))
-        if counter.count(text) <= budget:
+        if counter.count_within(text, budget) is not None:
             return text
     return ""

@@ -130,6 +130,6 @@ def summarize_text(text: str, budget: int, counter: TokenCounter, intent: str = 
         if hits:
             parts.append(f"{len(hits):,} line(s) matching {', '.join(words[:6])}")
         out = ", ".join(parts) + ":\n" + render_lines(lines, chosen, width)
-        if counter.count(out) <= budget:
+        if counter.count_within(out, budget) is not None:
             return out
     return ""

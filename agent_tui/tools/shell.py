@@ -81,7 +81,7 @@ def shape_output(output: str, counter: TokenCounter) -> tuple[str, bool]:
     """The output as shown and whether anything was left out."""
     lines = clean_text(output).split("\n")
     full = "\n".join(lines)
-    if len(lines) <= HEAD_LINES + TAIL_LINES and counter.count(full) <= OUTPUT_TOKEN_CAP:
+    if len(lines) <= HEAD_LINES + TAIL_LINES and counter.count_within(full, OUTPUT_TOKEN_CAP) is not None:
         return full, "[base64 " in full and "[base64 " not in output
     for scale in (1.0, 0.6, 0.35, 0.2, 0.1):
         text, _ = excerpt(
@@ -91,7 +91,7 @@ def shape_output(output: str, counter: TokenCounter) -> tuple[str, bool]:
             max(1, int(MIDDLE_ERROR_LINES * scale)),
             max(80, int(LINE_WIDTH * scale)),
         )
-        if counter.count(text) <= OUTPUT_TOKEN_CAP:
+        if counter.count_within(text, OUTPUT_TOKEN_CAP) is not None:
             return text, True
     return text, True  # the registry's cap shapes whatever is still too long
 
