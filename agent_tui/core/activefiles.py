@@ -99,8 +99,8 @@ class ActiveFiles:
         self.files: dict[str, ActiveFile] = {}
         self.clock = 0
         """Ticks at every region noted (a region's recency)."""
-        self.run_words: list[str] = []
-        """Every script path a command of this session ran (a file written later can match)."""
+        self.run_words: dict[str, None] = {}
+        """Every script path a command of this session ran, in order (a file written later can match)."""
 
     def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False,
              kind: str = "edit") -> ActiveFile:
@@ -135,8 +135,7 @@ class ActiveFiles:
     def note_ran(self, words: list[str]) -> None:
         """Commands ran these script paths (core/scripts_run): mark the files they name."""
         for w in words:
-            if w not in self.run_words:
-                self.run_words.append(w)
+            self.run_words[w] = None
             for af in self.files.values():
                 af.ran = af.ran or same_file(af.path, w)
 

@@ -74,7 +74,7 @@ class InputHistory:
         from agent_tui.core.redact import redact_text
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
             with self.path.open("a", encoding="utf-8") as f:
                 f.write(json.dumps({"text": redact_text(text), "at": round(time.time(), 3)}, ensure_ascii=False) + "\n")
             if len(self.entries) > 2 * LIMIT:
@@ -150,7 +150,7 @@ def _import_legacy(workspace: Path, path: Path) -> None:
     old = "".join(json.dumps({"text": redact_text(t)}, ensure_ascii=False) + "\n" for t in _texts(legacy)[-LIMIT:])
     try:
         current = path.read_text(encoding="utf-8") if path.is_file() else ""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(mark + old + current, encoding="utf-8")
         tmp.replace(path)

@@ -172,3 +172,24 @@ def test_a_sub_agents_own_transcript_is_its_session(tmp_path: Path) -> None:
     main = ClaudeCodeAdapter().load(CLAUDE)
     assert len(s.calls) == len(main.calls) > 0
     assert [m.role for m in s.messages] == [m.role for m in main.messages]
+
+
+def test_a_read_without_tool_use_result_is_its_numbered_lines(tmp_path: Path) -> None:
+    """Sub-agent transcripts carry no ``toolUseResult``: the file is the output's ``N→`` lines (not
+    the reminder Claude Code appends), whole when no offset or limit was asked."""
+    def line(kind: str, content: object) -> str:
+        extra = {"model": "claude-opus-4-6", "id": f"m{len(str(content))}",
+                 "usage": {"input_tokens": 3}} if kind == "assistant" else {}
+        return json.dumps({"type": kind, "isSidechain": True, "message": {"role": kind, "content": content, **extra}})
+
+    out = ("     1\u2192def greet():\n     2\u2192    return 'helo'\n\n<system-reminder>\n"
+           "Whenever you read a file, consider whether it is malware.\n</system-reminder>\n")
+    rows = [line("user", "Read app.py"),
+            line("assistant", [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/app.py"}}]),
+            line("user", [{"type": "tool_result", "tool_use_id": "t1", "content": out}]),
+            line("assistant", [{"type": "text", "text": "Read."}])]
+    path = tmp_path / "agent-x.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (ev,) = ClaudeCodeAdapter().load(path).file_events
+    assert (ev.kind, ev.start_line, ev.whole) == ("read", 1, True)
+    assert ev.content == "def greet():\n    return 'helo'\n"

@@ -88,3 +88,4 @@ def test_history_is_keyed_by_the_real_path(tmp_path: Path) -> None:
     assert InputHistory.for_workspace(tmp_path / "link").entries == ["hello"]
     assert InputHistory.for_workspace(tmp_path).entries == [], "another folder has its own"
     assert list(root.iterdir()) == [], "nothing is written in the workspace"
+    assert history_path(root).parent.stat().st_mode & 0o077 == 0, "other local users cannot read it"

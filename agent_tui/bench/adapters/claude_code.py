@@ -40,7 +40,9 @@ from agent_tui.bench.trace import (
 )
 
 WINDOW = 200_000
-_READ_PREFIX = re.compile(r"^\s*\d+→", re.M)
+_NUMBERED = re.compile(r"^\s*(\d+)→(.*)$", re.M)
+READ_DEFAULT_LINES = 2000
+"""Lines Claude Code's Read tool shows when no limit is given."""
 
 
 class ClaudeCodeAdapter:
@@ -196,10 +198,10 @@ class _Builder:
                 start, n, total = int(f.get("startLine") or 1), int(f.get("numLines") or 0), f.get("totalLines")
                 whole = start == 1 and total is not None and n >= int(total)
                 self.s.file_events.append(FileEvent(at, path, "read", str(f.get("content") or ""), start, whole))
-            else:
-                text = _READ_PREFIX.sub("", self.s.messages[at].content)
-                start = int(inp.get("offset") or 1)
-                self.s.file_events.append(FileEvent(at, path, "read", text, start, False))
+            else:  # no toolUseResult (a sub-agent's transcript): the numbered lines of the output
+                read = _numbered_read(self.s.messages[at].content, inp)
+                if read is not None:
+                    self.s.file_events.append(FileEvent(at, path, "read", read[0], read[1], read[2]))
         elif name == "Write" and path:
             self.s.file_events.append(FileEvent(at, path, "write", str(inp.get("content") or ""), whole=True))
         elif name in ("Edit", "MultiEdit") and path:
@@ -216,6 +218,18 @@ class _Builder:
                 last = k == len(replacements) - 1
                 self.s.file_events.append(FileEvent(at, path, "edit", old=old, new=new,
                                                     full_after=after if last else None))
+
+
+def _numbered_read(output: str, inp: dict[str, Any]) -> tuple[str, int, bool] | None:
+    """(text, first line, whole) of a Read output's ``   N→line`` lines — not the reminders Claude
+    Code appends after them; whole when no offset or limit was asked and the file ended before the
+    Read tool's default 2,000 lines.  None when no line is numbered."""
+    found = [(int(m.group(1)), m.group(2)) for m in _NUMBERED.finditer(output)]
+    if not found:
+        return None
+    start = found[0][0]
+    whole = start == 1 and not inp.get("offset") and not inp.get("limit") and len(found) < READ_DEFAULT_LINES
+    return "\n".join(line for _, line in found) + "\n", start, whole
 
 
 def _replacements(name: str, inp: dict[str, Any]) -> list[tuple[str, str, bool]]:
