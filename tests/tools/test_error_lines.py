@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from agent_tui.tools.shaping_text import _PATH_RE, ERROR_RE, SCAN_CHARS, error_lines, is_error_line
 
 
-
 def top_level(pattern: str) -> list[str]:
     """``pattern`` split at its top-level ``|`` (not inside a group, a class or after a backslash)."""
     out, depth, start, i, in_class = [], 0, 0, 0, False
