@@ -16,7 +16,10 @@ reports; on a shared machine a step that loses the CPU to another process gains 
 scheduler slice (~4 ms), so CPU time is the steadier measure of the work itself.  A
 benchmark, not a test: nothing is asserted.
 
-    .venv/bin/python scripts/bench_events.py [--traces DIR] [--repeat 3] [--json]
+    .venv/bin/python scripts/bench_events.py [--traces DIR ...] [--repeat 3] [--json]
+
+``--traces`` may be given several times (e.g. ../shared/traces and a held-out folder); each pass
+replays every session of every folder.
 """
 
 from __future__ import annotations
@@ -36,10 +39,10 @@ from bench_ingest import fresh_process_state, pct, replay_steps  # noqa: E402
 from agent_tui.bench.adapters import adapter_for, discover  # noqa: E402
 
 
-def replay_all(traces: Path) -> list[tuple[Any, ...]]:
+def replay_all(traces: list[Path]) -> list[tuple[Any, ...]]:
     """Every recorded call of every session under ``traces``, timed (one session loaded at a time)."""
     out: list[tuple[Any, ...]] = []
-    for f in sorted(discover([traces])):
+    for f in sorted(discover(traces)):
         adapter = adapter_for(Path(f))
         session = adapter.load(Path(f)) if adapter is not None else None
         if session is not None and session.calls:
@@ -74,18 +77,20 @@ def summarise(steps: list[tuple[Any, ...]]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--traces", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "traces")
+    parser.add_argument("--traces", type=Path, action="append",
+                        help="trace folder or file (repeatable; default ../shared/traces)")
     parser.add_argument("--repeat", type=int, default=3, help="passes (each reported)")
     parser.add_argument("--json", action="store_true", help="print the passes as JSON")
     opts = parser.parse_args()
+    traces = opts.traces or [Path(__file__).resolve().parents[3] / "shared" / "traces"]
     passes = []
     for _ in range(opts.repeat):
         fresh_process_state()  # each pass starts as a new process would: nothing remembered
-        passes.append(summarise(replay_all(opts.traces)))
+        passes.append(summarise(replay_all(traces)))
     if opts.json:
         print(json.dumps(passes, indent=1))
         return
-    print(f"{passes[0]['calls']} calls, {passes[0]['events']} compaction events from {opts.traces}")
+    print(f"{passes[0]['calls']} calls, {passes[0]['events']} compaction events from {', '.join(map(str, traces))}")
     for n, p in enumerate(passes, 1):
         print(f"pass {n}: all p50 {p['p50_ms']:5.2f} p95 {p['p95_ms']:5.2f} ms "
               f"(CPU {p['cpu_p50_ms']:5.2f} / {p['cpu_p95_ms']:5.2f}) | "
