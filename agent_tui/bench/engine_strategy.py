@@ -114,26 +114,50 @@ class AgentTuiStrategy:
                 prov["path"] = args["file_path"]
             eng.add_tool_result(message.tool_call_id, message.name, sent,
                                 raw=whole if whole != sent else None, provenance=prov)
-        for ev in self.events.get(index, []):
-            self._file_event(ev)
+        events = self.events.get(index, [])
+        k = 0
+        while k < len(events):
+            ev = events[k]
+            if ev.kind == "read":  # one output's reads of one file (a grep's runs) are one read
+                run = [ev]
+                while k + len(run) < len(events) and events[k + len(run)].kind == "read" \
+                        and events[k + len(run)].path == ev.path:
+                    run.append(events[k + len(run)])
+                self._read(run)
+                k += len(run)
+            else:
+                self._file_event(ev)
+                k += 1
         return sent
+
+    def _read(self, reads: list[FileEvent]) -> None:
+        """The agent was shown these parts of one file by one output (a read, or a grep's runs)."""
+        assert self.engine is not None
+        path = reads[0].path
+        view = self.views.setdefault(path, FileView())
+        for ev in reads:
+            view.read(ev.content, ev.start_line, ev.whole)
+        whole = any(ev.whole for ev in reads)
+        shown = None
+        if self.engine.order:
+            last = self.engine.items[self.engine.order[-1]]
+            if last.role == "tool" and "handle" not in last.provenance:
+                # the output shows what was read (not cut by shaping): no copy of it is needed
+                last.provenance.update(path=path, file_read=True)
+                shown = last.id
+        self.engine.note_file_read(path, view.render(), shown_by=shown, whole=whole)
+        if whole:
+            return
+        spans = [view.rendered_span(ev.start_line, len(_lines(ev.content))) for ev in reads]
+        found = [s for s in spans if s is not None]
+        if found:  # a ranged read: the product's read_file records the lines it showed
+            self.engine.window.note_lines(path, found)
 
     def _file_event(self, ev: FileEvent) -> None:
         assert self.engine is not None
         view = self.views.setdefault(ev.path, FileView())
         if ev.kind == "read":
-            view.read(ev.content, ev.start_line, ev.whole)
-            shown = None
-            if self.engine.order:
-                last = self.engine.items[self.engine.order[-1]]
-                if last.role == "tool" and "handle" not in last.provenance:
-                    # the output shows what was read (not cut by shaping): no copy of it is needed
-                    last.provenance.update(path=ev.path, file_read=True)
-                    shown = last.id
-            self.engine.note_file_read(ev.path, view.render(), shown_by=shown, whole=ev.whole)
-            span = None if ev.whole else view.rendered_span(ev.start_line, len(_lines(ev.content)))
-            if span is not None:  # a ranged read: the product's read_file records the lines it showed
-                self.engine.window.note_lines(ev.path, [span])
+            self._read([ev])
             return
         if ev.kind == "revert":  # the product re-reads a file changed on disk
             if view.revert():
