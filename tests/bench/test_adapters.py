@@ -193,3 +193,18 @@ def test_a_read_without_tool_use_result_is_its_numbered_lines(tmp_path: Path) ->
     (ev,) = ClaudeCodeAdapter().load(path).file_events
     assert (ev.kind, ev.start_line, ev.whole) == ("read", 1, True)
     assert ev.content == "def greet():\n    return 'helo'\n"
+
+
+def test_a_tool_call_trajectory_reply_without_a_call_is_not_a_text_action(tmp_path: Path) -> None:
+    """In a 1.1 trajectory a reply that shows a fenced command but calls no tool is answered by a
+    format error: that error stays a user message, it is not taken for the command's output."""
+    data = json.loads(MINI.read_text(encoding="utf-8"))
+    data["messages"] = data["messages"][:4] + [
+        {"role": "assistant", "content": "Run this:\n```bash\nls\n```"},
+        {"role": "user", "content": "Please call the bash tool."},
+    ]
+    path = tmp_path / "fmt.traj.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    s = MiniSweAdapter().load(path)
+    assert [m.role for m in s.messages][-2:] == ["assistant", "user"]
+    assert not s.messages[-2].tool_calls and s.messages[-1].content == "Please call the bash tool."

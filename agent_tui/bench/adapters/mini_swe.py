@@ -74,7 +74,11 @@ class MiniSweAdapter:
         info = data.get("info") if isinstance(data.get("info"), dict) else {}
         cwd = _get(info, "config", "environment", "cwd") or "/"
         session.model = str(_get(info, "config", "model", "model_name") or "")
-        _Builder(session, str(cwd)).feed(data["messages"])
+        messages = data["messages"]
+        # 1.x put the command in the text; 1.1 calls a tool, and a 1.1 reply without a call (answered
+        # by a format error) is not an action even when its text shows a fenced command
+        text_actions = not any(isinstance(m, dict) and m.get("tool_calls") for m in messages)
+        _Builder(session, str(cwd), text_actions).feed(messages)
         return session
 
 
@@ -87,13 +91,15 @@ def _get(d: Any, *keys: str) -> Any:
 
 
 class _Builder:
-    def __init__(self, session: Session, cwd: str) -> None:
+    def __init__(self, session: Session, cwd: str, text_actions: bool = False) -> None:
         self.s = session
         self.cwd = cwd
         self.pending: dict[str, tuple[str, str]] = {}
         """tool_call_id -> (tool name, command)."""
         self.text_action: str | None = None
         """The id given to the last assistant message's text action, until its output arrives."""
+        self.text_actions = text_actions
+        """The trajectory gives commands as fenced blocks in the text (mini-swe-agent 1.x)."""
 
     def feed(self, messages: list[Any]) -> None:
         for m in messages:
@@ -135,7 +141,7 @@ class _Builder:
         calls: list[ToolCall] = []
         recorded = list(m.get("tool_calls") or [])
         self.text_action = None
-        if not recorded and len(actions := _ACTION.findall(text)) == 1:
+        if self.text_actions and not recorded and len(actions := _ACTION.findall(text)) == 1:
             # mini-swe-agent 1.x: the command is a fenced block in the text, its output comes back as
             # the next user message; replayed as the tool call and result the product would send
             self.text_action = f"text-{len(self.s.calls)}"
