@@ -200,6 +200,16 @@ def test_a_memo_between_events_does_not_skip_the_regions_read_before_it(tmp_path
     assert "  2102\t    return respond(request, 700 * 17)" in request_text(eng.assemble().messages)
 
 
+def edit_then_compact(eng: ContextEngine, body: str) -> None:
+    """The agent edits big.py to ``body``, works on, and an event rebuilds the block."""
+    eng.add_user("Tidy big.py")
+    eng.add_assistant("Editing.", [call("e1", name="edit_file", path="big.py")])
+    eng.note_file_edit("big.py", body)
+    eng.add_tool_result("e1", "edit_file", "big.py edited")
+    later_steps(eng, "s")
+    eng.compact(force=True)
+
+
 def test_the_per_file_limit_is_measured_in_tokens_not_guessed_from_characters(tmp_path: Path) -> None:
     """A file of long identifiers packs more than 3.2 characters into a token: one within
     ``max_file_tokens`` stays whole in the block however many characters it has (the limit used
@@ -209,12 +219,7 @@ def test_the_per_file_limit_is_measured_in_tokens_not_guessed_from_characters(tm
     eng = engine(tmp_path, body, window=200_000)
     limit = eng.settings.memory.max_file_tokens
     assert len(body) > limit * 3.2 and eng.counter.count(body) < limit
-    eng.add_user("Tidy big.py")
-    eng.add_assistant("Editing.", [call("e1", name="edit_file", path="big.py")])
-    eng.note_file_edit("big.py", body)
-    eng.add_tool_result("e1", "edit_file", "big.py edited")
-    later_steps(eng, "s")
-    eng.compact(force=True)
+    edit_then_compact(eng, body)
     entry = next(it.content for it in eng.block.items if it.id == "f:big.py")
     assert "configuration_registry_entry_0000" in entry and "configuration_registry_entry_0399" in entry
 
@@ -222,12 +227,7 @@ def test_the_per_file_limit_is_measured_in_tokens_not_guessed_from_characters(tm
 def test_a_file_over_its_token_limit_is_cut_within_it(tmp_path: Path) -> None:
     body = big_file(3000)
     eng = engine(tmp_path, body, window=200_000)
-    eng.add_user("Tidy big.py")
-    eng.add_assistant("Editing.", [call("e1", name="edit_file", path="big.py")])
-    eng.note_file_edit("big.py", body)
-    eng.add_tool_result("e1", "edit_file", "big.py edited")
-    later_steps(eng, "s")
-    eng.compact(force=True)
+    edit_then_compact(eng, body)
     entry = next(it for it in eng.block.items if it.id == "f:big.py")
     limit = eng.window.token_limit(eng.files.files["big.py"])
     assert eng.counter.count(body) > limit
