@@ -234,18 +234,23 @@ class Compactor:
             e.window.release(af, f"released: a script the agent wrote and ran, untouched for {after} steps "
                                  "(read_file shows it again)")
 
-    def rebuild_block(self) -> None:
-        """Freeze the compaction block from the current summary, memo, recalls and active files
-        (only a compaction event or a resume calls this)."""
-        e = self.engine
-        self.release_idle_written()
-        blocks = e.history.blocks()
+    def carried(self) -> list[ContextItem]:
+        """What a block frozen now carries besides the active files: the live summary segments, the
+        latest memo and recalled memories (pinned ones ride in the head instead)."""
+        blocks = self.engine.history.blocks()
         memos = sorted((it for it in blocks if it.id.startswith("memo") and it.in_window and not it.pinned),
                        key=lambda x: -x.created_at)
         recalls = [it for it in blocks if it.category == Category.MEMORY and not it.id.startswith("memo")
                    and it.state == State.IN and not it.pinned]
         items: list[ContextItem] = [it for it in self.segments if it.state == State.IN and not it.pinned]
-        items += memos[:1] + recalls
+        return items + memos[:1] + recalls
+
+    def rebuild_block(self) -> None:
+        """Freeze the compaction block from the current summary, memo, recalls and active files
+        (only a compaction event or a resume calls this)."""
+        e = self.engine
+        self.release_idle_written()
+        items = self.carried()
         files = e.window.blocks([])
         items += files
         self.block.rebuild(items, e.counter)

@@ -28,6 +28,35 @@ class ItemActions:
         """The engine whose items these act on (its items, turn, tool items and ``_save``)."""
 
     def pin(self, item_id: str) -> ContextItem:
+        """Keep the item in every request (in the head) until unpinned; never evicted."""
+        return self._moving_block(item_id, self._pin)
+
+    def unpin(self, item_id: str) -> ContextItem:
+        """Let the item age and be compacted like any other again."""
+        return self._moving_block(item_id, self._unpin)
+
+    def evict(self, item_id: str) -> ContextItem:
+        """Drop the item from the window (kept in the store; ``restore`` brings it back)."""
+        return self._moving_block(item_id, self._evict)
+
+    def restore(self, item_id: str) -> ContextItem:
+        """Bring the item back verbatim (see ``_restore``)."""
+        return self._moving_block(item_id, self._restore)
+
+    def _moving_block(self, item_id: str, action: Any) -> ContextItem:
+        """Run ``action``; if it moved an item into or out of what the compaction block carries (a
+        summary segment or memo pinned into the head, unpinned, evicted or restored), freeze the
+        block again, so the request carries the item once, where it now belongs.  The user changed
+        the prefix on purpose: one cache break, as a pin in the head already is."""
+        comp = self.engine.compactor
+        was = any(it.id == item_id for it in comp.block.items)
+        item = action(item_id)
+        if item.role is None and not item_id.startswith(SPECIAL) \
+                and was != any(it.id == item_id for it in comp.carried()):
+            self.engine.rebuild_block()
+        return item
+
+    def _pin(self, item_id: str) -> ContextItem:
         if item_id.startswith(SPECIAL):
             return self._special_action("pin", item_id)
         item = self._mutable(item_id)
@@ -37,7 +66,7 @@ class ItemActions:
         self.engine._save(item)
         return item
 
-    def unpin(self, item_id: str) -> ContextItem:
+    def _unpin(self, item_id: str) -> ContextItem:
         if item_id.startswith(SPECIAL):
             return self._special_action("unpin", item_id)
         item = self._mutable(item_id)
@@ -45,7 +74,7 @@ class ItemActions:
         self.engine._save(item)
         return item
 
-    def evict(self, item_id: str) -> ContextItem:
+    def _evict(self, item_id: str) -> ContextItem:
         if item_id.startswith(SPECIAL):
             return self._special_action("evict", item_id)
         item = self._mutable(item_id)
@@ -79,7 +108,7 @@ class ItemActions:
             item.scope = Scope.SESSION
         self.engine._save(item)
 
-    def restore(self, item_id: str) -> ContextItem:
+    def _restore(self, item_id: str) -> ContextItem:
         """Bring an item back verbatim; it goes into the next request and is spared by the
         automatic compaction for this turn and the next (its call or its results come with it)."""
         if item_id.startswith(SPECIAL):

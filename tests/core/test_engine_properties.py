@@ -160,7 +160,8 @@ def mandatory_tokens(eng: ContextEngine) -> int:
     return n + 400  # section headers, status line, stubs
 
 
-MANDATORY_REASONS = {"system prompt", "pinned", "active file", "current task", "latest step"}
+#: The compaction block is frozen between events: it goes in whole, like the head.
+MANDATORY_REASONS = {"system prompt", "pinned", "active file", "current task", "latest step", "compaction block"}
 
 
 def base_reason(reason: str) -> str:
@@ -291,6 +292,14 @@ def run_session(window: int, ops: list[tuple[Any, ...]], summarisers: Any = None
 # two restored outputs of the latest step that do not fit together: one still goes in whole
 @example(window=8192, ops=[("assistant", 0, [None, 2925, 2961]), ("pin", 0), ("assistant", 0, []),
                            ("restore", 0), ("restore", 0)])
+# a summary segment pinned between events rides in the head, not also in the frozen block
+@example(window=4096, ops=[("user", 9), ("user", 94), ("user", 67), ("user", 93), ("user", 94), ("user", 93),
+                           ("user", 231), ("assistant", 121, [None, 1338]), ("pin", 869), ("restore", 0),
+                           ("restore", 0)])
+# a restored message competes only with what must go in; the frozen block is part of that
+@example(window=4096, ops=[("user", 20), ("assistant", 57, [0, 0, 0]), ("user", 68), ("user", 94), ("user", 93),
+                           ("user", 233), ("user", 300), ("pin", 1), ("memo", 19), ("assistant", 150, [None, 1356]),
+                           ("restore", 7)])
 def test_random_sessions_keep_the_invariants(window: int, ops: list[tuple[Any, ...]]) -> None:
     run_session(window, ops)
 

@@ -123,6 +123,28 @@ def test_a_pinned_segment_survives_a_consolidation_is_folded_in_once_unpinned_an
         ws.close()
 
 
+def test_pinning_unpinning_evicting_a_segment_between_events_sends_it_once_or_not_at_all() -> None:
+    eng = ContextEngine(Settings.default(window=16_384))
+    rounds(eng, "alpha", 3)
+    eng.compact(force=True)
+    rounds(eng, "beta", 2)
+    seg = eng.compactor.segments[0]
+
+    def copies() -> int:
+        return "\n".join(str(m["content"]) for m in eng.assemble().messages).count(seg.content)
+
+    assert copies() == 1  # in the frozen block
+    eng.pin(seg.id)
+    assert copies() == 1  # moved to the head, out of the block (not both)
+    assert seg.id not in {it.id for it in eng.compactor.block.items}
+    eng.unpin(seg.id)
+    assert copies() == 1  # back in the block at once, not lost until the next event
+    eng.evict(seg.id)
+    assert copies() == 0  # the user dropped it: gone from the request now
+    eng.restore(seg.id)
+    assert copies() == 1
+
+
 def test_an_llm_text_from_an_earlier_event_never_becomes_the_next_segment() -> None:
     """A summary stored by an older version carried the LLM's text; the next extractive event must
     write its own facts, not that text again (found in review)."""
