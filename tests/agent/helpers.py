@@ -66,6 +66,22 @@ async def run_turn(agent: Any, task: str) -> list[ev.Event]:
     return out
 
 
+async def run_mcp_turn(root: Path, base_url: str, task: str) -> list[ev.Event]:
+    """One turn of a real agent with the workspace's ``.mcp.json`` servers started (and closed)."""
+    from agent_tui.agent.mcp_setup import make_mcp_manager
+
+    agent, ws = make_agent(root, base_url)
+    mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=True)
+    assert mcp is not None
+    await mcp.start()
+    agent.runner.mcp = mcp
+    try:
+        return await run_turn(agent, task)
+    finally:
+        await mcp.close()
+        ws.close()
+
+
 def request_tokens(req: Any) -> int:
     """Tokens of a recorded request as the server sees it (messages + tool definitions)."""
     import json

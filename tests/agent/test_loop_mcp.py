@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.mcp_setup import make_mcp_manager
-from tests.agent.helpers import make_agent, make_repo, run_turn
+from tests.agent.helpers import make_repo, run_mcp_turn
 from tests.support.fake_openai import Reply
 
 
@@ -21,16 +20,7 @@ async def test_model_finds_enables_and_calls_an_mcp_tool(tmp_path: Path, fake_ll
         Reply.tool_call("time__get_current_time", {"timezone": "Asia/Tokyo"}),
         Reply.text("It is late in Tokyo."),
     )
-    agent, ws = make_agent(root, fake_llm.base_url)
-    mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=True)
-    assert mcp is not None
-    await mcp.start()
-    agent.runner.mcp = mcp
-    try:
-        events = await run_turn(agent, "hello there")
-    finally:
-        await mcp.close()
-        ws.close()
+    events = await run_mcp_turn(root, fake_llm.base_url, "hello there")
     finished = {e.name: e for e in events if isinstance(e, ev.ToolCallFinished)}
     assert not finished["find_tools"].is_error and "time__get_current_time" in finished["find_tools"].text
     assert not finished["time__get_current_time"].is_error, finished["time__get_current_time"].text

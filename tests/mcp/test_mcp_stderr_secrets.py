@@ -17,11 +17,10 @@ import pytest
 from leaky_server import CONFIGURED, SECRETS
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.mcp_setup import make_mcp_manager
 from agent_tui.mcp.config import load_mcp_config
 from agent_tui.mcp.connection import Backoff
 from agent_tui.mcp.manager import McpManager
-from tests.agent.helpers import make_agent, make_repo, run_turn
+from tests.agent.helpers import make_repo, run_mcp_turn
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 LEAKY = str(Path(__file__).with_name("leaky_server.py"))
@@ -65,16 +64,7 @@ async def test_a_server_that_dies_in_a_call_leaves_no_secret_for_the_model(tmp_p
         Reply.tool_call("leaky__boom", {}),
         Reply.text("The server died."),
     )
-    agent, ws = make_agent(root, fake_llm.base_url)
-    mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=True)
-    assert mcp is not None
-    await mcp.start()
-    agent.runner.mcp = mcp
-    try:
-        events = await run_turn(agent, "call the upstream api")
-    finally:
-        await mcp.close()
-        ws.close()
+    events = await run_mcp_turn(root, fake_llm.base_url, "call the upstream api")
     boom = next(e for e in events if isinstance(e, ev.ToolCallFinished) and e.name == "leaky__boom")
     assert boom.is_error and "died" in boom.text and "its last stderr" in boom.text, boom.text
     assert "[REDACTED:" in boom.text and "env dump" in boom.text, boom.text
