@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_ingest import fresh_process_state, pct, replay_steps  # noqa: E402
 
 from agent_tui.bench.adapters import adapter_for, discover  # noqa: E402
+from agent_tui.bench.cli import default_traces  # noqa: E402
 
 
 def replay_all(traces: list[Path]) -> list[tuple[Any, ...]]:
@@ -85,7 +86,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="passes (each reported)")
     parser.add_argument("--json", action="store_true", help="print the passes as JSON")
     opts = parser.parse_args()
-    traces = opts.traces or [Path(__file__).resolve().parents[3] / "shared" / "traces"]
+    traces = opts.traces or [default_traces()]
     passes = []
     runs = []
     for _ in range(opts.repeat):

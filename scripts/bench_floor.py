@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_tui.bench.cli import default_traces
 from agent_tui.bench.metrics import compute
 from agent_tui.bench.runner import run_benchmark
 from agent_tui.bench.shaping import ProductShaper
@@ -65,7 +66,7 @@ def main() -> None:
 
     made = runner.make_strategy
     runner.make_strategy = lambda name, rounds=20: FloorStrategy() if name == "floor" else made(name, rounds)
-    traces = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("../shared/traces")
+    traces = Path(sys.argv[1]) if len(sys.argv) > 1 else default_traces()
     res = run_benchmark([traces], ["full", "floor", "agent-tui"], jobs=1)
     sources = sorted({s.source for s in res.sessions}) + ["all"]
     for src in sources:

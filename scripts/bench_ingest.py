@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_tui.bench.adapters import adapter_for, discover  # noqa: E402
+from agent_tui.bench.cli import default_traces  # noqa: E402
 from agent_tui.bench.engine_strategy import AgentTuiStrategy  # noqa: E402
 from agent_tui.bench.measure import MessageCache  # noqa: E402
 from agent_tui.bench.replay import calibrate  # noqa: E402
@@ -158,7 +159,7 @@ def pct(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--traces", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "traces")
+    parser.add_argument("--traces", type=Path, default=default_traces())
     parser.add_argument("--repeat", type=int, default=3, help="plain passes (each reported)")
     parser.add_argument("--worst", type=int, default=0, help="also list the N slowest steps with their phases")
     opts = parser.parse_args()
