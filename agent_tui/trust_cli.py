@@ -35,6 +35,9 @@ def run_trust(args: argparse.Namespace, workspace: Path) -> int:
         print(f"problem: {printable(problem, newlines=False)}", file=sys.stderr)
     if not report.asks:
         print(f"{workspace}: its config asks for nothing that needs trust")
+        if args.yes:  # still the user's word on the folder (an old in-workspace input history waits for it)
+            store.remember(workspace, report.fingerprint)
+            print(f"trusted (remembered in {store.path})")
         return 0
     state = "trusted" if report.trusted else ("changed since you trusted it" if report.changed else "not trusted")
     print(f"{workspace}: {state}; it asks for:")

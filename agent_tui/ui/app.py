@@ -83,6 +83,13 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         history = InputHistory.for_workspace(self.options.workspace)
         return MainScreen(self.options.banner(), history, self.options.demo_task if self.options.demo else "")
 
+    def adopt_history(self) -> None:
+        """The user trusted the folder: their old in-workspace input history is offered on ↑ from now."""
+        added = self.main.history.adopt_after_trust()
+        if added:
+            self.notify(f"{added} earlier messages from this folder's old input history are back on ↑.",
+                        title="Input history")
+
     @property
     def main(self) -> MainScreen:
         screen = self.screen_stack[0]
@@ -143,6 +150,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             except OSError as exc:
                 self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
         self.options.session = replace(self.options.session, trust=trusted)
+        if trusted:
+            self.adopt_history()
         from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume
 
         store = next((a.source for a in report.asks if a.key == STORE_ASK_KEY), None)

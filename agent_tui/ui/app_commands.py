@@ -145,6 +145,7 @@ class CommandsMixin:
                 self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
                 trust = True
             self.options.session = replace(self.options.session, trust=trust)
+            self.adopt_history()
             ctl = self.controller
             sid = target or (ctl.session_id if ctl is not None else "")
             note = (f"trusted this folder; resumed session {target}" if target

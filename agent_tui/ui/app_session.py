@@ -70,6 +70,11 @@ class SessionMixin:
         if ctl.ws.trust.pending:
             self.notify(ctl.ws.trust.notice(), title="Workspace config ignored", severity="warning", timeout=12)
         if old is None:
+            if self.main.history.waiting_for_trust:
+                self.notify("This folder has an input history from an older agent-tui (.agent-tui/"
+                            "input_history.jsonl), not loaded: a repository can plant one. If it is yours, trust "
+                            "the folder (`agent-tui trust --yes`) and its lines come back on ↑.",
+                            title="Input history not loaded", timeout=12)
             if self.options.preload_llm:
                 self.preload()
             else:

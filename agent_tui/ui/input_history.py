@@ -37,12 +37,17 @@ MAX_CHARS = 20_000
 class InputHistory:
     """The entries, oldest first, and a cursor for up/down browsing."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, workspace: Path | None = None) -> None:
         self.path = path
+        self.workspace = workspace
+        """The workspace this history belongs to (None: in memory only)."""
         self.entries: list[str] = self._load()
         self.cursor = len(self.entries)
         self.draft = ""
         """What was in the prompt when browsing started (restored past the newest entry)."""
+        self.waiting_for_trust = False
+        """An old in-workspace history that git does not track waits, unread, for the user to trust the
+        folder (the user is told, rather than finding their history gone)."""
 
     @classmethod
     def for_workspace(cls, workspace: Path | None) -> InputHistory:
@@ -51,8 +56,22 @@ class InputHistory:
         if workspace is None:
             return cls(None)
         path = history_path(workspace)
-        _import_legacy(workspace, path)
-        return cls(path)
+        waiting = _import_legacy(workspace, path)
+        history = cls(path, workspace)
+        history.waiting_for_trust = waiting
+        return history
+
+    def adopt_after_trust(self) -> int:
+        """The user has just trusted the folder: import the old in-workspace history now (at most once)
+        and offer it on ↑ in this run.  Returns how many entries that added (0: nothing waited)."""
+        if self.path is None or self.workspace is None or not self.waiting_for_trust:
+            return 0
+        self.waiting_for_trust = _import_legacy(self.workspace, self.path)
+        before = len(self.entries)
+        self.entries = self._load()
+        self.cursor = len(self.entries)
+        self.draft = ""
+        return max(0, len(self.entries) - before)
 
     def _load(self) -> list[str]:
         out: list[str] = []
@@ -136,14 +155,20 @@ def _import_mark(path: Path) -> str:
     return json.dumps(marks[0], ensure_ascii=False) + "\n" if marks else ""
 
 
-def _import_legacy(workspace: Path, path: Path) -> None:
-    """Copy ``<workspace>/.agent-tui/input_history.jsonl`` in front of ``path`` once, when it is the user's."""
+def _import_legacy(workspace: Path, path: Path) -> bool:
+    """Copy ``<workspace>/.agent-tui/input_history.jsonl`` in front of ``path`` once, when it is the user's.
+    True when such a file waits for the folder to be trusted (git does not track it, so it may be the
+    user's own; it stays unread until then)."""
     from agent_tui.core.store_owner import agent_dir
 
     folder = agent_dir(workspace)
     legacy = folder / FILE_NAME if folder is not None else None
-    if legacy is None or not legacy.is_file() or _import_mark(path) or not _yours(workspace, legacy):
-        return
+    if legacy is None or not legacy.is_file() or _import_mark(path):
+        return False
+    if not _trusted(workspace):
+        return not _tracked(legacy) and bool(_texts(legacy))
+    if _tracked(legacy):
+        return False
     from agent_tui.core.redact import redact_text
 
     mark = json.dumps({IMPORTED: str(legacy), "at": round(time.time(), 3)}, ensure_ascii=False) + "\n"
@@ -156,19 +181,18 @@ def _import_legacy(workspace: Path, path: Path) -> None:
         tmp.replace(path)
     except OSError:
         pass  # not imported this time; the old file is untouched
+    return False
 
 
-def _yours(workspace: Path, legacy: Path) -> bool:
-    """The old history file is the user's: they trusted the folder, and the repository does not track it."""
+def _trusted(workspace: Path) -> bool:
+    """The user trusted the folder (an entry in their ``trusted.toml``, which a repository cannot write)."""
     from agent_tui.core.config import ConfigError
     from agent_tui.core.trust_store import TrustStore
 
     try:
-        if TrustStore().entry(workspace) is None:
-            return False
+        return TrustStore().entry(workspace) is not None
     except ConfigError:
         return False
-    return not _tracked(legacy)
 
 
 def _tracked(path: Path) -> bool:

@@ -51,6 +51,25 @@ async def test_shipped_history_is_not_offered_and_own_history_survives_a_restart
     assert PLANTED not in history_path(demo_workspace).read_text()
 
 
+async def test_an_old_history_waiting_for_trust_is_named_and_not_loaded(demo_workspace: Path) -> None:
+    ship_history(demo_workspace, "my old question")
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        told = [n for n in app._notifications if n.title == "Input history not loaded"]  # type: ignore[attr-defined]
+        assert len(told) == 1 and "agent-tui trust --yes" in told[0].message
+        assert app.main.history.entries == []
+
+
+async def test_no_history_notice_without_an_old_file(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        assert not [n for n in app._notifications if n.title == "Input history not loaded"]  # type: ignore[attr-defined]
+
+
 def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
@@ -69,12 +88,44 @@ def test_an_old_own_history_is_imported_once_when_the_folder_is_trusted(tmp_path
     assert again.entries == ["my old question", "my last question", "a new one"], "imported once, kept"
 
 
+def test_an_untracked_old_history_comes_back_in_the_same_run_once_trusted(tmp_path: Path) -> None:
+    root = tmp_path / "mine"
+    root.mkdir()
+    _git(root, "init", "-q")
+    ship_history(root, "my old question", "my last question")
+    history = InputHistory.for_workspace(root)
+    assert history.entries == [] and history.waiting_for_trust
+    assert history.adopt_after_trust() == 0, "still not trusted: nothing read"
+    history.add("typed this run")
+    TrustStore().remember(root, "")
+    assert history.adopt_after_trust() == 2
+    assert history.entries == ["my old question", "my last question", "typed this run"]
+    assert not history.waiting_for_trust and history.adopt_after_trust() == 0, "imported once"
+    again = InputHistory.for_workspace(root)
+    assert again.entries == history.entries and not again.waiting_for_trust
+
+
+def test_trust_yes_records_a_folder_whose_config_asks_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import argparse
+
+    from agent_tui.trust_cli import run_trust
+
+    root = tmp_path / "plain"
+    root.mkdir()
+    assert run_trust(argparse.Namespace(forget=False, yes=False), root) == 0
+    assert TrustStore().entry(root) is None, "only shown without --yes"
+    assert run_trust(argparse.Namespace(forget=False, yes=True), root) == 0
+    assert "asks for nothing" in capsys.readouterr().out
+    assert TrustStore().entry(root) is not None
+
+
 def test_a_tracked_history_is_never_read_even_in_a_trusted_folder(tmp_path: Path) -> None:
     root = tmp_path / "clone"
     root.mkdir()
     _git(root, "init", "-q")
     ship_history(root, PLANTED)
     _git(root, "add", "-f", ".agent-tui/input_history.jsonl")
+    assert not InputHistory.for_workspace(root).waiting_for_trust, "the clone's file: nothing to offer"
     TrustStore().remember(root, "")
     assert InputHistory.for_workspace(root).entries == []
     assert not history_path(root).exists() or PLANTED not in history_path(root).read_text()
