@@ -11,7 +11,8 @@ One JSON object a line (``{"text": ..., "at": ...}``), appended as messages are 
 crash loses at most the line being written and another running instance never clobbers
 it.  Reading skips lines it cannot parse.  Secrets are masked before a line is written (``core/redact``:
 a key pasted into the prompt must not land in a file).  An unwritable state directory keeps the history in
-memory for the run.  The file is trimmed to the newest ``LIMIT``
+memory for the run.  What is in the box and not yet sent is kept beside the history (``.draft.json``,
+rewritten as the user types) and put back in the box at the next start.  The file is trimmed to the newest ``LIMIT``
 entries when it grows past twice that.  No Textual here: the prompt widget drives it.
 """
 
@@ -32,6 +33,8 @@ LIMIT = 500
 """Entries kept (the newest)."""
 MAX_CHARS = 20_000
 """A longer message (a huge paste) is not kept in the history."""
+MAX_DRAFT = 1_000_000
+"""An unsent draft is kept up to this many characters (pastes included)."""
 
 
 class InputHistory:
@@ -103,6 +106,42 @@ class InputHistory:
                 self.path.write_text(_import_mark(self.path) + body, encoding="utf-8")
         except OSError:
             pass  # an unwritable state directory: history stays in memory
+
+    # the unsent draft -----------------------------------------------------------------------------
+    @property
+    def draft_path(self) -> Path | None:
+        """``<history file>.draft.json``: what is in the box and not yet sent (None: in memory only)."""
+        return self.path.with_name(self.path.stem + ".draft.json") if self.path is not None else None
+
+    def save_draft(self, text: str) -> None:
+        """Keep ``text`` (the box's whole text, pastes expanded) so a crash, a kill or a quit loses no
+        typing; an empty box removes it.  Secrets are masked as in the history; written atomically."""
+        path = self.draft_path
+        if path is None:
+            return
+        try:
+            if not text.strip():
+                path.unlink(missing_ok=True)
+                return
+            from agent_tui.core.redact import redact_text
+
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps({"text": redact_text(text[:MAX_DRAFT]), "at": round(time.time(), 3)},
+                                      ensure_ascii=False), encoding="utf-8")
+            tmp.replace(path)
+        except OSError:
+            pass  # an unwritable state directory: the draft lives in the box only
+
+    def saved_draft(self) -> str:
+        """The draft a previous run left unsent ("" when none or unreadable)."""
+        path = self.draft_path
+        try:
+            record = json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
+        except (OSError, ValueError):
+            return ""
+        text = record.get("text") if isinstance(record, dict) else None
+        return text if isinstance(text, str) else ""
 
     def step(self, delta: int, current: str) -> str | None:
         """The entry ``delta`` steps away (-1 older, +1 newer), or None when there is none."""

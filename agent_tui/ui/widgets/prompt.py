@@ -5,7 +5,9 @@ Pastes are kept whole (every line); a large one is folded into a ``[paste #N · 
 token, shown in full in a collapsible block above the box and expanded when sent.  Up/down
 on the first/last line walk the workspace's input history (kept across runs); tab
 completes command names, item ids and model names, and does nothing else — it never
-moves focus away, so typed text is never lost.
+moves focus away, so typed text is never lost.  What is typed and not yet sent is written
+beside the input history as the user types and comes back at the next start (a crash, a
+kill or a quit loses no typing).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 from textual import events
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from agent_tui.ui import commands
@@ -29,6 +32,9 @@ FOLD_CHARS = 800
 TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ lines?\]")
 PLACEHOLDER = "Ask the agent · enter sends · ctrl+j new line · ↑ history · /help"
 """What the empty box says (the demo shows its own hint until its task was sent)."""
+
+DRAFT_DELAY = 0.4
+"""Seconds of no typing before the draft is written (and at once when the app closes)."""
 
 Completer = Callable[[str], "str | None"]
 """Completes the whole input (``/comp`` → ``/compact ``), None when nothing fits."""
@@ -58,6 +64,27 @@ class PromptInput(TextArea):
         """Sent when enter is pressed on an empty box (the demo's task)."""
         self.pastes: dict[int, str] = {}
         self._paste_no = 0
+        self._draft_timer: Timer | None = None
+
+    # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
+    def _on_mount(self) -> None:
+        draft = self.inputs.saved_draft()
+        if draft and not self.text:
+            self.value = draft
+            self.notify("The message you had not sent is back in the box.", title="Draft restored")
+
+    def _on_text_area_changed(self) -> None:
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(DRAFT_DELAY, self.save_draft)
+
+    def _on_unmount(self) -> None:
+        self.save_draft()
+
+    def save_draft(self) -> None:
+        """Write what the box holds now (pastes expanded) beside the input history."""
+        self._draft_timer = None
+        self.inputs.save_draft(self.expanded())
 
     # compatibility with the one-line Input the tests and app used ------------------------------------
     @property
@@ -141,6 +168,7 @@ class PromptInput(TextArea):
         self.inputs.add(text)
         self.load_text("")
         self.pastes.clear()
+        self.save_draft()
         self.post_message(self.Sent())
         stripped = text.strip()
         if "\n" not in stripped:
