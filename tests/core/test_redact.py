@@ -131,3 +131,37 @@ def test_findings_do_not_overlap() -> None:
     text = f"GITHUB_TOKEN={GITHUB}"
     found = find_secrets(text)
     assert len(found) == 1 and text[found[0].start : found[0].end] == GITHUB
+
+
+_ALNUM = "Q7vT2mXk9LpR4sWz8NcY1bHd6FgJ3aEu5KiO0yZ"
+_HEX = "3f2a9c0d1e4b5a6978c0d1e2f3a4b5c6"
+
+
+@pytest.mark.parametrize(
+    "key, kind",
+    [
+        ("sk-ant-api03-" + _ALNUM * 2 + "-_x" + _ALNUM + "AA", "anthropic-key"),
+        ("sk-ant-oat01-" + _ALNUM * 2, "anthropic-key"),
+        ("sk-proj-" + _ALNUM + "_-" + _ALNUM, "openai-key"),
+        ("sk-svcacct-" + _ALNUM * 2, "openai-key"),
+        ("sk-or-v1-" + _HEX * 2, "openrouter-key"),
+        ("sk-" + _HEX, "deepseek-key"),
+        ("AIza" + _ALNUM[:33] + "-_", "google-api-key"),
+        ("hf_" + _ALNUM[:34], "huggingface-token"),
+        ("gsk_" + (_ALNUM * 2)[:52], "groq-key"),
+        ("xai-" + (_ALNUM * 3)[:80], "xai-key"),
+    ],
+)
+def test_a_provider_key_pasted_alone_is_masked(key: str, kind: str) -> None:
+    """No ``NAME=`` before it: a key pasted into the prompt or printed by a command is still found."""
+    for text in (f"use {key} for this", key, f"curl -H 'x-api-key: {key}'", f"({key})"):
+        out = Redactor()(text)
+        assert key not in out and f"[REDACTED:{kind}]" in out, (text, out)
+
+
+@pytest.mark.parametrize("text", [
+    "pip install scikit-learn sk-learn", f"commit {_HEX} merged", "from huggingface_hub import hf_hub_download",
+    "the xai-sdk package", "AIzaShort", "gsk_ too short", f"sk-{_HEX}0123 is longer than a DeepSeek key",
+])
+def test_provider_key_shapes_leave_ordinary_text_alone(text: str) -> None:
+    assert Redactor()(text) == text

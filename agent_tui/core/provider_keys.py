@@ -1,0 +1,27 @@
+"""Key formats of the model providers agent-tui talks to that detect-secrets does not know.
+
+A user pastes a key alone (no ``NAME=`` before it) into the prompt, or a command prints one; the
+assignment rule of :mod:`agent_tui.core.secrets` does not see it then, and detect-secrets 1.5 has no
+plugin for these providers.  Kept apart so the scanner and its gates (:mod:`agent_tui.core.secret_gates`,
+which lists every pattern it has reviewed) share one list.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Keys of the model providers agent-tui talks to that detect-secrets 1.5 has no plugin for (Anthropic,
+#: Google AI Studio, DeepSeek, OpenRouter, Hugging Face, Groq, xAI) or finds only with the legacy
+#: ``T3BlbkFJ`` marker (OpenAI project, service-account and admin keys): a key pasted alone, with no
+#: ``NAME=`` before it, into the prompt, a file or a command's output.  Each starts with its literal
+#: prefix, so the regex engine finds it as fast as a word test.
+PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("anthropic-key", re.compile(r"sk-ant-(?:api|admin|oat|ort|sid)\d\d-[A-Za-z0-9_\-]{32,}")),
+    ("openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}")),
+    ("openrouter-key", re.compile(r"sk-or-v1-[0-9a-f]{64}")),
+    ("deepseek-key", re.compile(r"sk-[0-9a-f]{32}(?![0-9A-Za-z_\-])")),
+    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}")),
+    ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,}")),
+    ("xai-key", re.compile(r"xai-[A-Za-z0-9]{48,}")),
+)
