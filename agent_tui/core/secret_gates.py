@@ -33,8 +33,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent_tui.core.provider_keys import PROVIDER_KEYS
-
 #: Non-ASCII letters that ``re.IGNORECASE`` matches to ASCII ones (U+0130, U+0131, U+017F, U+212A).
 FOLD_CHARS = "\u0130\u0131\u017f\u212a"
 _FOLD_RE = re.compile(f"[{FOLD_CHARS}]")
@@ -218,8 +216,6 @@ GATES: dict[str, Gate | None] = {
     # discord, telegram: the part after the first literal
     r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}": _needs(r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),
     r"\d{8,10}:[0-9A-Za-z_-]{35}": _needs(r":[0-9A-Za-z_-]{35}"),
-    # agent-tui's provider keys: each starts with its literal prefix
-    **{pattern.pattern: None for _, pattern in PROVIDER_KEYS},
 }
 """Every regex of the plugins used, reviewed: its gate, or None (always run)."""
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agent_tui.core.provider_keys import PROVIDER_KEYS
+from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_gates import Anchor, TextView, gate_for, min_width
 
 #: Names that say a value is secret (environment variables, assignments).
@@ -134,17 +134,15 @@ length of its shortest match (a shorter text cannot hold one)."""
 
 @lru_cache(maxsize=1)
 def _detectors() -> tuple[list[Detector], Any]:
-    """Every regex of the plugins and of our provider keys (``Detector``), and the base64 entropy plugin
-    (or None)."""
+    """Every regex of the plugins (``Detector``), and the base64 entropy plugin (or None)."""
     import importlib
 
-    own: list[Detector] = [(kind, p, None, min_width(p)) for kind, p in PROVIDER_KEYS]
     try:
         high_entropy_strings = importlib.import_module("detect_secrets.plugins.high_entropy_strings")
         modules = [importlib.import_module(f"detect_secrets.plugins.{m}") for m in _PLUGIN_MODULES]
     except ImportError:  # the detector is optional at run time: our own rules still apply
-        return own, None
-    found: list[Detector] = list(own)
+        return [], None
+    found: list[Detector] = []
     for module in modules:
         for name, kind in _PLUGINS.items():
             cls = getattr(module, name, None)
@@ -244,7 +242,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         return []
     view = TextView(text) if prefilter else None
     spans = sorted(
-        [*_known_formats(text, view), *_assignments(text, view), *_url_passwords(text, view),
+        [*_known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
+         *_assignments(text, view), *_url_passwords(text, view),
          *_auth_headers(text, view), *_private_keys(text)],
         key=lambda f: (f.start, -f.end),
     )

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent_tui.core.provider_keys import PREFIXES, PROVIDER_KEYS, provider_keys
 from agent_tui.core.redact import Redactor, install_log_redaction, redact_text, register_secret
 from agent_tui.core.secrets import find_secrets, secret_name
 
@@ -165,3 +169,18 @@ def test_a_provider_key_pasted_alone_is_masked(key: str, kind: str) -> None:
 ])
 def test_provider_key_shapes_leave_ordinary_text_alone(text: str) -> None:
     assert Redactor()(text) == text
+
+
+@pytest.mark.parametrize("kind, pattern", PROVIDER_KEYS,
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_every_provider_key_is_found_by_the_one_pass_scan(kind: str, pattern: re.Pattern[str]) -> None:
+    """The literal-prefix test never skips a key, and the combined regex names the right kind."""
+    @settings(max_examples=60, deadline=None)
+    @given(st.from_regex(pattern, fullmatch=True))
+    def check(key: str) -> None:
+        assert key.startswith(PREFIXES)
+        found = provider_keys(f"see {key} .")
+        assert (4, 4 + len(key)) in {(s, e) for s, e, _ in found}, (key, found)
+        assert kind in {k for _, _, k in found}
+
+    check()
