@@ -80,7 +80,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     def get_default_screen(self) -> Screen[Any]:
         from agent_tui.ui.input_history import InputHistory
 
-        history = InputHistory.for_workspace(self.options.workspace)
+        history = InputHistory.for_workspace(self.options.workspace if self.options.keep_history else None)
         return MainScreen(self.options.banner(), history, self.options.demo_task if self.options.demo else "")
 
     def adopt_history(self) -> None:

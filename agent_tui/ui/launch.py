@@ -28,13 +28,15 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
     demo = bool(getattr(args, "demo", False))
     model = getattr(args, "model", None)
     reason: str | None = "flag" if demo else None
+    scratch = False
     if not demo and not model and not load_config(workspace, trust=True).settings.model:
         reason = "no-model"  # (a model the workspace asks for counts: the trust dialog decides on it)
     if reason is not None:
         from agent_tui.demo_project import make_demo_workspace
 
         explicit = getattr(args, "workspace", None)
-        workspace = make_demo_workspace(workspace if (demo and explicit is not None) else None)
+        scratch = not (demo and explicit is not None)
+        workspace = make_demo_workspace(None if scratch else workspace)
     trust: bool | None = None
     if getattr(args, "trust", False) and reason is None:
         from agent_tui.core.trust_store import TrustStore
@@ -47,7 +49,7 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
                        window=getattr(args, "window", None), session=getattr(args, "session", None),
                        demo=reason is not None, trust=trust, max_steps=getattr(args, "max_steps", None),
                        max_cost=getattr(args, "max_cost", None), max_session_cost=getattr(args, "max_session_cost", None))
-    return UiOptions(workspace=workspace, session=spec, demo_reason=reason,
+    return UiOptions(workspace=workspace, session=spec, demo_reason=reason, keep_history=not scratch,
                      first_frame_probe=os.environ.get(PROBE_ENV) or None)
 
 

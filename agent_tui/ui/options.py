@@ -78,6 +78,9 @@ class UiOptions:
     demo_task: str = ("Items at the restock threshold are not flagged for restocking. "
                       "Fix it and run the tests.")
     """Prefilled in the input in demo mode."""
+    keep_history: bool = True
+    """Keep the input history and the unsent draft across runs (False for a demo's scratch copy in a
+    new temp folder each run: nothing of it is ever shown again, so nothing is left behind)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Reserved for front-ends and tests."""
 

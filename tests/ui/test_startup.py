@@ -45,14 +45,16 @@ def test_choosing_between_the_demo_and_a_real_model(tmp_path: Path) -> None:
     assert opts.demo_reason == "no-model" and opts.session.demo
     assert opts.workspace != project and (opts.workspace / "inventory" / "stock.py").is_file()
     assert "no model is configured" in opts.banner() and "--model" in opts.banner()
+    assert not opts.keep_history, "a scratch copy in a new temp folder each run keeps no history"
 
     chosen = tmp_path / "demo-here"
     opts = options_from_args(_args(demo=True, workspace=chosen), chosen)
     assert opts.demo_reason == "flag" and opts.workspace == chosen and (chosen / "inventory").is_dir()
+    assert opts.keep_history
 
     opts = options_from_args(_args(model="openai/gpt-4o"), project)
     assert opts.demo_reason is None and opts.workspace == project and opts.banner() is None
-    assert opts.session.model == "openai/gpt-4o" and not opts.session.demo
+    assert opts.session.model == "openai/gpt-4o" and not opts.session.demo and opts.keep_history
 
     (project / ".agent-tui").mkdir()
     (project / ".agent-tui" / "config.toml").write_text('model = "anthropic/claude-sonnet-4-5"\n')
@@ -76,3 +78,21 @@ async def test_no_model_opens_the_demo_with_a_banner(tmp_path: Path) -> None:
         assert prompt.value == "", "the box starts empty: typing does not append to the demo task"
         assert "enter sends the demo task" in str(prompt.placeholder)
         assert app.controller.root == app.options.workspace != project
+
+
+async def test_the_scratch_demo_leaves_no_history_or_draft_behind(tmp_path: Path) -> None:
+    from agent_tui.core.config import user_state_dir
+    from agent_tui.ui.app import make_app
+
+    project = tmp_path / "empty"
+    project.mkdir()
+    app = make_app(options_from_args(_args(), project))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.main.prompt.clear()
+        await pilot.press(*"/memos", "enter")
+        await pilot.pause()
+        await pilot.press("escape", *"typed, not sent")
+        await pilot.pause(0.6)
+        assert app.main.history.entries == ["/memos"], "↑ still works within the run"
+    assert not (user_state_dir() / "input-history").exists()
