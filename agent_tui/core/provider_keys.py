@@ -32,8 +32,14 @@ _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(P
 _KINDS = {f"k{n}": kind for n, (kind, _) in enumerate(PROVIDER_KEYS)}
 
 
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+"""A key never follows one of these: ``task-<md5>``, ``disk-<hex>``, ``my_hf_…`` are names, not keys.
+(Checked on each match rather than as a lookbehind, which would cost the regex its literal-prefix scan.)"""
+
+
 def provider_keys(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of every provider key in ``text``."""
+    """(start, end, kind) of every provider key in ``text`` (a key starts a word)."""
     if not any(p in text for p in PREFIXES):
         return []
-    return [(m.start(), m.end(), _KINDS[m.lastgroup or ""]) for m in _ONE.finditer(text)]
+    return [(m.start(), m.end(), _KINDS[m.lastgroup or ""]) for m in _ONE.finditer(text)
+            if m.start() == 0 or text[m.start() - 1] not in _WORD]

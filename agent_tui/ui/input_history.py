@@ -70,6 +70,8 @@ class InputHistory:
         if self.path is None or self.workspace is None or not self.waiting_for_trust:
             return 0
         self.waiting_for_trust = _import_legacy(self.workspace, self.path)
+        if self.waiting_for_trust:
+            return 0  # not trusted after all, or the import could not be written: keep what is here
         before = len(self.entries)
         self.entries = self._load()
         self.cursor = len(self.entries)
@@ -219,7 +221,7 @@ def _import_legacy(workspace: Path, path: Path) -> bool:
         tmp.write_text(mark + old + current, encoding="utf-8")
         tmp.replace(path)
     except OSError:
-        pass  # not imported this time; the old file is untouched
+        return True  # not imported this time (the old file is untouched): it still waits
     return False
 
 

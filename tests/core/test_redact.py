@@ -166,6 +166,7 @@ def test_a_provider_key_pasted_alone_is_masked(key: str, kind: str) -> None:
 @pytest.mark.parametrize("text", [
     "pip install scikit-learn sk-learn", f"commit {_HEX} merged", "from huggingface_hub import hf_hub_download",
     "the xai-sdk package", "AIzaShort", "gsk_ too short", f"sk-{_HEX}0123 is longer than a DeepSeek key",
+    f"celery task-{_HEX} done", f"disk-{_HEX}.img", f"mask-{_HEX}", "my_hf_" + _ALNUM, "noxai-" + _ALNUM * 2,
 ])
 def test_provider_key_shapes_leave_ordinary_text_alone(text: str) -> None:
     assert Redactor()(text) == text

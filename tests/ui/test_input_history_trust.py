@@ -12,6 +12,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.trust_store import TrustStore
 from agent_tui.ui.input_history import InputHistory, history_path
 
@@ -105,7 +107,8 @@ def test_an_untracked_old_history_comes_back_in_the_same_run_once_trusted(tmp_pa
     assert again.entries == history.entries and not again.waiting_for_trust
 
 
-def test_trust_yes_records_a_folder_whose_config_asks_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_trust_yes_records_a_folder_whose_config_asks_nothing(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
     from agent_tui.trust_cli import run_trust

@@ -77,3 +77,20 @@ async def test_a_folded_paste_is_kept_whole_and_a_key_is_masked_on_disk(demo_wor
                        if draft_file(demo_workspace).is_file() else False, "the draft on disk")
     saved = json.loads(draft_file(demo_workspace).read_text())["text"]
     assert saved.startswith(big) and key not in saved and "my key is" in saved
+
+
+async def test_quitting_while_up_shows_an_old_message_keeps_the_draft_not_the_old_message(
+        demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"/memos", "enter")
+        await pilot.pause()
+        await pilot.press("escape", *"my unsent idea", "up")
+        assert prompt.value == "/memos", "↑ shows the sent message"
+    again = demo_app(demo_workspace)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert again.main.prompt.value == "my unsent idea"

@@ -9,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from agent_tui.ui.launch import options_from_args
 from agent_tui.ui.widgets.chat_items import Banner
 from agent_tui.ui.widgets.prompt import PromptInput
@@ -61,11 +63,12 @@ def test_choosing_between_the_demo_and_a_real_model(tmp_path: Path) -> None:
     assert options_from_args(_args(), project).demo_reason is None
 
 
-async def test_no_model_opens_the_demo_with_a_banner(tmp_path: Path) -> None:
+async def test_no_model_opens_the_demo_with_a_banner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from agent_tui.agent.demo import DEMO_MODEL
     from agent_tui.core.config import user_state_dir
     from agent_tui.ui.app import make_app
 
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # this test's own: others write theirs
     project = tmp_path / "empty"
     project.mkdir()
     app = make_app(options_from_args(_args(), project))

@@ -82,9 +82,12 @@ class PromptInput(TextArea):
         self.save_draft()
 
     def save_draft(self) -> None:
-        """Write what the box holds now (pastes expanded) beside the input history."""
+        """Write the user's unsent text beside the input history: the box (pastes expanded), or, while
+        ↑ shows an earlier message unchanged, what was typed before browsing started."""
         self._draft_timer = None
-        self.inputs.save_draft(self.expanded())
+        h = self.inputs
+        browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
+        self.inputs.save_draft(h.draft if browsing else self.expanded())
 
     # compatibility with the one-line Input the tests and app used ------------------------------------
     @property
