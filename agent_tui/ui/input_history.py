@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import time
@@ -48,6 +49,9 @@ class InputHistory:
         self.cursor = len(self.entries)
         self.draft = ""
         """What was in the prompt when browsing started (restored past the newest entry)."""
+        self._draft_mine: str | None = None
+        """The draft file's text as this run last wrote (or took over) it: an empty box removes the
+        file only while it still holds that, never another instance's newer draft."""
         self.waiting_for_trust = False
         """An old in-workspace history that git does not track waits, unread, for the user to trust the
         folder (the user is told, rather than finding their history gone)."""
@@ -123,20 +127,30 @@ class InputHistory:
             return
         try:
             if not text.strip():
-                path.unlink(missing_ok=True)
+                # another instance on this folder may have saved its own draft since: only ours goes
+                if self._draft_mine is not None and self._read_draft() == self._draft_mine:
+                    path.unlink(missing_ok=True)
+                self._draft_mine = None
                 return
             from agent_tui.core.redact import redact_text
 
+            masked = redact_text(text[:MAX_DRAFT])
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps({"text": redact_text(text[:MAX_DRAFT]), "at": round(time.time(), 3)},
-                                      ensure_ascii=False), encoding="utf-8")
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"text": masked, "at": round(time.time(), 3)}, ensure_ascii=False),
+                           encoding="utf-8")
             tmp.replace(path)
+            self._draft_mine = masked
         except OSError:
             pass  # an unwritable state directory: the draft lives in the box only
 
     def saved_draft(self) -> str:
-        """The draft a previous run left unsent ("" when none or unreadable)."""
+        """The draft a previous run left unsent ("" when none or unreadable); this run takes it over
+        (sending it, or emptying the box, removes it)."""
+        self._draft_mine = self._read_draft() or None
+        return self._draft_mine or ""
+
+    def _read_draft(self) -> str:
         path = self.draft_path
         try:
             record = json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}

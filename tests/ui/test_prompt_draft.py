@@ -94,3 +94,20 @@ async def test_quitting_while_up_shows_an_old_message_keeps_the_draft_not_the_ol
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert again.main.prompt.value == "my unsent idea"
+
+
+def test_two_instances_on_one_folder_never_delete_each_others_draft(tmp_path: Path) -> None:
+    from agent_tui.ui.input_history import InputHistory
+
+    a, b = InputHistory.for_workspace(tmp_path), InputHistory.for_workspace(tmp_path)
+    a.save_draft("alpha")
+    b.save_draft("beta")
+    a.save_draft("")  # a's box emptied: b's newer draft stays
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == "beta"
+    b.save_draft("")
+    assert not draft_file(tmp_path).exists()
+    a.save_draft("gamma")
+    later = InputHistory.for_workspace(tmp_path)
+    assert later.saved_draft() == "gamma"  # a later run takes it over ...
+    later.save_draft("")  # ... so sending it, or emptying the box, removes it
+    assert not draft_file(tmp_path).exists()
