@@ -50,6 +50,7 @@ from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.screens.trust import TrustScreen
 from agent_tui.ui.theme import pick_theme
+from agent_tui.ui.typing_guard import TypingGuard, is_typing
 from agent_tui.ui.widgets import CSS_FILES
 
 
@@ -71,6 +72,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self._queued: str | None = None
         """A message sent before the session opened (its bubble is already shown)."""
         self.gauge = GaugeFeed(self._deliver_gauge, self.set_timer)
+        self.typing = TypingGuard()
+        """When the user last typed: keys of a burst never answer an approval (ui/typing_guard)."""
         self.theme = options.theme or pick_theme()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
@@ -100,10 +103,24 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         """Typing is routed here, in the order the keys came: a printable key meant for the main
         screen moves the keyboard to the message box *before* it is forwarded (a deferred focus
         change let the keys typed meanwhile reach the old widget and some were lost)."""
-        if isinstance(event, events.Key) and not event.is_forwarded and self.screen is self.screen_stack[0]:
+        if isinstance(event, events.Key) and not event.is_forwarded:
             screen = self.screen
-            if isinstance(screen, MainScreen):
+            if screen is self.screen_stack[0] and isinstance(screen, MainScreen):
                 screen.claim_typing(event)
+                if is_typing(event.key, event.is_printable):
+                    self.typing.typed()
+                elif event.key == "enter":
+                    self.typing.finished()
+            elif isinstance(screen, ApprovalScreen) and self.typing.in_burst() \
+                    and (is_typing(event.key, event.is_printable) or event.key == "enter"):
+                # typed for the message box, not an answer (see ui/typing_guard)
+                event.stop()
+                event.prevent_default()
+                if event.key != "enter":
+                    self.typing.typed()
+                    self.main.prompt.type_key(event.key, event.character)
+                screen.typing_held()
+                return
         await super().on_event(event)
 
     @property

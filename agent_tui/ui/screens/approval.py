@@ -9,6 +9,9 @@ For a command, "always" remembers that exact line; when the policy offers a pref
 (``pytest``, ``git status``) the key ``p`` remembers the prefix, which the dialog shows, so
 the user sees exactly which later commands it lets through.  Why the policy asked (e.g.
 which part of the line no allow rule covers) is shown under the command.
+
+Keys the user was typing for the message box when the dialog opened never answer it: the app sends
+them on to the box while the burst lasts (``agent_tui.ui.typing_guard``), and the dialog says so.
 """
 
 from __future__ import annotations
@@ -122,6 +125,8 @@ class ApprovalScreen(ModalScreen[str]):
             if req.kind == "command":
                 yield Static(_command_hint(req), id="approval-why")
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
+            yield Static("Your typing went to the message box, not here: pause a moment, then answer.",
+                         id="approval-typing")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
                 yield Button(Content("Always (a)"), id="always", variant="primary", compact=True)
@@ -174,6 +179,10 @@ class ApprovalScreen(ModalScreen[str]):
             self.dismiss(event.button.id)
         elif event.button.id == "reason":
             self.action_reason()
+
+    def typing_held(self) -> None:
+        """Keys of the user's typing burst were sent on to the message box (``ui/typing_guard``)."""
+        self.add_class("-typing")
 
     def action_answer(self, answer: str) -> None:
         if answer == "prefix" and not self.request.prefix:

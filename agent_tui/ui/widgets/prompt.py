@@ -194,6 +194,16 @@ class PromptInput(TextArea):
             self.placeholder = PLACEHOLDER
         self.post_message(TaskSubmitted(text.strip("\n")))
 
+    def type_key(self, key: str, character: str | None) -> None:
+        """Apply a typed key sent on from a dialog (``ui/typing_guard``): a character is inserted,
+        backspace / delete remove one."""
+        if key == "backspace":
+            self.action_delete_left()
+        elif key == "delete":
+            self.action_delete_right()
+        elif character:
+            self.insert(character)
+
     def restore(self, text: str) -> None:
         """Put back a message the app could not take (only into an empty box: never over new typing)."""
         if not self.text.strip():

@@ -1,0 +1,46 @@
+"""Keys typed for the message box never answer an approval that opened under the user's fingers.
+
+The agent asks when it reaches a write or a command, which can be in the middle of a sentence the
+user is typing for the next turn: ``y`` of "yes", ``a`` of "add" (allow *always*), ``n`` of "no",
+or enter (it presses the focused "Allow once") would answer the dialog, and the rest of the
+sentence would be lost.  So while the user is in a typing burst — a key within ``TYPING_GAP``
+seconds of the last key typed on the main screen — the keys that reach an approval go on into the
+message box (enter is held back), and the dialog says so; after a pause the next key answers it.
+Sending a message (enter on the main screen) ends the burst: the user has finished typing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+TYPING_GAP = 0.8
+"""Seconds between two keys that still count as one burst of typing (people type faster than this)."""
+TYPED_KEYS = frozenset({"backspace", "delete", "space"})
+"""Keys that are typing besides printable characters."""
+
+
+class TypingGuard:
+    """When the user last typed on the main screen, and whether a key now is part of that burst."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.last = float("-inf")
+        """``clock()`` at the last typed key (-inf: not typing)."""
+
+    def typed(self) -> None:
+        """A key of typing reached the message box (or was sent on to it)."""
+        self.last = self.clock()
+
+    def finished(self) -> None:
+        """The user sent the box: the burst is over."""
+        self.last = float("-inf")
+
+    def in_burst(self) -> bool:
+        """A key now still belongs to the user's typing."""
+        return self.clock() - self.last < TYPING_GAP
+
+
+def is_typing(key: str, printable: bool) -> bool:
+    """The key edits text (a character, space, backspace, delete), as opposed to a command key."""
+    return printable or key in TYPED_KEYS

@@ -1,0 +1,89 @@
+"""Pilot tests: keys typed for the message box never answer an approval that opened mid-sentence.
+
+The guard's clock is replaced by one the test moves, so "still typing" and "paused" are exact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.ui.messages import ApprovalAnswered
+from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.typing_guard import TYPING_GAP, TypingGuard, is_typing
+
+from .conftest import Recorder, demo_app, demo_until_approval, ready, turn_done, wait_for
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_burst_lasts_while_keys_come_faster_than_the_gap() -> None:
+    clock = Clock()
+    guard = TypingGuard(clock)
+    assert not guard.in_burst()
+    guard.typed()
+    clock.now += TYPING_GAP * 0.9
+    assert guard.in_burst()
+    clock.now += TYPING_GAP * 0.2
+    assert not guard.in_burst()
+    guard.typed()
+    guard.finished()
+    assert not guard.in_burst(), "sending the message ends the burst"
+    assert is_typing("a", True) and is_typing("backspace", False) and not is_typing("enter", False)
+    assert not is_typing("escape", False) and not is_typing("pagedown", False)
+
+
+async def test_keys_typed_on_the_main_screen_start_a_burst_and_enter_ends_it(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        clock = Clock()
+        app.typing.clock = clock
+        app.main.prompt.clear()
+        await pilot.press(*"/mem")
+        assert app.typing.in_burst()
+        await pilot.press("backspace")
+        assert app.typing.last == clock.now
+        await pilot.press("o", "s", "enter")
+        assert not app.typing.in_burst()
+
+
+async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_workspace: Path,
+                                                                       recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        clock = Clock()
+        app.typing.clock = clock
+        app.typing.typed()  # the user was typing for the next turn when the dialog opened
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"add a test", "backspace", "enter", "y")
+        await pilot.pause()
+        assert app.screen is dialog, "no key of the burst answered: not 'a' (always), not enter, not 'y'"
+        assert recorder.of(ApprovalAnswered) == []
+        assert prompt.value == "add a tesy", "every typed key reached the box, in order"
+        assert dialog.has_class("-typing") and dialog.query_one("#approval-typing").display
+        clock.now += TYPING_GAP + 0.1  # the user stops and reads the dialog
+        await pilot.press("n")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
+        assert not isinstance(app.screen, ApprovalScreen) or app.screen is not dialog
+        await turn_done(pilot)
+        assert prompt.value == "add a tesy", "the typed message is still there for the next turn"
+
+
+async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        assert not app.typing.in_burst(), "sending the task ended the burst"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once"]
+        assert not dialog.has_class("-typing")
