@@ -111,7 +111,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                     self.typing.typed()
                 elif event.key == "enter":
                     self.typing.finished()
-            elif isinstance(screen, ApprovalScreen) and self.typing.in_burst() \
+            elif getattr(screen, "GUARDS_TYPING", False) and self.typing.in_burst() \
                     and (is_typing(event.key, event.is_printable) or event.key == "enter"):
                 # typed for the message box, not an answer (see ui/typing_guard)
                 event.stop()
@@ -119,7 +119,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 if event.key != "enter":
                     self.typing.typed()
                     self.main.prompt.type_key(event.key, event.character)
-                screen.typing_held()
+                screen.typing_held()  # type: ignore[attr-defined]
                 return
         await super().on_event(event)
 

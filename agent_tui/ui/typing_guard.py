@@ -7,6 +7,10 @@ sentence would be lost.  So while the user is in a typing burst — a key within
 seconds of the last key typed on the main screen — the keys that reach an approval go on into the
 message box (enter is held back), and the dialog says so; after a pause the next key answers it.
 Sending a message (enter on the main screen) ends the burst: the user has finished typing.
+
+The same holds for the trust dialog, which opens by itself right after the first frame, when a user
+may already be typing: ``t`` of "the" would trust the folder.  A screen opts in with
+``GUARDS_TYPING = True`` and a ``typing_held()`` method that tells the user.
 """
 
 from __future__ import annotations

@@ -87,3 +87,37 @@ async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path,
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once"]
         assert not dialog.has_class("-typing")
+
+
+async def test_the_trust_dialog_at_start_never_takes_typing_as_trust(tmp_path: Path) -> None:
+    """It opens by itself right after the first frame: 't' of "the tests" must not trust the folder."""
+    import json
+    import sys
+
+    from agent_tui.core.trust_store import TrustStore
+    from agent_tui.ui.app import make_app
+    from agent_tui.ui.options import SessionSpec, UiOptions
+    from agent_tui.ui.screens.trust import TrustScreen
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {"command": sys.executable,
+                                                                           "args": ["-c", "pass"]}}}))
+    app = make_app(UiOptions(workspace=project, session=SessionSpec(model="openai/gpt-4o",
+                                                                    api_base="http://127.0.0.1:9/v1"),
+                             theme="textual-dark", preload_llm=False, mcp=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+        dialog = app.screen
+        clock = Clock()
+        app.typing.clock = clock
+        app.typing.typed()  # the user started typing as the app opened
+        await pilot.press(*"the tests")
+        await pilot.pause()
+        assert app.screen is dialog and dialog.has_class("-typing")
+        assert TrustStore().entry(project) is None, "'t' did not trust the folder"
+        assert app.main.prompt.value == "the tests"
+        clock.now += TYPING_GAP + 0.1
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is not dialog, "the answer")
+        assert TrustStore().entry(project) is None and app.main.prompt.value == "the tests"

@@ -94,6 +94,8 @@ class ApprovalScreen(ModalScreen[str]):
 
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
+    GUARDS_TYPING = True
+    """It opens when the agent asks, maybe mid-sentence: keys of a typing burst go to the message box."""
     BINDINGS = [
         Binding("y,o", "answer('once')", "Allow once"),
         Binding("a", "answer('always')", "Always"),

@@ -25,6 +25,9 @@ class TrustScreen(ModalScreen[bool]):
 
     CSS_PATH = "trust.tcss"
     AUTO_FOCUS = "#distrust"
+    GUARDS_TYPING = True
+    """It opens by itself at start-up: keys the user is already typing go to the message box, never
+    to ``t`` (trust) (``agent_tui.ui.typing_guard``)."""
     BINDINGS = [
         Binding("t", "answer(True)", "Trust"),
         Binding("n,d,escape", "answer(False)", "Don't trust"),
@@ -48,6 +51,8 @@ class TrustScreen(ModalScreen[bool]):
                 for n, ask in enumerate(rep.asks):
                     yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(400), "bold")),
                                  id=f"trust-ask-{n}", classes="trust-ask")
+            yield Static("Your typing went to the message box, not here: pause a moment, then answer.",
+                         id="trust-typing")
             with Horizontal(id="trust-buttons"):
                 yield Button(Content("Trust (t)"), id="trust", variant="warning")
                 yield Button(Content("Don't trust (n)"), id="distrust", variant="primary")
@@ -56,6 +61,10 @@ class TrustScreen(ModalScreen[bool]):
     def _pressed(self, event: Button.Pressed) -> None:
         if event.button.id in ("trust", "distrust"):
             self.dismiss(event.button.id == "trust")
+
+    def typing_held(self) -> None:
+        """Keys of the user's typing burst were sent on to the message box."""
+        self.add_class("-typing")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
