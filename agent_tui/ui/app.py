@@ -102,7 +102,9 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     async def on_event(self, event: events.Event) -> None:
         """Typing is routed here, in the order the keys came: a printable key meant for the main
         screen moves the keyboard to the message box *before* it is forwarded (a deferred focus
-        change let the keys typed meanwhile reach the old widget and some were lost)."""
+        change let the keys typed meanwhile reach the old widget and some were lost).  Keys of a
+        typing burst that reach a dialog which opened by itself (an approval, the trust dialog) go
+        on into the box instead of answering it (``ui/typing_guard``)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             screen = self.screen
             if screen is self.screen_stack[0] and isinstance(screen, MainScreen):
