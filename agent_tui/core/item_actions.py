@@ -8,6 +8,7 @@ back verbatim with its call or results and is spared by compaction for a while.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agent_tui.core.items import ContextItem, Scope, State
@@ -43,7 +44,7 @@ class ItemActions:
         """Bring the item back verbatim (see ``_restore``)."""
         return self._moving_block(item_id, self._restore)
 
-    def _moving_block(self, item_id: str, action: Any) -> ContextItem:
+    def _moving_block(self, item_id: str, action: Callable[[str], ContextItem]) -> ContextItem:
         """Run ``action``; if it moved an item into or out of what the compaction block carries (a
         summary segment or memo pinned into the head, unpinned, evicted or restored), freeze the
         block again, so the request carries the item once, where it now belongs.  The user changed

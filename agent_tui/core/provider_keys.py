@@ -2,8 +2,9 @@
 
 A user pastes a key alone (no ``NAME=`` before it) into the prompt, or a command prints one; the
 assignment rule of :mod:`agent_tui.core.secrets` does not see it then, and detect-secrets 1.5 has no
-plugin for these providers.  Every new text of a session is scanned, so the formats run as one regex (one pass, not eight), and
-only on a text that holds one of their literal prefixes (a substring test, far cheaper than a pass).
+plugin for these providers.  Every new text of a session is scanned, so the formats run as one
+regex (one pass, not eight), and only on a text that holds one of their literal prefixes (a
+substring test, far cheaper than a pass).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-")
 
 _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(PROVIDER_KEYS)))
 _KINDS = {f"k{n}": kind for n, (kind, _) in enumerate(PROVIDER_KEYS)}
-
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 """A key never follows one of these: ``task-<md5>``, ``disk-<hex>``, ``my_hf_…`` are names, not keys.

@@ -50,7 +50,7 @@ from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.screens.trust import TrustScreen
 from agent_tui.ui.theme import pick_theme
-from agent_tui.ui.typing_guard import TypingGuard, is_typing
+from agent_tui.ui.typing_guard import GuardsTyping, TypingGuard, is_typing
 from agent_tui.ui.widgets import CSS_FILES
 
 
@@ -113,7 +113,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                     self.typing.typed()
                 elif event.key == "enter":
                     self.typing.finished()
-            elif getattr(screen, "GUARDS_TYPING", False) and self.typing.in_burst() \
+            elif isinstance(screen, GuardsTyping) and self.typing.in_burst() \
                     and (is_typing(event.key, event.is_printable) or event.key == "enter"):
                 # typed for the message box, not an answer (see ui/typing_guard)
                 event.stop()
@@ -121,7 +121,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 if event.key != "enter":
                     self.typing.typed()
                     self.main.prompt.type_key(event.key, event.character)
-                screen.typing_held()  # type: ignore[attr-defined]
+                screen.typing_held()
                 return
         await super().on_event(event)
 

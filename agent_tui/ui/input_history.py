@@ -221,7 +221,7 @@ def _import_legacy(workspace: Path, path: Path) -> bool:
     if legacy is None or not legacy.is_file() or _import_mark(path):
         return False
     if not _trusted(workspace):
-        return not _tracked(legacy) and bool(_texts(legacy))
+        return bool(_texts(legacy)) and not _tracked(legacy)  # (git runs only for a file with lines)
     if _tracked(legacy):
         return False
     from agent_tui.core.redact import redact_text

@@ -9,8 +9,9 @@ message box (enter is held back), and the dialog says so; after a pause the next
 Sending a message (enter on the main screen) ends the burst: the user has finished typing.
 
 The same holds for the trust dialog, which opens by itself right after the first frame, when a user
-may already be typing: ``t`` of "the" would trust the folder.  A screen opts in with
-``GUARDS_TYPING = True`` and a ``typing_held()`` method that tells the user.
+may already be typing: ``t`` of "the" would trust the folder.  A screen opts in by mixing in
+:class:`GuardsTyping` and showing :data:`HELD_NOTE` (id ``typing-held``) while it has the
+``-typing`` class.
 """
 
 from __future__ import annotations
@@ -48,3 +49,15 @@ class TypingGuard:
 def is_typing(key: str, printable: bool) -> bool:
     """The key edits text (a character, space, backspace, delete), as opposed to a command key."""
     return printable or key in TYPED_KEYS
+
+
+HELD_NOTE = "Your typing went to the message box, not here: pause a moment, then answer."
+"""What a guarding dialog shows once it held back keys."""
+
+
+class GuardsTyping:
+    """Mixed into a dialog that opens by itself: the app sends a typing burst's keys past it."""
+
+    def typing_held(self) -> None:
+        """Keys of the user's typing burst were sent on to the message box: say so."""
+        self.add_class("-typing")  # type: ignore[attr-defined]

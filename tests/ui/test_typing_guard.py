@@ -68,7 +68,7 @@ async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_work
         assert app.screen is dialog, "no key of the burst answered: not 'a' (always), not enter, not 'y'"
         assert recorder.of(ApprovalAnswered) == []
         assert prompt.value == "add a tesy", "every typed key reached the box, in order"
-        assert dialog.has_class("-typing") and dialog.query_one("#approval-typing").display
+        assert dialog.has_class("-typing") and dialog.query_one("#typing-held").display
         clock.now += TYPING_GAP + 0.1  # the user stops and reads the dialog
         await pilot.press("n")
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")

@@ -29,6 +29,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
+from agent_tui.ui.typing_guard import HELD_NOTE, GuardsTyping
 
 ANSWERS = ("once", "always", "prefix", "deny")
 PREVIEW_SHARE = 0.35
@@ -89,13 +90,11 @@ class _Dialog(Vertical):
             self.call_after_refresh(uncover)
 
 
-class ApprovalScreen(ModalScreen[str]):
+class ApprovalScreen(GuardsTyping, ModalScreen[str]):
     """Asks whether a write or a command may run; dismisses with once, always, prefix, deny or deny:<reason>."""
 
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
-    GUARDS_TYPING = True
-    """It opens when the agent asks, maybe mid-sentence: keys of a typing burst go to the message box."""
     BINDINGS = [
         Binding("y,o", "answer('once')", "Allow once"),
         Binding("a", "answer('always')", "Always"),
@@ -127,8 +126,7 @@ class ApprovalScreen(ModalScreen[str]):
             if req.kind == "command":
                 yield Static(_command_hint(req), id="approval-why")
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
-            yield Static("Your typing went to the message box, not here: pause a moment, then answer.",
-                         id="approval-typing")
+            yield Static(HELD_NOTE, id="typing-held")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
                 yield Button(Content("Always (a)"), id="always", variant="primary", compact=True)
@@ -181,10 +179,6 @@ class ApprovalScreen(ModalScreen[str]):
             self.dismiss(event.button.id)
         elif event.button.id == "reason":
             self.action_reason()
-
-    def typing_held(self) -> None:
-        """Keys of the user's typing burst were sent on to the message box (``ui/typing_guard``)."""
-        self.add_class("-typing")
 
     def action_answer(self, answer: str) -> None:
         if answer == "prefix" and not self.request.prefix:

@@ -4,7 +4,9 @@ Shown at start-up when the folder's `.agent-tui/config.toml` or `.mcp.json` asks
 that loosens approval, sets an endpoint or model, or starts a program, and the user has not
 trusted exactly these asks before.  Each ask is listed with its value (MCP servers with their
 command line); "Trust" applies them and remembers the folder, "Don't trust" runs with the
-tightened config.  Dismisses with True (trust) or False.
+tightened config.  Dismisses with True (trust) or False.  It opens by itself right after the
+first frame, so keys the user is already typing go to the message box, never to ``t``
+(``agent_tui.ui.typing_guard``).
 """
 
 from __future__ import annotations
@@ -18,16 +20,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from agent_tui.core.trust import USER_MCP_SOURCE, TrustReport
+from agent_tui.ui.typing_guard import HELD_NOTE, GuardsTyping
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(GuardsTyping, ModalScreen[bool]):
     """Asks whether to trust the workspace's own config; dismisses with True or False."""
 
     CSS_PATH = "trust.tcss"
     AUTO_FOCUS = "#distrust"
-    GUARDS_TYPING = True
-    """It opens by itself at start-up: keys the user is already typing go to the message box, never
-    to ``t`` (trust) (``agent_tui.ui.typing_guard``)."""
     BINDINGS = [
         Binding("t", "answer(True)", "Trust"),
         Binding("n,d,escape", "answer(False)", "Don't trust"),
@@ -51,8 +51,7 @@ class TrustScreen(ModalScreen[bool]):
                 for n, ask in enumerate(rep.asks):
                     yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(400), "bold")),
                                  id=f"trust-ask-{n}", classes="trust-ask")
-            yield Static("Your typing went to the message box, not here: pause a moment, then answer.",
-                         id="trust-typing")
+            yield Static(HELD_NOTE, id="typing-held")
             with Horizontal(id="trust-buttons"):
                 yield Button(Content("Trust (t)"), id="trust", variant="warning")
                 yield Button(Content("Don't trust (n)"), id="distrust", variant="primary")
@@ -61,10 +60,6 @@ class TrustScreen(ModalScreen[bool]):
     def _pressed(self, event: Button.Pressed) -> None:
         if event.button.id in ("trust", "distrust"):
             self.dismiss(event.button.id == "trust")
-
-    def typing_held(self) -> None:
-        """Keys of the user's typing burst were sent on to the message box."""
-        self.add_class("-typing")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
