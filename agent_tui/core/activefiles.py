@@ -13,7 +13,7 @@ turns.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,9 +214,14 @@ class ActiveFiles:
                 changed.append(af)
         return changed
 
-    def release_idle(self, turn: int, after: int) -> list[ActiveFile]:
-        """Release files untouched for more than ``after`` turns."""
-        gone = [af for af in self.files.values() if turn - af.last_touched > after and not af.pinned]
+    def release_idle(self, turn: int, after: int, quiet: Collection[int] = ()) -> list[ActiveFile]:
+        """Release files untouched for more than ``after`` turns as of ``turn``.  The ``quiet`` turns
+        (no answer from the agent in them) do not count: five user messages in a row before the
+        agent answers are one request, not five turns away from the file."""
+        def idle(af: ActiveFile) -> int:
+            return turn - af.last_touched - sum(1 for t in quiet if af.last_touched < t < turn)
+
+        gone = [af for af in self.files.values() if idle(af) > after and not af.pinned]
         for af in gone:
             del self.files[af.path]
         return gone

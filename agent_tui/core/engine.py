@@ -100,6 +100,11 @@ class ContextEngine:
         self.step = 0
         self.steps_total = 0
         """Model steps (assistant messages) over the whole session: the clock tool outputs age by."""
+        self.quiet_turns: set[int] = set()
+        """Turns that ended with no assistant message (a "continue" typed before the agent answered,
+        a command's output pasted in): they do not age the active files."""
+        self._worked_turn = 0
+        """The turn of the latest assistant message."""
         self.last: Assembly | None = None
         self.log_requests = log_requests
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
@@ -233,6 +238,8 @@ class ContextEngine:
     def add_user(self, text: str) -> ContextItem:
         """A user message; starts a new turn."""
         if self.turn > 0:
+            if self._worked_turn != self.turn:
+                self.quiet_turns.add(self.turn)
             self.end_turn()
         self.turn += 1
         self.step = 0
@@ -242,6 +249,7 @@ class ContextEngine:
     def add_assistant(self, text: str, tool_calls: list[dict[str, Any]] | None = None,
                       provenance: dict[str, Any] | None = None) -> ContextItem:
         self.steps_total += 1
+        self._worked_turn = self.turn
         prov = {**(provenance or {}), "step": self.steps_total}
         item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
                               tool_calls=self._redact_calls(tool_calls), provenance=prov)
@@ -286,7 +294,7 @@ class ContextEngine:
         """The turn is over: release idle files.  Its turn-scoped tool outputs stay as they were
         sent (the history is append-only); the next compaction event evicts them."""
         after = self.settings.memory.release_files_after
-        for af in self.files.release_idle(self.turn + 1, after):
+        for af in self.files.release_idle(self.turn + 1, after, self.quiet_turns):
             self.window.release(af, f"released: untouched for {after} turns")
         self.window.flush()
 
@@ -484,6 +492,9 @@ class ContextEngine:
             if it.category == Category.SUMMARY and it.state == State.IN:
                 self.compactor.segments.append(it)
         self.compactor.segments.sort(key=lambda it: (it.created_at, _seq(it.id)))
+        worked = {it.turn for it in items if it.role == "assistant"}
+        self._worked_turn = max(worked, default=0)
+        self.quiet_turns = {t for t in range(1, self.turn) if t not in worked}
         if self.summary_item is not None and self.store is not None:
             row = getattr(self.store, "latest_summary", lambda _s: None)(self.session_id)
             if row and row.get("data"):

@@ -106,10 +106,12 @@ def test_released_after_idle_turns_and_at_end_task(tmp_path: Path) -> None:
     eng.add_user("turn 1")
     eng.note_file_read("idle.py", "IDLE = True\n")
     eng.note_file_read("busy.py", "BUSY = True\n")
+    eng.add_assistant("Read both.")
     for t in range(2, 2 + after):
         eng.add_user(f"turn {t}")
         eng.note_file_read("busy.py", f"BUSY = {t}\n")
         assert "IDLE = True" in request_text(eng.assemble().messages), f"released too early at turn {t}"
+        eng.add_assistant(f"Worked on busy.py in turn {t}.")
     eng.add_user("one more idle turn")
     asm = eng.assemble()
     assert "f:idle.py" not in eng.files.files and "busy.py" in eng.files.files
@@ -123,6 +125,35 @@ def test_released_after_idle_turns_and_at_end_task(tmp_path: Path) -> None:
     assert any(t.item_id == "f:busy.py" and "task ended" in t.reason for t in asm.trace)
     eng.compact(force=True)
     assert "BUSY" not in request_text(eng.assemble().messages)
+
+
+def test_turns_the_agent_did_not_answer_do_not_age_a_file(tmp_path: Path) -> None:
+    """Several user messages in a row ("continue", a pasted command output, a harness's own notes)
+    before the agent answers are one request: an edited file stays however many there are, and
+    only turns the agent worked in count towards its release, also after a resume."""
+    eng = make(tmp_path)
+    after = eng.settings.memory.release_files_after
+    eng.add_user("Fix the bug in app.py")
+    eng.add_assistant("Editing.", [call("e1", name="edit_file", path="app.py")])
+    eng.note_file_edit("app.py", "FIXED = True\n")
+    for n in range(after + 3):  # more messages in a row than the turns a file may stay idle
+        eng.add_user(f"continue ({n})")
+    eng.assemble()
+    assert "app.py" in eng.files.files
+    assert "FIXED = True" in request_text(eng.assemble().messages)
+    eng.add_assistant("Still on it.")
+
+    resumed = make(tmp_path)
+    resumed.load(eng.all_items())
+    assert resumed.quiet_turns == eng.quiet_turns and len(eng.quiet_turns) == after + 2
+    for engine in (eng, resumed):
+        engine.window.note_edit("app.py", "FIXED = True\n")  # (a resume re-reads what the store had)
+        for t in range(after):  # turns the agent worked in, away from the file
+            engine.add_user(f"now look at something else ({t})")
+            engine.add_assistant("Looking.")
+            assert "app.py" in engine.files.files, f"released after {t + 1} worked turns"
+        engine.add_user("and one more")
+        assert "app.py" not in engine.files.files
 
 
 def test_active_files_beyond_the_files_share_are_released_largest_first(tmp_path: Path) -> None:
