@@ -11,8 +11,8 @@ One JSON object a line (``{"text": ..., "at": ...}``), appended as messages are 
 crash loses at most the line being written and another running instance never clobbers
 it.  Reading skips lines it cannot parse.  Secrets are masked before a line is written (``core/redact``:
 a key pasted into the prompt must not land in a file).  An unwritable state directory keeps the history in
-memory for the run.  What is in the box and not yet sent is kept beside the history (``.draft.json``,
-rewritten as the user types) and put back in the box at the next start.  The file is trimmed to the newest ``LIMIT``
+memory for the run.  What is in the box and not yet sent is kept beside the history (``ui/drafts``: one
+file per running instance, rewritten as the user types) and put back in the box at the next start.  The file is trimmed to the newest ``LIMIT``
 entries when it grows past twice that.  No Textual here: the prompt widget drives it.
 """
 
@@ -26,6 +26,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from agent_tui.ui.drafts import Drafts
+
 FILE_NAME = "input_history.jsonl"
 """The old, in-workspace file (``.agent-tui/input_history.jsonl``): imported only as described above."""
 IMPORTED = "imported"
@@ -34,8 +36,6 @@ LIMIT = 500
 """Entries kept (the newest)."""
 MAX_CHARS = 20_000
 """A longer message (a huge paste) is not kept in the history."""
-MAX_DRAFT = 1_000_000
-"""An unsent draft is kept up to this many characters (pastes included)."""
 
 
 class InputHistory:
@@ -49,9 +49,10 @@ class InputHistory:
         self.cursor = len(self.entries)
         self.draft = ""
         """What was in the prompt when browsing started (restored past the newest entry)."""
-        self._draft_mine: str | None = None
-        """The draft file's text as this run last wrote (or took over) it: an empty box removes the
-        file only while it still holds that, never another instance's newer draft."""
+        self.drafts = Drafts(path) if path is not None else None
+        """This run's unsent draft on disk (ui/drafts; None: in memory only)."""
+        self.older_drafts = 0
+        """How many older unsent drafts the start put into the history."""
         self.waiting_for_trust = False
         """An old in-workspace history that git does not track waits, unread, for the user to trust the
         folder (the user is told, rather than finding their history gone)."""
@@ -114,50 +115,26 @@ class InputHistory:
             pass  # an unwritable state directory: history stays in memory
 
     # the unsent draft -----------------------------------------------------------------------------
-    @property
-    def draft_path(self) -> Path | None:
-        """``<history file>.draft.json``: what is in the box and not yet sent (None: in memory only)."""
-        return self.path.with_name(self.path.stem + ".draft.json") if self.path is not None else None
-
     def save_draft(self, text: str) -> None:
         """Keep ``text`` (the box's whole text, pastes expanded) so a crash, a kill or a quit loses no
-        typing; an empty box removes it.  Secrets are masked as in the history; written atomically."""
-        path = self.draft_path
-        if path is None:
-            return
-        try:
-            if not text.strip():
-                # another instance on this folder may have saved its own draft since: only ours goes
-                if self._draft_mine is not None and self._read_draft() == self._draft_mine:
-                    path.unlink(missing_ok=True)
-                self._draft_mine = None
-                return
-            from agent_tui.core.redact import redact_text
-
-            masked = redact_text(text[:MAX_DRAFT])
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"text": masked, "at": round(time.time(), 3)}, ensure_ascii=False),
-                           encoding="utf-8")
-            tmp.replace(path)
-            self._draft_mine = masked
-        except OSError:
-            pass  # an unwritable state directory: the draft lives in the box only
+        typing; an empty box removes it (``ui/drafts``: one file per running instance)."""
+        if self.drafts is not None:
+            self.drafts.save(text)
 
     def saved_draft(self) -> str:
-        """The draft a previous run left unsent ("" when none or unreadable); this run takes it over
-        (sending it, or emptying the box, removes it)."""
-        self._draft_mine = self._read_draft() or None
-        return self._draft_mine or ""
+        """The newest draft that runs no longer running left unsent ("" when none); this run takes it
+        over (sending it, or emptying the box, removes it).  Older ones, from other instances on this
+        folder, go into the history, so ↑ offers them."""
+        texts = self.drafts.take_over() if self.drafts is not None else []
+        for older in reversed(texts[1:]):
+            self.add(older)
+        self.older_drafts = len(texts[1:])
+        return texts[0] if texts else ""
 
-    def _read_draft(self) -> str:
-        path = self.draft_path
-        try:
-            record = json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
-        except (OSError, ValueError):
-            return ""
-        text = record.get("text") if isinstance(record, dict) else None
-        return text if isinstance(text, str) else ""
+    def close(self) -> None:
+        """The run is over (its last draft saved): the next start may take the draft over."""
+        if self.drafts is not None:
+            self.drafts.close()
 
     def step(self, delta: int, current: str) -> str | None:
         """The entry ``delta`` steps away (-1 older, +1 newer), or None when there is none."""

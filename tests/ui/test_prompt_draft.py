@@ -2,12 +2,17 @@
 
 The box's text is written beside the input history a moment after the user stops typing (and at
 once when the app closes); the next start puts it back and says so.  Sending clears it; a pasted
-key is masked on disk as in the history.
+key is masked on disk as in the history.  Each running instance has its own draft file: two on one
+folder never overwrite each other, and a start takes over only the drafts of instances that are gone.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from textual import events
@@ -19,9 +24,16 @@ from .conftest import demo_app, ready, wait_for
 DRAFT = "half a thought about the inventory report\nand a second line"
 
 
-def draft_file(workspace: Path) -> Path:
+def draft_files(workspace: Path) -> list[Path]:
     path = history_path(workspace)
-    return path.with_name(path.stem + ".draft.json")
+    return sorted(path.parent.glob(path.stem + ".draft*.json"))
+
+
+def draft_text(workspace: Path) -> str | None:
+    """The one draft on disk for ``workspace`` (None when there is none)."""
+    files = draft_files(workspace)
+    assert len(files) <= 1, files
+    return json.loads(files[0].read_text())["text"] if files else None
 
 
 def restored_notices(app: object) -> list[str]:
@@ -50,10 +62,10 @@ async def test_the_draft_is_on_disk_while_the_app_still_runs(demo_workspace: Pat
         await ready(pilot)
         app.main.prompt.clear()
         await pilot.press(*"fix the tax rounding")
-        await wait_for(pilot, lambda: draft_file(demo_workspace).is_file(), "the draft on disk")
-        assert json.loads(draft_file(demo_workspace).read_text())["text"] == "fix the tax rounding"
+        await wait_for(pilot, lambda: draft_text(demo_workspace) is not None, "the draft on disk")
+        assert draft_text(demo_workspace) == "fix the tax rounding"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not draft_file(demo_workspace).exists(), "the draft cleared by sending")
+        await wait_for(pilot, lambda: not draft_files(demo_workspace), "the draft cleared by sending")
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30), notifications=True) as pilot:
         await ready(pilot)
@@ -73,9 +85,8 @@ async def test_a_folded_paste_is_kept_whole_and_a_key_is_masked_on_disk(demo_wor
         await pilot.pause()
         assert prompt.value.startswith("[paste #1")
         await pilot.press(*f" my key is {key}")
-        await wait_for(pilot, lambda: "my key" in draft_file(demo_workspace).read_text()
-                       if draft_file(demo_workspace).is_file() else False, "the draft on disk")
-    saved = json.loads(draft_file(demo_workspace).read_text())["text"]
+        await wait_for(pilot, lambda: "my key" in (draft_text(demo_workspace) or ""), "the draft on disk")
+    saved = draft_text(demo_workspace) or ""
     assert saved.startswith(big) and key not in saved and "my key is" in saved
 
 
@@ -96,18 +107,61 @@ async def test_quitting_while_up_shows_an_old_message_keeps_the_draft_not_the_ol
         assert again.main.prompt.value == "my unsent idea"
 
 
-def test_two_instances_on_one_folder_never_delete_each_others_draft(tmp_path: Path) -> None:
+def test_two_instances_on_one_folder_keep_their_own_drafts(tmp_path: Path) -> None:
     from agent_tui.ui.input_history import InputHistory
 
     a, b = InputHistory.for_workspace(tmp_path), InputHistory.for_workspace(tmp_path)
     a.save_draft("alpha")
-    b.save_draft("beta")
-    a.save_draft("")  # a's box emptied: b's newer draft stays
-    assert InputHistory.for_workspace(tmp_path).saved_draft() == "beta"
-    b.save_draft("")
-    assert not draft_file(tmp_path).exists()
+    b.save_draft("beta")  # b typing never overwrites a's draft
+    a.save_draft("")  # a's box emptied: b's draft stays
+    assert sorted(json.loads(f.read_text())["text"] for f in draft_files(tmp_path)) == ["beta"]
     a.save_draft("gamma")
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == "", "both owners still run: nothing is taken"
+    a.close()
     later = InputHistory.for_workspace(tmp_path)
-    assert later.saved_draft() == "gamma"  # a later run takes it over ...
+    assert later.saved_draft() == "gamma"  # a is gone: a later run takes its draft over ...
+    assert sorted(json.loads(f.read_text())["text"] for f in draft_files(tmp_path)) == ["beta", "gamma"]
     later.save_draft("")  # ... so sending it, or emptying the box, removes it
-    assert not draft_file(tmp_path).exists()
+    b.save_draft("")
+    assert draft_files(tmp_path) == []
+
+
+def test_a_killed_instance_leaves_its_draft_to_the_next_start_and_older_ones_go_to_history(
+        tmp_path: Path) -> None:
+    """kill -9 gives no chance to clean up: the kernel drops the dead process's lock, so the next
+    start sees the draft has no owner.  Two orphans: the newest goes in the box, the other into ↑."""
+    from agent_tui.ui.input_history import InputHistory
+
+    script = ("import sys, time; from pathlib import Path; from agent_tui.ui.input_history import InputHistory;"
+              "h = InputHistory.for_workspace(Path(sys.argv[1])); h.save_draft(sys.argv[2]); print('saved', flush=True);"
+              "time.sleep(60)")
+    children = []
+    for text in ("the older unsent idea", "the newest unsent idea"):
+        child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), text], stdout=subprocess.PIPE,
+                                 text=True, env=os.environ.copy())
+        children.append(child)
+        assert child.stdout is not None and child.stdout.readline().strip() == "saved"
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == "", "their owners run: not taken"
+    for child in children:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+        assert child.stdout is not None
+        child.stdout.close()
+    later = InputHistory.for_workspace(tmp_path)
+    assert later.saved_draft() == "the newest unsent idea"
+    assert later.older_drafts == 1 and later.entries[-1] == "the older unsent idea"
+    assert [json.loads(f.read_text())["text"] for f in draft_files(tmp_path)] == ["the newest unsent idea"]
+    again = InputHistory.for_workspace(tmp_path)
+    assert again.saved_draft() == "", "later still runs and owns the draft now"
+    assert again.entries[-1] == "the older unsent idea", "the older draft stayed in the history"
+
+
+def test_the_single_draft_file_of_earlier_versions_is_taken_over(tmp_path: Path) -> None:
+    from agent_tui.ui.input_history import InputHistory
+
+    old = history_path(tmp_path).with_name(history_path(tmp_path).stem + ".draft.json")
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_text(json.dumps({"text": "from before the upgrade", "at": 1.0}))
+    later = InputHistory.for_workspace(tmp_path)
+    assert later.saved_draft() == "from before the upgrade"
+    assert not old.exists() and draft_text(tmp_path) == "from before the upgrade"

@@ -69,9 +69,15 @@ class PromptInput(TextArea):
     # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
     def _on_mount(self) -> None:
         draft = self.inputs.saved_draft()
+        older = self.inputs.older_drafts
+        more = f" {older} older unsent one{'s are' if older > 1 else ' is'} in ↑ history." if older else ""
         if draft and not self.text:
             self.value = draft
-            self.notify("The message you had not sent is back in the box.", title="Draft restored")
+            self.notify(f"The message you had not sent is back in the box.{more}", title="Draft restored")
+        elif draft:  # (the box was filled before mount, e.g. a task given on the command line)
+            self.inputs.add(draft)
+            self.inputs.save_draft("")
+            self.notify(f"The message you had not sent is in ↑ history.{more}", title="Draft restored")
 
     def _on_text_area_changed(self) -> None:
         if self._draft_timer is not None:
@@ -80,6 +86,7 @@ class PromptInput(TextArea):
 
     def _on_unmount(self) -> None:
         self.save_draft()
+        self.inputs.close()
 
     def save_draft(self) -> None:
         """Write the user's unsent text beside the input history: the box (pastes expanded), or, while
