@@ -118,8 +118,9 @@ def load_sessions(paths: list[Path]) -> list[Session]:
     return out
 
 
-Step = tuple[float, bool, dict[str, float], float, str]
-"""(wall latency, was a compaction event, phase times, CPU time, label) of one replayed step."""
+Step = tuple[float, bool, dict[str, float], float, str, float]
+"""(wall latency, was a compaction event, phase times, CPU time, label, wall time of the request's
+assembly alone: ``build``, without taking in the step's new messages) of one replayed step."""
 
 
 def replay_steps(session: Session, clock: PhaseClock | None) -> list[Step]:
@@ -137,10 +138,12 @@ def replay_steps(session: Session, clock: PhaseClock | None) -> list[Step]:
             strategy.observe(i, session.messages[i])
             new += len(session.messages[i].raw_output or session.messages[i].content or "")
         seen = max(seen, call.history_len)
+        t1 = time.perf_counter()
         req = strategy.build(k)
         latency, cpu = time.perf_counter() - t0, time.process_time() - c0
+        build = time.perf_counter() - t1
         label = f"{session.id[:12]} step {k} (+{new:,} chars)"
-        out.append((latency, req.summarising_input_tokens > 0, clock.take() if clock else {}, cpu, label))
+        out.append((latency, req.summarising_input_tokens > 0, clock.take() if clock else {}, cpu, label, build))
     return out
 
 
