@@ -189,7 +189,7 @@ def main() -> None:
     for label, group in groups:
         total = sum(x[0] for x in group)
         phases: dict[str, float] = defaultdict(float)
-        for _, _, times, _, _ in group:
+        for _, _, times, *_ in group:
             for name, t in times.items():
                 phases[name] += t
         phases["other (replay glue)"] = total - sum(phases.values())
@@ -200,7 +200,7 @@ def main() -> None:
             print(f"  {name:22s} {t * 1000:9.1f} ms  {100 * t / total if total else 0:5.1f} %  "
                   f"{t * 1000 / max(1, len(group)):7.3f} ms/step")
 
-    for latency, event, times, _, label in sorted(steps, key=lambda x: -x[0])[:opts.worst]:
+    for latency, event, times, _, label, _ in sorted(steps, key=lambda x: -x[0])[:opts.worst]:
         top = ", ".join(f"{n} {t * 1000:.1f}" for n, t in sorted(times.items(), key=lambda kv: -kv[1])[:4])
         print(f"{latency * 1000:7.2f} ms {'event' if event else '     '} {label}: {top}")
 

@@ -7,8 +7,11 @@ holds ``<history stem>.draft.<token>.lock`` with ``flock`` while it lives.  The 
 when the process ends, however it ends (a quit, a crash, ``kill -9``), so "is the draft's owner still
 running?" is one non-blocking lock attempt, and a start never takes a draft from a running instance.
 A start takes over every orphaned draft (renamed away first, so two starts at once cannot both take
-one): the newest goes back in the box, the older ones are returned for the input history.  The single
-``<stem>.draft.json`` of earlier versions is an orphan like any other.
+one): the newest goes back in the box, the older ones are returned for the input history.  A taken
+draft's file is removed only once its text is kept elsewhere (the new owner's draft, the history file),
+and until then its name marks it as a draft of the taking run, so a crash in between leaves it to the
+next start.  The single ``<stem>.draft.json`` of earlier versions is an orphan like any other (an
+instance of that version still running cannot be told apart: its draft may be offered twice, never lost).
 
 Secrets are masked before a draft is written (``core/redact``), as in the history.  No Textual here.
 """
@@ -19,6 +22,7 @@ import json
 import os
 import secrets
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 try:
@@ -33,6 +37,18 @@ STALE_LOCK_SECONDS = 60
 locks its file in one go, so a young unlocked one may be a start in progress)."""
 
 
+@dataclass(frozen=True)
+class Draft:
+    """An unsent draft taken over from an ended run."""
+
+    text: str
+    """What was in its box (secrets masked)."""
+    at: float
+    """When it was last written (seconds since the epoch)."""
+    path: Path
+    """Its file, renamed to this run's claim until the text is kept elsewhere (``Drafts.drop``)."""
+
+
 class Drafts:
     """This instance's draft file, and the orphans of instances that are gone."""
 
@@ -43,6 +59,7 @@ class Drafts:
         """Names this instance's files (the pid for a reader; the random part tells apart two
         instances in one process, as tests run them)."""
         self._lock_fd: int | None = None
+        self._claims = 0
 
     @property
     def path(self) -> Path:
@@ -52,12 +69,13 @@ class Drafts:
     def _file(self, token: str, suffix: str) -> Path:
         return self.folder / f"{self.stem}.draft{'.' + token if token else ''}{suffix}"
 
-    def save(self, text: str) -> None:
-        """Keep ``text`` as this instance's draft (masked, written atomically); an empty one removes it."""
+    def save(self, text: str) -> bool:
+        """Keep ``text`` as this instance's draft (masked, written atomically); an empty one removes it.
+        True when that is done (False: an unwritable state directory, the draft lives in the box only)."""
         try:
             if not text.strip():
                 self.path.unlink(missing_ok=True)
-                return
+                return True
             from agent_tui.core.redact import redact_text
 
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
@@ -66,70 +84,89 @@ class Drafts:
             record = {"text": redact_text(text[:MAX_DRAFT]), "at": round(time.time(), 3), "pid": os.getpid()}
             tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
             tmp.replace(self.path)
+            return True
         except OSError:
-            pass  # an unwritable state directory: the draft lives in the box only
+            return False
 
-    def take_over(self) -> list[str]:
-        """The drafts of instances no longer running, newest first, now this instance's: the newest is
-        saved as its own draft at once (a crash right after the start loses nothing), the others'
-        files are removed (the caller keeps their text)."""
-        found: list[tuple[float, str]] = []
+    def take_over(self) -> list[Draft]:
+        """The drafts of instances no longer running, newest first, claimed by this instance: each
+        file is renamed to a name of this run's (so no other start takes it) and stays until
+        ``drop`` says its text is kept elsewhere."""
+        found: list[Draft] = []
         try:
             candidates = sorted(self.folder.glob(f"{self.stem}.draft*.json"))
+            if candidates:
+                self._hold()  # this run's claims have a live owner from the first one
         except OSError:
             return []
         for f in candidates:
             token = self._token_of(f)
-            if token is None or token == self.token or self._alive(token):
+            if token is None or token == self.token or token.startswith(self.token + "-") or self._alive(token):
                 continue
-            claimed = self._file(self.token, f".claim{len(found)}")
+            self._claims += 1
+            claimed = self._file(f"{self.token}-c{self._claims}", ".json")
             try:
                 os.rename(f, claimed)  # atomic: a second start finds nothing to take
             except OSError:
                 continue
-            record = _read(claimed)
-            claimed.unlink(missing_ok=True)
             if token:
-                self._file(token, ".lock").unlink(missing_ok=True)
-            text = record.get("text")
+                self._remove_lock(token)
+            record = _read(claimed)
+            text, at = record.get("text"), record.get("at")
             if isinstance(text, str) and text.strip():
-                at = record.get("at")
-                found.append((float(at) if isinstance(at, (int, float)) else 0.0, text))
+                found.append(Draft(text, float(at) if isinstance(at, (int, float)) else 0.0, claimed))
+            else:
+                claimed.unlink(missing_ok=True)
         self._sweep_locks()
-        texts = [t for _, t in sorted(found, key=lambda x: -x[0])]
-        if texts:
-            self.save(texts[0])
-        return texts
+        return sorted(found, key=lambda d: -d.at)
+
+    def drop(self, draft: Draft) -> None:
+        """``draft``'s text is kept elsewhere now: remove its file."""
+        try:
+            draft.path.unlink(missing_ok=True)
+        except OSError:
+            pass
 
     def close(self) -> None:
         """This instance is done (its last draft is saved): let the next start take the draft over."""
-        if self._lock_fd is not None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is None:
+            return
+        try:
             self._file(self.token, ".lock").unlink(missing_ok=True)
-            os.close(self._lock_fd)  # (closing drops the lock)
-            self._lock_fd = None
+        except OSError:
+            pass
+        finally:
+            os.close(fd)  # (closing drops the lock)
 
     def _hold(self) -> None:
-        """Lock this instance's lock file (once): the sign that its draft has a live owner."""
+        """Lock this instance's lock file (once): the sign that its draft has a live owner.  Waits
+        if a start is probing it at this moment (a probe holds it only for an instant)."""
         if self._lock_fd is not None or fcntl is None:
             return
         fd = os.open(self._file(self.token, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError:
             os.close(fd)
             return
         self._lock_fd = fd
 
     def _alive(self, token: str) -> bool:
-        """The instance that wrote ``token``'s draft still runs (it holds its lock)."""
+        """The instance that wrote ``token``'s draft still runs (it holds its lock).  Only a lock file
+        that is not there, or that nobody holds, says it ended: a lock this user cannot open (another
+        user's, too many open files) counts as alive, so no running instance loses its draft."""
         if not token:
             return False  # the shared file of earlier versions: nobody holds it
+        base = "-".join(token.split("-")[:2])  # (a claim, ``<token>-c<n>``, lives as long as its taker)
         if fcntl is None:
             return True
         try:
-            fd = os.open(self._file(token, ".lock"), os.O_RDWR)
-        except OSError:
+            fd = os.open(self._file(base, ".lock"), os.O_RDONLY)
+        except FileNotFoundError:
             return False
+        except OSError:
+            return True
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -138,18 +175,39 @@ class Drafts:
             os.close(fd)  # (our probe's lock, if taken, goes with it)
         return False
 
+    def _remove_lock(self, token: str) -> None:
+        """Remove an ended instance's lock file, only while holding it (so never a live one's)."""
+        if fcntl is None:
+            return
+        lock = self._file(token, ".lock")
+        try:
+            fd = os.open(lock, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock.unlink(missing_ok=True)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
     def _sweep_locks(self) -> None:
         """Remove old lock files that nobody holds and that have no draft (an instance that crashed
         with an empty box)."""
         now = time.time()
-        for lock in self.folder.glob(f"{self.stem}.draft.*.lock"):
+        try:
+            locks = list(self.folder.glob(f"{self.stem}.draft.*.lock"))
+        except OSError:
+            return
+        for lock in locks:
             token = lock.name[len(self.stem) + len(".draft."):-len(".lock")]
             try:
                 old = now - lock.stat().st_mtime > STALE_LOCK_SECONDS
             except OSError:
                 continue
-            if old and token != self.token and not self._file(token, ".json").exists() and not self._alive(token):
-                lock.unlink(missing_ok=True)
+            if old and token != self.token and not self._file(token, ".json").exists():
+                self._remove_lock(token)
 
     def _token_of(self, f: Path) -> str | None:
         """The token in a draft file's name ("" for the shared file of earlier versions)."""

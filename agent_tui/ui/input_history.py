@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import subprocess
 import time
@@ -90,16 +89,20 @@ class InputHistory:
                 out.append(text)
         return out[-LIMIT:]
 
-    def add(self, text: str) -> None:
-        """Remember a sent message (not a repeat of the last one) and reset the cursor."""
+    def add(self, text: str, *, keep_long: bool = False) -> bool:
+        """Remember a sent message (not a repeat of the last one) and reset the cursor.  ``keep_long``:
+        also past ``MAX_CHARS`` (an unsent draft taken over from an ended run: it has no other copy).
+        True when the text is on disk (or was already the last entry)."""
         self.cursor = len(self.entries)
         self.draft = ""
-        if not text.strip() or len(text) > MAX_CHARS or (self.entries and self.entries[-1] == text):
-            return
+        if self.entries and self.entries[-1] == text:
+            return True
+        if not text.strip() or (len(text) > MAX_CHARS and not keep_long):
+            return False
         self.entries.append(text)
         self.cursor = len(self.entries)
         if self.path is None:
-            return
+            return False
         from agent_tui.core.redact import redact_text
 
         try:
@@ -112,7 +115,8 @@ class InputHistory:
                 body = "".join(json.dumps({"text": redact_text(t)}, ensure_ascii=False) + "\n" for t in self.entries)
                 self.path.write_text(_import_mark(self.path) + body, encoding="utf-8")
         except OSError:
-            pass  # an unwritable state directory: history stays in memory
+            return False  # an unwritable state directory: history stays in memory
+        return True
 
     # the unsent draft -----------------------------------------------------------------------------
     def save_draft(self, text: str) -> None:
@@ -124,12 +128,22 @@ class InputHistory:
     def saved_draft(self) -> str:
         """The newest draft that runs no longer running left unsent ("" when none); this run takes it
         over (sending it, or emptying the box, removes it).  Older ones, from other instances on this
-        folder, go into the history, so ↑ offers them."""
-        texts = self.drafts.take_over() if self.drafts is not None else []
-        for older in reversed(texts[1:]):
-            self.add(older)
-        self.older_drafts = len(texts[1:])
-        return texts[0] if texts else ""
+        folder, go into the history, so ↑ offers them; a draft file goes only once its text is kept
+        elsewhere (this run's own draft, or the history file)."""
+        if self.drafts is None:
+            return ""
+        taken = self.drafts.take_over()
+        if not taken:
+            return ""
+        newest, older = taken[0], taken[1:]
+        self.older_drafts = 0
+        for draft in reversed(older):
+            if self.add(draft.text, keep_long=True):
+                self.drafts.drop(draft)
+                self.older_drafts += 1
+        if self.drafts.save(newest.text):
+            self.drafts.drop(newest)
+        return newest.text
 
     def close(self) -> None:
         """The run is over (its last draft saved): the next start may take the draft over."""

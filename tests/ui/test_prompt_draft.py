@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from textual import events
 
 from agent_tui.ui.input_history import history_path
@@ -135,18 +136,20 @@ def test_a_killed_instance_leaves_its_draft_to_the_next_start_and_older_ones_go_
     script = ("import sys, time; from pathlib import Path; from agent_tui.ui.input_history import InputHistory;"
               "h = InputHistory.for_workspace(Path(sys.argv[1])); h.save_draft(sys.argv[2]); print('saved', flush=True);"
               "time.sleep(60)")
-    children = []
-    for text in ("the older unsent idea", "the newest unsent idea"):
-        child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), text], stdout=subprocess.PIPE,
-                                 text=True, env=os.environ.copy())
-        children.append(child)
-        assert child.stdout is not None and child.stdout.readline().strip() == "saved"
-    assert InputHistory.for_workspace(tmp_path).saved_draft() == "", "their owners run: not taken"
-    for child in children:
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
-        assert child.stdout is not None
-        child.stdout.close()
+    children: list[subprocess.Popen[str]] = []
+    try:
+        for text in ("the older unsent idea", "the newest unsent idea"):
+            child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), text], stdout=subprocess.PIPE,
+                                     text=True, env=os.environ.copy())
+            children.append(child)
+            assert child.stdout is not None and child.stdout.readline().strip() == "saved"
+        assert InputHistory.for_workspace(tmp_path).saved_draft() == "", "their owners run: not taken"
+    finally:
+        for child in children:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=10)
+            assert child.stdout is not None
+            child.stdout.close()
     later = InputHistory.for_workspace(tmp_path)
     assert later.saved_draft() == "the newest unsent idea"
     assert later.older_drafts == 1 and later.entries[-1] == "the older unsent idea"
@@ -165,3 +168,71 @@ def test_the_single_draft_file_of_earlier_versions_is_taken_over(tmp_path: Path)
     later = InputHistory.for_workspace(tmp_path)
     assert later.saved_draft() == "from before the upgrade"
     assert not old.exists() and draft_text(tmp_path) == "from before the upgrade"
+
+
+def test_an_older_draft_longer_than_a_history_entry_is_kept_whole(tmp_path: Path) -> None:
+    """The history drops sent messages past MAX_CHARS; a taken-over draft has no other copy."""
+    from agent_tui.ui.input_history import MAX_CHARS, InputHistory
+
+    big = "a pasted log line\n" * (MAX_CHARS // 10)
+    first, second = InputHistory.for_workspace(tmp_path), InputHistory.for_workspace(tmp_path)
+    first.save_draft(big)
+    second.save_draft("the newer short one")
+    first.close()
+    second.close()
+    later = InputHistory.for_workspace(tmp_path)
+    assert later.saved_draft() == "the newer short one"
+    assert later.older_drafts == 1 and later.entries[-1] == big
+    assert InputHistory.for_workspace(tmp_path).entries[-1] == big, "on disk, not only in memory"
+
+
+def test_a_draft_whose_owner_cannot_be_probed_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """A lock this user cannot open (another user's run, too many open files) counts as a live owner."""
+    from agent_tui.ui import drafts as drafts_mod
+    from agent_tui.ui.input_history import InputHistory
+
+    owner = InputHistory.for_workspace(tmp_path)
+    owner.save_draft("still typing this")
+    real_open = os.open
+
+    def refusing(path: object, flags: int, *args: object) -> int:
+        if str(path).endswith(".lock") and owner.drafts is not None and owner.drafts.token in str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(drafts_mod.os, "open", refusing)
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == ""
+    assert draft_text(tmp_path) == "still typing this"
+
+
+def test_an_unwritable_state_folder_never_stops_the_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.ui.input_history import InputHistory
+
+    ended = InputHistory.for_workspace(tmp_path)
+    ended.save_draft("left behind")
+    ended.close()
+    mp = monkeypatch
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    for name in ("unlink", "write_text", "replace"):
+        mp.setattr(Path, name, refuse)
+    later = InputHistory.for_workspace(tmp_path)
+    assert later.saved_draft() == "left behind"  # in the box, and its file stays: no other copy is on disk
+    later.save_draft("typed on")
+    later.close()
+    mp.undo()
+    assert [json.loads(f.read_text())["text"] for f in draft_files(tmp_path)] == ["left behind"]
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == "left behind", "the next start finds it"
+
+
+def test_a_draft_claimed_by_a_start_that_crashed_goes_to_the_next_one(tmp_path: Path) -> None:
+    from agent_tui.ui.input_history import InputHistory
+
+    path = history_path(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    claim = path.with_name(f"{path.stem}.draft.999999-0badf00d-c1.json")  # a taker that is gone
+    claim.write_text(json.dumps({"text": "claimed, then the start crashed", "at": 5.0}))
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == "claimed, then the start crashed"

@@ -74,9 +74,8 @@ class PromptInput(TextArea):
         if draft and not self.text:
             self.value = draft
             self.notify(f"The message you had not sent is back in the box.{more}", title="Draft restored")
-        elif draft:  # (the box was filled before mount, e.g. a task given on the command line)
-            self.inputs.add(draft)
-            self.inputs.save_draft("")
+        elif draft:  # (the box already had text: the draft goes to ↑, the box's text becomes the draft)
+            self.inputs.add(draft, keep_long=True)
             self.notify(f"The message you had not sent is in ↑ history.{more}", title="Draft restored")
 
     def _on_text_area_changed(self) -> None:
