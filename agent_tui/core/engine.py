@@ -37,7 +37,7 @@ from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
-from agent_tui.core.memory import EvictionPlan
+from agent_tui.core.memory import EvictionPlan, Group
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore, SessionResults
@@ -350,8 +350,11 @@ class ContextEngine:
         groups, _, carried = self.history.window_groups()
         head = self.system.tokens + sum(i.tokens + 12 for i in carried)
         head += sum(it.tokens + 1 for it in self.head.pins(self.history.blocks()))
-        history = sum(g.tokens + sum(self._message_extra(it) for it in g.items) for g in groups)
+        history = sum(self.history.group_cost(g, self._group_cost) for g in groups)
         return head + self.block.tokens + history + self.head.tools_tokens + 80
+
+    def _group_cost(self, group: Group) -> int:
+        return group.tokens + sum(self._message_extra(it) for it in group.items)
 
     def _message_extra(self, item: ContextItem) -> int:
         """What a history message costs beyond its content: the role overhead and its tool calls

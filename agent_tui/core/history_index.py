@@ -10,6 +10,8 @@ action marks the group it touched).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.items import ContextItem, State
 from agent_tui.core.memory import Group, HistoryGroups
@@ -38,6 +40,7 @@ class HistoryIndex:
         self._blocks: list[ContextItem] = []
         self._seen = 0
         self._groups = HistoryGroups()
+        self._costs: dict[int, tuple[int, int]] = {}
 
     def add(self, item: ContextItem) -> None:
         self.version += 1
@@ -48,8 +51,10 @@ class HistoryIndex:
         """``item`` changed state: rescan from its group."""
         self.version += 1
         g = self._groups.where.get(item.id)
-        if g is not None and g < self._scan_from:
-            self._scan_from = g
+        if g is not None:
+            self._costs.pop(g, None)
+            if g < self._scan_from:
+                self._scan_from = g
 
     def messages(self) -> list[ContextItem]:
         """Message items in order (maintained incrementally: ``order`` only grows)."""
@@ -63,6 +68,19 @@ class HistoryIndex:
         """Items that are not messages (rules, memos, summaries), in order."""
         self.messages()
         return self._blocks
+
+    def group_cost(self, group: Group, cost: Callable[[Group], int]) -> int:
+        """``cost(group)``, remembered until the group gains a message or one of its items changes
+        state (``touched``): a request estimate sums every group in the window at every step."""
+        index = self._groups.where.get(group.items[0].id)
+        if index is None:
+            return cost(group)
+        hit = self._costs.get(index)
+        if hit is not None and hit[0] == len(group.items):
+            return hit[1]
+        value = cost(group)
+        self._costs[index] = (len(group.items), value)
+        return value
 
     def window_groups(self) -> tuple[list[Group], list[TraceEntry], list[ContextItem]]:
         """History groups in the window, trace entries of the items out of it, and pins carried

@@ -186,6 +186,10 @@ def group_tokens(eng: ContextEngine, it: Any) -> int:
 
 def check_assembly(d: Driver) -> None:
     eng = d.eng
+    # The request estimate remembers each group's cost; it must equal a fresh sum after any operation.
+    groups = eng.history.window_groups()[0]
+    remembered = sum(eng.history.group_cost(g, eng._group_cost) for g in groups)
+    assert remembered == sum(eng._group_cost(g) for g in groups)
     asm = eng.assemble(TOOLS)
     bd = asm.breakdown
     plan = eng.plan
