@@ -36,11 +36,12 @@ from agent_tui.core.head import DEFAULT_SYSTEM, Head
 from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
-from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope, State
+from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope
 from agent_tui.core.memory import EvictionPlan, Group
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.results import MemoryResultStore, ResultStore, SessionResults
+from agent_tui.core.resume import load_items
 from agent_tui.core.scripts_run import commands_of, scripts_run
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
@@ -103,7 +104,7 @@ class ContextEngine:
         self.quiet_turns: set[int] = set()
         """Turns that ended with no assistant message (a "continue" typed before the agent answered,
         a command's output pasted in): they do not age the active files."""
-        self._worked_turn = 0
+        self.worked_turn = 0
         """The turn of the latest assistant message."""
         self.last: Assembly | None = None
         self.log_requests = log_requests
@@ -238,7 +239,7 @@ class ContextEngine:
     def add_user(self, text: str) -> ContextItem:
         """A user message; starts a new turn."""
         if self.turn > 0:
-            if self._worked_turn != self.turn:
+            if self.worked_turn != self.turn:
                 self.quiet_turns.add(self.turn)
             self.end_turn()
         self.turn += 1
@@ -249,7 +250,7 @@ class ContextEngine:
     def add_assistant(self, text: str, tool_calls: list[dict[str, Any]] | None = None,
                       provenance: dict[str, Any] | None = None) -> ContextItem:
         self.steps_total += 1
-        self._worked_turn = self.turn
+        self.worked_turn = self.turn
         prov = {**(provenance or {}), "step": self.steps_total}
         item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
                               tool_calls=self._redact_calls(tool_calls), provenance=prov)
@@ -478,35 +479,5 @@ class ContextEngine:
 
     # loading -------------------------------------------------------------------------------
     def load(self, items: Sequence[ContextItem]) -> None:
-        """Rebuild state from stored items (resume after a crash or a restart)."""
-        self.history.reset()
-        self.compactor.segments = []
-        self.window.ledger.load(self, [it for it in items if it.id.startswith("f:")])
-        self.tool_items.load([it for it in items if it.id.startswith(TOOL_PREFIX)])
-        for it in items:
-            if it.id == "sys" or it.id.startswith(("f:", TOOL_PREFIX)):
-                continue
-            self.ids.observe(it.id)
-            if it.id not in self.items:
-                self.order.append(it.id)
-            self.items[it.id] = it
-            self.turn = max(self.turn, it.turn)
-            self.steps_total = max(self.steps_total, int(it.provenance.get("step") or 0))
-            if it.category == Category.SUMMARY and it.state == State.IN:
-                self.compactor.segments.append(it)
-        self.compactor.segments.sort(key=lambda it: (it.created_at, _seq(it.id)))
-        worked = {it.turn for it in items if it.role == "assistant"}
-        self._worked_turn = max(worked, default=0)
-        self.quiet_turns = {t for t in range(1, self.turn) if t not in worked}
-        if self.summary_item is not None and self.store is not None:
-            row = getattr(self.store, "latest_summary", lambda _s: None)(self.session_id)
-            if row and row.get("data"):
-                self.compactor.summary = Summary.from_json(row["data"])
-                self.compactor.summary.text_override = None  # (stored by older versions: not the next segment)
-        self.rebuild_block()
-
-
-def _seq(item_id: str) -> int:
-    """The number in an item id (``sum12`` → 12): ids are allocated in order."""
-    digits = "".join(c for c in item_id if c.isdigit())
-    return int(digits) if digits else 0
+        """Rebuild state from stored items (resume after a crash or a restart; core/resume)."""
+        load_items(self, items)
