@@ -53,23 +53,26 @@ async def test_shipped_history_is_not_offered_and_own_history_survives_a_restart
     assert PLANTED not in history_path(demo_workspace).read_text()
 
 
-async def test_an_old_history_waiting_for_trust_is_named_and_not_loaded(demo_workspace: Path) -> None:
-    ship_history(demo_workspace, "my old question")
-    app = demo_app(demo_workspace)
+async def history_notices(workspace: Path) -> tuple[list[str], list[str]]:
+    """(the "Input history not loaded" notices, the entries ↑ offers) of a start on ``workspace``."""
+    app = demo_app(workspace)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await ready(pilot)
         await pilot.pause()
-        told = [n for n in app._notifications if n.title == "Input history not loaded"]  # type: ignore[attr-defined]
-        assert len(told) == 1 and "agent-tui trust --yes" in told[0].message
-        assert app.main.history.entries == []
+        told = [n.message for n in app._notifications if n.title == "Input history not loaded"]  # type: ignore[attr-defined]
+        return told, list(app.main.history.entries)
+
+
+async def test_an_old_history_waiting_for_trust_is_named_and_not_loaded(demo_workspace: Path) -> None:
+    ship_history(demo_workspace, "my old question")
+    told, entries = await history_notices(demo_workspace)
+    assert len(told) == 1 and "agent-tui trust --yes" in told[0]
+    assert entries == []
 
 
 async def test_no_history_notice_without_an_old_file(demo_workspace: Path) -> None:
-    app = demo_app(demo_workspace)
-    async with app.run_test(size=(100, 30), notifications=True) as pilot:
-        await ready(pilot)
-        await pilot.pause()
-        assert not [n for n in app._notifications if n.title == "Input history not loaded"]  # type: ignore[attr-defined]
+    told, _ = await history_notices(demo_workspace)
+    assert told == []
 
 
 def _git(root: Path, *args: str) -> None:
