@@ -229,10 +229,16 @@ def test_an_unwritable_state_folder_never_stops_the_start(tmp_path: Path, monkey
 
 
 def test_a_draft_claimed_by_a_start_that_crashed_goes_to_the_next_one(tmp_path: Path) -> None:
+    """A start claims a draft (renames its file), then dies before keeping the text anywhere else:
+    the claim must still look like a draft of a run that ended, so the next start takes it."""
     from agent_tui.ui.input_history import InputHistory
 
-    path = history_path(tmp_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    claim = path.with_name(f"{path.stem}.draft.999999-0badf00d-c1.json")  # a taker that is gone
-    claim.write_text(json.dumps({"text": "claimed, then the start crashed", "at": 5.0}))
+    ended = InputHistory.for_workspace(tmp_path)
+    ended.save_draft("claimed, then the start crashed")
+    ended.close()
+    crashing = InputHistory.for_workspace(tmp_path)
+    assert crashing.drafts is not None
+    claimed = crashing.drafts.take_over()  # renamed to its claim; neither saved nor dropped yet
+    assert [d.text for d in claimed] == ["claimed, then the start crashed"]
+    crashing.drafts.close()  # the process dies: the kernel drops its lock
     assert InputHistory.for_workspace(tmp_path).saved_draft() == "claimed, then the start crashed"
