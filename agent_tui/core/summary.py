@@ -6,6 +6,11 @@ A summary keeps conclusions, not exploration, in three role sections (DESIGN §2
 * agent: decisions and open todos;
 * environment: errors and test/command results.
 
+The agent's own shell commands that edit files in place or undo edits (``sed -i``, ``git
+checkout``/``stash``/``apply``, ``cp``/``mv``/``rm``) are kept verbatim too: after a
+compaction the model must still know exactly what it changed and how, to build on it or
+undo it.  (Writes of whole files need no such entry: the file's text is carried itself.)
+
 The extractive summariser copies sentences and lines verbatim (it never
 infers), is deterministic, cannot fail on ordinary text, and is the fallback
 when the LLM summariser fails.  On conflict the newer fact wins: an entry with
@@ -24,7 +29,7 @@ from typing import Protocol
 from agent_tui.core.items import ContextItem
 from agent_tui.core.secret_gates import FOLD_CHARS
 
-SECTIONS: tuple[str, ...] = ("instructions", "decisions", "todos", "errors", "results", "files")
+SECTIONS: tuple[str, ...] = ("instructions", "decisions", "todos", "errors", "results", "files", "changes")
 SECTION_TITLES = {
     "instructions": "User instructions, constraints and preferences",
     "decisions": "Agent decisions",
@@ -32,9 +37,13 @@ SECTION_TITLES = {
     "errors": "Errors seen",
     "results": "Command and test results",
     "files": "Files changed",
+    "changes": "Commands that changed files",
 }
 #: Entries kept per section (newest win); the rest are dropped from the summary but stay in the store.
-SECTION_LIMIT = {"instructions": 24, "decisions": 20, "todos": 10, "errors": 10, "results": 10, "files": 30}
+SECTION_LIMIT = {"instructions": 24, "decisions": 20, "todos": 10, "errors": 10, "results": 10, "files": 30,
+                 "changes": 12}
+#: Longest command kept whole in ``changes``; a longer one keeps its start and end.
+CHANGE_CHARS = 400
 
 
 @dataclass
@@ -249,6 +258,34 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+_CHANGES = re.compile(
+    r"\b(sed|perl|ruby)\b[^|;&\n]{0,300}?[ \t](-[a-zA-Z]*i|--in-place)\b"
+    r"|\bgit\s+(apply|am|checkout|restore|reset|stash|revert|mv|rm)\b|(^|[;&|(]\s*)(mv|cp|rm)\s",
+)
+
+
+def file_changing_commands(item: ContextItem) -> list[str]:
+    """The shell commands of an assistant message's tool calls that may change files, verbatim.
+
+    A heuristic for the summary, never for approval: it may keep a harmless command, and a
+    command it misses is only left to the other sections."""
+    out = []
+    for call in item.tool_calls or []:
+        try:
+            args = json.loads((call.get("function") or {}).get("arguments") or "{}")
+        except (ValueError, AttributeError):
+            continue
+        cmd = args.get("command") if isinstance(args, dict) else None
+        if isinstance(cmd, list):
+            cmd = " ".join(str(c) for c in cmd)
+        if isinstance(cmd, str) and cmd.strip() and _CHANGES.search(cmd):
+            cmd = cmd.strip()
+            if len(cmd) > CHANGE_CHARS:
+                cmd = cmd[:CHANGE_CHARS * 2 // 3] + " … " + cmd[-CHANGE_CHARS // 3:]
+            out.append(cmd)
+    return out
+
+
 def _command_of(item: ContextItem) -> str:
     cmd = item.provenance.get("command") or item.provenance.get("args") or ""
     if isinstance(cmd, dict):
@@ -296,6 +333,8 @@ class ExtractiveSummariser:
                         sec["decisions"].append(Entry(s, it.id, uncertain=bool(_UNCERTAIN.search(s))))
                 for tool, path in file_changes(it):
                     sec["files"].append(Entry(f"{tool} {path}", it.id, key=f"file:{path}"))
+                for cmd in file_changing_commands(it):
+                    sec["changes"].append(Entry(cmd, it.id))
             elif it.role == "tool":
                 body = it.provenance.get("raw_preview") or it.content
                 key = _command_of(it)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agent_tui.core.config import Settings
@@ -127,3 +128,71 @@ def test_decisions_reach_the_store_and_outlive_the_window(tmp_path: Path) -> Non
         assert len(decisions) == len(set(decisions))
     finally:
         ws.close()
+
+
+SED = "cd /testbed && sed -i 's/getattr(field, .attname., None) != name:/getattr(field, \"attname\") != name:/' compiler.py"
+
+
+def test_commands_that_edit_files_in_place_are_kept_verbatim() -> None:
+    cmds = {
+        "c1": SED,
+        "c2": "git checkout -- django/db/models/sql/compiler.py",
+        "c3": "perl -pi -e 's/foo/bar/g' setup.cfg",
+        "c4": "cp settings.py settings.py.orig",
+        "c5": "sed -n '120,160p' compiler.py",  # reads only
+        "c6": "grep -rn 'attname' django | head -20",
+        "c7": "cat <<'EOF' > repro.py\nprint(1)\nEOF",  # a whole-file write: its text is carried itself
+        "c8": "python -m pytest -q 2>/dev/null | tail -3",
+    }
+    msgs = [item(i, "assistant", "", tool_calls=[call(cid, name="bash", command=c)])
+            for i, (cid, c) in enumerate(cmds.items())]
+    s = ExtractiveSummariser().summarise(msgs, None)
+    kept = [e.text for e in s.sections["changes"]]
+    assert kept == [cmds["c1"], cmds["c2"], cmds["c3"], cmds["c4"]]
+    assert SED in s.render() and "Commands that changed files" in s.render()
+    # A later batch adds to the section; the same command twice is kept once, the newest last.
+    later = ExtractiveSummariser().summarise([item(20, "assistant", "", tool_calls=[call("d", name="bash",
+                                                                                         command=SED)])], s)
+    assert [e.text for e in later.sections["changes"]] == [cmds["c2"], cmds["c3"], cmds["c4"], SED]
+
+
+def test_a_long_edit_command_keeps_its_start_and_end() -> None:
+    long = "sed -i " + " ".join(f"-e 's/name{i}/other{i}/'" for i in range(60)) + " models.py"
+    s = ExtractiveSummariser().summarise([item(1, "assistant", "", tool_calls=[call("c", name="bash",
+                                                                                      command=long)])], None)
+    (entry,) = s.sections["changes"]
+    assert len(entry.text) < len(long) and entry.text.startswith("sed -i -e 's/name0/")
+    assert entry.text.endswith("models.py") and " … " in entry.text
+
+
+def test_an_in_place_edit_outlives_the_rounds_that_made_it(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path, settings=Settings.default(window=8_192))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("Order by pk must not recurse into the parent's Meta.ordering.")
+        eng.add_assistant("Narrowing the condition.", [call("s1", name="bash", command=SED)])
+        eng.add_tool_result("s1", "bash", "<returncode>0</returncode>", provenance={"command": SED})
+        requests = []
+        for n in range(2, 90):
+            eng.add_assistant(f"step {n}", [call(f"c{n}", name="bash", command=f"cat notes_{n}.txt")])
+            eng.add_tool_result(f"c{n}", "bash", filler(f"out{n}", 120), provenance={"command": f"cat notes_{n}.txt"})
+            requests.append(eng.assemble().messages)
+        last = eng.last.messages  # type: ignore[union-attr]
+        # The round itself has left the history (folded into the summary) ...
+        assert not any(c["id"] == "s1" for m in last for c in m.get("tool_calls") or [])
+        assert eng.summary is not None and "s1" not in {m.get("tool_call_id") for m in last}
+        # ... and the command is still in every request, word for word.
+        assert all(_sends(msgs, SED) for msgs in requests)
+    finally:
+        ws.close()
+
+
+def _sends(messages: list[dict[str, object]], command: str) -> bool:
+    """``command`` is in a message's text or is the command of one of its tool calls."""
+    for m in messages:
+        if command in str(m.get("content") or ""):
+            return True
+        for c in m.get("tool_calls") or []:  # type: ignore[attr-defined]
+            if json.loads(c["function"]["arguments"]).get("command") == command:
+                return True
+    return False
