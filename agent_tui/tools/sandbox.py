@@ -9,6 +9,8 @@ Each is its own mount point, so it cannot be renamed away and re-created either 
 only ``.git/config`` let ``mv .git .gitx && mkdir .git`` plant a new config); a missing one
 is an empty read-only folder while the command runs, so ``git init`` cannot create one
 (symlinked ``.git``, ``gitdir:`` files and two agents on one workspace: ``tools/sandbox_guard.py``).
+Hooks kept in the work tree (``core.hooksPath = .husky/_``) are read-only as well
+(``tools/sandbox_hooks.py``): the user's next ``git commit`` would run them unsandboxed.
 Git *writes* (commit, checkout) therefore fail inside the sandbox and need an unsandboxed,
 approved command; the network is off unless ``[sandbox] network = true``.
 
@@ -47,6 +49,7 @@ from pathlib import Path
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
+from agent_tui.tools.sandbox_hooks import hook_flags
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
@@ -155,8 +158,10 @@ class Sandbox:
                 continue
             # missing (or an empty placeholder): an empty read-only folder, removed afterwards
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        for real in protected_reals(ws):
+        reals = protected_reals(ws)
+        for real in reals:
             args += ["--ro-bind", str(real), str(real)]
+        args += hook_flags(ws, reals)
         args += hide_flags(inside)
         for sock in host_sockets([*_covered(self.network), *hidden], [ws, *map(Path, rebound)]):
             args += ["--ro-bind", "/dev/null", str(sock)]

@@ -29,6 +29,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from agent_tui.tools.sandbox_hooks import remove_hook_placeholders
+
 #: Paths inside the workspace that commands may read but never change (nor rename, nor create).
 PROTECTED = (".git", ".agent-tui")
 
@@ -140,7 +142,8 @@ class SandboxLock:
 
 
 def remove_placeholders(workspace: Path, lock: Path) -> list[Path]:
-    """Remove empty ``.git`` / ``.agent-tui`` folders (bwrap's mount points) when no sandbox holds the lock."""
+    """Remove empty ``.git`` / ``.agent-tui`` folders and the placeholders for missing hooks and
+    included config (bwrap's mount points) when no sandbox holds the lock."""
     removed: list[Path] = []
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)
@@ -158,6 +161,7 @@ def remove_placeholders(workspace: Path, lock: Path) -> list[Path]:
                 with contextlib.suppress(OSError):
                     path.rmdir()  # only succeeds when empty
                     removed.append(path)
+        removed += remove_hook_placeholders(workspace)
     finally:
         os.close(fd)
     return removed

@@ -18,6 +18,7 @@ from pathlib import Path
 from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.base import ToolError
 from agent_tui.tools.sandbox_guard import named_protected_reals
+from agent_tui.tools.sandbox_hooks import run_later_paths
 
 #: Directories no listing or search descends into.
 SKIP_DIRS = frozenset(
@@ -98,7 +99,8 @@ def resolve(workspace: Path, path: str) -> Path:
 
 
 def refuse_protected(workspace: Path, target: Path) -> None:
-    """WorkspaceError when ``target`` (resolved) lies in a ``.git`` or ``.agent-tui`` folder.
+    """WorkspaceError when ``target`` (resolved) lies in a ``.git`` or ``.agent-tui`` folder, in
+    the hooks folder git uses or is a config file git includes (``tools/sandbox_hooks.py``).
 
     A write there would be command execution (``core.fsmonitor``, hooks) or a change
     to the next run's approvals, so no write tool may do it, approved or not.
@@ -112,6 +114,14 @@ def refuse_protected(workspace: Path, target: Path) -> None:
     if hit is None:  # the real folder behind a `.git` link or `gitdir:` file counts as `.git`
         hit = next((name for name, real in named_protected_reals(root) if target.is_relative_to(real)), None)
     if hit is None:
+        kind = next((k for p, k in run_later_paths(root).items() if target.is_relative_to(p)), None)
+        if kind is not None:
+            what = "in the hooks folder" if kind == "hooks" else "a config file"
+            raise WorkspaceError(
+                f"Refused: '{relative(workspace, target)}' is {what} git uses for this repository, so "
+                "the user's next git command would run what it says. Write tools never change it; "
+                "ask the user to make this change themselves if it is needed."
+            )
         return
     why = (
         "git's config and hooks can run programs"

@@ -293,3 +293,95 @@ async def test_host_unix_sockets_are_out_of_reach(box: Sandbox, network: bool) -
         srv.close()
         path.unlink(missing_ok=True)
         folder.rmdir()
+
+
+@pytest.mark.parametrize(("hooks", "layout", "attack"), [
+    (".githooks", [".githooks/pre-commit"], "echo 'touch pwned' > .githooks/pre-commit; touch .githooks/post-checkout"),
+    # husky: core.hooksPath is .husky/_, whose wrappers run the scripts in .husky/
+    (".husky/_", [".husky/_/h", ".husky/pre-commit"], "echo 'touch pwned' > .husky/pre-commit; rm -rf .husky/_"),
+    # named but not made yet: it cannot be created
+    ("tools/hooks", ["tools/lint.sh"], "mkdir -p tools/hooks && echo 'touch pwned' > tools/hooks/pre-commit"),
+    # nested: the folder above cannot be renamed away to make a fresh hooks folder in its place
+    ("tools/git/hooks", ["tools/git/hooks/pre-commit", "tools/lint.sh"],
+     "mv tools tools2 || mv tools/git tools/git2; mkdir -p tools/git/hooks && echo 'touch pwned' > tools/git/hooks/pre-commit"),
+])
+async def test_hooks_kept_in_the_work_tree_are_read_only(box: Sandbox, hooks: str, layout: list[str],
+                                                          attack: str) -> None:
+    """With core.hooksPath inside the workspace, a command could plant a hook that the user's own
+    next `git commit` runs outside the sandbox."""
+    ws = box.workspace
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", hooks], cwd=ws, check=True)
+    for rel in layout:
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text("#!/bin/sh\nexit 0\n")
+    before = {p: p.read_bytes() for p in ws.rglob("*") if p.is_file() and ".git" not in p.parts}
+    code, out = await sh(box, attack)
+    assert code != 0 and ("Read-only file system" in out or "busy" in out), out
+    after = {p: p.read_bytes() for p in ws.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert after == before
+    # the rest of the workspace stays writable, the folders above the hooks too
+    code, out = await sh(box, "mkdir -p src && echo ok > src/app.py && cat src/app.py")
+    assert code == 0 and out.strip() == "ok", out
+    if hooks.count("/") > 1:
+        code, out = await sh(box, "echo new > tools/new.sh && cat tools/new.sh")
+        assert code == 0 and out.strip() == "new", out
+
+
+async def test_hooks_outside_the_workspace_or_unset_change_nothing(box: Sandbox, tmp_path: Path) -> None:
+    from agent_tui.tools.sandbox_hooks import hook_flags
+
+    ws = box.workspace
+    assert hook_flags(ws, []) == []  # not a repository
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    assert hook_flags(ws, []) == []  # .git/hooks: protected with .git
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    subprocess.run(["git", "config", "core.hooksPath", str(shared)], cwd=ws, check=True)
+    assert hook_flags(ws, []) == []  # outside: read-only anyway
+    subprocess.run(["git", "config", "core.hooksPath", "hooks"], cwd=ws, check=True)
+    (ws / "hooks").mkdir()
+    assert hook_flags(ws, []) == ["--ro-bind", str(ws / "hooks"), str(ws / "hooks")]  # a config change is seen at once
+
+
+@pytest.mark.parametrize(("include", "exists"), [
+    ("include.path=../.gitconfig", True),
+    ("include.path=../config/git.cfg", True),
+    ("includeIf.onbranch:main.path=../.gitconfig", True),
+    ("include.path=../.gitconfig", False),  # not made yet: it cannot be created
+    ("include.path=../config/git.cfg", False),
+])
+async def test_config_files_git_includes_from_the_work_tree_are_read_only(box: Sandbox, include: str,
+                                                                        exists: bool) -> None:
+    """A repository whose .git/config includes a tracked file: a command appending
+    `core.fsmonitor = <program>` to it would have the user's next `git status` run the program."""
+    ws = box.workspace
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=ws, check=True)
+    key, value = include.split("=")
+    subprocess.run(["git", "config", key, value], cwd=ws, check=True)
+    target = ws / value.removeprefix("../")
+    if exists:
+        target.parent.mkdir(exist_ok=True)
+        target.write_text("[user]\n\tname = dev\n")
+    before = sorted(p.relative_to(ws) for p in ws.rglob("*") if ".git" not in p.parts)
+    rel = target.relative_to(ws)
+    code, out = await sh(box, f"mkdir -p {rel.parent}; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> {rel}; "
+                              f"mv {rel} {rel}.x; mv {rel.parts[0]} moved")
+    assert code != 0, out
+    assert not (ws / "moved").exists() and not list(ws.glob("*.x")) and not list(ws.glob("*/*.x"))
+    if exists:
+        assert target.read_text() == "[user]\n\tname = dev\n"
+    else:
+        assert not target.exists(), "nothing was created, and the placeholder is gone"
+    assert sorted(p.relative_to(ws) for p in ws.rglob("*") if ".git" not in p.parts) == before
+    subprocess.run(["git", "status", "--short"], cwd=ws, capture_output=True, check=True)
+    assert not (ws / "pwned").exists()
+
+
+async def test_a_missing_hooks_folder_in_the_work_tree_cannot_be_created(box: Sandbox) -> None:
+    ws = box.workspace
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=ws, check=True)
+    code, out = await sh(box, "mkdir -p .githooks; echo 'touch pwned' > .githooks/pre-commit")
+    assert code != 0, out
+    assert not (ws / ".githooks").exists(), "no hook, and the placeholder folder is removed"

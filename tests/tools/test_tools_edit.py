@@ -165,3 +165,29 @@ async def test_write_to_directory_refused(ws: Path, call: Call) -> None:
     (ws / "dir").mkdir()
     result = await call("write_file", path="dir", content="x")
     assert result.is_error and "is a directory" in result.text
+
+
+async def test_write_tools_refuse_hooks_and_config_git_runs_from_the_work_tree(ws: Path, call: Call) -> None:
+    """The hooks folder core.hooksPath names and a config file .git/config includes: the user's
+    next git command would run what a write put there."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", ".husky/_"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "include.path", "../.gitconfig"], cwd=ws, check=True)
+    (ws / ".husky" / "_").mkdir(parents=True)
+    (ws / ".husky" / "pre-commit").write_text("npm test\n")
+    (ws / ".gitconfig").write_text("[user]\n\tname = dev\n")
+    await _read(call, ".husky/pre-commit")
+    await _read(call, ".gitconfig")
+    for path, what in ((".husky/pre-commit", "hooks folder"), (".husky/_/post-checkout", "hooks folder"),
+                       (".gitconfig", "a config file")):
+        result = await call("write_file", path=path, content="touch pwned\n")
+        assert result.is_error and what in result.text and "ask the user" in result.text, result.text
+    result = await call("edit_file", path=".gitconfig", old_text="dev", new_text="dev\n[core]\n\tfsmonitor = x")
+    assert result.is_error and "config file git uses" in result.text
+    assert (ws / ".husky" / "pre-commit").read_text() == "npm test\n"
+    assert (ws / ".gitconfig").read_text() == "[user]\n\tname = dev\n"
+    assert not (ws / ".husky" / "_" / "post-checkout").exists()
+    ok = await call("write_file", path="src/app.py", content="print(1)\n")  # other files stay writable
+    assert not ok.is_error, ok.text
