@@ -9,8 +9,9 @@ Each is its own mount point, so it cannot be renamed away and re-created either 
 only ``.git/config`` let ``mv .git .gitx && mkdir .git`` plant a new config); a missing one
 is an empty read-only folder while the command runs, so ``git init`` cannot create one
 (symlinked ``.git``, ``gitdir:`` files and two agents on one workspace: ``tools/sandbox_guard.py``).
-Hooks kept in the work tree (``core.hooksPath = .husky/_``) are read-only as well
-(``tools/sandbox_hooks.py``): the user's next ``git commit`` would run them unsandboxed.
+Hooks and git config files kept in the work tree (``core.hooksPath = .husky/_``,
+``include.path = ../.gitconfig``) are read-only as well (``tools/sandbox_hooks.py``): the
+user's next ``git commit`` or ``git status`` would run what they say, unsandboxed.
 Git *writes* (commit, checkout) therefore fail inside the sandbox and need an unsandboxed,
 approved command; the network is off unless ``[sandbox] network = true``.
 
@@ -49,7 +50,7 @@ from pathlib import Path
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
-from agent_tui.tools.sandbox_hooks import hook_flags
+from agent_tui.tools.sandbox_hooks import hook_flags, take_hook_links
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
@@ -152,16 +153,16 @@ class Sandbox:
         for prefix in rebound:
             args += ["--ro-bind", prefix, prefix]
         args += ["--bind", str(ws), str(ws)]
+        reals = protected_reals(ws)
+        args += hook_flags(ws, reals)  # first: its writable pins must not cover a read-only mount
         for rel in PROTECTED:
             path = ws / rel
             if path.is_symlink() or path.is_file() or (path.is_dir() and not _empty(path)):
                 continue
             # missing (or an empty placeholder): an empty read-only folder, removed afterwards
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        reals = protected_reals(ws)
         for real in reals:
             args += ["--ro-bind", str(real), str(real)]
-        args += hook_flags(ws, reals)
         args += hide_flags(inside)
         for sock in host_sockets([*_covered(self.network), *hidden], [ws, *map(Path, rebound)]):
             args += ["--ro-bind", "/dev/null", str(sock)]
@@ -173,13 +174,15 @@ class Sandbox:
         return args
 
     def repair(self) -> list[str]:
-        """Put back a ``.git`` / ``.agent-tui`` link a command replaced (notes for the model and user)."""
-        return repair_links(self.workspace, self.links or ())
+        """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder or an
+        included git config file, that a command replaced (notes for the model and user)."""
+        return repair_links(self.workspace, self.links or ()) + repair_links(self.workspace, take_hook_links(self.workspace))
 
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""
         net = "network on" if self.network else "no network"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
+                "and the git hooks folder and included git config files in the work tree are "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
                 "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
                 "and agent sockets are hidden; git config shows identity and settings, no credentials")
