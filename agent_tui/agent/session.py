@@ -107,7 +107,7 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
     from agent_tui.tools.sandbox import sandbox_for
 
     status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network,
-                         hide=tuple(settings.sandbox.hide))
+                         hide=tuple(settings.sandbox.hide), host_network=settings.sandbox.host_network)
     agent.ctx.sandbox = status.sandbox
     agent.ctx.pass_env = tuple(settings.sandbox.pass_env)
     agent.policy.sandboxed = status.sandbox is not None

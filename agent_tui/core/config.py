@@ -113,7 +113,9 @@ class SandboxConfig:
     mode: str = "auto"
     """``auto``: inside bubblewrap when it works (else unsandboxed, and said so); ``off``: never."""
     network: bool = False
-    """Let sandboxed commands use the network."""
+    """Let sandboxed commands use the network (a stack of their own through slirp4netns when installed)."""
+    host_network: bool = False
+    """With the network on, share the host's instead: its localhost services and abstract sockets reachable."""
     pass_env: tuple[str, ...] = ()
     """Secret-named environment variables (``*KEY*``, ``*TOKEN*``…) that commands still get, sandboxed or not."""
     hide: tuple[str, ...] = ()
@@ -258,8 +260,9 @@ def _validate(obj: Any, where: str, cross: bool = True) -> None:
     if isinstance(obj, SandboxConfig):
         if obj.mode not in ("auto", "off"):
             raise ConfigError(f"{where}: mode must be \"auto\" or \"off\", got {obj.mode!r}")
-        if not isinstance(obj.network, bool):
-            raise ConfigError(f"{where}: network must be true or false, got {obj.network!r}")
+        for name in ("network", "host_network"):
+            if not isinstance(getattr(obj, name), bool):
+                raise ConfigError(f"{where}: {name} must be true or false, got {getattr(obj, name)!r}")
         if not isinstance(obj.pass_env, (list, tuple)) or not all(isinstance(n, str) for n in obj.pass_env):
             raise ConfigError(f"{where}: pass_env must be a list of variable names, got {obj.pass_env!r}")
         if not isinstance(obj.hide, (list, tuple)) or not all(

@@ -13,7 +13,8 @@ Hooks and git config files kept in the work tree (``core.hooksPath = .husky/_``,
 ``include.path = ../.gitconfig``) are read-only as well (``tools/sandbox_hooks.py``): the
 user's next ``git commit`` or ``git status`` would run what they say, unsandboxed.
 Git *writes* (commit, checkout) therefore fail inside the sandbox and need an unsandboxed,
-approved command; the network is off unless ``[sandbox] network = true``.
+approved command; the network is off unless ``[sandbox] network = true``, and then it is the
+command's own, not the host's (``tools/sandbox_net.py``).
 
 What a command can *read* matters too: its output goes to the model provider.  The user's secret
 stores under ``~`` (``~/.ssh``, ``~/.aws``, ``~/.config/gcloud``, ``~/.docker``, ``~/.netrc``,
@@ -35,7 +36,8 @@ Config::
 
     [sandbox]
     mode = "auto"       # auto: use bwrap when it works | off: never
-    network = false     # let sandboxed commands reach the network
+    network = false     # let sandboxed commands reach the network (their own stack: tools/sandbox_net.py)
+    host_network = false  # with the network on, share the host's (its localhost services reachable)
     hide = ["~/work/secrets", "/srv/keys"]   # hidden besides the default secret stores ("~" hides all of home)
 """
 
@@ -51,6 +53,7 @@ from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
 from agent_tui.tools.sandbox_hooks import hook_flags, take_hook_links
+from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
@@ -128,28 +131,43 @@ class Sandbox:
     """Paths hidden besides the default secret stores (``[sandbox] hide``)."""
     links: tuple[tuple[str, str], ...] | None = None
     """``.git`` / ``.agent-tui`` symlinks as the session found them (None: taken now)."""
+    host_network: bool = False
+    """With the network on, share the host's (its loopback services and abstract sockets too)."""
+    slirp: str | None = None
+    """slirp4netns, which gives a command with the network on a stack of its own (``tools/sandbox_net.py``)."""
 
     def __post_init__(self) -> None:
         if self.links is None:
             object.__setattr__(self, "links", snapshot_links(self.workspace))
 
+    @property
+    def shares_host_net(self) -> bool:
+        """Commands use the host's network namespace (the network is on without slirp4netns)."""
+        return self.network and (self.host_network or self.slirp is None)
+
+    def net_setup(self) -> NetSetup | None:
+        """The pipes for one command's own network, when it gets one."""
+        return NetSetup(self.slirp) if self.network and not self.shares_host_net and self.slirp else None
+
     def hidden(self) -> list[Path]:
         """The secret stores this sandbox hides (real paths that exist now)."""
-        covered = _covered(self.network)
+        covered = _covered(self.shares_host_net)
         return [p for p in hidden_paths(self.hide, self.workspace)
                 if not any(p == c or p.is_relative_to(c) for c in covered)]
 
-    def argv(self, command: str, cwd: Path | None = None) -> list[str]:
-        """The argv that runs ``command`` with ``/bin/sh -c`` inside the sandbox."""
+    def argv(self, command: str, cwd: Path | None = None, net: NetSetup | None = None) -> list[str]:
+        """The argv that runs ``command`` with ``/bin/sh -c`` inside the sandbox (``net``: its own
+        network, from ``net_setup``; without it a command that is not to share the host's has none)."""
         ws = self.workspace
         args = [self.bwrap, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp"]
         if Path("/var/tmp").is_dir():
             args += ["--tmpfs", "/var/tmp"]
-        args += _socket_hiding(self.network)
+        host_net = self.shares_host_net
+        args += _socket_hiding(host_net)
         hidden = self.hidden()
         inside = [p for p in hidden if p.is_relative_to(ws)]
         args += hide_flags(p for p in hidden if p not in inside)
-        rebound = _rebound_interpreter_dirs([*_covered(self.network), *hidden])
+        rebound = _rebound_interpreter_dirs([*_covered(host_net), *hidden])
         for prefix in rebound:
             args += ["--ro-bind", prefix, prefix]
         args += ["--bind", str(ws), str(ws)]
@@ -164,11 +182,13 @@ class Sandbox:
         for real in reals:
             args += ["--ro-bind", str(real), str(real)]
         args += hide_flags(inside)
-        for sock in host_sockets([*_covered(self.network), *hidden], [ws, *map(Path, rebound)]):
+        for sock in host_sockets([*_covered(host_net), *hidden], [ws, *map(Path, rebound)]):
             args += ["--ro-bind", "/dev/null", str(sock)]
         args += git_view(ws).flags(hidden, ws)  # identity kept, tokens and programs left out
         args += remount_flags(hidden)
-        if not self.network:
+        if net is not None:
+            args += net.flags()
+        elif not host_net:
             args.append("--unshare-net")
         args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
         return args
@@ -180,7 +200,14 @@ class Sandbox:
 
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""
-        net = "network on" if self.network else "no network"
+        if not self.network:
+            net = "no network"
+        elif not self.shares_host_net:
+            net = "network on (its own: the host's localhost services are out of reach)"
+        elif self.host_network:
+            net = "network on (the host's, localhost services included: [sandbox] host_network)"
+        else:
+            net = f"network on (the host's, localhost services included: {SLIRP_HINT})"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
                 "and the git hooks folder and included git config files in the work tree are "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
@@ -217,7 +244,7 @@ def probe(bwrap: str | None = None) -> tuple[str | None, str]:
 
 
 def sandbox_for(workspace: Path, mode: str = "auto", network: bool = False,
-                bwrap: str | None = None, hide: tuple[str, ...] = ()) -> SandboxStatus:
+                bwrap: str | None = None, hide: tuple[str, ...] = (), host_network: bool = False) -> SandboxStatus:
     """The sandbox for ``workspace`` under ``[sandbox] mode``, or None with the reason."""
     if mode == "off":
         return SandboxStatus(None, "the sandbox is off ([sandbox] mode = \"off\"): commands run unconfined, "
@@ -226,5 +253,6 @@ def sandbox_for(workspace: Path, mode: str = "auto", network: bool = False,
     if path is None:
         return SandboxStatus(None, f"commands run without a sandbox: {why}. Until then every command needs "
                                    "approval as configured.")
-    box = Sandbox(path, workspace.resolve(), network, tuple(hide))
+    slirp = slirp_path() if network and not host_network else None
+    box = Sandbox(path, workspace.resolve(), network, tuple(hide), host_network=host_network, slirp=slirp)
     return SandboxStatus(box, box.describe())

@@ -80,16 +80,30 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
     notes: list[str] = sandbox.repair() if sandbox is not None else []
     try:
         for attempt in range(1, MOUNT_ATTEMPTS + 1):
-            argv = sandbox.argv(command, cwd) if sandbox is not None else None
-            with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
-                proc = await _spawn(command, argv, common)
-                reaper.register(proc.pid)
+            net = sandbox.net_setup() if sandbox is not None else None
+            argv = sandbox.argv(command, cwd, net) if sandbox is not None else None
             try:
-                outcome = await _collect(proc, timeout, began)
+                with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
+                    proc = await _spawn(command, argv, {**common, "pass_fds": net.pass_fds()} if net else common)
+                    reaper.register(proc.pid)
+                if net is not None:
+                    net.spawned()
+                    try:
+                        why = await net.start()
+                    except asyncio.CancelledError:
+                        reaper.kill_group(proc.pid)  # let go by the closed pipe: it must not run on
+                        raise
+                    if why is not None:
+                        notes.append(f"the command's network could not be set up ({why}); it ran without one")
+                try:
+                    outcome = await _collect(proc, timeout, began)
+                finally:
+                    alive = group_alive(proc.pid)  # a background child keeps it registered: killed when the agent exits
+                    if not alive:
+                        reaper.unregister(proc.pid)
             finally:
-                alive = group_alive(proc.pid)  # a background child keeps it registered: killed when the agent exits
-                if not alive:
-                    reaper.unregister(proc.pid)
+                if net is not None:
+                    await net.close()
             if argv is None or attempt == MOUNT_ATTEMPTS or not _mount_point_vanished(outcome, argv):
                 break
     except BaseException:
