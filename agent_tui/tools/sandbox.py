@@ -52,7 +52,7 @@ from pathlib import Path
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
-from agent_tui.tools.sandbox_hooks import hook_flags, take_hook_links
+from agent_tui.tools.sandbox_hooks import hook_flags, move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
 
 #: How to get bwrap, said whenever it is missing.
@@ -196,7 +196,8 @@ class Sandbox:
     def repair(self) -> list[str]:
         """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder or an
         included git config file, that a command replaced (notes for the model and user)."""
-        return repair_links(self.workspace, self.links or ()) + repair_links(self.workspace, take_hook_links(self.workspace))
+        ws = self.workspace
+        return repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_hooks(ws)
 
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""

@@ -24,9 +24,22 @@ Around each protected path:
 * each real folder between the workspace root and it is bound onto itself, still writable: a
   mount point cannot be renamed, so ``mv tools tools2 && mkdir -p tools/hooks`` cannot put a
   fresh, writable folder where git looks;
-* a symlink on the way (``.gitconfig -> conf/git.cfg``, even to a file outside the workspace)
-  cannot be mounted over; it is recorded before the command and put back after it if the command
-  replaced it, as ``.git`` links are (``sandbox_guard.repair_links``).
+* a symlink on the way (``.gitconfig -> conf/git.cfg``, even to a file outside the workspace, and
+  every further link its target goes through) cannot be mounted over; it is recorded before the
+  command and put back after it if the command replaced it, as ``.git`` links are
+  (``sandbox_guard.repair_links``), and the folder holding it is pinned, so the repair never
+  writes through a folder the command swapped for a link.
+
+Besides ``core.hooksPath``: the repository's own ``hooks`` folder, when it or a hook in it is a
+link into the work tree (``.git/hooks/pre-commit -> ../../scripts/pre-commit.sh``), protects the
+target; and a global or system git config file that lives in the workspace (a dotfiles repository)
+is protected like an included one.  A hook created where none was, in a hooks folder that is the
+workspace root, is moved aside after the command (a placeholder for each of git's hook names would
+litter the root while every command runs).
+
+Not covered, and said so in the README: repositories nested in the workspace (a submodule's
+``.git`` file, a ``git init`` in a subfolder) and the work-tree files a hook manager reads
+(``.pre-commit-config.yaml``, ``lefthook.yml``), which the hook itself then runs.
 
 The answer is cached by the ``stat`` of every config file involved, so a command pays a few
 ``stat`` calls once warm.  The file tools refuse to write these paths too, approved or not, as
@@ -36,10 +49,11 @@ they refuse ``.git`` (``tools.workspace.refuse_protected``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.tools.git_safe import GIT_TIMEOUT, safe_env
@@ -76,6 +90,8 @@ _cache: dict[str, tuple[tuple[object, ...], GitPaths]] = {}
 _placeholders: dict[str, set[Path]] = {}
 #: Symlinks on the way to protected paths as the last command found them, per workspace.
 _links: dict[str, dict[str, str]] = {}
+#: Hook names missing at a workspace root that is the hooks folder, per workspace.
+_absent: dict[str, list[Path]] = {}
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -100,8 +116,7 @@ def _signature(files: tuple[Path, ...]) -> tuple[object, ...]:
 
 def _entries(config: Path) -> list[tuple[str, str]]:
     """(key, value) of the include and hooksPath lines of one config file, conditions ignored."""
-    raw = _git(config.parent if config.parent.is_dir() else Path("/"), "config", "--file", str(config),
-               "--null", "--get-regexp", _KEYS) or ""
+    raw = _git(Path("/"), "config", "--file", str(config), "--null", "--get-regexp", _KEYS) or ""
     out = []
     for entry in raw.split("\0"):
         key, sep, value = entry.partition("\n")
@@ -114,18 +129,24 @@ def _ask_git(workspace: Path) -> GitPaths:
     lines = (_git(workspace, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir") or "").splitlines()
     home = Path.home()
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    roots = [Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"),
-             Path(os.environ["GIT_CONFIG_GLOBAL"]) if os.environ.get("GIT_CONFIG_GLOBAL") else home / ".gitconfig",
-             xdg / "git" / "config"]
+    user = [Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"),
+            Path(os.environ["GIT_CONFIG_GLOBAL"]) if os.environ.get("GIT_CONFIG_GLOBAL") else home / ".gitconfig",
+            xdg / "git" / "config"]
+    roots = list(user)
     top = workspace
+    hooks: list[Path] = []
+    dotgit = workspace / ".git"
+    if dotgit.is_dir() and not dotgit.is_symlink():  # read even when git refuses the repository
+        roots.append(dotgit / "config")
+        hooks.append(dotgit / "hooks")
     if len(lines) == 3:
         top = Path(lines[0])
         git_dir, common = (workspace / lines[1]), (workspace / lines[2])
         roots += [common / "config", git_dir / "config.worktree"]
-    hooks: list[Path] = []
-    includes: list[Path] = []
-    watched: list[Path] = [workspace / ".git"]  # a `gitdir:` file switched to another repository
-    todo = [(f, 0) for f in roots]
+        hooks.append(common / "hooks")
+    includes: list[Path] = [f for f in user if f.exists()]  # a global config kept in the workspace
+    watched: list[Path] = [dotgit]  # a `gitdir:` file switched to another repository
+    todo = [(f, 0) for f in dict.fromkeys(roots)]
     while todo:
         config, depth = todo.pop(0)
         if config in watched:
@@ -163,101 +184,200 @@ def _inside(path: Path, root: Path) -> bool:
     return path.is_relative_to(root) and (path == root or path.relative_to(root).parts[0] != ".git")
 
 
-def _walk(path: Path, root: Path, links: dict[str, str]) -> Path:
-    """``path`` resolved one part at a time, recording each symlink met inside ``root``."""
-    if not path.is_relative_to(root):
-        return path.resolve()
-    here = root
-    for part in path.relative_to(root).parts:
-        here = here / part
-        if here.is_symlink() and here.is_relative_to(root):
-            with contextlib.suppress(OSError):
-                links[here.relative_to(root).as_posix()] = os.readlink(here)
-        here = here.resolve()
+#: Links followed on one path before it counts as a loop (the kernel's own limit).
+MAX_HOPS = 40
+
+
+@dataclass
+class _Found:
+    """What one look at the workspace found (see ``run_later_paths``)."""
+
+    wanted: dict[Path, str] = field(default_factory=dict)
+    """Real paths git may run or read -> ``hooks`` (a folder), ``hook`` or ``config`` (a file)."""
+    links: dict[str, str] = field(default_factory=dict)
+    """Symlinks met on the way, inside the workspace: relative path -> link text."""
+    link_folders: set[Path] = field(default_factory=set)
+    """The real folders holding those links (pinned, so the repair never goes through a swapped one)."""
+
+
+def _walk(path: Path, root: Path, found: _Found) -> Path:
+    """``path`` resolved one link at a time (as the kernel does), recording each symlink met
+    inside ``root`` and the folder holding it; OSError on a loop."""
+    here = Path("/")
+    todo = list(path.parts[1:]) if path.is_absolute() else list(path.parts)
+    hops = 0
+    while todo:
+        part = todo.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            here = here.parent
+            continue
+        step = here / part
+        if not step.is_symlink():
+            here = step
+            continue
+        hops += 1
+        if hops > MAX_HOPS:
+            raise OSError(f"too many levels of symbolic links at {step}")
+        target = os.readlink(step)
+        if step.is_relative_to(root):
+            found.links[step.relative_to(root).as_posix()] = target
+            if here != root:
+                found.link_folders.add(here)
+        link = Path(target)
+        if link.is_absolute():
+            here = Path("/")
+            todo = list(link.parts[1:]) + todo
+        else:
+            todo = list(link.parts) + todo
     return here
 
 
-def run_later_paths(workspace: Path, links: dict[str, str] | None = None) -> dict[Path, str]:
-    """The real paths inside ``workspace`` git may run or read (existing or not), each with what
-    it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the workspace
-    root) or ``config`` (a file).  ``links`` collects the symlinks met on the way (relative path
-    -> link text)."""
+def _look(workspace: Path) -> _Found:
     root = workspace.resolve()
-    found = git_paths(root)
-    met: dict[str, str] = {} if links is None else links
-    wanted: dict[Path, str] = {}
+    paths = git_paths(root)
+    found = _Found()
+
+    def walk(path: Path) -> Path | None:
+        try:
+            return _walk(path if path.is_absolute() else root / path, root, found)
+        except (OSError, RuntimeError, ValueError):
+            return None  # a loop: git cannot read it either; its links are recorded and put back
+
     folders: list[Path] = []
-    for hooks in found.hooks:
-        real = _walk(hooks if hooks.is_absolute() else root / hooks, root, met)
+    for hooks in paths.hooks:
+        real = walk(hooks)
+        if real is None:
+            continue
         folders.append(real)
         if real.name == "_":
             folders.append(real.parent)
+        with contextlib.suppress(OSError):  # hooks that are links into the work tree
+            for entry in real.iterdir() if real.is_dir() else ():
+                if entry.is_symlink() and (target := walk(entry)) is not None and _inside(target, root):
+                    found.wanted.setdefault(target, "config" if target.is_file() else "hooks")
     for folder in folders:
         if folder == root:
-            wanted.update({root / name: "hook" for name in HOOK_NAMES})
+            found.wanted.update({root / name: "hook" for name in HOOK_NAMES})
         elif _inside(folder, root):
-            wanted[folder] = "hooks"
-    for include in found.includes:
-        real = _walk(include, root, met)
-        if _inside(real, root) and real != root:
-            wanted.setdefault(real, "config")
-    return wanted
+            found.wanted[folder] = "hooks"
+    for include in paths.includes:
+        real = walk(include)
+        if real is not None and _inside(real, root) and real != root:
+            found.wanted.setdefault(real, "config")
+    return found
 
 
-def _first_missing(path: Path, root: Path) -> Path:
+def run_later_paths(workspace: Path) -> dict[Path, str]:
+    """The real paths inside ``workspace`` git may run or read (existing or not; resolved), each
+    with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
+    workspace root) or ``config`` (a file)."""
+    return _look(workspace).wanted
+
+
+def _first_missing(path: Path, root: Path) -> tuple[Path, bool]:
+    """The first missing part of ``path`` below ``root`` and True; or, when an existing part of it
+    is not a folder (git cannot read it today, and a command could swap it for one), that part and
+    False."""
     while not path.parent.exists() and path.parent != root:
         path = path.parent
-    return path
+    return (path, True) if path.parent.is_dir() else (path.parent, False)
+
+
+@functools.lru_cache(maxsize=1)
+def _empty_file() -> str:
+    """An empty regular file to mount as a placeholder (``/dev/null`` cannot be opened there)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="agent-tui-empty-")
+    path = Path(folder) / "empty"
+    path.touch(mode=0o444)
+    atexit.register(shutil.rmtree, folder, True)
+    return str(path)
 
 
 def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     """bwrap flags, right after the workspace's own bind (before any read-only mount inside it):
-    folders above a protected path pinned in place (writable), each protected path read-only,
-    placeholders for missing ones.  ``covered``: folders already read-only (the git folder behind
-    a ``gitdir:`` file), left to their own mounts."""
+    folders pinned in place (writable), each protected path read-only, placeholders for missing
+    ones.  ``covered``: folders already read-only (the git folder behind a ``gitdir:`` file),
+    left to their own mounts."""
     root = workspace.resolve()
-    links: dict[str, str] = {}
-    wanted = {p: kind for p, kind in run_later_paths(root, links).items()
-              if not any(p.is_relative_to(c) for c in covered)}
-    with _lock:
-        if links:
-            _links[str(root)] = links
-        else:
-            _links.pop(str(root), None)
-    protected: list[Path] = []
+    found = _look(root)
+    wanted = {p: kind for p, kind in found.wanted.items() if not any(p.is_relative_to(c) for c in covered)}
+    protected: dict[Path, None] = {}
     missing: dict[Path, bool] = {}  # first missing part -> a file goes there (else a folder)
+    absent: list[Path] = []  # hook names at the root: moved aside after the command if made
     for path, kind in wanted.items():
         if path.exists():
-            if path not in protected:
-                protected.append(path)
-        elif not path.is_symlink():  # a dangling link: put back after the command if replaced
-            first = _first_missing(path, root)
-            missing[first] = first == path and kind != "hooks"
-    anchors: list[Path] = []
-    for path in [*protected, *missing]:
-        for parent in reversed(path.parents):
-            if parent.is_relative_to(root) and parent != root and parent not in anchors and \
-                    parent not in protected and not parent.is_symlink():
-                anchors.append(parent)
+            protected[path] = None
+        elif path.is_symlink():
+            continue  # a dangling link: put back after the command if replaced
+        elif kind == "hook":
+            absent.append(path)
+        else:
+            first, is_missing = _first_missing(path, root)
+            if not is_missing:
+                protected[first] = None
+            else:
+                missing[first] = first == path and kind == "config"
+    pins: dict[Path, None] = {}
+    for path in [*protected, *missing, *found.link_folders]:
+        for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):
+            if parent.is_relative_to(root) and parent != root and parent not in protected and \
+                    not any(parent.is_relative_to(c) for c in covered) and parent.is_dir() and not parent.is_symlink():
+                pins[parent] = None
     out: list[str] = []
-    for path in anchors:
+    for path in pins:
         out += ["--bind", str(path), str(path)]
     for path in protected:
         out += ["--ro-bind", str(path), str(path)]
     for path, is_file in missing.items():
-        out += ["--ro-bind", "/dev/null", str(path)] if is_file else ["--tmpfs", str(path), "--remount-ro", str(path)]
-    if missing:
-        with _lock:
-            _placeholders.setdefault(str(root), set()).update(missing)
+        out += ["--ro-bind", _empty_file(), str(path)] if is_file else ["--tmpfs", str(path), "--remount-ro", str(path)]
+    key = str(root)
+    with _lock:
+        _links[key] = found.links
+        _absent[key] = absent
+        if missing:
+            _placeholders.setdefault(key, set()).update(missing)
     return out
 
 
 def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
     """(relative path, link text) of the symlinks on the way to protected paths, as the last
     command found them before it ran (for ``sandbox_guard.repair_links`` after it), forgotten
-    once taken: a link the user changes between commands is theirs."""
+    once taken: a link the user changes between commands is theirs.  A link whose folders are no
+    longer real folders is left out (they are pinned, so this is only a safeguard: the repair must
+    never write through a link)."""
+    root = workspace.resolve()
     with _lock:
-        return tuple(_links.pop(str(workspace.resolve()), {}).items())
+        links = _links.pop(str(root), {})
+    return tuple((rel, target) for rel, target in links.items()
+                 if not any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root))
+
+
+def move_made_hooks(workspace: Path) -> list[str]:
+    """Move aside each hook a command made in a hooks folder that is the workspace root (notes)."""
+    root = workspace.resolve()
+    with _lock:
+        absent = _absent.pop(str(root), [])
+    notes = []
+    for path in absent:
+        if not (path.exists() or path.is_symlink()):
+            continue
+        n = 1
+        while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
+            n += 1
+        try:
+            os.rename(path, aside)
+            notes.append(f"{path.name} is a git hook here (core.hooksPath is the workspace) and the command made "
+                         f"it: it was moved to {aside.name}")
+        except OSError as exc:
+            notes.append(f"{path.name} is a git hook here and the command made it; moving it aside failed "
+                         f"({exc}): remove it before running git")
+    return notes
 
 
 def remove_hook_placeholders(workspace: Path) -> list[Path]:

@@ -203,22 +203,26 @@ async def test_an_include_behind_a_condition_that_is_false_now_is_protected_too(
 
 
 async def test_hooks_in_the_workspace_root_protect_each_hook_name(box: Sandbox, tmp_path: Path) -> None:
-    """core.hooksPath = the workspace itself: the root cannot be read-only, each hook name is;
-    and husky's `_` folder at the root does not make the whole workspace read-only."""
+    """core.hooksPath = the workspace itself: the root cannot be read-only; a hook the command makes
+    there is moved aside after it (and write tools refuse it); husky's `_` folder at the root does not
+    make the whole workspace read-only."""
     ws, marker = box.workspace, tmp_path / "pwned"
     git(ws, "init", "-q")
     git(ws, "config", "core.hooksPath", str(ws))
-    code, out = await sh(box, hook(marker, "pre-commit"))
-    assert code != 0 and not (ws / "pre-commit").exists(), out
+    (ws / "pre-push").write_text("#!/bin/sh\nexit 0\n")  # the user's own hook: read-only
+    out = await run_shell(f"{hook(marker, 'pre-commit')}; echo evil >> pre-push", ws, 30, sandbox=box)
+    assert not (ws / "pre-commit").exists() and "touch" in (ws / "pre-commit.replaced-1").read_text()
+    assert any("pre-commit is a git hook here" in n for n in out.notes), out.notes
+    assert (ws / "pre-push").read_text() == "#!/bin/sh\nexit 0\n" and "Read-only" in out.output
     with pytest.raises(WorkspaceError, match="hook file"):
         refuse_protected(ws, resolve(ws, "pre-commit"))
     assert not users_git_runs_it(ws, marker)
     git(ws, "config", "core.hooksPath", "_")
     (ws / "_").mkdir()
-    code, out = await sh(box, "mkdir -p src && echo 1 > src/main.py && cat src/main.py")
-    assert code == 0 and out.strip() == "1", out
+    code, out2 = await sh(box, "mkdir -p src && echo 1 > src/main.py && cat src/main.py")
+    assert code == 0 and out2.strip() == "1", out2
     refuse_protected(ws, resolve(ws, "src/main.py"))
-    assert sorted(p.name for p in ws.iterdir()) == [".git", "_", "src"], "no placeholder is left behind"
+    assert sorted(p.name for p in ws.iterdir()) == [".git", "_", "pre-commit.replaced-1", "pre-push", "src"]
 
 
 async def test_a_config_change_in_the_main_repository_reaches_a_worktree_at_once(tmp_path: Path) -> None:
@@ -251,3 +255,99 @@ async def test_a_workspace_inside_a_larger_repository_resolves_paths_from_its_to
         assert code != 0, out
     assert (repo / "sub" / "git.cfg").read_text() == "[user]\n\tname = dev\n"
     assert not users_git_runs_it(repo, marker)
+
+
+async def test_every_link_of_a_chain_is_put_back_and_the_repair_stays_in_the_workspace(box: Sandbox,
+                                                                                       tmp_path: Path) -> None:
+    """`.gitconfig -> conf/git.cfg` and `conf -> settings`: swapping the second link is caught too;
+    the folder holding a link is pinned, so swapping it for a link to elsewhere cannot make the repair
+    write there."""
+    ws, marker, elsewhere = box.workspace, tmp_path / "pwned", tmp_path / "elsewhere"
+    git(ws, "init", "-q")
+    git(ws, "config", "include.path", "../.gitconfig")
+    (ws / "settings").mkdir()
+    (ws / "settings" / "git.cfg").write_text("[user]\n\tname = dev\n")
+    (ws / "conf").symlink_to("settings")
+    (ws / ".gitconfig").symlink_to("conf/git.cfg")
+    out = await run_shell(f"rm conf && mkdir evil && {fsmonitor(marker)} > evil/git.cfg && ln -s evil conf",
+                          ws, 30, sandbox=box)
+    assert os.readlink(ws / "conf") == "settings", out.notes
+    assert not users_git_runs_it(ws, marker)
+    (ws / "deep").mkdir()
+    (ws / "deep" / "git.cfg").symlink_to("../settings/git.cfg")
+    git(ws, "config", "include.path", "../deep/git.cfg")
+    elsewhere.mkdir()
+    (elsewhere / "git.cfg").write_text("not yours\n")
+    code, out2 = await sh(box, f"rm -rf deep && ln -s {elsewhere} deep")
+    assert code != 0 and "busy" in out2, out2
+    assert (elsewhere / "git.cfg").read_text() == "not yours\n" and not (elsewhere / "git.cfg").is_symlink()
+    assert os.readlink(ws / "deep" / "git.cfg") == "../settings/git.cfg"
+
+
+async def test_hooks_the_repository_links_from_the_work_tree_are_read_only(box: Sandbox, tmp_path: Path) -> None:
+    """`.git/hooks/pre-commit -> ../../scripts/pre-commit.sh` (an install-hooks script's layout)."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    (ws / "scripts").mkdir()
+    (ws / "scripts" / "pre-commit.sh").write_text("#!/bin/sh\nexit 0\n")
+    (ws / "scripts" / "pre-commit.sh").chmod(0o755)
+    (ws / ".git" / "hooks" / "pre-commit").symlink_to("../../scripts/pre-commit.sh")
+    code, out = await sh(box, hook(marker, "scripts/pre-commit.sh"))
+    assert code != 0 and "Read-only" in out, out
+    assert not users_git_runs_it(ws, marker)
+
+
+async def test_a_global_git_config_kept_in_the_workspace_is_read_only(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dotfiles repository as the workspace, with ~/.gitconfig linked into it."""
+    home, ws, marker = tmp_path / "home", (tmp_path / "dotfiles").resolve(), tmp_path / "pwned"
+    home.mkdir()
+    ws.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    git(ws, "init", "-q")
+    (ws / "gitconfig").write_text("[user]\n\tname = me\n")
+    (home / ".gitconfig").symlink_to(ws / "gitconfig")
+    code, out = await sh(Sandbox(require_bwrap(), ws), f"{fsmonitor(marker)} >> gitconfig")
+    assert code != 0 and (ws / "gitconfig").read_text() == "[user]\n\tname = me\n", out
+    with pytest.raises(WorkspaceError, match="config file git uses"):
+        refuse_protected(ws, resolve(ws, "gitconfig"))
+
+
+async def test_odd_layouts_neither_blind_the_scan_nor_break_commands(box: Sandbox, tmp_path: Path) -> None:
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    # a `.git` planted beside an included file: the file is still read (git config runs from /)
+    (ws / "conf").mkdir()
+    (ws / "conf" / "gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    git(ws, "config", "include.path", "../conf/gitconfig")
+    (ws / ".githooks").mkdir()
+    await sh(box, "echo 'gitdir: /nonexistent' > conf/.git")
+    git(ws, "add", "-A")  # the user's next git command changes .git: the cache is read again
+    code, out = await sh(box, hook(marker, ".githooks/pre-commit"))
+    assert code != 0 and "Read-only" in out, out
+    # an include under a regular file: that file cannot be swapped for a folder holding the include
+    (ws / "notes").write_text("plain file\n")
+    git(ws, "config", "--add", "include.path", "../notes/x.cfg")
+    code, out = await sh(box, f"rm notes && mkdir notes && {fsmonitor(marker)} > notes/x.cfg")
+    assert code != 0 and (ws / "notes").is_file(), out
+    assert not users_git_runs_it(ws, marker)
+    # a symlink loop on the way (git itself fails on it): commands and write tools go on working
+    git(ws, "config", "--add", "include.path", "../loop/x.cfg")
+    (ws / "loop").symlink_to("loop2")
+    (ws / "loop2").symlink_to("loop")
+    code, out = await sh(box, "echo ok > src.txt && cat src.txt")
+    assert code == 0 and out.split() == ["ok"], out
+    refuse_protected(ws, resolve(ws, "src.txt"))
+
+
+async def test_a_missing_included_file_is_an_empty_readable_placeholder(box: Sandbox) -> None:
+    """Git inside the sandbox reads the placeholder (an empty file, not /dev/null, which bwrap's
+    mount leaves unreadable) and works; afterwards nothing is left."""
+    ws = box.workspace
+    git(ws, "init", "-q")
+    git(ws, "config", "include.path", "../.gitconfig")
+    code, out = await sh(box, "git status --short && git config --get include.path && echo done")
+    assert code == 0 and out.strip().endswith("done") and "fatal" not in out, out
+    assert not (ws / ".gitconfig").exists()
