@@ -126,7 +126,9 @@ def _entries(config: Path) -> list[tuple[str, str]]:
 
 
 def _ask_git(workspace: Path) -> GitPaths:
-    lines = (_git(workspace, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir") or "").splitlines()
+    # safe.directory=*: the user's git may trust a repository the agent's (system config off) does not
+    lines = (_git(workspace, "-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-dir",
+                  "--git-common-dir") or "").splitlines()
     home = Path.home()
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     user = [Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"),
@@ -144,7 +146,7 @@ def _ask_git(workspace: Path) -> GitPaths:
         git_dir, common = (workspace / lines[1]), (workspace / lines[2])
         roots += [common / "config", git_dir / "config.worktree"]
         hooks.append(common / "hooks")
-    includes: list[Path] = [f for f in user if f.exists()]  # a global config kept in the workspace
+    includes: list[Path] = list(user)  # a global config kept in (or to be made in) the workspace
     watched: list[Path] = [dotgit]  # a `gitdir:` file switched to another repository
     todo = [(f, 0) for f in dict.fromkeys(roots)]
     while todo:
@@ -152,7 +154,11 @@ def _ask_git(workspace: Path) -> GitPaths:
         if config in watched:
             continue
         watched.append(config)
-        if not config.is_file() or depth > MAX_DEPTH:
+        try:
+            readable = config.is_file() and depth <= MAX_DEPTH
+        except OSError:  # unreadable: git cannot read it either
+            readable = False
+        if not readable:
             continue
         for key, value in _entries(config):
             named = Path(os.path.expanduser(value))
@@ -253,8 +259,9 @@ def _look(workspace: Path) -> _Found:
         folders.append(real)
         if real.name == "_":
             folders.append(real.parent)
-        with contextlib.suppress(OSError):  # hooks that are links into the work tree
-            for entry in real.iterdir() if real.is_dir() else ():
+        for name in HOOK_NAMES:  # hooks that are links into the work tree
+            entry = real / name
+            with contextlib.suppress(OSError):
                 if entry.is_symlink() and (target := walk(entry)) is not None and _inside(target, root):
                     found.wanted.setdefault(target, "config" if target.is_file() else "hooks")
     for folder in folders:
@@ -279,7 +286,7 @@ def run_later_paths(workspace: Path) -> dict[Path, str]:
 def _first_missing(path: Path, root: Path) -> tuple[Path, bool]:
     """The first missing part of ``path`` below ``root`` and True; or, when an existing part of it
     is not a folder (git cannot read it today, and a command could swap it for one), that part and
-    False."""
+    False.  (Called only for a path whose folders can be searched.)"""
     while not path.parent.exists() and path.parent != root:
         path = path.parent
     return (path, True) if path.parent.is_dir() else (path.parent, False)
@@ -326,9 +333,12 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     pins: dict[Path, None] = {}
     for path in [*protected, *missing, *found.link_folders]:
         for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):
-            if parent.is_relative_to(root) and parent != root and parent not in protected and \
-                    not any(parent.is_relative_to(c) for c in covered) and parent.is_dir() and not parent.is_symlink():
-                pins[parent] = None
+            if parent in pins or parent in protected or not parent.is_relative_to(root) or parent == root or \
+                    any(parent.is_relative_to(c) for c in covered):
+                continue
+            with contextlib.suppress(OSError):
+                if parent.is_dir() and not parent.is_symlink():
+                    pins[parent] = None
     out: list[str] = []
     for path in pins:
         out += ["--bind", str(path), str(path)]
@@ -354,8 +364,13 @@ def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
     root = workspace.resolve()
     with _lock:
         links = _links.pop(str(root), {})
-    return tuple((rel, target) for rel, target in links.items()
-                 if not any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root))
+    def through_links(rel: str) -> bool:
+        try:
+            return any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root)
+        except OSError:
+            return True
+
+    return tuple((rel, target) for rel, target in links.items() if not through_links(rel))
 
 
 def move_made_hooks(workspace: Path) -> list[str]:

@@ -81,20 +81,21 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
     try:
         for attempt in range(1, MOUNT_ATTEMPTS + 1):
             net = sandbox.net_setup() if sandbox is not None else None
-            argv = sandbox.argv(command, cwd, net) if sandbox is not None else None
             try:
+                argv = sandbox.argv(command, cwd, net) if sandbox is not None else None
                 with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
                     proc = await _spawn(command, argv, {**common, "pass_fds": net.pass_fds()} if net else common)
                     reaper.register(proc.pid)
+                net_note = None
                 if net is not None:
                     net.spawned()
                     try:
                         why = await net.start()
-                    except asyncio.CancelledError:
-                        reaper.kill_group(proc.pid)  # let go by the closed pipe: it must not run on
+                    except BaseException:  # a cancel: the command is still blocked, and must not run on
+                        await _stop(proc)
                         raise
                     if why is not None:
-                        notes.append(f"the command's network could not be set up ({why}); it ran without one")
+                        net_note = f"the command's network could not be set up ({why}); it ran without one"
                 try:
                     outcome = await _collect(proc, timeout, began)
                 finally:
@@ -104,7 +105,10 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
             finally:
                 if net is not None:
                     await net.close()
-            if argv is None or attempt == MOUNT_ATTEMPTS or not _mount_point_vanished(outcome, argv):
+            if argv is None or attempt == MOUNT_ATTEMPTS or not (_mount_point_vanished(outcome, argv)
+                                                                 or _loopback_race(outcome)):
+                if net_note is not None:
+                    notes.append(net_note)
                 break
     except BaseException:
         if lock is not None:
@@ -160,6 +164,23 @@ def _mount_point_vanished(outcome: CommandOutcome, argv: list[str]) -> bool:
     """bwrap failed before running anything because one of the paths it was to cover is gone."""
     m = _BWRAP_MOUNT_ERROR.match(outcome.output)
     return outcome.exit_code == 1 and m is not None and m.group(1) in argv and not Path(m.group(1)).exists()
+
+
+def _loopback_race(outcome: CommandOutcome) -> bool:
+    """bwrap failed to set up the sandbox's loopback because slirp4netns brought it up first (the
+    network is set up while bwrap waits; ``sandbox_net._loopback_ready`` makes this rare)."""
+    return outcome.exit_code == 1 and outcome.output.startswith("bwrap: loopback: Failed RTM_NEWADDR")
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """Kill a started command's group, reap it and forget it (a cancel before it ran)."""
+    reaper.kill_group(proc.pid)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(exited(proc), DRAIN_GRACE)
+    reaper.unregister(proc.pid)
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 #: Locks of sandboxed commands whose background children outlived them, by process group.

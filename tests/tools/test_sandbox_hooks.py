@@ -351,3 +351,30 @@ async def test_a_missing_included_file_is_an_empty_readable_placeholder(box: San
     code, out = await sh(box, "git status --short && git config --get include.path && echo done")
     assert code == 0 and out.strip().endswith("done") and "fatal" not in out, out
     assert not (ws / ".gitconfig").exists()
+
+
+async def test_a_global_git_config_not_made_yet_in_the_workspace_cannot_be_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workspace is the home folder: `~/.gitconfig` does not exist yet, and a command must not
+    create one (git would read it for every repository of the user)."""
+    ws = (tmp_path / "home").resolve()
+    ws.mkdir()
+    monkeypatch.setenv("HOME", str(ws))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    code, out = await sh(Sandbox(require_bwrap(), ws), f"{fsmonitor(tmp_path / 'pwned')} > .gitconfig")
+    assert code != 0 and not (ws / ".gitconfig").exists(), out
+    with pytest.raises(WorkspaceError, match="config file git uses"):
+        refuse_protected(ws, resolve(ws, ".gitconfig"))
+
+
+async def test_only_links_named_like_hooks_in_a_hooks_folder_count(box: Sandbox) -> None:
+    """With the hooks folder at the workspace root, an ordinary link there (`build -> out`) must not
+    make its target read-only."""
+    ws = box.workspace
+    git(ws, "init", "-q")
+    git(ws, "config", "core.hooksPath", str(ws))
+    (ws / "out").mkdir()
+    (ws / "build").symlink_to("out")
+    code, out = await sh(box, "echo 1 > out/app.js && cat build/app.js")
+    assert code == 0 and out.strip() == "1", out

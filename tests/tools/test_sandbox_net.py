@@ -120,3 +120,51 @@ def test_the_start_message_says_which_network(tmp_path: Path, monkeypatch: pytes
     assert "apt install slirp4netns" in missing.message
     off = sandbox_for(tmp_path, "auto", network=False)
     assert off.sandbox is not None and "no network" in off.message
+
+
+async def test_many_commands_in_a_row_all_get_their_network(tmp_path: Path) -> None:
+    """bwrap's own loopback setup raced slirp4netns bringing `lo` up (a few percent of commands failed
+    before running); the setup now waits for bwrap, and a lost race is retried."""
+    box = Sandbox(require_bwrap(), tmp_path.resolve(), network=True, slirp=require_slirp())
+    for _ in range(40):
+        code, out, notes = await sh(box, "grep -c tap0 /proc/net/route")
+        assert (code, out.strip(), notes) == (0, "2", ()), (code, out, notes)
+
+
+async def test_a_cancel_during_the_network_setup_never_runs_the_command(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_tui.tools import reaper
+
+    slow = tmp_path / "slow-slirp"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    ws = (tmp_path / "ws").resolve()
+    ws.mkdir()
+    box = Sandbox(require_bwrap(), ws, network=True, slirp=str(slow))
+    before = set(reaper.running())
+    task = asyncio.ensure_future(run_shell("touch ran", ws, 30, sandbox=box))
+    await asyncio.sleep(0.5)  # bwrap is up and blocked, slirp4netns never gets ready
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.3)
+    assert not (ws / "ran").exists(), "the blocked command was let go"
+    assert set(reaper.running()) == before, "the killed group is forgotten"
+
+
+@pytest.mark.parametrize(("layout", "expected"), [
+    ("file", "itself"), ("link into /run", "target"), ("dangling link elsewhere", None), ("missing", None),
+])
+def test_where_the_resolver_file_is_mounted(tmp_path: Path, layout: str, expected: str | None) -> None:
+    from agent_tui.tools.sandbox_net import resolv_target
+
+    etc = tmp_path / "resolv.conf"
+    if layout == "file":
+        etc.write_text("nameserver 127.0.0.53\n")
+    elif layout == "link into /run":
+        etc.symlink_to("/run/agent-tui-test-absent/stub-resolv.conf")
+    elif layout == "dangling link elsewhere":
+        etc.symlink_to(tmp_path / "gone" / "resolv.conf")
+    want = {"itself": str(etc), "target": "/run/agent-tui-test-absent/stub-resolv.conf", None: None}[expected]
+    assert resolv_target(etc) == want
