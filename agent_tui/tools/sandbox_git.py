@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -285,7 +285,9 @@ def _private_dir() -> Path:
         return _dir
 
 
-def _signature(paths: list[Path]) -> tuple[object, ...]:
+def stat_signature(paths: Iterable[Path]) -> tuple[object, ...]:
+    """What tells whether any of ``paths`` changed: each one's size, mtime and inode (None when
+    it is missing), cheap enough to check before every command."""
     out: list[object] = []
     for p in paths:
         try:
@@ -304,11 +306,11 @@ def git_view(workspace: Path, env: Mapping[str, str] | None = None) -> GitConfig
     base = (str(workspace), str(home), tuple(str(t) for t in tops), shutil.which("git", path=env.get("PATH")))
     with _lock:
         for key, view in list(_cache.items()):
-            if key[0] == base and key[1] == _signature(list(view.sources)):
+            if key[0] == base and key[1] == stat_signature(view.sources):
                 return view
     view = build_view(workspace, env, home)
     with _lock:
         if len(_cache) > 16:
             _cache.clear()
-        _cache[(base, _signature(list(view.sources)))] = view
+        _cache[(base, stat_signature(view.sources))] = view
     return view

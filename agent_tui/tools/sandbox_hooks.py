@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.tools.git_safe import GIT_TIMEOUT, safe_env
+from agent_tui.tools.sandbox_git import stat_signature
 
 _KEYS = r"^(include(if\..*)?\.path|core\.hookspath)$"
 #: Files named like these in a hooks folder are run by git (``githooks(5)``).
@@ -101,17 +102,6 @@ def _git(cwd: Path, *args: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
-
-
-def _signature(files: tuple[Path, ...]) -> tuple[object, ...]:
-    out: list[object] = []
-    for f in files:
-        try:
-            st = f.stat()
-            out.append((str(f), st.st_size, st.st_mtime_ns, st.st_ino))
-        except OSError:
-            out.append((str(f), None))
-    return tuple(out)
 
 
 def _entries(config: Path) -> list[tuple[str, str]]:
@@ -176,13 +166,13 @@ def git_paths(workspace: Path) -> GitPaths:
     key = str(workspace)
     with _lock:
         cached = _cache.get(key)
-    if cached is not None and _signature(cached[1].watched) == cached[0]:
+    if cached is not None and stat_signature(cached[1].watched) == cached[0]:
         return cached[1]
     found = _ask_git(workspace)
     with _lock:
         if len(_cache) > 64:
             _cache.clear()
-        _cache[key] = (_signature(found.watched), found)
+        _cache[key] = (stat_signature(found.watched), found)
     return found
 
 

@@ -10,6 +10,8 @@ import pytest
 from agent_tui.tools.base import ToolResult
 from agent_tui.tools.builtin import builtin_registry
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.sandbox import Sandbox
+from tests.support.bwrap import require_bwrap
 
 from .fakes import Call, FakeContext
 
@@ -19,6 +21,12 @@ def ws(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     return root
+
+
+@pytest.fixture
+def box(ws: Path) -> Sandbox:
+    """A real bubblewrap sandbox on the temp workspace (fails under CI, skips locally, without bwrap)."""
+    return Sandbox(require_bwrap(), ws.resolve())
 
 
 @pytest.fixture

@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent_tui.tools.sandbox import Sandbox, probe, sandbox_for
-from agent_tui.tools.shell_exec import run_shell
-from tests.support.bwrap import require_bwrap
-
-
-@pytest.fixture
-def box(tmp_path: Path) -> Sandbox:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return Sandbox(require_bwrap(), ws.resolve())
-
-
-async def sh(box: Sandbox, command: str) -> tuple[int | None, str]:
-    out = await run_shell(command, box.workspace, 30, sandbox=box)
-    return out.exit_code, out.output
+from tests.support.bwrap import require_bwrap, sh
+from tests.support.hello import serving
 
 
 async def test_the_workspace_is_writable(box: Sandbox) -> None:
@@ -127,25 +114,8 @@ async def test_missing_hooks_folder_cannot_be_created(box: Sandbox) -> None:
 def listener() -> Iterator[int]:
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
-    stop = threading.Event()
-
-    def serve() -> None:
-        srv.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = srv.accept()
-                conn.sendall(b"hello\n")
-                conn.close()
-            except OSError:
-                continue
-
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
-    yield srv.getsockname()[1]
-    stop.set()
-    t.join(2)
-    srv.close()
+    with serving(srv):
+        yield srv.getsockname()[1]
 
 
 async def test_network_is_off_unless_allowed(box: Sandbox, listener: int) -> None:

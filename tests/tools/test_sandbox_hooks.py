@@ -14,19 +14,7 @@ from agent_tui.tools.sandbox import Sandbox
 from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.shell_exec import run_shell
 from agent_tui.tools.workspace import WorkspaceError, refuse_protected, resolve
-from tests.support.bwrap import require_bwrap
-
-
-@pytest.fixture
-def box(tmp_path: Path) -> Sandbox:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return Sandbox(require_bwrap(), ws.resolve())
-
-
-async def sh(box: Sandbox, command: str) -> tuple[int | None, str]:
-    out = await run_shell(command, box.workspace, 30, sandbox=box)
-    return out.exit_code, out.output
+from tests.support.bwrap import require_bwrap, sh
 
 
 def git(ws: Path, *args: str) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,18 +16,8 @@ import pytest
 from agent_tui.tools.sandbox import Sandbox, sandbox_for
 from agent_tui.tools.shell_exec import run_shell
 from tests.support.bwrap import require_bwrap
+from tests.support.hello import serving
 from tests.support.slirp import require_slirp
-
-
-def _serve(srv: socket.socket, stop: threading.Event) -> None:
-    srv.settimeout(0.2)
-    while not stop.is_set():
-        try:
-            conn, _ = srv.accept()
-            conn.sendall(b"hello\n")
-            conn.close()
-        except OSError:
-            continue
 
 
 @pytest.fixture
@@ -36,21 +25,11 @@ def services() -> Iterator[tuple[int, str]]:
     """A service on the host's loopback (its port) and one on an abstract Unix socket (its name)."""
     tcp = socket.socket()
     tcp.bind(("127.0.0.1", 0))
-    tcp.listen(8)
     name = f"agent-tui-test-{uuid.uuid4().hex[:8]}"
     unix = socket.socket(socket.AF_UNIX)
     unix.bind("\0" + name)
-    unix.listen(8)
-    stop = threading.Event()
-    threads = [threading.Thread(target=_serve, args=(s, stop), daemon=True) for s in (tcp, unix)]
-    for t in threads:
-        t.start()
-    yield tcp.getsockname()[1], name
-    stop.set()
-    for t in threads:
-        t.join(2)
-    tcp.close()
-    unix.close()
+    with serving(tcp, unix):
+        yield tcp.getsockname()[1], name
 
 
 def _reach(target: str) -> str:
