@@ -308,9 +308,13 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     missing: dict[Path, bool] = {}  # first missing part -> a file goes there (else a folder)
     absent: list[Path] = []  # hook names at the root: moved aside after the command if made
     for path, kind in wanted.items():
-        if path.exists():
+        try:
+            exists, dangling = path.exists(), path.is_symlink()
+        except OSError:  # a folder on the way cannot be searched (`chmod 000`): neither can git
+            continue
+        if exists:
             protected[path] = None
-        elif path.is_symlink():
+        elif dangling:
             continue  # a dangling link: put back after the command if replaced
         elif kind == "hook":
             absent.append(path)
@@ -354,6 +358,7 @@ def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
     root = workspace.resolve()
     with _lock:
         links = _links.pop(str(root), {})
+
     def through_links(rel: str) -> bool:
         try:
             return any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root)
