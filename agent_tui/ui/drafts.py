@@ -81,7 +81,7 @@ class Drafts:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
             self._hold()
             tmp = self._file(self.token, ".tmp")
-            record = {"text": redact_text(text[:MAX_DRAFT]), "at": round(time.time(), 3), "pid": os.getpid()}
+            record = {"text": redact_text(text[:MAX_DRAFT]), "at": time.time(), "pid": os.getpid()}
             tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
             tmp.replace(self.path)
             return True
