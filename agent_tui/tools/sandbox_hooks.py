@@ -30,6 +30,9 @@ Around each protected path:
   (``sandbox_guard.repair_links``), and the folder holding it is pinned, so the repair never
   writes through a folder the command swapped for a link.
 
+Programs that config names by a path run the same way (``core.fsmonitor = tools/fsmon``, a
+filter, diff or merge driver, an editor or credential helper given as ``./scripts/x``): each one
+inside the workspace is protected too; a bare name is looked up in ``PATH``, out of the workspace.
 Besides ``core.hooksPath``: the repository's own ``hooks`` folder, when it or a hook in it is a
 link into the work tree (``.git/hooks/pre-commit -> ../../scripts/pre-commit.sh``), protects the
 target; and a global or system git config file that lives in the workspace (a dotfiles repository)
@@ -51,6 +54,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -59,7 +63,12 @@ from pathlib import Path
 from agent_tui.tools.git_safe import GIT_TIMEOUT, safe_env
 from agent_tui.tools.sandbox_git import stat_signature
 
-_KEYS = r"^(include(if\..*)?\.path|core\.hookspath)$"
+#: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
+_PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass)|sequence\.editor|gpg(\..*)?\.program|"
+                 r"diff\.external|(filter|diff|merge)\..*\.(clean|smudge|process|textconv|command|driver)|"
+                 r"credential(\..*)?\.helper")
+_KEYS = rf"^(include(if\..*)?\.path|core\.hookspath|{_PROGRAM_KEYS})$"
+_PROGRAM = re.compile(rf"^({_PROGRAM_KEYS})$")
 #: Files named like these in a hooks folder are run by git (``githooks(5)``).
 HOOK_NAMES = (
     "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
@@ -83,6 +92,8 @@ class GitPaths:
     """Config files any config file includes (as written, made absolute; not resolved)."""
     watched: tuple[Path, ...]
     """Every config file read to find them (the cache's key)."""
+    programs: tuple[Path, ...] = ()
+    """Programs config names by a path (``core.fsmonitor = tools/fsmon``; made absolute)."""
 
 
 _lock = threading.Lock()
@@ -137,6 +148,7 @@ def _ask_git(workspace: Path) -> GitPaths:
         roots += [common / "config", git_dir / "config.worktree"]
         hooks.append(common / "hooks")
     includes: list[Path] = list(user)  # a global config kept in (or to be made in) the workspace
+    programs: list[Path] = []
     watched: list[Path] = [dotgit]  # a `gitdir:` file switched to another repository
     todo = [(f, 0) for f in dict.fromkeys(roots)]
     while todo:
@@ -151,6 +163,10 @@ def _ask_git(workspace: Path) -> GitPaths:
         if not readable:
             continue
         for key, value in _entries(config):
+            if _PROGRAM.match(key):
+                if (program := _program_path(value, top)) is not None:
+                    programs.append(program)
+                continue
             named = Path(os.path.expanduser(value))
             if key == "core.hookspath":
                 hooks.append(named if named.is_absolute() else top / named)
@@ -158,7 +174,24 @@ def _ask_git(workspace: Path) -> GitPaths:
                 path = named if named.is_absolute() else config.parent / named
                 includes.append(path)
                 todo.append((path, depth + 1))
-    return GitPaths(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(includes)), tuple(watched))
+    return GitPaths(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(includes)), tuple(watched),
+                    tuple(dict.fromkeys(programs)))
+
+
+def _program_path(value: str, top: Path) -> Path | None:
+    """The program a command-valued config entry runs, when it names it by a path (relative ones
+    are run from the work tree's top); None for a bare name (looked up in ``PATH``) or a boolean."""
+    import shlex
+
+    value = value.strip().removeprefix("!")
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    if not words or "/" not in words[0]:
+        return None
+    named = Path(os.path.expanduser(words[0]))
+    return named if named.is_absolute() else top / named
 
 
 def git_paths(workspace: Path) -> GitPaths:
@@ -263,13 +296,17 @@ def _look(workspace: Path) -> _Found:
         real = walk(include)
         if real is not None and _inside(real, root) and real != root:
             found.wanted.setdefault(real, "config")
+    for program in paths.programs:
+        real = walk(program)
+        if real is not None and _inside(real, root) and real != root:
+            found.wanted.setdefault(real, "program")
     return found
 
 
 def run_later_paths(workspace: Path) -> dict[Path, str]:
     """The real paths inside ``workspace`` git may run or read (existing or not; resolved), each
     with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
-    workspace root) or ``config`` (a file)."""
+    workspace root), ``config`` (a file) or ``program`` (one that config names by a path)."""
     return _look(workspace).wanted
 
 
@@ -323,7 +360,7 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
             if not is_missing:
                 protected[first] = None
             else:
-                missing[first] = first == path and kind == "config"
+                missing[first] = first == path and kind in ("config", "program")
     pins: dict[Path, None] = {}
     for path in [*protected, *missing, *found.link_folders]:
         for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):

@@ -366,3 +366,28 @@ async def test_only_links_named_like_hooks_in_a_hooks_folder_count(box: Sandbox)
     (ws / "build").symlink_to("out")
     code, out = await sh(box, "echo 1 > out/app.js && cat build/app.js")
     assert code == 0 and out.strip() == "1", out
+
+
+@pytest.mark.parametrize(("key", "value", "program"), [
+    ("core.fsmonitor", "tools/fsmon", "tools/fsmon"),
+    ("filter.strip.clean", "./scripts/strip --keep-output", "scripts/strip"),
+    ("credential.helper", "!tools/cred.sh get", "tools/cred.sh"),
+])
+async def test_a_program_config_names_by_a_work_tree_path_is_read_only(box: Sandbox, tmp_path: Path, key: str,
+                                                                       value: str, program: str) -> None:
+    """`core.fsmonitor = tools/fsmon`: the user's next `git status` runs that file, so a command must
+    not rewrite (or, when it is missing, create) it."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    git(ws, "config", key, value)
+    (ws / program).parent.mkdir(parents=True, exist_ok=True)
+    code, out = await sh(box, hook(marker, program))
+    assert code != 0 and not (ws / program).exists(), out  # missing: it cannot be made
+    (ws / program).write_text("#!/bin/sh\nexit 0\n")
+    code, out = await sh(box, hook(marker, program))
+    assert code != 0 and (ws / program).read_text() == "#!/bin/sh\nexit 0\n", out
+    with pytest.raises(WorkspaceError, match="a program git uses"):
+        refuse_protected(ws, resolve(ws, program))
+    git(ws, "config", key, "fsmon-on-path")  # a bare name is looked up in PATH: nothing to protect
+    code, out = await sh(box, f"echo ok > {program} && cat {program}")
+    assert code == 0 and out.strip() == "ok", out
