@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_tui.core.items import ContextItem
 from agent_tui.core.secret_gates import FOLD_CHARS
@@ -271,11 +271,7 @@ def file_changing_commands(item: ContextItem) -> list[str]:
     command it misses is only left to the other sections."""
     out = []
     for call in item.tool_calls or []:
-        try:
-            args = json.loads((call.get("function") or {}).get("arguments") or "{}")
-        except (ValueError, AttributeError):
-            continue
-        cmd = args.get("command") if isinstance(args, dict) else None
+        cmd = _arguments(call).get("command")
         if isinstance(cmd, list):
             cmd = " ".join(str(c) for c in cmd)
         if isinstance(cmd, str) and cmd.strip() and _CHANGES.search(cmd):
@@ -293,17 +289,22 @@ def _command_of(item: ContextItem) -> str:
     return f"{item.name or 'tool'}:{cmd}"[:200]
 
 
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    """A tool call's arguments as a dict (empty when they are not a JSON object)."""
+    try:
+        args = json.loads((call.get("function") or {}).get("arguments") or "{}")
+    except (ValueError, TypeError, AttributeError):
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
 def file_changes(item: ContextItem) -> list[tuple[str, str]]:
     """(tool, path) of the edit_file / write_file calls an assistant message makes."""
     out = []
     for call in item.tool_calls or []:
-        fn = call.get("function") or {}
-        if fn.get("name") in ("edit_file", "write_file"):
-            try:
-                path = json.loads(fn.get("arguments") or "{}").get("path", "?")
-            except (ValueError, AttributeError):
-                path = "?"
-            out.append((str(fn["name"]), str(path)))
+        name = (call.get("function") or {}).get("name")
+        if name in ("edit_file", "write_file"):
+            out.append((str(name), str(_arguments(call).get("path", "?"))))
     return out
 
 

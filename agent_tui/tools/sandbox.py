@@ -147,7 +147,8 @@ class Sandbox:
 
     def net_setup(self) -> NetSetup | None:
         """The pipes for one command's own network, when it gets one."""
-        return NetSetup(self.slirp) if self.network and not self.shares_host_net and self.slirp else None
+        own = self.network and not self.shares_host_net  # (then slirp is set)
+        return NetSetup(self.slirp) if own and self.slirp is not None else None
 
     def hidden(self) -> list[Path]:
         """The secret stores this sandbox hides (real paths that exist now)."""

@@ -222,7 +222,7 @@ class _Found:
     """What one look at the workspace found (see ``run_later_paths``)."""
 
     wanted: dict[Path, str] = field(default_factory=dict)
-    """Real paths git may run or read -> ``hooks`` (a folder), ``hook`` or ``config`` (a file)."""
+    """Real paths git may run or read -> what each is (see ``run_later_paths``)."""
     links: dict[str, str] = field(default_factory=dict)
     """Symlinks met on the way, inside the workspace: relative path -> link text."""
     link_folders: set[Path] = field(default_factory=set)
@@ -286,7 +286,7 @@ def _look(workspace: Path) -> _Found:
             entry = real / name
             with contextlib.suppress(OSError):
                 if entry.is_symlink() and (target := walk(entry)) is not None and _inside(target, root):
-                    found.wanted.setdefault(target, "config" if target.is_file() else "hooks")
+                    found.wanted.setdefault(target, "program")
     for folder in folders:
         if folder == root:
             found.wanted.update({root / name: "hook" for name in HOOK_NAMES})

@@ -145,13 +145,7 @@ async def _spawn(command: str, argv: list[str] | None, common: dict[str, Any]) -
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(start)
         if not start.cancelled() and start.exception() is None:
-            proc = start.result()
-            reaper.kill_group(proc.pid)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(exited(proc), DRAIN_GRACE)
-            transport = getattr(proc, "_transport", None)
-            if transport is not None:
-                transport.close()
+            await _stop(start.result())
         raise
 
 
@@ -173,7 +167,8 @@ def _loopback_race(outcome: CommandOutcome) -> bool:
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """Kill a started command's group, reap it and forget it (a cancel before it ran)."""
+    """Kill a started command's group, reap it and forget it (a cancel while it starts, or before
+    its network lets it run)."""
     reaper.kill_group(proc.pid)
     with contextlib.suppress(Exception):
         await asyncio.wait_for(exited(proc), DRAIN_GRACE)
