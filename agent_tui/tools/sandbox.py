@@ -52,7 +52,7 @@ from pathlib import Path
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
-from agent_tui.tools.sandbox_hooks import hook_flags, move_made_hooks, take_hook_links
+from agent_tui.tools.sandbox_hooks import hook_flags, move_made_paths, take_hook_links
 from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
 
 #: How to get bwrap, said whenever it is missing.
@@ -195,10 +195,11 @@ class Sandbox:
         return args
 
     def repair(self) -> list[str]:
-        """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder or an
-        included git config file, that a command replaced (notes for the model and user)."""
+        """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder, an
+        included git config file or a submodule's ``.git``, that a command replaced, and move aside a
+        hook or nested ``.git`` it made (notes for the model and user)."""
         ws = self.workspace
-        return repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_hooks(ws)
+        return repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_paths(ws)
 
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""
@@ -211,7 +212,7 @@ class Sandbox:
         else:
             net = f"network on (the host's, localhost services included: {SLIRP_HINT})"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
-                "and the git hooks folder and included git config files in the work tree are "
+                "and the git hooks folder, included git config files and submodules' .git in the work tree are "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
                 "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
                 "and agent sockets are hidden; git config shows identity and settings, no credentials")

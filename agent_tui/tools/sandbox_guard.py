@@ -30,22 +30,10 @@ import os
 from pathlib import Path
 
 from agent_tui.tools.sandbox_hooks import remove_hook_placeholders
+from agent_tui.tools.sandbox_nested import gitdir_of_file
 
 #: Paths inside the workspace that commands may read but never change (nor rename, nor create).
 PROTECTED = (".git", ".agent-tui")
-
-
-def gitdir_of_file(dotgit: Path) -> Path | None:
-    """The folder a ``.git`` file names (``gitdir: …``), resolved, when it exists."""
-    try:
-        first = dotgit.read_text(encoding="utf-8", errors="replace").splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    if not first.startswith("gitdir:"):
-        return None
-    target = Path(first[len("gitdir:"):].strip())
-    real = (target if target.is_absolute() else dotgit.parent / target).resolve()
-    return real if real.is_dir() else None
 
 
 def protected_reals(workspace: Path) -> list[Path]:

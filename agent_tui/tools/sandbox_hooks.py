@@ -40,9 +40,15 @@ is protected like an included one.  A hook created where none was, in a hooks fo
 workspace root, is moved aside after the command (a placeholder for each of git's hook names would
 litter the root while every command runs).
 
-Not covered, and said so in the README: repositories nested in the workspace (a submodule's
-``.git`` file, a ``git init`` in a subfolder) and the work-tree files a hook manager reads
-(``.pre-commit-config.yaml``, ``lefthook.yml``), which the hook itself then runs.
+Repositories the user's git walks into from the root (submodules, worktrees kept in the workspace;
+``tools/sandbox_nested.py`` finds them) are protected the same way: their ``.git`` (kind ``repo``),
+the git folder a ``.git`` file names when it is in the work tree, and what their own configs name.
+A ``.git`` made in such a folder that had none is moved aside after the command, as a hook made at
+the root is: an empty placeholder would make the user's git fail while the command runs.
+
+Not covered, and said so in the README: a repository registered nowhere (a ``git init`` in a
+subfolder) and the work-tree files a hook manager reads (``.pre-commit-config.yaml``,
+``lefthook.yml``), which the hook itself then runs.
 
 The answer is cached by the ``stat`` of every config file involved, so a command pays a few
 ``stat`` calls once warm.  The file tools refuse to write these paths too, approved or not, as
@@ -62,6 +68,7 @@ from pathlib import Path
 
 from agent_tui.tools.git_safe import GIT_TIMEOUT, safe_env
 from agent_tui.tools.sandbox_git import stat_signature
+from agent_tui.tools.sandbox_nested import gitdir_named, nested_repos
 
 #: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
 _PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass)|sequence\.editor|gpg(\..*)?\.program|"
@@ -102,8 +109,8 @@ _cache: dict[str, tuple[tuple[object, ...], GitPaths]] = {}
 _placeholders: dict[str, set[Path]] = {}
 #: Symlinks on the way to protected paths as the last command found them, per workspace.
 _links: dict[str, dict[str, str]] = {}
-#: Hook names missing at a workspace root that is the hooks folder, per workspace.
-_absent: dict[str, list[Path]] = {}
+#: What a command must not make (hook names at a root hooks folder, a nested ``.git``), per workspace.
+_absent: dict[str, list[tuple[Path, Path, str]]] = {}
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -263,20 +270,20 @@ def _walk(path: Path, root: Path, found: _Found) -> Path:
     return here
 
 
-def _look(workspace: Path) -> _Found:
-    root = workspace.resolve()
-    paths = git_paths(root)
-    found = _Found()
+def _walked(path: Path, root: Path, found: _Found) -> Path | None:
+    """:func:`_walk` from ``root`` for a relative path; None on a loop (git cannot read it either;
+    the links met are recorded and put back)."""
+    try:
+        return _walk(path if path.is_absolute() else root / path, root, found)
+    except (OSError, RuntimeError, ValueError):
+        return None
 
-    def walk(path: Path) -> Path | None:
-        try:
-            return _walk(path if path.is_absolute() else root / path, root, found)
-        except (OSError, RuntimeError, ValueError):
-            return None  # a loop: git cannot read it either; its links are recorded and put back
 
+def _add_paths(paths: GitPaths, root: Path, found: _Found) -> None:
+    """Record what one repository's config makes git run or read inside ``root``."""
     folders: list[Path] = []
     for hooks in paths.hooks:
-        real = walk(hooks)
+        real = _walked(hooks, root, found)
         if real is None:
             continue
         folders.append(real)
@@ -285,28 +292,47 @@ def _look(workspace: Path) -> _Found:
         for name in HOOK_NAMES:  # hooks that are links into the work tree
             entry = real / name
             with contextlib.suppress(OSError):
-                if entry.is_symlink() and (target := walk(entry)) is not None and _inside(target, root):
+                if entry.is_symlink() and (target := _walked(entry, root, found)) is not None and _inside(target, root):
                     found.wanted.setdefault(target, "program")
     for folder in folders:
         if folder == root:
             found.wanted.update({root / name: "hook" for name in HOOK_NAMES})
         elif _inside(folder, root):
             found.wanted[folder] = "hooks"
-    for include in paths.includes:
-        real = walk(include)
+    for named, kind in [*((p, "config") for p in paths.includes), *((p, "program") for p in paths.programs)]:
+        real = _walked(named, root, found)
         if real is not None and _inside(real, root) and real != root:
-            found.wanted.setdefault(real, "config")
-    for program in paths.programs:
-        real = walk(program)
-        if real is not None and _inside(real, root) and real != root:
-            found.wanted.setdefault(real, "program")
+            found.wanted.setdefault(real, kind)
+
+
+def _add_repo(dotgit: Path, root: Path, found: _Found) -> None:
+    """Record a nested repository's ``.git`` and, for a ``.git`` file, the git folder it names."""
+    real = _walked(dotgit, root, found)
+    if real is None or not _inside(real, root):
+        return
+    found.wanted[real] = "repo"
+    named = gitdir_named(real)
+    if named is not None and (gitdir := _walked(named, root, found)) is not None and _inside(gitdir, root) \
+            and gitdir != root:
+        found.wanted[gitdir] = "repo"
+
+
+def _look(workspace: Path) -> _Found:
+    root = workspace.resolve()
+    found = _Found()
+    nested = nested_repos(root)
+    for dotgit in nested.dotgits:
+        _add_repo(dotgit, root, found)
+    for top in (root, *nested.tops):
+        _add_paths(git_paths(top), root, found)
     return found
 
 
 def run_later_paths(workspace: Path) -> dict[Path, str]:
     """The real paths inside ``workspace`` git may run or read (existing or not; resolved), each
     with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
-    workspace root), ``config`` (a file) or ``program`` (one that config names by a path)."""
+    workspace root), ``config`` (a file), ``program`` (one that config names by a path) or ``repo``
+    (a submodule's or worktree's ``.git``, or the git folder such a ``.git`` file names)."""
     return _look(workspace).wanted
 
 
@@ -340,10 +366,12 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     left to their own mounts."""
     root = workspace.resolve()
     found = _look(root)
-    wanted = {p: kind for p, kind in found.wanted.items() if not any(p.is_relative_to(c) for c in covered)}
+    repos = [p for p, kind in found.wanted.items() if kind == "repo" and p.is_dir() and not p.is_symlink()]
+    covered = [*covered, *repos]
+    wanted = {p: kind for p, kind in found.wanted.items() if p in repos or not any(p.is_relative_to(c) for c in covered)}
     protected: dict[Path, None] = {}
     missing: dict[Path, bool] = {}  # first missing part -> a file goes there (else a folder)
-    absent: list[Path] = []  # hook names at the root: moved aside after the command if made
+    absent: list[tuple[Path, Path, str]] = []  # (what to move aside, made if this exists, kind) after the command
     for path, kind in wanted.items():
         try:
             exists, dangling = path.exists(), path.is_symlink()
@@ -354,7 +382,9 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
         elif dangling:
             continue  # a dangling link: put back after the command if replaced
         elif kind == "hook":
-            absent.append(path)
+            absent.append((path, path, kind))
+        elif kind == "repo":  # no placeholder: an empty `.git` would break the user's git meanwhile
+            absent.append((_first_missing(path, root)[0], path, kind))
         else:
             first, is_missing = _first_missing(path, root)
             if not is_missing:
@@ -362,7 +392,7 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
             else:
                 missing[first] = first == path and kind in ("config", "program")
     pins: dict[Path, None] = {}
-    for path in [*protected, *missing, *found.link_folders]:
+    for path in [*protected, *missing, *(first for first, _, kind in absent if kind == "repo"), *found.link_folders]:
         for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):
             if parent in pins or parent in protected or not parent.is_relative_to(root) or parent == root or \
                     any(parent.is_relative_to(c) for c in covered):
@@ -405,25 +435,32 @@ def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
     return tuple((rel, target) for rel, target in links.items() if not through_links(rel))
 
 
-def move_made_hooks(workspace: Path) -> list[str]:
-    """Move aside each hook a command made in a hooks folder that is the workspace root (notes)."""
+def move_made_paths(workspace: Path) -> list[str]:
+    """Move aside what a command made where git would run it: a hook in a hooks folder that is the
+    workspace root, a ``.git`` in a submodule or worktree folder that had none (notes)."""
     root = workspace.resolve()
     with _lock:
         absent = _absent.pop(str(root), [])
     notes = []
-    for path in absent:
-        if not (path.exists() or path.is_symlink()):
+    for first, made, kind in absent:
+        try:
+            if not (os.path.lexists(made) or made.exists()):
+                continue
+        except OSError:
             continue
         n = 1
-        while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
+        while (aside := first.with_name(f"{first.name}.replaced-{n}")).exists() or aside.is_symlink():
             n += 1
+        rel = first.relative_to(root).as_posix()
+        what = ("is a git hook here (core.hooksPath is the workspace)" if kind == "hook" else
+                f"{'is' if first == made else 'holds'} the .git of a submodule or worktree, which the user's git "
+                "status walks into")
         try:
-            os.rename(path, aside)
-            notes.append(f"{path.name} is a git hook here (core.hooksPath is the workspace) and the command made "
-                         f"it: it was moved to {aside.name}")
+            os.rename(first, aside)
+            notes.append(f"{rel} {what}, and the command made it: it was moved to {aside.name}")
         except OSError as exc:
-            notes.append(f"{path.name} is a git hook here and the command made it; moving it aside failed "
-                         f"({exc}): remove it before running git")
+            notes.append(f"{rel} {what}, and the command made it; moving it aside failed ({exc}): remove it "
+                         "before running git")
     return notes
 
 

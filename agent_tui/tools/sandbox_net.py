@@ -35,6 +35,7 @@ import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -193,9 +194,9 @@ class NetSetup:
             return
         try:
             await asyncio.wait_for(proc.wait(), 2.0)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+        except TimeoutError:  # its whole group: a child holding its stderr pipe would keep wait() waiting
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
             await proc.wait()
 
 

@@ -116,8 +116,8 @@ def refuse_protected(workspace: Path, target: Path) -> None:
     if hit is None:
         kind = next((k for p, k in run_later_paths(root).items() if target.is_relative_to(p)), None)
         if kind is not None:
-            what = {"hooks": "in the hooks folder", "hook": "a hook file",
-                    "program": "a program"}.get(kind, "a config file")
+            what = {"hooks": "in the hooks folder", "hook": "a hook file", "program": "a program",
+                    "repo": "in a nested repository's git folder (a submodule or worktree)"}.get(kind, "a config file")
             raise WorkspaceError(
                 f"Refused: '{relative(workspace, target)}' is {what} git uses for this repository, so "
                 "the user's next git command would run what it says. Write tools never change it; "

@@ -116,7 +116,9 @@ async def test_a_cancel_during_the_network_setup_never_runs_the_command(tmp_path
     from agent_tui.tools import reaper
 
     slow = tmp_path / "slow-slirp"
-    slow.write_text("#!/bin/sh\nsleep 30\n")
+    pid_file = tmp_path / "child.pid"
+    # never ready, ignores its exit fd; its child holds no pipe, so only killing the group ends it
+    slow.write_text(f"#!/bin/sh\nsleep 30 </dev/null >/dev/null 2>&1 &\necho $! > {pid_file}\nwait\n")
     slow.chmod(0o755)
     ws = (tmp_path / "ws").resolve()
     ws.mkdir()
@@ -130,6 +132,9 @@ async def test_a_cancel_during_the_network_setup_never_runs_the_command(tmp_path
     await asyncio.sleep(0.3)
     assert not (ws / "ran").exists(), "the blocked command was let go"
     assert set(reaper.running()) == before, "the killed group is forgotten"
+    # the stuck stack is ended with its children (a child holding its stderr kept a cancel waiting)
+    stat = Path(f"/proc/{pid_file.read_text().strip()}/stat")
+    assert not stat.exists() or stat.read_text().split(") ")[1].startswith("Z"), "slirp4netns' child lives on"
 
 
 @pytest.mark.parametrize(("layout", "expected"), [

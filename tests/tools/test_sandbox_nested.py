@@ -1,0 +1,197 @@
+"""Submodules and worktrees nested in the workspace, run for real through the sandbox: a command must
+not plant a repository config that the user's own `git status` at the root walks into and runs
+(``tools/sandbox_nested.py``, protected by ``tools/sandbox_hooks.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.sandbox import Sandbox
+from agent_tui.tools.sandbox_nested import nested_repos
+from agent_tui.tools.shell_exec import run_shell
+from agent_tui.tools.workspace import WorkspaceError, refuse_protected, resolve
+from tests.support.bwrap import sh
+
+IDENTITY = ("-c", "user.name=u", "-c", "user.email=e@x", "-c", "protocol.file.allow=always")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def library(tmp_path: Path, name: str = "lib") -> Path:
+    """A repository outside the workspace to add as a submodule."""
+    lib = tmp_path / name
+    lib.mkdir()
+    git(lib, "init", "-q")
+    (lib / "x.py").write_text("x = 1\n")
+    git(lib, "add", ".")
+    git(lib, "commit", "-qm", "x")
+    return lib
+
+
+def with_submodule(ws: Path, tmp_path: Path, path: str = "sub") -> None:
+    git(ws, "init", "-q")
+    git(ws, "submodule", "add", "-q", str(library(tmp_path)), path)
+    git(ws, "commit", "-qm", "add submodule")
+
+
+def planted_gitdir(folder: str, marker: Path) -> str:
+    """Shell lines that make ``folder`` a git folder whose config runs ``touch marker`` on status."""
+    return (f"mkdir -p {folder}/objects {folder}/refs && echo 'ref: refs/heads/main' > {folder}/HEAD && "
+            f"printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = touch {marker}\\n'"
+            f" > {folder}/config")
+
+
+def users_status_runs_it(cwd: Path, marker: Path) -> bool:
+    """The user's own, unsandboxed `git status` afterwards (it walks into submodules): did it run the plant?"""
+    subprocess.run(["git", "status", "--short"], cwd=cwd, capture_output=True)
+    return marker.exists()
+
+
+async def test_the_attack_works_on_git_itself(tmp_path: Path) -> None:
+    """Without a sandbox the plant runs: the threat the other tests guard against is real."""
+    ws, marker = tmp_path / "ws", tmp_path / "pwned"
+    ws.mkdir()
+    with_submodule(ws, tmp_path)
+    subprocess.run(f"{planted_gitdir('sub/evil', marker)} && echo 'gitdir: evil' > sub/.git", shell=True,
+                   cwd=ws, check=True)
+    assert users_status_runs_it(ws, marker)
+
+
+@pytest.mark.parametrize("attack", [
+    "{plant} && echo 'gitdir: evil' > sub/.git",
+    "{plant} && rm -f sub/.git && ln -s evil sub/.git",
+    "{plant} && mv sub sub2; mkdir -p sub/evil && echo 'gitdir: evil' > sub/.git",
+    "{plant} && mv sub/.git sub/git-old; echo 'gitdir: evil' > sub/.git",
+    "printf '\\tfsmonitor = touch {marker}\\n' >> .git/modules/sub/config",
+])
+async def test_a_submodules_git_file_cannot_be_pointed_elsewhere(box: Sandbox, tmp_path: Path, attack: str) -> None:
+    ws, marker = box.workspace, tmp_path / "pwned"
+    with_submodule(ws, tmp_path)
+    before = (ws / "sub" / ".git").read_text()
+    plant = planted_gitdir("sub/evil", marker)  # `gitdir: evil` in sub/.git names sub/evil
+    out = await run_shell(attack.format(plant=plant, marker=marker), ws, 30, sandbox=box)
+    assert out.exit_code != 0, out.output
+    assert (ws / "sub" / ".git").read_text() == before and not (ws / "sub" / ".git").is_symlink()
+    assert not users_status_runs_it(ws, marker)
+    # the submodule's own files stay the command's to change
+    code, text = await sh(box, "echo 'x = 2' > sub/x.py && cat sub/x.py")
+    assert code == 0 and text.strip() == "x = 2", text
+    with pytest.raises(WorkspaceError, match="Refused: 'sub/.git'"):
+        refuse_protected(ws, resolve(ws, "sub/.git"))
+
+
+async def test_a_git_made_in_a_submodule_not_checked_out_is_moved_aside(box: Sandbox, tmp_path: Path) -> None:
+    """A clone without --recurse-submodules leaves the submodule's folder empty; a `.git` written
+    there makes the user's status walk in, so it is moved aside once the command ends."""
+    src = tmp_path / "src"
+    src.mkdir()
+    with_submodule(src, tmp_path)
+    ws, marker = box.workspace, tmp_path / "pwned"
+    ws.rmdir()
+    git(tmp_path, "clone", "-q", str(src), str(ws))
+    assert (ws / "sub").is_dir() and not any((ws / "sub").iterdir())
+    out = await run_shell(f"cd sub && {planted_gitdir('evil', marker)} && echo 'gitdir: evil' > .git", ws, 30,
+                          sandbox=box)
+    assert out.exit_code == 0, out.output
+    assert not (ws / "sub" / ".git").exists() and (ws / "sub" / ".git.replaced-1").read_text() == "gitdir: evil\n"
+    assert any("sub/.git holds the .git" in n or "sub/.git is the .git" in n for n in out.notes), out.notes
+    assert not users_status_runs_it(ws, marker)
+    # the user clears it and checks it out: from then on it is read-only like any other
+    subprocess.run("rm -rf sub/* sub/.git*", shell=True, cwd=ws, check=True)
+    git(ws, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
+    code, text = await sh(box, "echo 'gitdir: elsewhere' > sub/.git")
+    assert code != 0 and (ws / "sub" / ".git").read_text().startswith("gitdir: ../.git/modules/sub"), text
+
+
+async def test_a_missing_submodule_folder_made_as_a_link_is_moved_aside(box: Sandbox, tmp_path: Path) -> None:
+    """A gitlink whose folder is gone: the command makes it a link to a repository it planted."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    with_submodule(ws, tmp_path)
+    git(ws, "rm", "-q", "--cached", "sub")
+    sha = git(tmp_path / "lib", "rev-parse", "HEAD").strip()
+    git(ws, "update-index", "--add", "--cacheinfo", f"160000,{sha},vendor/dep")
+    assert not (ws / "vendor").exists()
+    out = await run_shell(f"{planted_gitdir('planted/.git', marker)} && mkdir vendor && ln -s ../planted vendor/dep",
+                          ws, 30, sandbox=box)
+    assert out.exit_code == 0, out.output
+    assert not (ws / "vendor").exists() and (ws / "vendor.replaced-1" / "dep").is_symlink()
+    assert not users_status_runs_it(ws, marker)
+
+
+async def test_an_old_style_submodule_git_folder_is_read_only(box: Sandbox, tmp_path: Path) -> None:
+    """A submodule whose `.git` is a whole folder in the work tree (older git, or `git add` of a clone)."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    git(ws, "clone", "-q", str(library(tmp_path)), "dep")
+    git(ws, "add", "dep")  # a gitlink to a repository whose .git folder lives in the work tree
+    code, text = await sh(box, f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' >> dep/.git/config")
+    assert code != 0 and "Read-only" in text, text
+    code, text = await sh(box, "mv dep dep2 || mv dep/.git dep/git-old")
+    assert code != 0 and (ws / "dep" / ".git" / "config").is_file(), text
+    assert not users_status_runs_it(ws, marker)
+    code, text = await sh(box, "echo 'x = 3' > dep/x.py")
+    assert code == 0, text
+
+
+async def test_submodules_of_submodules_and_their_hooks_folder(box: Sandbox, tmp_path: Path) -> None:
+    """Nested two deep; and a submodule whose own config names a hooks folder in its work tree."""
+    inner = library(tmp_path, "inner")
+    outer = library(tmp_path, "outer")
+    git(outer, "submodule", "add", "-q", str(inner), "deps/inner")
+    git(outer, "commit", "-qm", "inner")
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    git(ws, "submodule", "add", "-q", str(outer), "outer")
+    git(ws, "submodule", "update", "--init", "--recursive", "-q")
+    git(ws / "outer", "config", "core.hooksPath", ".hooks")
+    found = nested_repos(ws)
+    assert {p.relative_to(ws.resolve()).as_posix() for p in found.dotgits} == {"outer/.git", "outer/deps/inner/.git"}
+    code, text = await sh(box, f"cd outer/deps/inner && {planted_gitdir('evil', marker)} && echo 'gitdir: evil' > .git")
+    assert code != 0 and not users_status_runs_it(ws, marker), text
+    code, text = await sh(box, "mkdir -p outer/.hooks && echo 'touch pwned' > outer/.hooks/pre-commit")
+    assert code != 0 and not (ws / "outer" / ".hooks" / "pre-commit").exists(), text
+
+
+async def test_a_worktree_kept_in_the_workspace(box: Sandbox, tmp_path: Path) -> None:
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "commit", "-q", "--allow-empty", "-m", "root")
+    git(ws, "worktree", "add", "-q", "wt", "-b", "feature")
+    before = (ws / "wt" / ".git").read_text()
+    code, text = await sh(box, f"cd wt && {planted_gitdir('evil', marker)} && echo 'gitdir: evil' > .git")
+    assert code != 0 and (ws / "wt" / ".git").read_text() == before, text
+    assert not users_status_runs_it(ws / "wt", marker)
+    code, text = await sh(box, "echo hi > wt/notes.txt && cat wt/notes.txt")
+    assert code == 0 and text.strip() == "hi", text
+
+
+async def test_a_git_file_naming_a_folder_in_the_work_tree(box: Sandbox, tmp_path: Path) -> None:
+    """`sub/.git: gitdir: ../store/sub` (a separate git dir kept in the workspace): the store is
+    read-only, and write tools refuse it."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    (ws / "store").mkdir()
+    git(ws, "clone", "-q", "--separate-git-dir", str(ws / "store" / "sub"), str(library(tmp_path)), "sub")
+    git(ws, "add", "sub")
+    assert (ws / "sub" / ".git").is_file()
+    code, text = await sh(box, f"printf '\\tfsmonitor = touch {marker}\\n' >> store/sub/config")
+    assert code != 0 and "Read-only" in text, text
+    assert not users_status_runs_it(ws, marker)
+    with pytest.raises(WorkspaceError, match="nested repository"):
+        refuse_protected(ws, resolve(ws, "store/sub/config"))
+    code, text = await sh(box, "echo ok > store/README")  # the folder above is not the git folder
+    assert code == 0, text
+
+
+def test_a_plain_repository_and_an_unregistered_clone_have_nothing_nested(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert nested_repos(ws).dotgits == ()  # not a repository at all
+    git(ws, "init", "-q")
+    git(ws, "clone", "-q", str(library(tmp_path)), "scratch")  # never added: the root's git never walks in
+    assert nested_repos(ws).dotgits == ()
