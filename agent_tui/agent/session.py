@@ -113,3 +113,4 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
     agent.policy.sandboxed = status.sandbox is not None
     if status.sandbox is None and settings.sandbox.mode != "off":
         agent.engine.warnings.append(status.message)
+    agent.engine.warnings.extend(status.repaired)

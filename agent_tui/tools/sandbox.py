@@ -49,6 +49,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.tools import sandbox_journal
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
@@ -192,6 +193,7 @@ class Sandbox:
         elif not host_net:
             args.append("--unshare-net")
         args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
+        sandbox_journal.write(ws, self.links or ())  # the repair, on disk in case the agent dies meanwhile
         return args
 
     def repair(self) -> list[str]:
@@ -199,7 +201,9 @@ class Sandbox:
         included git config file or a submodule's ``.git``, that a command replaced, and move aside a
         hook or nested ``.git`` it made (notes for the model and user)."""
         ws = self.workspace
-        return repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_paths(ws)
+        notes = repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_paths(ws)
+        sandbox_journal.clear(ws)
+        return notes
 
     def describe(self) -> str:
         """One line for the model and the user: what the sandbox allows."""
@@ -226,6 +230,8 @@ class SandboxStatus:
     """The sandbox to use, or None when commands run without one."""
     message: str
     """Why there is none (and how to get one), or what the sandbox allows."""
+    repaired: tuple[str, ...] = ()
+    """What was put right that a session which died during a command left (``sandbox_journal``)."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -248,14 +254,16 @@ def probe(bwrap: str | None = None) -> tuple[str | None, str]:
 
 def sandbox_for(workspace: Path, mode: str = "auto", network: bool = False,
                 bwrap: str | None = None, hide: tuple[str, ...] = (), host_network: bool = False) -> SandboxStatus:
-    """The sandbox for ``workspace`` under ``[sandbox] mode``, or None with the reason."""
+    """The sandbox for ``workspace`` under ``[sandbox] mode``, or None with the reason (after
+    repairing what a session that died during a command left, before links are snapshot again)."""
+    repaired = tuple(sandbox_journal.recover(workspace))
     if mode == "off":
         return SandboxStatus(None, "the sandbox is off ([sandbox] mode = \"off\"): commands run unconfined, "
-                                   "approval is the only guard")
+                                   "approval is the only guard", repaired)
     path, why = probe(bwrap)
     if path is None:
         return SandboxStatus(None, f"commands run without a sandbox: {why}. Until then every command needs "
-                                   "approval as configured.")
+                                   "approval as configured.", repaired)
     slirp = slirp_path() if network and not host_network else None
     box = Sandbox(path, workspace.resolve(), network, tuple(hide), host_network=host_network, slirp=slirp)
-    return SandboxStatus(box, box.describe())
+    return SandboxStatus(box, box.describe(), repaired)

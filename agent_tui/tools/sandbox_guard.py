@@ -93,7 +93,7 @@ def repair_links(workspace: Path, links: tuple[tuple[str, str], ...]) -> list[st
     return notes
 
 
-def _lock_file(workspace: Path) -> Path | None:
+def lock_file(workspace: Path) -> Path | None:
     """The workspace's lock file in the user's cache (created), or None when it cannot be made."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agent-tui" / "sandbox"
     name = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:24] + ".lock"
@@ -111,7 +111,7 @@ class SandboxLock:
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
-        self.path = _lock_file(workspace)
+        self.path = lock_file(workspace)
         self.fd: int | None = None
         if self.path is not None:
             try:

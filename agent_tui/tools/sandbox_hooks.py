@@ -435,12 +435,22 @@ def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
     return tuple((rel, target) for rel, target in links.items() if not through_links(rel))
 
 
-def move_made_paths(workspace: Path) -> list[str]:
-    """Move aside what a command made where git would run it: a hook in a hooks folder that is the
-    workspace root, a ``.git`` in a submodule or worktree folder that had none (notes)."""
-    root = workspace.resolve()
+def pending(workspace: Path) -> tuple[dict[str, str], list[tuple[Path, Path, str]], set[Path]]:
+    """What the next command's repair will use, without taking it (``sandbox_journal`` keeps it on
+    disk): links on the way, paths it must not make, placeholders made so far."""
+    key = str(workspace.resolve())
     with _lock:
-        absent = _absent.pop(str(root), [])
+        return dict(_links.get(key, {})), list(_absent.get(key, [])), set(_placeholders.get(key, set()))
+
+
+def move_made_paths(workspace: Path, absent: list[tuple[Path, Path, str]] | None = None) -> list[str]:
+    """Move aside what a command made where git would run it: a hook in a hooks folder that is the
+    workspace root, a ``.git`` in a submodule or worktree folder that had none (notes).  ``absent``:
+    (what to move, made if this exists, kind) as ``hook_flags`` recorded (None: the last command's)."""
+    root = workspace.resolve()
+    if absent is None:
+        with _lock:
+            absent = _absent.pop(str(root), [])
     notes = []
     for first, made, kind in absent:
         try:
@@ -464,11 +474,12 @@ def move_made_paths(workspace: Path) -> list[str]:
     return notes
 
 
-def remove_hook_placeholders(workspace: Path) -> list[Path]:
+def remove_hook_placeholders(workspace: Path, paths: set[Path] | None = None) -> list[Path]:
     """Remove the empty placeholders (bwrap's mount points) left for missing hooks folders and
-    config files (call when no sandbox runs on ``workspace``)."""
-    with _lock:
-        paths = _placeholders.pop(str(workspace.resolve()), set())
+    config files (call when no sandbox runs on ``workspace``; ``paths``: these, not this process's)."""
+    if paths is None:
+        with _lock:
+            paths = _placeholders.pop(str(workspace.resolve()), set())
     removed = []
     for path in sorted(paths, reverse=True):
         with contextlib.suppress(OSError):
