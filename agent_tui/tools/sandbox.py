@@ -50,10 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.tools import sandbox_journal
+from agent_tui.tools.sandbox_after import move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
-from agent_tui.tools.sandbox_hooks import hook_flags, move_made_paths, take_hook_links
+from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
 
 #: How to get bwrap, said whenever it is missing.
@@ -199,9 +200,9 @@ class Sandbox:
     def repair(self) -> list[str]:
         """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder, an
         included git config file or a submodule's ``.git``, that a command replaced, and move aside a
-        hook or nested ``.git`` it made (notes for the model and user)."""
+        hook it made at a root hooks folder (notes for the model and user)."""
         ws = self.workspace
-        notes = repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_paths(ws)
+        notes = repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_hooks(ws)
         sandbox_journal.clear(ws)
         return notes
 

@@ -29,7 +29,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from agent_tui.tools.sandbox_hooks import remove_hook_placeholders
+from agent_tui.tools.sandbox_after import remove_hook_placeholders, rename_owned
 from agent_tui.tools.sandbox_nested import gitdir_of_file
 
 #: Paths inside the workspace that commands may read but never change (nor rename, nor create).
@@ -83,7 +83,7 @@ def repair_links(workspace: Path, links: tuple[tuple[str, str], ...]) -> list[st
                 n = 1
                 while (aside := workspace / f"{rel}.replaced-{n}").exists() or aside.is_symlink():
                     n += 1
-                os.rename(path, aside)
+                rename_owned(path, aside)
                 moved = f"; what replaced it was moved to {aside.name}"
             os.symlink(target, path)
             notes.append(f"{rel} was a link to {target} and the command replaced it: the link was put back{moved}")

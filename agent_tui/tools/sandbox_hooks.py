@@ -42,9 +42,12 @@ litter the root while every command runs).
 
 Repositories the user's git walks into from the root (submodules, worktrees kept in the workspace;
 ``tools/sandbox_nested.py`` finds them) are protected the same way: their ``.git`` (kind ``repo``),
-the git folder a ``.git`` file names when it is in the work tree, and what their own configs name.
-A ``.git`` made in such a folder that had none is moved aside after the command, as a hook made at
-the root is: an empty placeholder would make the user's git fail while the command runs.
+the git folders a ``.git`` file leads to when they are in the work tree, and what their own configs
+name.  A submodule not checked out has no ``.git`` to protect; its (empty) folder is read-only instead
+(kind ``submodule``), or, when missing, gets a placeholder folder: an empty *folder* is what git
+expects there, while a placeholder ``.git`` would make the user's git fail meanwhile.  A folder a
+command made unsearchable (``chmod 000``) on the way to any of these is kept read-only (kind
+``shut``), so a later command cannot open it again and plant behind it.
 
 Not covered, and said so in the README: a repository registered nowhere (a ``git init`` in a
 subfolder) and the work-tree files a hook manager reads (``.pre-commit-config.yaml``,
@@ -67,8 +70,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.tools.git_safe import GIT_TIMEOUT, safe_env
+from agent_tui.tools.sandbox_after import remember
 from agent_tui.tools.sandbox_git import stat_signature
-from agent_tui.tools.sandbox_nested import gitdir_named, nested_repos
+from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos
 
 #: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
 _PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass)|sequence\.editor|gpg(\..*)?\.program|"
@@ -85,6 +89,7 @@ HOOK_NAMES = (
     "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
     "post-index-change",
 )
+_HOOK_SET = frozenset(HOOK_NAMES)
 #: Includes followed from one file (a loop or a very deep chain stops here, as git's own limit does).
 MAX_DEPTH = 10
 
@@ -105,12 +110,6 @@ class GitPaths:
 
 _lock = threading.Lock()
 _cache: dict[str, tuple[tuple[object, ...], GitPaths]] = {}
-#: Placeholders made for missing paths, per workspace (removed after the command).
-_placeholders: dict[str, set[Path]] = {}
-#: Symlinks on the way to protected paths as the last command found them, per workspace.
-_links: dict[str, dict[str, str]] = {}
-#: What a command must not make (hook names at a root hooks folder, a nested ``.git``), per workspace.
-_absent: dict[str, list[tuple[Path, Path, str]]] = {}
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -146,9 +145,10 @@ def _ask_git(workspace: Path) -> GitPaths:
     top = workspace
     hooks: list[Path] = []
     dotgit = workspace / ".git"
-    if dotgit.is_dir() and not dotgit.is_symlink():  # read even when git refuses the repository
-        roots.append(dotgit / "config")
-        hooks.append(dotgit / "hooks")
+    with contextlib.suppress(OSError):  # (a folder on the way made unsearchable: git cannot read it either)
+        if dotgit.is_dir() and not dotgit.is_symlink():  # read even when git refuses the repository
+            roots.append(dotgit / "config")
+            hooks.append(dotgit / "hooks")
     if len(lines) == 3:
         top = Path(lines[0])
         git_dir, common = (workspace / lines[1]), (workspace / lines[2])
@@ -210,7 +210,7 @@ def git_paths(workspace: Path) -> GitPaths:
         return cached[1]
     found = _ask_git(workspace)
     with _lock:
-        if len(_cache) > 64:
+        if len(_cache) > 4 * MAX_REPOS:  # one entry per nested repository: never cleared each look
             _cache.clear()
         _cache[key] = (stat_signature(found.watched), found)
     return found
@@ -272,43 +272,69 @@ def _walk(path: Path, root: Path, found: _Found) -> Path:
 
 def _walked(path: Path, root: Path, found: _Found) -> Path | None:
     """:func:`_walk` from ``root`` for a relative path; None on a loop (git cannot read it either;
-    the links met are recorded and put back)."""
+    the links met are recorded and put back) or behind a folder that cannot be searched (a command's
+    ``chmod 000``: that folder is kept read-only, so it cannot be opened again to plant behind it)."""
+    full = path if path.is_absolute() else root / path
     try:
-        return _walk(path if path.is_absolute() else root / path, root, found)
+        return _walk(full, root, found)
+    except PermissionError:
+        if (shut := _unsearchable(full, root)) is not None:
+            found.wanted.setdefault(shut, "shut")
+        return None
     except (OSError, RuntimeError, ValueError):
         return None
 
 
-def _add_paths(paths: GitPaths, root: Path, found: _Found) -> None:
-    """Record what one repository's config makes git run or read inside ``root``."""
+def _add_paths(paths: GitPaths, root: Path, found: _Found, done: set[Path]) -> None:
+    """Record what one repository's config makes git run or read inside ``root`` (``done``: paths
+    already looked at for another repository, such as the user's global config, skipped)."""
     folders: list[Path] = []
     for hooks in paths.hooks:
-        real = _walked(hooks, root, found)
-        if real is None:
+        if hooks in done or (real := _walked(hooks, root, found)) is None:
             continue
+        done.add(hooks)
         folders.append(real)
         if real.name == "_":
             folders.append(real.parent)
-        for name in HOOK_NAMES:  # hooks that are links into the work tree
-            entry = real / name
-            with contextlib.suppress(OSError):
-                if entry.is_symlink() and (target := _walked(entry, root, found)) is not None and _inside(target, root):
-                    found.wanted.setdefault(target, "program")
+        for name in _linked_hooks(real):  # hooks that are links into the work tree
+            if (target := _walked(real / name, root, found)) is not None and _inside(target, root):
+                found.wanted.setdefault(target, "program")
     for folder in folders:
         if folder == root:
             found.wanted.update({root / name: "hook" for name in HOOK_NAMES})
         elif _inside(folder, root):
             found.wanted[folder] = "hooks"
     for named, kind in [*((p, "config") for p in paths.includes), *((p, "program") for p in paths.programs)]:
+        if named in done:
+            continue
+        done.add(named)
         real = _walked(named, root, found)
         if real is not None and _inside(real, root) and real != root:
             found.wanted.setdefault(real, kind)
 
 
+def _linked_hooks(folder: Path) -> list[str]:
+    """The hook names in ``folder`` that are symlinks (one directory read, not a look per name)."""
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.name in _HOOK_SET and e.is_symlink()]
+    except OSError:
+        return []
+
+
 def _add_repo(dotgit: Path, root: Path, found: _Found) -> None:
-    """Record a nested repository's ``.git`` and, for a ``.git`` file, the git folder it names."""
+    """Record a nested repository's ``.git`` and, for a ``.git`` file, the git folder it names; for
+    a submodule not checked out (no ``.git``), its folder, so that no ``.git`` can be made there."""
     real = _walked(dotgit, root, found)
     if real is None or not _inside(real, root):
+        return
+    try:
+        present = real.exists() or real.is_symlink()
+    except OSError:
+        present = True
+    if not present:
+        if real.parent != root:
+            found.wanted[real.parent] = "submodule"
         return
     found.wanted[real] = "repo"
     named = gitdir_named(real)
@@ -323,8 +349,12 @@ def _look(workspace: Path) -> _Found:
     nested = nested_repos(root)
     for dotgit in nested.dotgits:
         _add_repo(dotgit, root, found)
+    for gitdir in nested.gitdirs:  # kept in the work tree (`gitdir: ../store/sub`, its `commondir`)
+        if (real := _walked(gitdir, root, found)) is not None and _inside(real, root) and real != root:
+            found.wanted[real] = "repo"
+    done: set[Path] = set()
     for top in (root, *nested.tops):
-        _add_paths(git_paths(top), root, found)
+        _add_paths(git_paths(top), root, found, done)
     return found
 
 
@@ -334,6 +364,21 @@ def run_later_paths(workspace: Path) -> dict[Path, str]:
     workspace root), ``config`` (a file), ``program`` (one that config names by a path) or ``repo``
     (a submodule's or worktree's ``.git``, or the git folder such a ``.git`` file names)."""
     return _look(workspace).wanted
+
+
+def _unsearchable(path: Path, root: Path) -> Path | None:
+    """The folder below ``root`` on the way to ``path`` that cannot be searched (mounted read-only,
+    a command cannot make it searchable again and plant behind it), if any."""
+    for folder in [*reversed(path.parents), path]:
+        if folder == root or not folder.is_relative_to(root):
+            continue
+        try:
+            os.lstat(folder)
+        except PermissionError:
+            return folder.parent if folder.parent != root else None
+        except OSError:
+            return None
+    return None
 
 
 def _first_missing(path: Path, root: Path) -> tuple[Path, bool]:
@@ -359,6 +404,19 @@ def _empty_file() -> str:
     return str(path)
 
 
+def _real_dir(path: Path) -> bool:
+    try:
+        return path.is_dir() and not path.is_symlink()
+    except OSError:
+        return False
+
+
+def _under(path: Path, folders: set[Path]) -> bool:
+    """``path`` is one of ``folders`` or lies below one (a walk up its parents, not a test per folder:
+    a workspace may nest hundreds of repositories)."""
+    return path in folders or any(parent in folders for parent in path.parents)
+
+
 def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     """bwrap flags, right after the workspace's own bind (before any read-only mount inside it):
     folders pinned in place (writable), each protected path read-only, placeholders for missing
@@ -366,25 +424,25 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     left to their own mounts."""
     root = workspace.resolve()
     found = _look(root)
-    repos = [p for p, kind in found.wanted.items() if kind == "repo" and p.is_dir() and not p.is_symlink()]
-    covered = [*covered, *repos]
-    wanted = {p: kind for p, kind in found.wanted.items() if p in repos or not any(p.is_relative_to(c) for c in covered)}
+    repos = {p for p, kind in found.wanted.items() if kind == "repo" and _real_dir(p)}
+    shut = {*covered, *repos}
+    wanted = {p: kind for p, kind in found.wanted.items() if p in repos or not _under(p, shut)}
     protected: dict[Path, None] = {}
     missing: dict[Path, bool] = {}  # first missing part -> a file goes there (else a folder)
-    absent: list[tuple[Path, Path, str]] = []  # (what to move aside, made if this exists, kind) after the command
+    absent: list[Path] = []  # hook names at the root: moved aside after the command if made
     for path, kind in wanted.items():
         try:
             exists, dangling = path.exists(), path.is_symlink()
-        except OSError:  # a folder on the way cannot be searched (`chmod 000`): neither can git
+        except OSError:  # a folder on the way cannot be searched (`chmod 000`): nor changed back, then
+            if (shut := _unsearchable(path, root)) is not None:
+                protected[shut] = None
             continue
         if exists:
             protected[path] = None
         elif dangling:
             continue  # a dangling link: put back after the command if replaced
         elif kind == "hook":
-            absent.append((path, path, kind))
-        elif kind == "repo":  # no placeholder: an empty `.git` would break the user's git meanwhile
-            absent.append((_first_missing(path, root)[0], path, kind))
+            absent.append(path)
         else:
             first, is_missing = _first_missing(path, root)
             if not is_missing:
@@ -392,10 +450,10 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
             else:
                 missing[first] = first == path and kind in ("config", "program")
     pins: dict[Path, None] = {}
-    for path in [*protected, *missing, *(first for first, _, kind in absent if kind == "repo"), *found.link_folders]:
+    for path in [*protected, *missing, *found.link_folders]:
         for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):
             if parent in pins or parent in protected or not parent.is_relative_to(root) or parent == root or \
-                    any(parent.is_relative_to(c) for c in covered):
+                    _under(parent, shut):
                 continue
             with contextlib.suppress(OSError):
                 if parent.is_dir() and not parent.is_symlink():
@@ -407,88 +465,5 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
         out += ["--ro-bind", str(path), str(path)]
     for path, is_file in missing.items():
         out += ["--ro-bind", _empty_file(), str(path)] if is_file else ["--tmpfs", str(path), "--remount-ro", str(path)]
-    key = str(root)
-    with _lock:
-        _links[key] = found.links
-        _absent[key] = absent
-        if missing:
-            _placeholders.setdefault(key, set()).update(missing)
+    remember(root, found.links, absent, set(missing))
     return out
-
-
-def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
-    """(relative path, link text) of the symlinks on the way to protected paths, as the last
-    command found them before it ran (for ``sandbox_guard.repair_links`` after it), forgotten
-    once taken: a link the user changes between commands is theirs.  A link whose folders are no
-    longer real folders is left out (they are pinned, so this is only a safeguard: the repair must
-    never write through a link)."""
-    root = workspace.resolve()
-    with _lock:
-        links = _links.pop(str(root), {})
-
-    def through_links(rel: str) -> bool:
-        try:
-            return any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root)
-        except OSError:
-            return True
-
-    return tuple((rel, target) for rel, target in links.items() if not through_links(rel))
-
-
-def pending(workspace: Path) -> tuple[dict[str, str], list[tuple[Path, Path, str]], set[Path]]:
-    """What the next command's repair will use, without taking it (``sandbox_journal`` keeps it on
-    disk): links on the way, paths it must not make, placeholders made so far."""
-    key = str(workspace.resolve())
-    with _lock:
-        return dict(_links.get(key, {})), list(_absent.get(key, [])), set(_placeholders.get(key, set()))
-
-
-def move_made_paths(workspace: Path, absent: list[tuple[Path, Path, str]] | None = None) -> list[str]:
-    """Move aside what a command made where git would run it: a hook in a hooks folder that is the
-    workspace root, a ``.git`` in a submodule or worktree folder that had none (notes).  ``absent``:
-    (what to move, made if this exists, kind) as ``hook_flags`` recorded (None: the last command's)."""
-    root = workspace.resolve()
-    if absent is None:
-        with _lock:
-            absent = _absent.pop(str(root), [])
-    notes = []
-    for first, made, kind in absent:
-        try:
-            if not (os.path.lexists(made) or made.exists()):
-                continue
-        except OSError:
-            continue
-        n = 1
-        while (aside := first.with_name(f"{first.name}.replaced-{n}")).exists() or aside.is_symlink():
-            n += 1
-        rel = first.relative_to(root).as_posix()
-        what = ("is a git hook here (core.hooksPath is the workspace)" if kind == "hook" else
-                f"{'is' if first == made else 'holds'} the .git of a submodule or worktree, which the user's git "
-                "status walks into")
-        try:
-            os.rename(first, aside)
-            notes.append(f"{rel} {what}, and the command made it: it was moved to {aside.name}")
-        except OSError as exc:
-            notes.append(f"{rel} {what}, and the command made it; moving it aside failed ({exc}): remove it "
-                         "before running git")
-    return notes
-
-
-def remove_hook_placeholders(workspace: Path, paths: set[Path] | None = None) -> list[Path]:
-    """Remove the empty placeholders (bwrap's mount points) left for missing hooks folders and
-    config files (call when no sandbox runs on ``workspace``; ``paths``: these, not this process's)."""
-    if paths is None:
-        with _lock:
-            paths = _placeholders.pop(str(workspace.resolve()), set())
-    removed = []
-    for path in sorted(paths, reverse=True):
-        with contextlib.suppress(OSError):
-            if path.is_symlink():
-                continue
-            if path.is_file() and path.stat().st_size == 0:
-                path.unlink()
-                removed.append(path)
-            elif path.is_dir():
-                path.rmdir()  # only succeeds when empty
-                removed.append(path)
-    return removed

@@ -3,8 +3,9 @@ still gets it.
 
 After every sandboxed command the sandbox puts right what the command could not be stopped from
 doing but must not leave: a ``.git`` link, or a link on the way to a hooks folder, an included
-config or a submodule's ``.git``, that it replaced is put back; a hook or nested ``.git`` it made
-is moved aside; the empty mount points bwrap made are removed (``Sandbox.repair``).  That repair
+config or a submodule's ``.git``, that it replaced is put back; a hook it made at a hooks folder
+that is the workspace root is moved aside; the empty mount points bwrap made are removed
+(``Sandbox.repair``, ``tools/sandbox_after.py``).  That repair
 needs what the links said *before* the command, which lived only in the agent's memory.  When the
 agent was killed during a command (``kill -9``, a crash, a closed terminal; the command dies with
 it, ``--die-with-parent``), the repair never ran, and the next session took the planted state as
@@ -26,8 +27,8 @@ import json
 import os
 from pathlib import Path
 
+from agent_tui.tools.sandbox_after import move_made_hooks, pending, remove_hook_placeholders
 from agent_tui.tools.sandbox_guard import PROTECTED, lock_file, repair_links
-from agent_tui.tools.sandbox_hooks import move_made_paths, pending, remove_hook_placeholders
 
 _SUFFIX = ".pending.json"
 
@@ -48,7 +49,7 @@ def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> None:
         "workspace": str(workspace.resolve()),
         "links": [list(pair) for pair in links],
         "hook_links": sorted(hook_links.items()),
-        "absent": [[str(first), str(made), kind] for first, made, kind in absent],
+        "absent": sorted(map(str, absent)),
         "placeholders": sorted(map(str, placeholders)),
     }
     tmp = path.with_suffix(".tmp")
@@ -75,13 +76,9 @@ def _inside(root: Path, raw: str) -> Path | None:
 def _repair(root: Path, record: dict[str, object]) -> list[str]:
     pairs = [(str(rel), str(target)) for rel, target in [*record.get("links", []), *record.get("hook_links", [])]
              if _inside(root, str(root / str(rel))) is not None and ".." not in Path(str(rel)).parts]
-    absent = []
-    for first, made, kind in record.get("absent", []):
-        a, b = _inside(root, str(first)), _inside(root, str(made))
-        if a is not None and b is not None:
-            absent.append((a, b, str(kind)))
+    absent = [p for raw in record.get("absent", []) if (p := _inside(root, str(raw))) is not None]
     placeholders = {p for raw in record.get("placeholders", []) if (p := _inside(root, str(raw))) is not None}
-    notes = repair_links(root, tuple(pairs)) + move_made_paths(root, absent)
+    notes = repair_links(root, tuple(pairs)) + move_made_hooks(root, absent)
     remove_hook_placeholders(root, placeholders)
     for rel in PROTECTED:  # bwrap's empty mount point for a missing one
         with contextlib.suppress(OSError):

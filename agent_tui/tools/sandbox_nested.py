@@ -12,20 +12,27 @@ keeps inside the workspace (``git worktree add ./wt``: ``wt/.git`` is such a fil
 
 This module only finds them; ``tools/sandbox_hooks.py`` protects them as it protects hooks
 folders: every nested ``.git`` that exists is read-only to commands (with the folders above it
-pinned, so none can be renamed away), the git folder a ``.git`` file names is read-only when it
-lives in the work tree, each nested repository's own config is read for hooks folders, included
-files and programs in its work tree, and a ``.git`` made where none was is moved aside after the
-command.
+pinned, so none can be renamed away), so are the git folders a ``.git`` file leads to when they
+live in the work tree, each nested repository's own config is read for hooks folders, included
+files and programs in its work tree, and a submodule folder with no ``.git`` is read-only.
 
 Gitlinks come from the index (what ``git status`` really walks), read with ``git ls-files``
-under ``tools/git_safe``'s overrides, submodules of submodules too.  A repository merely placed
-in the workspace and not registered anywhere (a ``git clone`` into a subfolder) is not walked by
-the root's git, and is not covered: the user runs git there only by going there.  The answer is
-cached by the ``stat`` of each index and worktree record read.
+under ``tools/git_safe``'s overrides, in every repository found (submodules of submodules, of
+worktrees), with no depth limit.  When the workspace is a subfolder of a repository, that
+repository's index is read for the part below the workspace.  Past :data:`MAX_REPOS` repositories
+the look gives up and sandboxed commands are refused (``NestedLimitError``), never let through
+half-protected.  A repository merely placed in the workspace and registered nowhere (a ``git
+clone`` into a subfolder) is not walked by the root's git until the user ``git add``s it, and is
+not covered.  The answer is cached by the ``stat`` of each index, ``.git`` and worktree record
+read (``scripts/bench_sandbox_look.py``: 0.2 ms a command without submodules, ~0.3 ms more per
+checked-out submodule once warm; the first look, and the one after an index changes, run git
+about three times per repository).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -34,10 +41,8 @@ from pathlib import Path
 from agent_tui.tools.git_safe import GIT_TIMEOUT, SAFE_CONFIG, safe_env
 from agent_tui.tools.sandbox_git import stat_signature
 
-#: Submodules of submodules followed this deep at most.
-MAX_DEPTH = 4
-#: Nested repositories listed at most (a pathological index stops here).
-MAX_REPOS = 256
+#: Nested repositories looked through at most (past it, sandboxed commands are refused).
+MAX_REPOS = 512
 _GITLINK = "160000 "
 
 
@@ -51,6 +56,10 @@ class Nested:
     """The work-tree folders among them whose ``.git`` exists (their config is read too)."""
     watched: tuple[Path, ...] = ()
     """Files whose ``stat`` keys the cache."""
+    gitdirs: tuple[Path, ...] = ()
+    """The git folders (own and common) of the nested repositories that exist, as git reports them."""
+    error: str = ""
+    """Why the look gave up (too many repositories): then nothing may run sandboxed."""
 
 
 _lock = threading.Lock()
@@ -59,13 +68,18 @@ _cache: dict[str, tuple[tuple[object, ...], Nested]] = {}
 
 def gitdir_named(dotgit: Path) -> Path | None:
     """The folder a ``.git`` file names (``gitdir: …``), made absolute but not resolved."""
+    try:  # non-blocking, and only a regular file: a FIFO swapped in must not hang the look
+        fd = os.open(dotgit, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
     try:
-        if not dotgit.is_file():  # (a FIFO would block the read)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        with dotgit.open("rb") as fh:
-            first = fh.read(4096).decode("utf-8", "replace").splitlines()[0]
+        first = os.read(fd, 4096).decode("utf-8", "surrogateescape").splitlines()[0]
     except (OSError, IndexError):
         return None
+    finally:
+        os.close(fd)
     if not first.startswith("gitdir:"):
         return None
     target = Path(first[len("gitdir:"):].strip())
@@ -85,15 +99,16 @@ def _git(cwd: Path, *args: str) -> str | None:
         argv += ["-c", pair]
     try:
         done = subprocess.run([*argv, "-c", "safe.directory=*", *args], cwd=cwd, capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT, env=safe_env(), stdin=subprocess.DEVNULL)
+                              timeout=GIT_TIMEOUT, env=safe_env(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
+    return os.fsdecode(done.stdout) if done.returncode == 0 else None  # any file name, as the OS has it
 
 
 def _gitlinks(top: Path) -> list[Path]:
-    """The submodule folders the index of the repository at ``top`` records."""
-    raw = _git(top, "ls-files", "--stage", "-z") or ""
+    """The submodule folders the index records at or below ``top`` (the index of the repository
+    ``top`` is in, which for the workspace may be one whose work tree starts above it)."""
+    raw = _git(top, "ls-files", "--stage", "-z") or ""  # paths relative to ``top``
     out = []
     for entry in raw.split("\0"):
         if entry.startswith(_GITLINK) and "\t" in entry:
@@ -109,65 +124,94 @@ def _worktrees(common: Path, root: Path) -> tuple[list[Path], list[Path]]:
         entries = sorted((common / "worktrees").iterdir())
     except OSError:
         return found, records
-    for entry in entries[:MAX_REPOS]:
+    for entry in entries:
         record = entry / "gitdir"
         records.append(record)
         try:
-            named = Path(record.read_text(encoding="utf-8", errors="replace").strip())
+            text = record.read_bytes()[:4096].decode("utf-8", "surrogateescape").strip()
         except OSError:
             continue
-        if named.is_absolute() and named.is_relative_to(root) and named != root / ".git":
+        if not text:
+            continue
+        named = Path(os.path.normpath(entry / text))  # git 2.48+ may write it relative to the record
+        if named.is_relative_to(root) and named != root / ".git":
             found.append(named)
     return found, records
 
 
-def _dirs(top: Path) -> tuple[Path, Path] | None:
-    """(git dir, common dir) of the repository whose work tree is ``top``."""
+def _dirs(top: Path, exact: bool) -> tuple[Path, Path] | None:
+    """(git dir, common dir) of the repository ``top`` is in; with ``exact``, only when its work
+    tree starts at ``top`` (a submodule not checked out answers for its parent)."""
     lines = (_git(top, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir") or "").splitlines()
-    if len(lines) != 3 or Path(lines[0]).resolve() != top.resolve():
-        return None  # not a repository of its own (a submodule not checked out answers for its parent)
+    if len(lines) != 3 or (exact and Path(lines[0]).resolve() != top.resolve()):
+        return None
     return top / lines[1], top / lines[2]
+
+
+def _exists(path: Path) -> bool:
+    """``path`` or a link there exists; True when a folder on the way cannot be searched (a command's
+    ``chmod 000``: the user may undo it, so it is protected as if present)."""
+    try:
+        return path.exists() or path.is_symlink()
+    except OSError:
+        return True
 
 
 def _look(root: Path) -> Nested:
     dotgits: list[Path] = []
     tops: list[Path] = []
+    gitdirs: list[Path] = []
     watched: list[Path] = [root / ".git"]
-    todo = [(root, 0)]
+    todo = [root]
     seen: set[Path] = set()
-    while todo and len(dotgits) < MAX_REPOS:
-        top, depth = todo.pop(0)
-        dirs = _dirs(top)
+    while todo:
+        top = todo.pop(0)
+        dirs = _dirs(top, exact=top != root)
         if dirs is None or dirs[0] in seen:
             continue
+        if len(seen) >= MAX_REPOS:
+            return Nested(watched=tuple(dict.fromkeys(watched)), error=(
+                f"the workspace nests more than {MAX_REPOS} git repositories (submodules, worktrees); the "
+                "sandbox does not look through that many, so it cannot keep their .git out of a command's "
+                "reach: run commands outside_sandbox (asked each time), or open a smaller folder"))
         git_dir, common = dirs
         seen.add(git_dir)
         watched += [git_dir / "index", top / ".git"]
-        linked, records = _worktrees(common, root) if top == root else ([], [])
+        if top != root:
+            gitdirs += [git_dir, common]
+        linked, records = _worktrees(common, root)
         watched += records
         for dotgit in [*(p / ".git" for p in _gitlinks(top)), *linked]:
             if not dotgit.is_relative_to(root) or dotgit in dotgits:
                 continue
             dotgits.append(dotgit)
             watched.append(dotgit)
-            if dotgit.exists() or dotgit.is_symlink():
+            if _exists(dotgit):
                 tops.append(dotgit.parent)
-                if dotgit not in linked and depth + 1 < MAX_DEPTH:
-                    todo.append((dotgit.parent, depth + 1))
-    return Nested(tuple(dotgits[:MAX_REPOS]), tuple(dict.fromkeys(tops)), tuple(dict.fromkeys(watched)))
+                todo.append(dotgit.parent)
+    return Nested(tuple(dotgits), tuple(dict.fromkeys(tops)), tuple(dict.fromkeys(watched)),
+                  tuple(dict.fromkeys(gitdirs)))
+
+
+class NestedLimitError(RuntimeError):
+    """More nested repositories than the sandbox looks through: commands are refused, not let through."""
 
 
 def nested_repos(workspace: Path) -> Nested:
-    """The submodules and worktrees nested in ``workspace`` (resolved), cached."""
+    """The submodules and worktrees nested in ``workspace`` (resolved), cached; NestedLimitError when
+    there are too many to look through."""
     root = workspace.resolve()
     key = str(root)
     with _lock:
         cached = _cache.get(key)
     if cached is not None and stat_signature(cached[1].watched) == cached[0]:
-        return cached[1]
-    found = _look(root)
-    with _lock:
-        if len(_cache) > 64:
-            _cache.clear()
-        _cache[key] = (stat_signature(found.watched), found)
+        found = cached[1]
+    else:
+        found = _look(root)
+        with _lock:
+            if len(_cache) > 64:
+                _cache.clear()
+            _cache[key] = (stat_signature(found.watched), found)
+    if found.error:
+        raise NestedLimitError(found.error)
     return found

@@ -117,7 +117,10 @@ def refuse_protected(workspace: Path, target: Path) -> None:
         kind = next((k for p, k in run_later_paths(root).items() if target.is_relative_to(p)), None)
         if kind is not None:
             what = {"hooks": "in the hooks folder", "hook": "a hook file", "program": "a program",
-                    "repo": "in a nested repository's git folder (a submodule or worktree)"}.get(kind, "a config file")
+                    "repo": "in a nested repository's git folder (a submodule or worktree)",
+                    "submodule": "in a submodule folder not checked out (a .git made there would be run)",
+                    "shut": "in a folder made unreadable on the way to what git runs"}.get(
+                        kind, "a config file")
             raise WorkspaceError(
                 f"Refused: '{relative(workspace, target)}' is {what} git uses for this repository, so "
                 "the user's next git command would run what it says. Write tools never change it; "

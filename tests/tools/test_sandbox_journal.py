@@ -100,30 +100,25 @@ def test_a_git_link_swapped_by_a_killed_agents_command_is_put_back(tmp_path: Pat
     assert not list((cache / "agent-tui" / "sandbox").glob("*.pending.json"))
 
 
-def test_a_git_made_in_a_submodule_folder_is_moved_aside_and_placeholders_removed(tmp_path: Path,
-                                                                                   cache: Path) -> None:
-    """A submodule not checked out, and a hooks folder named but not made (bwrap's placeholder)."""
-    lib, ws, marker = tmp_path / "lib", tmp_path / "ws", tmp_path / "pwned"
+def test_a_hook_made_at_a_root_hooks_folder_is_moved_aside_and_placeholders_removed(tmp_path: Path,
+                                                                                    cache: Path) -> None:
+    """core.hooksPath is the workspace itself (a hook made there is moved aside after the command),
+    and an included config not made yet (bwrap's placeholder folder stands in for it meanwhile)."""
+    ws, marker = tmp_path / "ws", tmp_path / "pwned"
     ready = ws / "ready"
-    for repo in (lib, ws):
-        repo.mkdir()
-        git(repo, "init", "-q")
-    git(lib, "commit", "-q", "--allow-empty", "-m", "x")
-    git(ws, "submodule", "add", "-q", str(lib), "sub")
-    git(ws, "commit", "-qm", "s")
-    git(ws, "submodule", "deinit", "-q", "-f", "sub")
-    git(ws, "config", "core.hooksPath", "tools/hooks")
-    assert not any((ws / "sub").iterdir()) and not (ws / "tools").exists()
-    plant = (f"mkdir -p sub/evil/objects sub/evil/refs && echo 'ref: refs/heads/main' > sub/evil/HEAD && "
-             f"printf '{config_running(marker)}' > sub/evil/config && echo 'gitdir: evil' > sub/.git && "
-             f"touch {ready} && sleep 60")
+    ws.mkdir()
+    git(ws, "init", "-q")
+    git(ws, "config", "core.hooksPath", str(ws))
+    git(ws, "config", "include.path", "../ci/extra.cfg")
+    plant = f"printf '#!/bin/sh\\ntouch {marker}\\n' > pre-commit && chmod +x pre-commit && touch {ready} && sleep 60"
     run_agent(ws, plant, ready)
-    assert (ws / "sub" / ".git").is_file() and (ws / "tools").is_dir()  # what the dead agent left
+    assert (ws / "pre-commit").is_file() and (ws / "ci").is_dir()  # what the dead agent left
     repaired = sandbox_for(ws).repaired
-    assert not (ws / "sub" / ".git").exists() and (ws / "sub" / ".git.replaced-1").is_file(), repaired
-    assert any("sub/.git" in n and "moved to .git.replaced-1" in n for n in repaired), repaired
-    assert not (ws / "tools").exists()  # the empty placeholder and the folder made for it
-    assert not users_status_runs_it(ws, marker)
+    assert not (ws / "pre-commit").exists() and (ws / "pre-commit.replaced-1").is_file(), repaired
+    assert any("pre-commit is a git hook here" in n and "moved to pre-commit.replaced-1" in n for n in repaired)
+    assert not (ws / "ci").exists()  # the empty placeholder
+    subprocess.run(["git", *IDENTITY, "commit", "-q", "--allow-empty", "-m", "x"], cwd=ws, capture_output=True)
+    assert not marker.exists()
 
 
 def test_a_record_of_a_running_command_is_left_to_its_agent(tmp_path: Path, cache: Path) -> None:

@@ -4,16 +4,18 @@ not plant a repository config that the user's own `git status` at the root walks
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from agent_tui.tools import sandbox_nested
 from agent_tui.tools.sandbox import Sandbox
 from agent_tui.tools.sandbox_nested import nested_repos
 from agent_tui.tools.shell_exec import run_shell
 from agent_tui.tools.workspace import WorkspaceError, refuse_protected, resolve
-from tests.support.bwrap import sh
+from tests.support.bwrap import require_bwrap, sh
 
 IDENTITY = ("-c", "user.name=u", "-c", "user.email=e@x", "-c", "protocol.file.allow=always")
 
@@ -85,9 +87,10 @@ async def test_a_submodules_git_file_cannot_be_pointed_elsewhere(box: Sandbox, t
         refuse_protected(ws, resolve(ws, "sub/.git"))
 
 
-async def test_a_git_made_in_a_submodule_not_checked_out_is_moved_aside(box: Sandbox, tmp_path: Path) -> None:
+async def test_no_git_can_be_made_in_a_submodule_not_checked_out(box: Sandbox, tmp_path: Path) -> None:
     """A clone without --recurse-submodules leaves the submodule's folder empty; a `.git` written
-    there makes the user's status walk in, so it is moved aside once the command ends."""
+    there would make the user's status walk in (even while the command still runs), so the folder
+    is read-only, and nothing is left in it afterwards (an empty `.git` placeholder would break git)."""
     src = tmp_path / "src"
     src.mkdir()
     with_submodule(src, tmp_path)
@@ -95,32 +98,36 @@ async def test_a_git_made_in_a_submodule_not_checked_out_is_moved_aside(box: San
     ws.rmdir()
     git(tmp_path, "clone", "-q", str(src), str(ws))
     assert (ws / "sub").is_dir() and not any((ws / "sub").iterdir())
-    out = await run_shell(f"cd sub && {planted_gitdir('evil', marker)} && echo 'gitdir: evil' > .git", ws, 30,
+    out = await run_shell(f"{planted_gitdir('sub/evil', marker)}; echo 'gitdir: evil' > sub/.git", ws, 30,
                           sandbox=box)
-    assert out.exit_code == 0, out.output
-    assert not (ws / "sub" / ".git").exists() and (ws / "sub" / ".git.replaced-1").read_text() == "gitdir: evil\n"
-    assert any("sub/.git holds the .git" in n or "sub/.git is the .git" in n for n in out.notes), out.notes
-    assert not users_status_runs_it(ws, marker)
-    # the user clears it and checks it out: from then on it is read-only like any other
-    subprocess.run("rm -rf sub/* sub/.git*", shell=True, cwd=ws, check=True)
-    git(ws, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "-q")
+    assert out.exit_code != 0 and "Read-only" in out.output, out.output
+    assert not any((ws / "sub").iterdir()) and not users_status_runs_it(ws, marker)
+    with pytest.raises(WorkspaceError, match="submodule folder not checked out"):
+        refuse_protected(ws, resolve(ws, "sub/setup.py"))
+    code, text = await sh(box, "echo ok > notes.txt")  # the rest of the workspace is the command's
+    assert code == 0, text
+    # the user checks it out: from then on its .git is read-only and its files are the command's
+    git(ws, "submodule", "update", "--init", "-q")
     code, text = await sh(box, "echo 'gitdir: elsewhere' > sub/.git")
     assert code != 0 and (ws / "sub" / ".git").read_text().startswith("gitdir: ../.git/modules/sub"), text
+    code, text = await sh(box, "echo 'x = 5' > sub/x.py")
+    assert code == 0, text
 
 
-async def test_a_missing_submodule_folder_made_as_a_link_is_moved_aside(box: Sandbox, tmp_path: Path) -> None:
-    """A gitlink whose folder is gone: the command makes it a link to a repository it planted."""
+async def test_a_missing_submodule_folder_cannot_be_made(box: Sandbox, tmp_path: Path) -> None:
+    """A gitlink whose folder is gone: the command would make it, or a link to a repository it planted."""
     ws, marker = box.workspace, tmp_path / "pwned"
     with_submodule(ws, tmp_path)
     git(ws, "rm", "-q", "--cached", "sub")
     sha = git(tmp_path / "lib", "rev-parse", "HEAD").strip()
     git(ws, "update-index", "--add", "--cacheinfo", f"160000,{sha},vendor/dep")
     assert not (ws / "vendor").exists()
-    out = await run_shell(f"{planted_gitdir('planted/.git', marker)} && mkdir vendor && ln -s ../planted vendor/dep",
-                          ws, 30, sandbox=box)
-    assert out.exit_code == 0, out.output
-    assert not (ws / "vendor").exists() and (ws / "vendor.replaced-1" / "dep").is_symlink()
-    assert not users_status_runs_it(ws, marker)
+    for attack in ("mkdir -p vendor && ln -s ../planted vendor/dep",
+                   "mkdir -p vendor/dep && echo 'gitdir: ../../planted/.git' > vendor/dep/.git"):
+        out = await run_shell(f"{planted_gitdir('planted/.git', marker)} && {attack}", ws, 30, sandbox=box)
+        assert out.exit_code != 0, out.output
+        assert not (ws / "vendor").exists()  # not even the empty placeholder is left
+        assert not users_status_runs_it(ws, marker)
 
 
 async def test_an_old_style_submodule_git_folder_is_read_only(box: Sandbox, tmp_path: Path) -> None:
@@ -195,3 +202,80 @@ def test_a_plain_repository_and_an_unregistered_clone_have_nothing_nested(tmp_pa
     git(ws, "init", "-q")
     git(ws, "clone", "-q", str(library(tmp_path)), "scratch")  # never added: the root's git never walks in
     assert nested_repos(ws).dotgits == ()
+
+
+async def test_a_workspace_inside_a_larger_repository(tmp_path: Path) -> None:
+    """The agent is opened in `mono/proj`; the user's `git status` there is the monorepo's, which
+    walks into `proj/sub`."""
+    mono, marker = tmp_path / "mono", tmp_path / "pwned"
+    mono.mkdir()
+    git(mono, "init", "-q")
+    git(mono, "submodule", "add", "-q", str(library(tmp_path)), "proj/sub")
+    git(mono, "commit", "-qm", "sub")
+    ws = (mono / "proj").resolve()
+    box = Sandbox(require_bwrap(), ws)
+    code, text = await sh(box, f"{planted_gitdir('sub/evil', marker)} && echo 'gitdir: evil' > sub/.git")
+    assert code != 0 and not users_status_runs_it(ws, marker), text
+
+
+async def test_every_gitlink_counts_and_too_many_repositories_refuse(box: Sandbox, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, marker = box.workspace, tmp_path / "pwned"
+    sha = git(library(tmp_path), "rev-parse", "HEAD").strip()
+    git(ws, "init", "-q")
+    info = "".join(f"160000 {sha}\tmods/m{i:03d}\n" for i in range(300))
+    subprocess.run(["git", "update-index", "--add", "--index-info"], input=info, text=True, cwd=ws, check=True)
+    for name in ("m000", "m299"):  # the first and the last, in path order
+        code, text = await sh(box, f"mkdir -p mods/{name} && cd mods/{name} && {planted_gitdir('.git', marker)}")
+        assert code != 0 and not (ws / "mods").exists() and not users_status_runs_it(ws, marker), text
+    # past the number of repositories the look goes through, commands are refused, not let through
+    git(ws, "submodule", "add", "-q", str(tmp_path / "lib"), "sub")
+    monkeypatch.setattr(sandbox_nested, "MAX_REPOS", 1)
+    monkeypatch.setattr(sandbox_nested, "_cache", {})
+    with pytest.raises(sandbox_nested.NestedLimitError, match="outside_sandbox"):
+        await run_shell("echo hi > hi.txt", ws, 30, sandbox=box)
+    with pytest.raises(sandbox_nested.NestedLimitError):
+        refuse_protected(ws, resolve(ws, "hi.txt"))
+    assert not (ws / "hi.txt").exists()
+
+
+async def test_submodules_of_a_worktree_and_a_relative_worktree_record(box: Sandbox, tmp_path: Path) -> None:
+    """A worktree in the workspace has submodules of its own; and git 2.48+ may keep the worktree's
+    record relative (`worktree.useRelativePaths`)."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    with_submodule(ws, tmp_path)
+    git(ws, "worktree", "add", "-q", "wt", "-b", "feature")
+    git(ws / "wt", "submodule", "update", "--init", "-q")
+    record = ws / ".git" / "worktrees" / "wt" / "gitdir"
+    record.write_text("../../../wt/.git\n")
+    found = {p.relative_to(ws).as_posix() for p in nested_repos(ws).dotgits}
+    assert found == {"sub/.git", "wt/.git", "wt/sub/.git"}
+    for folder in ("wt/sub", "wt"):
+        code, text = await sh(box, f"cd {folder} && {planted_gitdir('evil', marker)} && echo 'gitdir: evil' > .git")
+        assert code != 0 and not users_status_runs_it(ws / "wt", marker), text
+
+
+async def test_the_common_git_folder_of_a_nested_repository_kept_in_the_work_tree(box: Sandbox,
+                                                                                  tmp_path: Path) -> None:
+    """`sub/.git` names a worktree's git folder whose shared folder (`store/main.git`, with the
+    config git reads) is also in the work tree."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    git(ws, "clone", "-q", "--bare", str(library(tmp_path)), "store/main.git")
+    git(ws / "store" / "main.git", "worktree", "add", "-q", str(ws / "sub"), "-b", "wtb")
+    git(ws, "add", "sub")
+    code, text = await sh(box, f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' >> store/main.git/config")
+    assert code != 0 and "Read-only" in text and not users_status_runs_it(ws, marker), text
+
+
+async def test_file_names_that_are_not_utf8(box: Sandbox, tmp_path: Path) -> None:
+    """Old repositories track names in Latin-1: the look must not choke on them."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    with_submodule(ws, tmp_path)
+    odd = os.fsdecode(b"caf\xe9.txt")
+    (ws / odd).write_text("x\n")
+    git(ws, "add", odd)
+    code, text = await sh(box, "echo ok")
+    assert code == 0 and text.strip() == "ok", text
+    code, text = await sh(box, f"{planted_gitdir('sub/evil', marker)} && echo 'gitdir: evil' > sub/.git")
+    assert code != 0 and not users_status_runs_it(ws, marker), text

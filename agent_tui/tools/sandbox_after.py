@@ -1,0 +1,116 @@
+"""What the sandbox puts right after each command, and the record of the state before it.
+
+``sandbox_hooks.hook_flags`` looks at the workspace just before a command and records here what the
+repair afterwards needs: the symlinks on the way to protected paths as they were, the hook names
+missing at a hooks folder that is the workspace root, and the placeholders bwrap makes for missing
+paths.  ``Sandbox.repair`` takes it after the command; ``sandbox_journal`` keeps a copy on disk
+while the command runs, in case the agent dies before the repair.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import threading
+from pathlib import Path
+
+_lock = threading.Lock()
+#: Placeholders made for missing paths, per workspace (removed when no sandbox runs there).
+_placeholders: dict[str, set[Path]] = {}
+#: Symlinks on the way to protected paths as the last command found them, per workspace.
+_links: dict[str, dict[str, str]] = {}
+#: Hook names missing at a workspace root that is the hooks folder, per workspace.
+_absent: dict[str, list[Path]] = {}
+
+
+def remember(root: Path, links: dict[str, str], absent: list[Path], placeholders: set[Path]) -> None:
+    """What the coming command's repair needs (``root`` resolved)."""
+    key = str(root)
+    with _lock:
+        _links[key] = links
+        _absent[key] = absent
+        if placeholders:
+            _placeholders.setdefault(key, set()).update(placeholders)
+
+
+def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
+    """(relative path, link text) of the symlinks on the way to protected paths, as the last
+    command found them before it ran (for ``sandbox_guard.repair_links`` after it), forgotten
+    once taken: a link the user changes between commands is theirs.  A link whose folders are no
+    longer real folders is left out (they are pinned, so this is only a safeguard: the repair must
+    never write through a link)."""
+    root = workspace.resolve()
+    with _lock:
+        links = _links.pop(str(root), {})
+
+    def through_links(rel: str) -> bool:
+        try:
+            return any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root)
+        except OSError:
+            return True
+
+    return tuple((rel, target) for rel, target in links.items() if not through_links(rel))
+
+
+def pending(workspace: Path) -> tuple[dict[str, str], list[Path], set[Path]]:
+    """What the next command's repair will use, without taking it (``sandbox_journal`` keeps it on
+    disk): links on the way, paths it must not make, placeholders made so far."""
+    key = str(workspace.resolve())
+    with _lock:
+        return dict(_links.get(key, {})), list(_absent.get(key, [])), set(_placeholders.get(key, set()))
+
+
+def move_made_hooks(workspace: Path, absent: list[Path] | None = None) -> list[str]:
+    """Move aside each hook a command made in a hooks folder that is the workspace root (notes).
+    ``absent``: the hook paths that were missing before it (None: as the last command found them)."""
+    root = workspace.resolve()
+    if absent is None:
+        with _lock:
+            absent = _absent.pop(str(root), [])
+    notes = []
+    for path in absent:
+        if not (path.exists() or path.is_symlink()):
+            continue
+        n = 1
+        while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
+            n += 1
+        try:
+            rename_owned(path, aside)
+            notes.append(f"{path.name} is a git hook here (core.hooksPath is the workspace) and the command made "
+                         f"it: it was moved to {aside.name}")
+        except OSError as exc:
+            notes.append(f"{path.name} is a git hook here and the command made it; moving it aside failed "
+                         f"({exc}): remove it before running git")
+    return notes
+
+
+def rename_owned(src: Path, dst: Path) -> None:
+    """``os.rename``; when the folder holding them was made unwritable (a command's ``chmod a-w``,
+    to keep its plant in place), its owner's write and search bits are given back and it is tried again."""
+    try:
+        os.rename(src, dst)
+    except PermissionError:
+        folder = src.parent
+        os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | stat.S_IRWXU)
+        os.rename(src, dst)
+
+
+def remove_hook_placeholders(workspace: Path, paths: set[Path] | None = None) -> list[Path]:
+    """Remove the empty placeholders (bwrap's mount points) left for missing hooks folders and
+    config files (call when no sandbox runs on ``workspace``; ``paths``: these, not this process's)."""
+    if paths is None:
+        with _lock:
+            paths = _placeholders.pop(str(workspace.resolve()), set())
+    removed = []
+    for path in sorted(paths, reverse=True):
+        with contextlib.suppress(OSError):
+            if path.is_symlink():
+                continue
+            if path.is_file() and path.stat().st_size == 0:
+                path.unlink()
+                removed.append(path)
+            elif path.is_dir():
+                path.rmdir()  # only succeeds when empty
+                removed.append(path)
+    return removed

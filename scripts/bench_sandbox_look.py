@@ -1,0 +1,93 @@
+"""How long the sandbox's look at the workspace takes before each command, by number of submodules.
+
+Before every sandboxed command (and every write tool's check) ``sandbox_hooks.hook_flags`` works out
+what git may run from the work tree: hooks folders, included configs, programs, and the ``.git`` of
+each submodule and worktree (``tools/sandbox_nested.py``).  The first look runs git a few times per
+repository; later ones are answered from caches keyed by ``stat``.  This script builds workspaces
+with N checked-out submodules (copies of one small repository registered as gitlinks) and a
+workspace whose index holds 50,000 files, and prints the first ("cold") look and the median of
+the later ("warm") ones.  A benchmark, not a test: nothing is asserted.
+
+    .venv/bin/python scripts/bench_sandbox_look.py [--subs 10 100 250] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from agent_tui.tools import sandbox_hooks, sandbox_nested
+from agent_tui.tools.sandbox_hooks import hook_flags
+
+IDENTITY = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
+
+
+def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          input=stdin).stdout
+
+
+def with_submodules(base: Path, n: int) -> Path:
+    """A workspace whose index has ``n`` gitlinks, each folder a checked-out repository."""
+    template = base / "template"
+    template.mkdir()
+    git(template, "init", "-q")
+    (template / "x.py").write_text("x = 1\n")
+    git(template, "add", ".")
+    git(template, "commit", "-qm", "x")
+    sha = git(template, "rev-parse", "HEAD").strip()
+    ws = base / f"subs{n}"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    for i in range(n):
+        shutil.copytree(template, ws / "mods" / f"m{i:03d}", symlinks=True)
+    git(ws, "update-index", "--add", "--index-info",
+        stdin="".join(f"160000 {sha}\tmods/m{i:03d}\n" for i in range(n)))
+    return ws
+
+
+def with_big_index(base: Path, n: int) -> Path:
+    ws = base / f"files{n}"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    blob = git(ws, "hash-object", "-w", "--stdin", stdin="x\n").strip()
+    git(ws, "update-index", "--add", "--index-info",
+        stdin="".join(f"100644 {blob}\td{i // 1000:02d}/f{i:05d}.txt\n" for i in range(n)))
+    return ws
+
+
+def measure(ws: Path, label: str, repeat: int) -> None:
+    sandbox_nested._cache.clear()
+    sandbox_hooks._cache.clear()
+    began = time.perf_counter()
+    flags = hook_flags(ws, [])
+    cold = time.perf_counter() - began
+    warm = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        hook_flags(ws, [])
+        warm.append(time.perf_counter() - began)
+    print(f"{label:>34}: cold {cold * 1000:8.1f} ms   warm {statistics.median(warm) * 1000:7.2f} ms   "
+          f"({len(flags)} bwrap arguments)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subs", type=int, nargs="*", default=[0, 10, 100, 250])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-look-") as tmp:
+        for n in args.subs:
+            base = Path(tmp) / f"n{n}"
+            base.mkdir()
+            measure(with_submodules(base, n), f"{n} checked-out submodules", args.repeat)
+        measure(with_big_index(Path(tmp), 50_000), "50,000 files, no submodule", args.repeat)
+
+
+if __name__ == "__main__":
+    main()
