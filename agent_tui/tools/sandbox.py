@@ -154,9 +154,9 @@ class Sandbox:
 
     def hidden(self) -> list[Path]:
         """The secret stores this sandbox hides (real paths that exist now)."""
-        covered = _covered(self.shares_host_net)
+        covered = _covered(self.shares_host_net)  # (the workspace is mounted again on top of them)
         return [p for p in hidden_paths(self.hide, self.workspace)
-                if not any(p == c or p.is_relative_to(c) for c in covered)]
+                if p.is_relative_to(self.workspace) or not any(p == c or p.is_relative_to(c) for c in covered)]
 
     def argv(self, command: str, cwd: Path | None = None, net: NetSetup | None = None) -> list[str]:
         """The argv that runs ``command`` with ``/bin/sh -c`` inside the sandbox (``net``: its own
@@ -194,8 +194,12 @@ class Sandbox:
         elif not host_net:
             args.append("--unshare-net")
         args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
-        sandbox_journal.write(ws, self.links or ())  # the repair, on disk in case the agent dies meanwhile
         return args
+
+    def record(self) -> bool:
+        """Keep on disk what the repair after the command ``argv`` just built needs, in case the
+        agent dies before it (``sandbox_journal``); False when it could not be kept."""
+        return sandbox_journal.write(self.workspace, self.links or ())
 
     def repair(self) -> list[str]:
         """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder, an

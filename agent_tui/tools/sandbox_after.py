@@ -44,13 +44,7 @@ def take_hook_links(workspace: Path) -> tuple[tuple[str, str], ...]:
     with _lock:
         links = _links.pop(str(root), {})
 
-    def through_links(rel: str) -> bool:
-        try:
-            return any(p.is_symlink() for p in (root / rel).parents if p.is_relative_to(root) and p != root)
-        except OSError:
-            return True
-
-    return tuple((rel, target) for rel, target in links.items() if not through_links(rel))
+    return tuple((rel, target) for rel, target in links.items() if not through_links((root / rel).parent, root))
 
 
 def pending(workspace: Path) -> tuple[dict[str, str], list[Path], set[Path]]:
@@ -76,7 +70,7 @@ def move_made_hooks(workspace: Path, absent: list[Path] | None = None) -> list[s
         while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
             n += 1
         try:
-            rename_owned(path, aside)
+            rename_owned(path, aside, root)
             notes.append(f"{path.name} is a git hook here (core.hooksPath is the workspace) and the command made "
                          f"it: it was moved to {aside.name}")
         except OSError as exc:
@@ -85,15 +79,32 @@ def move_made_hooks(workspace: Path, absent: list[Path] | None = None) -> list[s
     return notes
 
 
-def rename_owned(src: Path, dst: Path) -> None:
+def rename_owned(src: Path, dst: Path, root: Path) -> None:
     """``os.rename``; when the folder holding them was made unwritable (a command's ``chmod a-w``,
-    to keep its plant in place), its owner's write and search bits are given back and it is tried again."""
+    to keep its plant in place), its owner's write and search bits are given back and it is tried
+    again, but only for a real folder inside the workspace ``root`` (never through a link)."""
     try:
         os.rename(src, dst)
     except PermissionError:
         folder = src.parent
-        os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | stat.S_IRWXU)
+        if not folder.is_relative_to(root.resolve()) or through_links(folder, root):
+            raise
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) | stat.S_IRWXU)
+        finally:
+            os.close(fd)
         os.rename(src, dst)
+
+
+def through_links(path: Path, root: Path) -> bool:
+    """Some folder between ``root`` and ``path`` (``path`` included) is a symlink, or cannot be
+    looked at: a repair must never write through one."""
+    root = root.resolve()
+    try:
+        return any(p.is_symlink() for p in [path, *path.parents] if p.is_relative_to(root) and p != root)
+    except OSError:
+        return True
 
 
 def remove_hook_placeholders(workspace: Path, paths: set[Path] | None = None) -> list[Path]:

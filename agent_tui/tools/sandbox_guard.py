@@ -16,8 +16,8 @@ Three cases the plain read-only mount of ``tools/sandbox.py`` does not cover:
   that folder is created in the real workspace.  With two agents on one workspace, the first to
   finish removed the folder the other's sandbox was standing on, which detaches that sandbox's
   mount (Linux lets one mount namespace remove another's mount point), so ``git init`` then worked
-  there.  Every sandboxed command now holds a shared lock (per workspace, in the user's cache,
-  outside every sandbox) for as long as its process group lives; the empty folders are removed only
+  there.  Every sandboxed command now holds a shared lock (per workspace, in agent-tui's state
+  folder, which every sandbox hides) for as long as its process group lives; the empty folders are removed only
   under the exclusive lock, that is when no sandbox on the workspace is running.
 """
 
@@ -83,7 +83,7 @@ def repair_links(workspace: Path, links: tuple[tuple[str, str], ...]) -> list[st
                 n = 1
                 while (aside := workspace / f"{rel}.replaced-{n}").exists() or aside.is_symlink():
                     n += 1
-                rename_owned(path, aside)
+                rename_owned(path, aside, workspace)
                 moved = f"; what replaced it was moved to {aside.name}"
             os.symlink(target, path)
             notes.append(f"{rel} was a link to {target} and the command replaced it: the link was put back{moved}")
@@ -93,14 +93,23 @@ def repair_links(workspace: Path, links: tuple[tuple[str, str], ...]) -> list[st
     return notes
 
 
+def state_folder() -> Path:
+    """Where the workspace locks and repair records live: agent-tui's state folder, which every
+    sandbox hides (``sandbox_hide``), so no command can plant a record, even with the workspace at ~."""
+    state = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(state) if state and Path(state).is_absolute() else Path.home() / ".local" / "state"
+    return base / "agent-tui" / "sandbox"
+
+
 def lock_file(workspace: Path) -> Path | None:
-    """The workspace's lock file in the user's cache (created), or None when it cannot be made."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agent-tui" / "sandbox"
-    name = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:24] + ".lock"
+    """The workspace's lock file (created), or None when it cannot be made."""
+    base = state_folder()
+    name = hashlib.sha256(os.fsencode(workspace.resolve())).hexdigest()[:24] + ".lock"
     try:
-        base.mkdir(parents=True, exist_ok=True)
+        base.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = base / name
-        path.touch(exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        os.close(fd)
         return path
     except OSError:
         return None
@@ -143,13 +152,19 @@ def remove_placeholders(workspace: Path, lock: Path) -> list[Path]:
         os.close(fd)
         return removed  # another sandbox on this workspace is running: the last one out cleans up
     try:
-        for rel in PROTECTED:
-            path = workspace / rel
-            if path.is_dir() and not path.is_symlink():
-                with contextlib.suppress(OSError):
-                    path.rmdir()  # only succeeds when empty
-                    removed.append(path)
-        removed += remove_hook_placeholders(workspace)
+        removed = remove_empty_protected(workspace) + remove_hook_placeholders(workspace)
     finally:
         os.close(fd)
+    return removed
+
+
+def remove_empty_protected(workspace: Path) -> list[Path]:
+    """Remove an empty ``.git`` / ``.agent-tui`` folder (bwrap's mount point for a missing one)."""
+    removed: list[Path] = []
+    for rel in PROTECTED:
+        path = workspace / rel
+        if path.is_dir() and not path.is_symlink():
+            with contextlib.suppress(OSError):
+                path.rmdir()  # only succeeds when empty
+                removed.append(path)
     return removed

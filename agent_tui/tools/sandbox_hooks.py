@@ -64,15 +64,13 @@ import contextlib
 import functools
 import os
 import re
-import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.tools.git_safe import GIT_TIMEOUT, safe_env
 from agent_tui.tools.sandbox_after import remember
 from agent_tui.tools.sandbox_git import stat_signature
-from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos
+from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos, run_git
 
 #: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
 _PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass)|sequence\.editor|gpg(\..*)?\.program|"
@@ -112,18 +110,9 @@ _lock = threading.Lock()
 _cache: dict[str, tuple[tuple[object, ...], GitPaths]] = {}
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=GIT_TIMEOUT, env=safe_env(), stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
 def _entries(config: Path) -> list[tuple[str, str]]:
     """(key, value) of the include and hooksPath lines of one config file, conditions ignored."""
-    raw = _git(Path("/"), "config", "--file", str(config), "--null", "--get-regexp", _KEYS) or ""
+    raw = run_git(Path("/"), "config", "--file", str(config), "--null", "--get-regexp", _KEYS) or ""
     out = []
     for entry in raw.split("\0"):
         key, sep, value = entry.partition("\n")
@@ -134,7 +123,7 @@ def _entries(config: Path) -> list[tuple[str, str]]:
 
 def _ask_git(workspace: Path) -> GitPaths:
     # safe.directory=*: the user's git may trust a repository the agent's (system config off) does not
-    lines = (_git(workspace, "-c", "safe.directory=*", "rev-parse", "--show-toplevel", "--git-dir",
+    lines = (run_git(workspace, "rev-parse", "--show-toplevel", "--git-dir",
                   "--git-common-dir") or "").splitlines()
     home = Path.home()
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
@@ -361,8 +350,10 @@ def _look(workspace: Path) -> _Found:
 def run_later_paths(workspace: Path) -> dict[Path, str]:
     """The real paths inside ``workspace`` git may run or read (existing or not; resolved), each
     with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
-    workspace root), ``config`` (a file), ``program`` (one that config names by a path) or ``repo``
-    (a submodule's or worktree's ``.git``, or the git folder such a ``.git`` file names)."""
+    workspace root), ``config`` (a file), ``program`` (one that config names by a path), ``repo``
+    (a submodule's or worktree's ``.git``, or a git folder such a ``.git`` file leads to),
+    ``submodule`` (the folder of a submodule not checked out) or ``shut`` (a folder on the way
+    that a command made unsearchable)."""
     return _look(workspace).wanted
 
 
@@ -425,8 +416,8 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     root = workspace.resolve()
     found = _look(root)
     repos = {p for p, kind in found.wanted.items() if kind == "repo" and _real_dir(p)}
-    shut = {*covered, *repos}
-    wanted = {p: kind for p, kind in found.wanted.items() if p in repos or not _under(p, shut)}
+    mounted = {*covered, *repos}  # read-only as a whole: nothing below needs a mount of its own
+    wanted = {p: kind for p, kind in found.wanted.items() if p in repos or not _under(p, mounted)}
     protected: dict[Path, None] = {}
     missing: dict[Path, bool] = {}  # first missing part -> a file goes there (else a folder)
     absent: list[Path] = []  # hook names at the root: moved aside after the command if made
@@ -453,7 +444,7 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     for path in [*protected, *missing, *found.link_folders]:
         for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):
             if parent in pins or parent in protected or not parent.is_relative_to(root) or parent == root or \
-                    _under(parent, shut):
+                    _under(parent, mounted):
                 continue
             with contextlib.suppress(OSError):
                 if parent.is_dir() and not parent.is_symlink():

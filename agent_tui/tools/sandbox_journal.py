@@ -11,12 +11,16 @@ agent was killed during a command (``kill -9``, a crash, a closed terminal; the 
 it, ``--die-with-parent``), the repair never ran, and the next session took the planted state as
 its reference: it snapshots the links when it starts.
 
-So the reference is written to the user's cache (outside every sandbox) just before the command
-starts and removed once the repair is done.  A session starting on the workspace repairs from any
-record left behind, but only when no sandboxed command is running there (the workspace lock is
-free, ``sandbox_guard.SandboxLock``): a record of a live command belongs to its own agent.  Paths
-in a record are used only inside the workspace.  The record is not synced to disk: a power cut
-during a command can lose it (a crash of the agent cannot).
+So the reference is written to agent-tui's state folder (``sandbox_guard.state_folder``, hidden
+from every sandbox, so no command can plant a record there) just before the command starts and
+removed once the repair is done.  A session starting on the workspace repairs from any record
+left behind, before it takes its own reference, but only when no sandboxed command is running
+there (the workspace lock is free, ``sandbox_guard.SandboxLock``): a record of a live command
+belongs to its own agent.  While another session is recovering, a starting one waits for it; while
+another agent's command runs, a record of a dead agent is left for later and the user is told.
+A record is checked before use as if hostile: each path must lie in the workspace, the link
+names and hook names must be ones the sandbox records, and nothing is written through a link.
+The record is not synced to disk: a power cut during a command can lose it (a crash cannot).
 """
 
 from __future__ import annotations
@@ -25,39 +29,51 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
 
-from agent_tui.tools.sandbox_after import move_made_hooks, pending, remove_hook_placeholders
-from agent_tui.tools.sandbox_guard import PROTECTED, lock_file, repair_links
+from agent_tui.tools.sandbox_after import (
+    move_made_hooks,
+    pending,
+    remove_hook_placeholders,
+    through_links,
+)
+from agent_tui.tools.sandbox_guard import PROTECTED, lock_file, remove_empty_protected, repair_links
+from agent_tui.tools.sandbox_hooks import HOOK_NAMES
 
 _SUFFIX = ".pending.json"
 
 
-def _path(workspace: Path, pid: int | None = None) -> Path | None:
+def _path(workspace: Path) -> Path | None:
     lock = lock_file(workspace)
-    return None if lock is None else lock.with_name(f"{lock.stem}.{pid or os.getpid()}{_SUFFIX}")
+    return None if lock is None else lock.with_name(f"{lock.stem}.{os.getpid()}{_SUFFIX}")
 
 
-def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> None:
+def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> bool:
     """Keep what the coming command's repair needs (``links``: the session's own ``.git`` /
-    ``.agent-tui`` links; the rest is what ``hook_flags`` just recorded)."""
+    ``.agent-tui`` links; the rest is what ``hook_flags`` just recorded).  False if it could not."""
     path = _path(workspace)
     if path is None:
-        return
+        return False
     hook_links, absent, placeholders = pending(workspace)
     record = {
-        "workspace": str(workspace.resolve()),
+        "workspace": os.fsdecode(os.fsencode(workspace.resolve())),
         "links": [list(pair) for pair in links],
-        "hook_links": sorted(hook_links.items()),
+        "hook_links": sorted([rel, target] for rel, target in hook_links.items()),
         "absent": sorted(map(str, absent)),
         "placeholders": sorted(map(str, placeholders)),
     }
-    tmp = path.with_suffix(".tmp")
-    with contextlib.suppress(OSError):
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
             json.dump(record, fh)
         os.replace(tmp, path)
+        return True
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
 
 
 def clear(workspace: Path) -> None:
@@ -68,28 +84,70 @@ def clear(workspace: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def _inside(root: Path, raw: str) -> Path | None:
-    path = Path(raw)
-    return path if path.is_absolute() and path.is_relative_to(root) and path != root else None
+def _strings(value: object, size: int = 0) -> list[list[str]] | list[str]:
+    """``value`` as a list of strings (``size`` 0) or of ``size``-string lists; ValueError otherwise."""
+    if not isinstance(value, list):
+        raise ValueError("not a list")
+    if size == 0:
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError("not strings")
+        return value
+    if not all(isinstance(v, list) and len(v) == size and all(isinstance(x, str) for x in v) for v in value):
+        raise ValueError("not pairs of strings")
+    return value
+
+
+def _within(root: Path, path: Path) -> Path | None:
+    """``path`` when it lies strictly inside ``root``, with no ``..`` and not under ``.git``."""
+    if not path.is_absolute() or ".." in path.parts or path == root or not path.is_relative_to(root):
+        return None
+    return None if path.relative_to(root).parts[0] == ".git" else path
 
 
 def _repair(root: Path, record: dict[str, object]) -> list[str]:
-    pairs = [(str(rel), str(target)) for rel, target in [*record.get("links", []), *record.get("hook_links", [])]
-             if _inside(root, str(root / str(rel))) is not None and ".." not in Path(str(rel)).parts]
-    absent = [p for raw in record.get("absent", []) if (p := _inside(root, str(raw))) is not None]
-    placeholders = {p for raw in record.get("placeholders", []) if (p := _inside(root, str(raw))) is not None}
-    notes = repair_links(root, tuple(pairs)) + move_made_hooks(root, absent)
+    """Put right what one record says (every entry checked first; ValueError: a malformed record)."""
+    own = [(rel, target) for rel, target in _strings(record.get("links", []), 2) if rel in PROTECTED]
+    on_way = [(rel, target) for rel, target in _strings(record.get("hook_links", []), 2)
+              if (p := _within(root, root / rel)) is not None and not through_links(p.parent, root)]
+    hooks = [p for raw in _strings(record.get("absent", [])) if (p := Path(raw)).parent == root and p.name in HOOK_NAMES]
+    placeholders = {p for raw in _strings(record.get("placeholders", []))
+                    if (p := _within(root, Path(raw))) is not None and not through_links(p.parent, root)}
+    notes = repair_links(root, tuple(own)) + repair_links(root, tuple(on_way)) + move_made_hooks(root, hooks)
     remove_hook_placeholders(root, placeholders)
-    for rel in PROTECTED:  # bwrap's empty mount point for a missing one
-        with contextlib.suppress(OSError):
-            if (root / rel).is_dir() and not (root / rel).is_symlink():
-                (root / rel).rmdir()
+    remove_empty_protected(root)
     return notes
+
+
+#: Seconds a starting session waits for another one's recovery.
+WAIT_SECONDS = 10.0
+
+
+def _wait_shared(fd: int) -> bool:
+    """Take a shared lock on ``fd``, waiting up to :data:`WAIT_SECONDS`; False when it never came."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def recover(workspace: Path) -> list[str]:
     """Repair from the records an agent that died mid-command left for ``workspace`` (notes for the
-    user); nothing while a sandboxed command runs there."""
+    user); nothing while a sandboxed command runs there (then a note if a dead agent's record waits)."""
     root = workspace.resolve()
     lock = lock_file(root)
     if lock is None:
@@ -106,17 +164,30 @@ def recover(workspace: Path) -> list[str]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            return []  # a command is running: its agent repairs after it
+            # a command runs (its agent repairs after it), or another session is recovering: wait
+            # for the latter only (a shared lock waits for an exclusive holder, not for commands)
+            if not _wait_shared(fd):
+                return ["another session on this folder held its sandbox lock for over "
+                        f"{WAIT_SECONDS:.0f} s while this one started: check `git status` and the .git link"]
+            dead = [p for p in records if p.name.split(".")[1].isdigit() and not _alive(int(p.name.split(".")[1]))]
+            if any(p.exists() for p in dead):
+                notes.append("an earlier session ended during a sandboxed command, and another agent's command is "
+                             "running on this folder now: its repair waits until no command runs here (check "
+                             "`git status` and the .git link before running git yourself)")
+            return notes
         for path in records:
             try:
-                record = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                record = None
-            if isinstance(record, dict) and record.get("workspace") == str(root):
+                record = json.loads(path.read_text(encoding="utf-8", errors="surrogateescape"))
+                if not isinstance(record, dict) or record.get("workspace") != os.fsdecode(os.fsencode(root)):
+                    continue
                 found = _repair(root, record)
                 notes += [f"an earlier session ended during a sandboxed command; {note}" for note in found]
-            with contextlib.suppress(OSError):
-                path.unlink()
+            except (OSError, ValueError, TypeError) as exc:
+                notes.append(f"an earlier session ended during a sandboxed command, and its repair record "
+                             f"could not be read ({exc}): check `git status` and the .git link before running git")
+            finally:
+                with contextlib.suppress(OSError):
+                    path.unlink()
     finally:
         os.close(fd)
     return notes

@@ -93,7 +93,9 @@ def gitdir_of_file(dotgit: Path) -> Path | None:
     return real if real is not None and real.is_dir() else None
 
 
-def _git(cwd: Path, *args: str) -> str | None:
+def run_git(cwd: Path, *args: str) -> str | None:
+    """git's output (None on failure) with tools/git_safe's overrides, any repository trusted, and
+    file names decoded as the OS has them (bytes that are not UTF-8 kept)."""
     argv = ["git"]
     for pair in SAFE_CONFIG:
         argv += ["-c", pair]
@@ -108,7 +110,7 @@ def _git(cwd: Path, *args: str) -> str | None:
 def _gitlinks(top: Path) -> list[Path]:
     """The submodule folders the index records at or below ``top`` (the index of the repository
     ``top`` is in, which for the workspace may be one whose work tree starts above it)."""
-    raw = _git(top, "ls-files", "--stage", "-z") or ""  # paths relative to ``top``
+    raw = run_git(top, "ls-files", "--stage", "-z") or ""  # paths relative to ``top``
     out = []
     for entry in raw.split("\0"):
         if entry.startswith(_GITLINK) and "\t" in entry:
@@ -142,7 +144,7 @@ def _worktrees(common: Path, root: Path) -> tuple[list[Path], list[Path]]:
 def _dirs(top: Path, exact: bool) -> tuple[Path, Path] | None:
     """(git dir, common dir) of the repository ``top`` is in; with ``exact``, only when its work
     tree starts at ``top`` (a submodule not checked out answers for its parent)."""
-    lines = (_git(top, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir") or "").splitlines()
+    lines = (run_git(top, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir") or "").splitlines()
     if len(lines) != 3 or (exact and Path(lines[0]).resolve() != top.resolve()):
         return None
     return top / lines[1], top / lines[2]

@@ -195,8 +195,12 @@ class NetSetup:
         try:
             await asyncio.wait_for(proc.wait(), 2.0)
         except TimeoutError:  # its whole group: a child holding its stderr pipe would keep wait() waiting
-            with contextlib.suppress(ProcessLookupError, PermissionError):
+            try:
                 os.killpg(proc.pid, signal.SIGKILL)
+            except PermissionError:
+                proc.kill()
+            except ProcessLookupError:
+                pass
             await proc.wait()
 
 

@@ -78,11 +78,14 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
                   stderr=asyncio.subprocess.STDOUT, start_new_session=True, env=env)
     lock = SandboxLock(sandbox.workspace) if sandbox is not None else None
     notes: list[str] = sandbox.repair() if sandbox is not None else []
+    finished = False
     try:
         for attempt in range(1, MOUNT_ATTEMPTS + 1):
             net = sandbox.net_setup() if sandbox is not None else None
             try:
                 argv = sandbox.argv(command, cwd, net) if sandbox is not None else None
+                if sandbox is not None:
+                    sandbox.record()
                 with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
                     proc = await _spawn(command, argv, {**common, "pass_fds": net.pass_fds()} if net else common)
                     reaper.register(proc.pid)
@@ -110,13 +113,12 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
                 if net_note is not None:
                     notes.append(net_note)
                 break
-    except BaseException:
-        if lock is not None:
-            lock.release()
-        raise
+        finished = True
     finally:
         if sandbox is not None:
-            notes += sandbox.repair()
+            notes += sandbox.repair()  # under the lock: a session starting now must not replay it meanwhile
+        if lock is not None and not finished:  # an error or a cancel: nothing lingers
+            lock.release()
     if lock is not None:
         if alive:
             _LINGERING[proc.pid] = lock  # held while the group lives (a background child may rely on the mounts)

@@ -19,6 +19,7 @@ from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.base import ToolError
 from agent_tui.tools.sandbox_guard import named_protected_reals
 from agent_tui.tools.sandbox_hooks import run_later_paths
+from agent_tui.tools.sandbox_nested import NestedLimitError
 
 #: Directories no listing or search descends into.
 SKIP_DIRS = frozenset(
@@ -114,7 +115,15 @@ def refuse_protected(workspace: Path, target: Path) -> None:
     if hit is None:  # the real folder behind a `.git` link or `gitdir:` file counts as `.git`
         hit = next((name for name, real in named_protected_reals(root) if target.is_relative_to(real)), None)
     if hit is None:
-        kind = next((k for p, k in run_later_paths(root).items() if target.is_relative_to(p)), None)
+        try:
+            later = run_later_paths(root)
+        except NestedLimitError as exc:
+            raise WorkspaceError(
+                f"Refused: this workspace nests more git repositories than the agent looks through, so it "
+                f"cannot tell whether '{relative(workspace, target)}' is something git would run ({exc}). "
+                "Ask the user to make this change, or open a smaller folder."
+            ) from exc
+        kind = next((k for p, k in later.items() if target.is_relative_to(p)), None)
         if kind is not None:
             what = {"hooks": "in the hooks folder", "hook": "a hook file", "program": "a program",
                     "repo": "in a nested repository's git folder (a submodule or worktree)",

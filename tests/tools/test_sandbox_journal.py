@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -39,11 +40,11 @@ def git(cwd: Path, *args: str) -> None:
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The user's cache (where the records live), shared with the child agent."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """agent-tui's state folder for sandboxes (where the records live), shared with the child agent."""
+    folder = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder / "agent-tui" / "sandbox"
 
 
 def run_agent(ws: Path, command: str, ready: Path, kill: bool = True) -> subprocess.Popen[bytes]:
@@ -71,7 +72,7 @@ def config_running(marker: Path) -> str:
     return f"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = touch {marker}\\n"
 
 
-def test_a_git_link_swapped_by_a_killed_agents_command_is_put_back(tmp_path: Path, cache: Path) -> None:
+def test_a_git_link_swapped_by_a_killed_agents_command_is_put_back(tmp_path: Path, state: Path) -> None:
     """`.git` is a link to a repository kept elsewhere; the command swaps it for a planted git folder."""
     store, ws, marker = tmp_path / "store", tmp_path / "ws", tmp_path / "pwned"
     ready = ws / "ready"  # (the command can write only in the workspace)
@@ -97,11 +98,11 @@ def test_a_git_link_swapped_by_a_killed_agents_command_is_put_back(tmp_path: Pat
     assert (ws / ".git.replaced-1").is_symlink()
     assert not users_status_runs_it(ws, marker)
     assert sandbox_for(ws).repaired == ()  # the record is gone once used
-    assert not list((cache / "agent-tui" / "sandbox").glob("*.pending.json"))
+    assert not list(state.glob("*.pending.json"))
 
 
 def test_a_hook_made_at_a_root_hooks_folder_is_moved_aside_and_placeholders_removed(tmp_path: Path,
-                                                                                    cache: Path) -> None:
+                                                                                    state: Path) -> None:
     """core.hooksPath is the workspace itself (a hook made there is moved aside after the command),
     and an included config not made yet (bwrap's placeholder folder stands in for it meanwhile)."""
     ws, marker = tmp_path / "ws", tmp_path / "pwned"
@@ -121,13 +122,98 @@ def test_a_hook_made_at_a_root_hooks_folder_is_moved_aside_and_placeholders_remo
     assert not marker.exists()
 
 
-def test_a_record_of_a_running_command_is_left_to_its_agent(tmp_path: Path, cache: Path) -> None:
+def test_a_record_of_a_running_command_is_left_to_its_agent(tmp_path: Path, state: Path) -> None:
     ws = tmp_path / "ws"
     ready = ws / "ready"
     ws.mkdir()
     git(ws, "init", "-q")
-    agent = run_agent(ws, f"touch {ready} && sleep 1", ready, kill=False)
-    assert recover(ws) == []  # its command holds the workspace lock
-    assert list((cache / "agent-tui" / "sandbox").glob("*.pending.json"))
-    assert agent.wait(30) == 0
-    assert not list((cache / "agent-tui" / "sandbox").glob("*.pending.json"))  # its own repair cleared it
+    (ws / ".git").rename(ws / "real.git")
+    (ws / ".git").symlink_to("real.git")
+    agent = run_agent(ws, f"rm .git && mkdir .git && touch {ready} && sleep 60", ready, kill=False)
+    try:
+        assert recover(ws) == []  # its command holds the workspace lock: its own agent repairs
+        assert (ws / ".git").is_dir() and len(list(state.glob("*.pending.json"))) == 1
+    finally:
+        agent.send_signal(signal.SIGKILL)
+        agent.wait(10)
+    assert any("the link was put back" in n for n in recover(ws))  # once that agent is gone
+    assert os.readlink(ws / ".git") == "real.git"
+
+
+def test_records_are_out_of_every_commands_reach(tmp_path: Path, state: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even with the workspace at ~ (a dotfiles repository), a command cannot plant a record that the
+    next session would replay outside the sandbox."""
+    import asyncio
+
+    from agent_tui.tools.sandbox import Sandbox
+    from agent_tui.tools.shell_exec import run_shell
+
+    home = tmp_path / "home"
+    home.mkdir()
+    git(home, "init", "-q")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_STATE_HOME")
+    folder = home / ".local" / "state" / "agent-tui" / "sandbox"
+    box = Sandbox(require_bwrap(), home.resolve())
+    plant = f"ls {folder}; echo '{{}}' > {folder}/x.1.pending.json; echo done"
+    out = asyncio.run(run_shell(plant, home, 30, sandbox=box))
+    assert "done" in out.output and folder.is_dir(), out.output  # (the lock made it before the command)
+    assert not list(folder.glob("x.*")) and not list(folder.glob("*.pending.json")), out.output
+
+
+def test_malformed_and_hostile_records_never_stop_a_start(tmp_path: Path, state: Path) -> None:
+    """A record from another version or a bug: bad shapes are reported and dropped; entries the
+    sandbox never records (a link inside .git, a path outside the workspace, a hook name that is
+    not one) are ignored."""
+    from agent_tui.tools.sandbox_guard import lock_file
+
+    ws, outside = (tmp_path / "ws").resolve(), tmp_path / "outside.txt"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    outside.write_text("mine\n")
+    lock = lock_file(ws)
+    assert lock is not None
+    bad = lock.with_name(f"{lock.stem}.1.pending.json")
+    bad.write_text(json.dumps({"workspace": str(ws), "links": None}))
+    hostile = lock.with_name(f"{lock.stem}.2.pending.json")
+    hostile.write_text(json.dumps({"workspace": str(ws), "links": [[".git/config", str(tmp_path / "evil")]],
+                                   "hook_links": [["../outside.txt", "x"], [".git/hooks/pre-commit", "x"]],
+                                   "absent": [str(outside), str(ws / "notahook")],
+                                   "placeholders": [str(outside), str(ws / ".." / "outside.txt")]}))
+    status = sandbox_for(ws)
+    assert any("could not be read" in n for n in status.repaired), status.repaired
+    assert outside.read_text() == "mine\n" and not (tmp_path / "outside.txt.replaced-1").exists()
+    assert (ws / ".git" / "config").is_file() and not (ws / ".git" / "config").is_symlink()
+    assert not bad.exists() and not hostile.exists()
+
+
+def test_a_session_starting_during_anothers_recovery_waits_for_it(tmp_path: Path, state: Path) -> None:
+    """Two sessions start together: the second must not take the planted link as its reference
+    while the first is still putting it back."""
+    from agent_tui.tools.sandbox_guard import lock_file
+
+    store, ws = tmp_path / "store", (tmp_path / "ws")
+    store.mkdir()
+    ws.mkdir()
+    git(tmp_path, "init", "-q", "--separate-git-dir", str(store / "repo.git"), str(ws))
+    (ws / ".git").unlink()
+    (ws / "evil").mkdir()
+    (ws / ".git").symlink_to("evil")  # what a killed agent's command left
+    lock = lock_file(ws)
+    assert lock is not None
+    record = lock.with_name(f"{lock.stem}.999999.pending.json")
+    record.write_text(json.dumps({"workspace": str(ws.resolve()), "links": [[".git", str(store / "repo.git")]]}))
+    # the first session: holds the exclusive lock while it recovers (slowly)
+    first = subprocess.Popen([sys.executable, "-c", f"""
+import fcntl, os, sys, time
+fd = os.open({str(lock)!r}, os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX)
+print("recovering", flush=True); time.sleep(1)
+os.unlink({str(ws / ".git")!r}); os.symlink({str(store / "repo.git")!r}, {str(ws / ".git")!r})
+os.unlink({str(record)!r})
+"""], stdout=subprocess.PIPE, text=True)
+    assert first.stdout is not None and first.stdout.readline().strip() == "recovering"
+    status = sandbox_for(ws)  # the second session
+    assert first.wait(10) == 0
+    assert status.sandbox is not None and status.sandbox.links == ((".git", str(store / "repo.git")),), status
+    assert status.repaired == ()

@@ -234,7 +234,7 @@ async def test_every_gitlink_counts_and_too_many_repositories_refuse(box: Sandbo
     monkeypatch.setattr(sandbox_nested, "_cache", {})
     with pytest.raises(sandbox_nested.NestedLimitError, match="outside_sandbox"):
         await run_shell("echo hi > hi.txt", ws, 30, sandbox=box)
-    with pytest.raises(sandbox_nested.NestedLimitError):
+    with pytest.raises(WorkspaceError, match="nests more git repositories"):
         refuse_protected(ws, resolve(ws, "hi.txt"))
     assert not (ws / "hi.txt").exists()
 
@@ -268,14 +268,38 @@ async def test_the_common_git_folder_of_a_nested_repository_kept_in_the_work_tre
     assert code != 0 and "Read-only" in text and not users_status_runs_it(ws, marker), text
 
 
-async def test_file_names_that_are_not_utf8(box: Sandbox, tmp_path: Path) -> None:
-    """Old repositories track names in Latin-1: the look must not choke on them."""
+@pytest.mark.parametrize("submodule", ["sub", os.fsdecode(b"d\xe9p")])
+async def test_file_names_that_are_not_utf8(box: Sandbox, tmp_path: Path, submodule: str) -> None:
+    """Old repositories track names in Latin-1, a submodule's folder too: the look must not choke."""
     ws, marker = box.workspace, tmp_path / "pwned"
-    with_submodule(ws, tmp_path)
+    with_submodule(ws, tmp_path, submodule)
     odd = os.fsdecode(b"caf\xe9.txt")
     (ws / odd).write_text("x\n")
     git(ws, "add", odd)
     code, text = await sh(box, "echo ok")
     assert code == 0 and text.strip() == "ok", text
-    code, text = await sh(box, f"{planted_gitdir('sub/evil', marker)} && echo 'gitdir: evil' > sub/.git")
+    code, text = await sh(box, f"{planted_gitdir(f'{submodule}/evil', marker)} && echo 'gitdir: evil' > '{submodule}/.git'")
     assert code != 0 and not users_status_runs_it(ws, marker), text
+
+
+def test_a_path_that_cannot_be_looked_at_while_flags_are_built(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command's `chmod` racing the look: the path's check fails after the walk passed it.  The
+    flags are still built (the other paths keep their mounts), not a crash of every command."""
+    from agent_tui.tools.sandbox_hooks import hook_flags
+
+    ws = (tmp_path / "ws").resolve()
+    ws.mkdir()
+    with_submodule(ws, tmp_path)
+    git(ws, "config", "core.hooksPath", "tools/hooks")
+    (ws / "tools" / "hooks").mkdir(parents=True)
+    real_exists = Path.exists
+
+    def exists(self: Path) -> bool:
+        if self == ws / "tools" / "hooks":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_exists(self)
+
+    monkeypatch.setattr(Path, "exists", exists)
+    flags = hook_flags(ws, [])
+    assert str(ws / "sub" / ".git") in flags and "--ro-bind" in flags

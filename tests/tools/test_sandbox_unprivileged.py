@@ -59,7 +59,8 @@ def base() -> Iterator[Path]:
 def as_user(base: Path, scenario: str) -> dict[str, object]:
     """Run ``scenario`` (after :data:`PRELUDE`) as the unprivileged user; the JSON it prints last."""
     require_bwrap()
-    env = {**os.environ, "HOME": str(base), "XDG_CACHE_HOME": str(base / "cache"), "GIT_CONFIG_GLOBAL": "/dev/null",
+    env = {**os.environ, "HOME": str(base), "XDG_CACHE_HOME": str(base / "cache"), "XDG_STATE_HOME": str(base / "state"),
+           "GIT_CONFIG_GLOBAL": "/dev/null",
            "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
     argv = [sys.executable, "-c", PRELUDE + scenario, str(base)]
     if os.geteuid() == 0:
