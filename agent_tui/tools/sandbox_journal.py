@@ -57,7 +57,7 @@ def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> bool:
         return False
     hook_links, absent, placeholders = pending(workspace)
     record = {
-        "workspace": os.fsdecode(os.fsencode(workspace.resolve())),
+        "workspace": str(workspace.resolve()),
         "links": [list(pair) for pair in links],
         "hook_links": sorted([rel, target] for rel, target in hook_links.items()),
         "absent": sorted(map(str, absent)),
@@ -178,7 +178,7 @@ def recover(workspace: Path) -> list[str]:
         for path in records:
             try:
                 record = json.loads(path.read_text(encoding="utf-8", errors="surrogateescape"))
-                if not isinstance(record, dict) or record.get("workspace") != os.fsdecode(os.fsencode(root)):
+                if not isinstance(record, dict) or record.get("workspace") != str(root):
                     continue
                 found = _repair(root, record)
                 notes += [f"an earlier session ended during a sandboxed command; {note}" for note in found]

@@ -38,7 +38,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tools.git_safe import GIT_TIMEOUT, SAFE_CONFIG, safe_env
+from agent_tui.tools.git_safe import GIT_TIMEOUT, config_args, safe_env
 from agent_tui.tools.sandbox_git import stat_signature
 
 #: Nested repositories looked through at most (past it, sandboxed commands are refused).
@@ -96,11 +96,8 @@ def gitdir_of_file(dotgit: Path) -> Path | None:
 def run_git(cwd: Path, *args: str) -> str | None:
     """git's output (None on failure) with tools/git_safe's overrides, any repository trusted, and
     file names decoded as the OS has them (bytes that are not UTF-8 kept)."""
-    argv = ["git"]
-    for pair in SAFE_CONFIG:
-        argv += ["-c", pair]
     try:
-        done = subprocess.run([*argv, "-c", "safe.directory=*", *args], cwd=cwd, capture_output=True,
+        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", *args], cwd=cwd, capture_output=True,
                               timeout=GIT_TIMEOUT, env=safe_env(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
