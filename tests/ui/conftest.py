@@ -142,9 +142,21 @@ async def gauge_agrees(pilot: Pilot[Any]) -> dict[str, Any]:
     """Wait for the gauge to show the latest logged assembly, then check it against `context --json`."""
     app = pilot.app
     assert isinstance(app, AgentApp) and app.controller is not None
-    expected = app.controller.requests(1)[0]["breakdown"]
-    await wait_for(pilot, lambda: shown_gauge(app)["total"] == expected["total"]
-                   and shown_gauge(app)["categories"] == expected["categories"], "the gauge to update")
+    controller = app.controller
+    seen: dict[str, Any] = {}
+
+    def agrees() -> bool:  # the newest logged assembly, read again each time: an action may log one meanwhile
+        seen["expected"] = controller.requests(1)[0]["breakdown"]
+        seen["shown"] = shown_gauge(app)
+        return bool(seen["shown"]["total"] == seen["expected"]["total"]
+                    and seen["shown"]["categories"] == seen["expected"]["categories"])
+
+    try:
+        await wait_for(pilot, agrees, "the gauge to update")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: shown {seen.get('shown')} logged {seen.get('expected')} "
+                             f"(turn running: {app.turn_running})") from exc
+    expected = seen["expected"]
     shown = shown_gauge(app)
     cli = context_json(app.controller.root, app.controller.session_id)
     for key in ("window", "reserve", "input_budget", "total", "used_pct", "over_budget", "compact_at", "fresh_at",
