@@ -142,7 +142,8 @@ async def test_a_symlink_on_the_way_is_put_back_when_a_command_replaces_it(box: 
     (ws / ".gitconfig").symlink_to(real)
     out = await run_shell(f"rm .gitconfig && {fsmonitor(marker)} > .gitconfig", ws, 30, sandbox=box)
     assert os.readlink(ws / ".gitconfig") == str(real) and real.read_text() == "[user]\n\tname = dev\n"
-    assert "fsmonitor" in (ws / ".gitconfig.replaced-1").read_text()
+    aside = ws / ".gitconfig.replaced-1"
+    assert aside.is_file() and "fsmonitor" in aside.read_text(), (out, sorted(p.name for p in ws.iterdir()))
     assert any(".gitconfig was a link" in n for n in out.notes), out.notes
     assert not users_git_runs_it(ws, marker)
 
