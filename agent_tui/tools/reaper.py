@@ -47,6 +47,17 @@ def running() -> list[int]:
         return sorted(_running)
 
 
+def alive(pid: int, group: bool = False) -> bool:
+    """True while process ``pid`` lives (``group``: while any process of group ``pid`` is left)."""
+    try:
+        (os.killpg if group else os.kill)(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def kill_group(pgid: int) -> None:
     """SIGKILL the process group ``pgid`` (ignore if already gone)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):

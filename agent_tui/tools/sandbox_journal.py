@@ -32,6 +32,7 @@ import os
 import time
 from pathlib import Path
 
+from agent_tui.tools import reaper
 from agent_tui.tools.sandbox_after import (
     move_made_hooks,
     pending,
@@ -135,16 +136,6 @@ def _wait_shared(fd: int) -> bool:
             time.sleep(0.02)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def recover(workspace: Path) -> list[str]:
     """Repair from the records an agent that died mid-command left for ``workspace`` (notes for the
     user); nothing while a sandboxed command runs there (then a note if a dead agent's record waits)."""
@@ -169,7 +160,7 @@ def recover(workspace: Path) -> list[str]:
             if not _wait_shared(fd):
                 return ["another session on this folder held its sandbox lock for over "
                         f"{WAIT_SECONDS:.0f} s while this one started: check `git status` and the .git link"]
-            dead = [p for p in records if p.name.split(".")[1].isdigit() and not _alive(int(p.name.split(".")[1]))]
+            dead = [p for p in records if p.name.split(".")[1].isdigit() and not reaper.alive(int(p.name.split(".")[1]))]
             if any(p.exists() for p in dead):
                 notes.append("an earlier session ended during a sandboxed command, and another agent's command is "
                              "running on this folder now: its repair waits until no command runs here (check "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import time
 from dataclasses import dataclass, replace
@@ -58,13 +57,7 @@ async def exited(proc: asyncio.subprocess.Process) -> int:
 
 def group_alive(pgid: int) -> bool:
     """True while any process of group ``pgid`` is left (a backgrounded child, say)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return reaper.alive(pgid, group=True)
 
 
 async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None,
@@ -83,8 +76,9 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
         for attempt in range(1, MOUNT_ATTEMPTS + 1):
             net = sandbox.net_setup() if sandbox is not None else None
             try:
-                argv = sandbox.argv(command, cwd, net) if sandbox is not None else None
+                argv = None
                 if sandbox is not None:
+                    argv = sandbox.argv(command, cwd, net)
                     sandbox.record()
                 with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
                     proc = await _spawn(command, argv, {**common, "pass_fds": net.pass_fds()} if net else common)
