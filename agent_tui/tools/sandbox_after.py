@@ -15,6 +15,8 @@ import stat
 import threading
 from pathlib import Path
 
+from agent_tui.tools.sandbox_managers import MANAGER_NAMES
+
 _lock = threading.Lock()
 #: Placeholders made for missing paths, per workspace (removed when no sandbox runs there).
 _placeholders: dict[str, set[Path]] = {}
@@ -56,7 +58,8 @@ def pending(workspace: Path) -> tuple[dict[str, str], list[Path], set[Path]]:
 
 
 def move_made_hooks(workspace: Path, absent: list[Path] | None = None) -> list[str]:
-    """Move aside each hook a command made in a hooks folder that is the workspace root (notes).
+    """Move aside each hook a command made in a hooks folder that is the workspace root, and each
+    config a command made where an installed hook manager looks for one (notes).
     ``absent``: the hook paths that were missing before it (None: as the last command found them)."""
     root = workspace.resolve()
     if absent is None:
@@ -66,16 +69,24 @@ def move_made_hooks(workspace: Path, absent: list[Path] | None = None) -> list[s
     for path in absent:
         if not (path.exists() or path.is_symlink()):
             continue
+        if through_links(path.parent, root):  # `.config` made a link: move the file it leads to
+            path = path.parent.resolve() / path.name
+            if not path.parent.is_relative_to(root):
+                notes.append(f"{path.name} was made through a link leading out of the workspace where the "
+                             "user's git looks for it: remove it before running git")
+                continue
         n = 1
         while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
             n += 1
+        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        what = ("read by the git hook manager installed here, which runs what it lists,"
+                if rel in MANAGER_NAMES or path.parent != root else "a git hook here (core.hooksPath is the workspace)")
         try:
             rename_owned(path, aside, root)
-            notes.append(f"{path.name} is a git hook here (core.hooksPath is the workspace) and the command made "
-                         f"it: it was moved to {aside.name}")
+            notes.append(f"{rel} is {what} and the command made it: it was moved to {aside.name}")
         except OSError as exc:
-            notes.append(f"{path.name} is a git hook here and the command made it; moving it aside failed "
-                         f"({exc}): remove it before running git")
+            notes.append(f"{rel} is {what} and the command made it; moving it aside failed ({exc}): remove it "
+                         "before running git")
     return notes
 
 

@@ -49,9 +49,11 @@ expects there, while a placeholder ``.git`` would make the user's git fail meanw
 command made unsearchable (``chmod 000``) on the way to any of these is kept read-only (kind
 ``shut``), so a later command cannot open it again and plant behind it.
 
-Not covered, and said so in the README: a repository registered nowhere (a ``git init`` in a
-subfolder) and the work-tree files a hook manager reads (``.pre-commit-config.yaml``,
-``lefthook.yml``), which the hook itself then runs.
+An installed hook manager's hook (pre-commit, lefthook) reads a config from the work tree and runs
+what it lists: ``tools/sandbox_managers.py`` names those files (kinds ``manager`` and ``manager
+program``), protected here like the rest; a missing config name is moved aside after a command that
+makes it, as a hook at a root hooks folder is.  Not covered, and said so in the README: a repository
+registered nowhere (a ``git init`` in a subfolder).
 
 The answer is cached by the ``stat`` of every config file involved, so a command pays a few
 ``stat`` calls once warm.  The file tools refuse to write these paths too, approved or not, as
@@ -70,6 +72,7 @@ from pathlib import Path
 
 from agent_tui.tools.sandbox_after import remember
 from agent_tui.tools.sandbox_git import stat_signature
+from agent_tui.tools.sandbox_managers import PROGRAM, manager_paths
 from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos, run_git
 
 #: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
@@ -104,6 +107,8 @@ class GitPaths:
     """Every config file read to find them (the cache's key)."""
     programs: tuple[Path, ...] = ()
     """Programs config names by a path (``core.fsmonitor = tools/fsmon``; made absolute)."""
+    top: Path | None = None
+    """The work tree's top, which hooks run in (None: git does not take the folder as a repository)."""
 
 
 _lock = threading.Lock()
@@ -171,7 +176,7 @@ def _ask_git(workspace: Path) -> GitPaths:
                 includes.append(path)
                 todo.append((path, depth + 1))
     return GitPaths(tuple(dict.fromkeys(hooks)), tuple(dict.fromkeys(includes)), tuple(watched),
-                    tuple(dict.fromkeys(programs)))
+                    tuple(dict.fromkeys(programs)), top if len(lines) == 3 else None)
 
 
 def _program_path(value: str, top: Path) -> Path | None:
@@ -285,9 +290,14 @@ def _add_paths(paths: GitPaths, root: Path, found: _Found, done: set[Path]) -> N
         folders.append(real)
         if real.name == "_":
             folders.append(real.parent)
-        for name in _linked_hooks(real):  # hooks that are links into the work tree
+        installed, linked = _present_hooks(real)
+        for name in linked:  # hooks that are links into the work tree
             if (target := _walked(real / name, root, found)) is not None and _inside(target, root):
                 found.wanted.setdefault(target, "program")
+        if installed and paths.top is not None:  # a hook manager's config and what it runs
+            for named, kind in manager_paths(real, installed, paths.top).items():
+                if (target := _walked(named, root, found)) is not None and _inside(target, root) and target != root:
+                    found.wanted.setdefault(target, kind)
     for folder in folders:
         if folder == root:
             found.wanted.update({root / name: "hook" for name in HOOK_NAMES})
@@ -302,13 +312,15 @@ def _add_paths(paths: GitPaths, root: Path, found: _Found, done: set[Path]) -> N
             found.wanted.setdefault(real, kind)
 
 
-def _linked_hooks(folder: Path) -> list[str]:
-    """The hook names in ``folder`` that are symlinks (one directory read, not a look per name)."""
+def _present_hooks(folder: Path) -> tuple[list[str], list[str]]:
+    """The hook names in ``folder``, and those of them that are symlinks (one directory read, not a
+    look per name)."""
     try:
         with os.scandir(folder) as entries:
-            return [e.name for e in entries if e.name in _HOOK_SET and e.is_symlink()]
+            hooks = [(e.name, e.is_symlink()) for e in entries if e.name in _HOOK_SET]
     except OSError:
-        return []
+        return [], []
+    return [name for name, _ in hooks], [name for name, link in hooks if link]
 
 
 def _add_repo(dotgit: Path, root: Path, found: _Found) -> None:
@@ -352,8 +364,9 @@ def run_later_paths(workspace: Path) -> dict[Path, str]:
     with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
     workspace root), ``config`` (a file), ``program`` (one that config names by a path), ``repo``
     (a submodule's or worktree's ``.git``, or a git folder such a ``.git`` file leads to),
-    ``submodule`` (the folder of a submodule not checked out) or ``shut`` (a folder on the way
-    that a command made unsearchable)."""
+    ``submodule`` (the folder of a submodule not checked out), ``shut`` (a folder on the way
+    that a command made unsearchable), ``manager`` (a file or folder an installed hook manager
+    reads) or ``manager program`` (a program its config names by a path)."""
     return _look(workspace).wanted
 
 
@@ -432,14 +445,14 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
             protected[path] = None
         elif dangling:
             continue  # a dangling link: put back after the command if replaced
-        elif kind == "hook":
+        elif kind in ("hook", "manager"):  # made by the command: moved aside after it
             absent.append(path)
         else:
             first, is_missing = _first_missing(path, root)
             if not is_missing:
                 protected[first] = None
             else:
-                missing[first] = first == path and kind in ("config", "program")
+                missing[first] = first == path and kind in ("config", "program", PROGRAM)
     pins: dict[Path, None] = {}
     for path in [*protected, *missing, *found.link_folders]:
         for parent in [*reversed(path.parents), path] if path in found.link_folders else reversed(path.parents):

@@ -41,6 +41,7 @@ from agent_tui.tools.sandbox_after import (
 )
 from agent_tui.tools.sandbox_guard import PROTECTED, lock_file, remove_empty_protected, repair_links
 from agent_tui.tools.sandbox_hooks import HOOK_NAMES
+from agent_tui.tools.sandbox_managers import MANAGER_NAMES
 
 _SUFFIX = ".pending.json"
 
@@ -110,7 +111,9 @@ def _repair(root: Path, record: dict[str, object]) -> list[str]:
     own = [(rel, target) for rel, target in _strings(record.get("links", []), 2) if rel in PROTECTED]
     on_way = [(rel, target) for rel, target in _strings(record.get("hook_links", []), 2)
               if (p := _within(root, root / rel)) is not None and not through_links(p.parent, root)]
-    hooks = [p for raw in _strings(record.get("absent", [])) if (p := Path(raw)).parent == root and p.name in HOOK_NAMES]
+    hooks = [p for raw in _strings(record.get("absent", [])) if (p := Path(raw)).parent == root and p.name in HOOK_NAMES
+             or (_within(root, p) is not None and p.relative_to(root).as_posix() in MANAGER_NAMES
+                 and not through_links(p.parent, root))]
     placeholders = {p for raw in _strings(record.get("placeholders", []))
                     if (p := _within(root, Path(raw))) is not None and not through_links(p.parent, root)}
     notes = repair_links(root, tuple(own)) + repair_links(root, tuple(on_way)) + move_made_hooks(root, hooks)

@@ -124,6 +124,13 @@ def refuse_protected(workspace: Path, target: Path) -> None:
                 "Ask the user to make this change, or open a smaller folder."
             ) from exc
         kind = next((k for p, k in later.items() if target.is_relative_to(p)), None)
+        if kind in ("manager", "manager program"):
+            what = "read" if kind == "manager" else "named as a program to run"
+            raise WorkspaceError(
+                f"Refused: '{relative(workspace, target)}' is {what} by the git hook manager installed in this "
+                "repository (pre-commit or lefthook), so the user's next commit would run what it says. Write "
+                "tools never change it; ask the user to make this change themselves if it is needed."
+            )
         if kind is not None:
             what = {"hooks": "in the hooks folder", "hook": "a hook file", "program": "a program",
                     "repo": "in a nested repository's git folder (a submodule or worktree)",
