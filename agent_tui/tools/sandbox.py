@@ -196,10 +196,13 @@ class Sandbox:
         args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
         return args
 
-    def record(self) -> bool:
+    def record(self) -> str | None:
         """Keep on disk what the repair after the command ``argv`` just built needs, in case the
-        agent dies before it (``sandbox_journal``); False when it could not be kept."""
-        return sandbox_journal.write(self.workspace, self.links or ())
+        agent dies before it (``sandbox_journal``); when it could not, a note for the user (the
+        first time only)."""
+        if sandbox_journal.write(self.workspace, self.links or ()):
+            return None
+        return sandbox_journal.unkept_note(self.workspace)
 
     def repair(self) -> list[str]:
         """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder, an

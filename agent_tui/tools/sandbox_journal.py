@@ -39,7 +39,13 @@ from agent_tui.tools.sandbox_after import (
     remove_hook_placeholders,
     through_links,
 )
-from agent_tui.tools.sandbox_guard import PROTECTED, lock_file, remove_empty_protected, repair_links
+from agent_tui.tools.sandbox_guard import (
+    PROTECTED,
+    lock_file,
+    remove_empty_protected,
+    repair_links,
+    state_folder,
+)
 from agent_tui.tools.sandbox_hooks import HOOK_NAMES
 from agent_tui.tools.sandbox_managers import MANAGER_NAMES
 
@@ -76,6 +82,21 @@ def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> bool:
         with contextlib.suppress(OSError):
             tmp.unlink()
         return False
+
+
+#: Workspaces whose failed record the user was told of (once per session: the cause seldom passes).
+_told: set[str] = set()
+
+
+def unkept_note(workspace: Path) -> str | None:
+    """What to tell the user the first time a record for ``workspace`` could not be written."""
+    key = str(workspace.resolve())
+    if key in _told:
+        return None
+    _told.add(key)
+    return (f"the sandbox could not keep its repair record in {state_folder()} (full or read-only?): the "
+            "command ran, but if the agent is killed during a command, check `git status` and the .git "
+            "link before running git yourself")
 
 
 def clear(workspace: Path) -> None:

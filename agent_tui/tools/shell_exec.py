@@ -79,7 +79,8 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
                 argv = None
                 if sandbox is not None:
                     argv = sandbox.argv(command, cwd, net)
-                    sandbox.record()
+                    if (unkept := sandbox.record()) is not None:
+                        notes.append(unkept)
                 with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
                     proc = await _spawn(command, argv, {**common, "pass_fds": net.pass_fds()} if net else common)
                     reaper.register(proc.pid)

@@ -217,3 +217,23 @@ os.unlink({str(record)!r})
     assert first.wait(10) == 0
     assert status.sandbox is not None and status.sandbox.links == ((".git", str(store / "repo.git")),), status
     assert status.repaired == ()
+
+
+async def test_a_record_that_cannot_be_kept_is_told_once_and_the_command_still_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.tools.shell_exec import run_shell
+
+    blocked = tmp_path / "state-is-a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))  # agent-tui/sandbox cannot be made under it
+    ws = (tmp_path / "ws").resolve()
+    ws.mkdir()
+    git(ws, "init", "-q")
+    box = sandbox_for(ws).sandbox
+    assert box is not None
+    first = await run_shell("echo one > a.txt", ws, 30, sandbox=box)
+    second = await run_shell("echo two > b.txt", ws, 30, sandbox=box)
+    assert first.exit_code == 0 and (ws / "a.txt").read_text() == "one\n"
+    assert second.exit_code == 0 and (ws / "b.txt").read_text() == "two\n"
+    assert any("could not keep its repair record" in n for n in first.notes), first.notes
+    assert not any("repair record" in n for n in second.notes), second.notes
