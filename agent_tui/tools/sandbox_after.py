@@ -69,18 +69,21 @@ def move_made_hooks(workspace: Path, absent: list[Path] | None = None) -> list[s
     for path in absent:
         if not (path.exists() or path.is_symlink()):
             continue
-        if through_links(path.parent, root):  # `.config` made a link: move the file it leads to
-            path = path.parent.resolve() / path.name
-            if not path.parent.is_relative_to(root):
-                notes.append(f"{path.name} was made through a link leading out of the workspace where the "
-                             "user's git looks for it: remove it before running git")
-                continue
-        n = 1
-        while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
-            n += 1
         rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
         what = ("read by the git hook manager installed here, which runs what it lists,"
                 if rel in MANAGER_NAMES or path.parent != root else "a git hook here (core.hooksPath is the workspace)")
+        if through_links(path.parent, root):  # `.config` made a link: move the link, never what it leads to
+            link = next((p for p in [*reversed(path.parents), path] if p.is_relative_to(root) and p != root
+                         and p.is_symlink()), None)
+            if link is None:
+                notes.append(f"{rel} is {what} and the command made it behind a folder that cannot be looked at: "
+                             "remove it before running git")
+                continue
+            path, what = link, f"on the way to {rel}, which is {what.removesuffix(',')},"
+            rel = path.relative_to(root).as_posix()
+        n = 1
+        while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
+            n += 1
         try:
             rename_owned(path, aside, root)
             notes.append(f"{rel} is {what} and the command made it: it was moved to {aside.name}")

@@ -284,20 +284,22 @@ def _add_paths(paths: GitPaths, root: Path, found: _Found, done: set[Path]) -> N
     already looked at for another repository, such as the user's global config, skipped)."""
     folders: list[Path] = []
     for hooks in paths.hooks:
-        if hooks in done or (real := _walked(hooks, root, found)) is None:
+        if (real := _walked(hooks, root, found)) is None:
+            continue
+        installed, linked = _present_hooks(real)
+        if installed and paths.top is not None:  # a hook manager: its config in each work tree using the folder
+            for named, kind in manager_paths(real, installed, paths.top).items():
+                if (target := _walked(named, root, found)) is not None and _inside(target, root) and target != root:
+                    found.wanted.setdefault(target, kind)
+        if hooks in done:
             continue
         done.add(hooks)
         folders.append(real)
         if real.name == "_":
             folders.append(real.parent)
-        installed, linked = _present_hooks(real)
         for name in linked:  # hooks that are links into the work tree
             if (target := _walked(real / name, root, found)) is not None and _inside(target, root):
                 found.wanted.setdefault(target, "program")
-        if installed and paths.top is not None:  # a hook manager's config and what it runs
-            for named, kind in manager_paths(real, installed, paths.top).items():
-                if (target := _walked(named, root, found)) is not None and _inside(target, root) and target != root:
-                    found.wanted.setdefault(target, kind)
     for folder in folders:
         if folder == root:
             found.wanted.update({root / name: "hook" for name in HOOK_NAMES})

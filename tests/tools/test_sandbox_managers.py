@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.sandbox import Sandbox
-from agent_tui.tools.sandbox_managers import manager_paths
+from agent_tui.tools.sandbox_managers import PROGRAM, manager_paths
 from agent_tui.tools.shell_exec import run_shell
 from agent_tui.tools.workspace import WorkspaceError, refuse_protected, resolve
 from tests.support.bwrap import sh
@@ -168,14 +168,94 @@ def test_an_unrelated_hook_names_no_manager_file(tmp_path: Path) -> None:
     assert manager_paths(hooks, ["pre-commit"], tmp_path) == {}
 
 
-async def test_a_config_made_through_a_folder_link_is_moved_aside_where_it_really_is(box: Sandbox) -> None:
+@pytest.mark.parametrize("target", ["build", "."])
+async def test_a_folder_link_made_on_the_way_to_a_config_is_moved_aside_not_what_it_leads_to(
+        box: Sandbox, target: str) -> None:
+    """`ln -s build .config` makes `.config/lefthook.yml` lefthook's; `ln -s . .config` makes the team's
+    own `lefthook.yml` look made there: the link goes aside, and no file it leads to is touched."""
     ws = box.workspace
     git(ws, "init", "-q")
     install(ws, LEFTHOOK_HOOK)
+    (ws / "lefthook.yml").write_text("pre-commit:\n  commands:\n    scan:\n      run: gitleaks protect\n")
     (ws / "build").mkdir()
-    out = await run_shell("ln -s build .config && echo x > .config/lefthook.yml", ws, 30, sandbox=box)
-    assert not (ws / "build" / "lefthook.yml").exists() and (ws / "build" / "lefthook.yml.replaced-1").is_file()
-    assert any("hook manager" in n for n in out.notes), out.notes
+    write = "echo x > .config/lefthook.yml && " if target == "build" else ""
+    out = await run_shell(f"ln -s {target} .config && {write}true", ws, 30, sandbox=box)
+    assert not (ws / ".config").exists() and (ws / ".config.replaced-1").is_symlink(), out.notes
+    assert (ws / "lefthook.yml").read_text().endswith("gitleaks protect\n")
+    assert not list(ws.glob("lefthook.yml.replaced-*")) and not list((ws / "build").glob("*.replaced-*"))
+    assert any(".config is on the way to .config/lefthook.yml" in n for n in out.notes), out.notes
+
+
+async def test_a_worktree_sharing_the_hooks_folder_has_its_config_protected(box: Sandbox) -> None:
+    """A linked worktree kept in the workspace runs the main repository's hooks with its own config."""
+    ws = box.workspace
+    pre_commit_repo(ws)
+    subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=e", "commit", "-q", "--no-verify", "--allow-empty", "-m", "x"],
+                   cwd=ws, check=True, capture_output=True)
+    git(ws, "worktree", "add", "-q", "wt")
+    (ws / "wt" / ".pre-commit-config.yaml").write_text(CONFIG)
+    code, out = await sh(box, "echo 'repos: []' > wt/.pre-commit-config.yaml")
+    assert code != 0 and "Read-only file system" in out, out
+    out2 = await run_shell("printf 'x: 1\\n' > wt/lefthook.yml", ws, 30, sandbox=box)  # not this manager's
+    assert out2.exit_code == 0, out2.output
+
+
+async def test_programs_in_dependency_folders_stay_the_package_managers(box: Sandbox) -> None:
+    """`entry: ./node_modules/.bin/eslint` is common; `npm ci` removes node_modules, so it is left writable."""
+    ws = box.workspace
+    git(ws, "init", "-q")
+    (ws / "node_modules" / ".bin").mkdir(parents=True)
+    (ws / "node_modules" / ".bin" / "eslint").write_text("#!/bin/sh\n")
+    (ws / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - {id: e, name: e, entry: ./node_modules/.bin/eslint,"
+        " language: system}\n")
+    install(ws, PRE_COMMIT_HOOK.format(config=".pre-commit-config.yaml"))
+    code, out = await sh(box, "rm -rf node_modules && echo 'repos: []' >> .pre-commit-config.yaml")
+    assert not (ws / "node_modules").exists(), out
+    assert code != 0 and "Read-only file system" in out, out
+
+
+def test_lefthook_follows_extends_globs_nested_extends_and_roots(tmp_path: Path) -> None:
+    hooks, top = tmp_path / ".git" / "hooks", tmp_path
+    hooks.mkdir(parents=True)
+    (hooks / "pre-commit").write_text(LEFTHOOK_HOOK)
+    (top / "ci").mkdir()
+    (top / "ci" / "a.yml").write_text("pre-commit:\n  jobs:\n    - run: ./a.sh\n      root: api/\n")
+    (top / "base.yaml").write_text("extends: [more.yaml]\npre-commit:\n  setup:\n    - run: scripts/setup.sh\n"
+                                   "  scripts:\n    lint.rb: {runner: ./bin/ruby}\n")
+    (top / "lefthook.yml").write_text("extends: [ci/*.yml, base.yaml]\nlefthook: ./tools/lefthook\n"
+                                      "templates: {lint: ./bin/lint}\n")
+    found = manager_paths(hooks, ["pre-commit"], top)
+    for rel, kind in (("ci", "manager"), ("ci/a.yml", "manager"), ("base.yaml", "manager"),
+                      ("more.yaml", "manager"), ("api/a.sh", PROGRAM), ("scripts/setup.sh", PROGRAM),
+                      ("bin/ruby", PROGRAM), ("tools/lefthook", PROGRAM), ("bin/lint", PROGRAM)):
+        assert found.get(top / rel) == kind, (rel, found)
+    assert top / "a.sh" not in found  # the job runs in api/
+
+
+def test_pre_commit_script_languages_a_spaced_config_and_jsonc(tmp_path: Path) -> None:
+    hooks, top = tmp_path / ".git" / "hooks", tmp_path
+    hooks.mkdir(parents=True)
+    (hooks / "pre-commit").write_text(PRE_COMMIT_HOOK.format(config="'my hooks.yaml'").replace(
+        "--config='my hooks.yaml'", "'--config=my hooks.yaml'"))
+    (top / "my hooks.yaml").write_text("repos:\n  - repo: local\n    hooks:\n"
+                                       "      - {id: c, name: c, entry: check.py, language: unsupported_script}\n")
+    found = manager_paths(hooks, ["pre-commit"], top)
+    assert found.get(top / "my hooks.yaml") == "manager" and found.get(top / "check.py") == PROGRAM, found
+    (hooks / "pre-commit").write_text(LEFTHOOK_HOOK)
+    (top / "lefthook.jsonc").write_text('{\n  // lint on commit\n  "pre-commit": {"jobs": [{"run": "./x.sh"}]}\n}')
+    assert manager_paths(hooks, ["pre-commit"], top).get(top / "x.sh") == PROGRAM
+
+
+def test_a_config_of_nested_aliases_is_walked_once(tmp_path: Path) -> None:
+    """YAML anchors can make a small file a huge tree; each object is walked once."""
+    hooks, top = tmp_path / ".git" / "hooks", tmp_path
+    hooks.mkdir(parents=True)
+    (hooks / "pre-commit").write_text(LEFTHOOK_HOOK)
+    lines = ["a0: &a0 {group: {jobs: [{run: ./deep.sh}]}}"]
+    lines += [f"a{i}: &a{i} {{group: {{jobs: [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]}}}}" for i in range(1, 40)]
+    (top / "lefthook.yml").write_text("\n".join(lines) + "\npre-commit:\n  jobs: [*a39]\n")
+    assert manager_paths(hooks, ["pre-commit"], top).get(top / "deep.sh") == PROGRAM
 
 
 def test_a_dead_agents_record_moves_a_made_manager_config_aside(tmp_path: Path,
