@@ -19,6 +19,7 @@ from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.base import ToolError
 from agent_tui.tools.sandbox_guard import named_protected_reals
 from agent_tui.tools.sandbox_hooks import run_later_paths
+from agent_tui.tools.sandbox_managers import PROGRAM as MANAGER_PROGRAM
 from agent_tui.tools.sandbox_nested import NestedLimitError
 
 #: Directories no listing or search descends into.
@@ -124,7 +125,7 @@ def refuse_protected(workspace: Path, target: Path) -> None:
                 "Ask the user to make this change, or open a smaller folder."
             ) from exc
         kind = next((k for p, k in later.items() if target.is_relative_to(p)), None)
-        if kind in ("manager", "manager program"):
+        if kind in ("manager", MANAGER_PROGRAM):
             what = "read" if kind == "manager" else "named as a program to run"
             raise WorkspaceError(
                 f"Refused: '{relative(workspace, target)}' is {what} by the git hook manager installed in this "
