@@ -6,7 +6,10 @@ each submodule and worktree (``tools/sandbox_nested.py``).  The first look runs 
 repository; later ones are answered from caches keyed by ``stat``.  This script builds workspaces
 with N checked-out submodules (copies of one small repository registered as gitlinks) and a
 workspace whose index holds 50,000 files, and prints the first ("cold") look and the median of
-the later ("warm") ones.  A benchmark, not a test: nothing is asserted.
+the later ("warm") ones.  The look also walks the folders on disk for repositories registered nowhere
+(``tools/sandbox_placed.py``), and the check after each command walks them again: the last rows are
+real folder trees with clones placed in them, and the check after a command that changed nothing.
+A benchmark, not a test: nothing is asserted.
 
     .venv/bin/python scripts/bench_sandbox_look.py [--subs 10 100 250] [--repeat 5]
 """
@@ -21,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_tui.tools import sandbox_hooks, sandbox_nested
+from agent_tui.tools import sandbox_hooks, sandbox_nested, sandbox_placed
 from agent_tui.tools.sandbox_hooks import hook_flags
+from agent_tui.tools.sandbox_placed import check_made, placed_repos
 
 IDENTITY = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
 
@@ -61,9 +65,26 @@ def with_big_index(base: Path, n: int) -> Path:
     return ws
 
 
+def with_tree(base: Path, folders: int, clones: int) -> Path:
+    """A workspace with ``folders`` real folders of 10 files each, and ``clones`` repositories placed in it."""
+    ws = base / f"tree{folders}"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    for i in range(folders):
+        folder = ws / f"p{i // 100:03d}" / f"d{i:05d}"
+        folder.mkdir(parents=True)
+        for j in range(10):
+            (folder / f"f{j}.txt").write_text("x\n")
+    for i in range(clones):
+        git(ws, "init", "-q", f"vendor/r{i:02d}")
+    time.sleep(sandbox_placed.RACY_NS / 1e9)  # past the margin in which a fresh folder is listed again
+    return ws
+
+
 def measure(ws: Path, label: str, repeat: int) -> None:
     sandbox_nested._cache.clear()
     sandbox_hooks._cache.clear()
+    sandbox_placed._memos.clear()
     began = time.perf_counter()
     flags = hook_flags(ws, [])
     cold = time.perf_counter() - began
@@ -74,6 +95,18 @@ def measure(ws: Path, label: str, repeat: int) -> None:
         warm.append(time.perf_counter() - began)
     print(f"{label:>34}: cold {cold * 1000:8.1f} ms   warm {statistics.median(warm) * 1000:7.2f} ms   "
           f"({len(flags)} bwrap arguments)")
+
+
+def measure_check(ws: Path, label: str, repeat: int) -> None:
+    """The check after a command that made nothing (a warm walk, compared with the one before)."""
+    before = placed_repos(ws)
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        check_made(ws, before)
+        times.append(time.perf_counter() - began)
+    print(f"{label:>34}: after a command {statistics.median(times) * 1000:7.2f} ms   "
+          f"({len(before.repos)} placed repositories)")
 
 
 def main() -> None:
@@ -87,6 +120,11 @@ def main() -> None:
             base.mkdir()
             measure(with_submodules(base, n), f"{n} checked-out submodules", args.repeat)
         measure(with_big_index(Path(tmp), 50_000), "50,000 files, no submodule", args.repeat)
+        for folders, clones in ((1_000, 0), (5_000, 20), (20_000, 20)):
+            ws = with_tree(Path(tmp), folders, clones)
+            label = f"{folders:,} folders, {clones} clones"
+            measure(ws, label, args.repeat)
+            measure_check(ws, label, args.repeat)
 
 
 if __name__ == "__main__":

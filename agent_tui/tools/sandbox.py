@@ -56,6 +56,7 @@ from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_lin
 from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
 from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
+from agent_tui.tools.sandbox_placed import check_made
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
@@ -207,9 +208,11 @@ class Sandbox:
     def repair(self) -> list[str]:
         """Put back a ``.git`` / ``.agent-tui`` link, or one on the way to a hooks folder, an
         included git config file or a submodule's ``.git``, that a command replaced, and move aside a
-        hook it made at a root hooks folder (notes for the model and user)."""
+        hook it made at a root hooks folder, and disable a git repository it made whose git would run a
+        program (notes for the model and user)."""
         ws = self.workspace
-        notes = repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_hooks(ws)
+        notes = (repair_links(ws, self.links or ()) + repair_links(ws, take_hook_links(ws)) + move_made_hooks(ws)
+                 + check_made(ws))
         sandbox_journal.clear(ws)
         return notes
 
@@ -224,7 +227,7 @@ class Sandbox:
         else:
             net = f"network on (the host's, localhost services included: {SLIRP_HINT})"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
-                "and the git hooks folder, included git config files and submodules' .git in the work tree are "
+                "and the git hooks folder, included git config files and the .git of repositories nested in the work tree are "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
                 "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
                 "and agent sockets are hidden; git config shows identity and settings, no credentials")

@@ -43,7 +43,9 @@ litter the root while every command runs).
 Repositories the user's git walks into from the root (submodules, worktrees kept in the workspace;
 ``tools/sandbox_nested.py`` finds them) are protected the same way: their ``.git`` (kind ``repo``),
 the git folders a ``.git`` file leads to when they are in the work tree, and what their own configs
-name.  A submodule not checked out has no ``.git`` to protect; its (empty) folder is read-only instead
+name.  So are repositories merely placed in the workspace (a ``git clone`` into a subfolder, a bare
+repository; ``tools/sandbox_placed.py`` finds them, and checks the ones a command makes).  A
+submodule not checked out has no ``.git`` to protect; its (empty) folder is read-only instead
 (kind ``submodule``), or, when missing, gets a placeholder folder: an empty *folder* is what git
 expects there, while a placeholder ``.git`` would make the user's git fail meanwhile.  A folder a
 command made unsearchable (``chmod 000``) on the way to any of these is kept read-only (kind
@@ -52,8 +54,7 @@ command made unsearchable (``chmod 000``) on the way to any of these is kept rea
 An installed hook manager's hook (pre-commit, lefthook) reads a config from the work tree and runs
 what it lists: ``tools/sandbox_managers.py`` names those files (kinds ``manager`` and ``manager
 program``), protected here like the rest; a missing config name is moved aside after a command that
-makes it, as a hook at a root hooks folder is.  Not covered, and said so in the README: a repository
-registered nowhere (a ``git init`` in a subfolder).
+makes it, as a hook at a root hooks folder is.
 
 The answer is cached by the ``stat`` of every config file involved, so a command pays a few
 ``stat`` calls once warm.  The file tools refuse to write these paths too, approved or not, as
@@ -74,6 +75,7 @@ from agent_tui.tools.sandbox_after import remember
 from agent_tui.tools.sandbox_git import stat_signature
 from agent_tui.tools.sandbox_managers import PROGRAM, manager_paths
 from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos, run_git
+from agent_tui.tools.sandbox_placed import Placed, placed_repos, remember_before
 
 #: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
 _PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass)|sequence\.editor|gpg(\..*)?\.program|"
@@ -228,6 +230,8 @@ class _Found:
     """Symlinks met on the way, inside the workspace: relative path -> link text."""
     link_folders: set[Path] = field(default_factory=set)
     """The real folders holding those links (pinned, so the repair never goes through a swapped one)."""
+    placed: Placed = field(default_factory=Placed)
+    """The repositories found by walking the workspace (``tools/sandbox_placed.py``)."""
 
 
 def _walk(path: Path, root: Path, found: _Found) -> Path:
@@ -355,8 +359,18 @@ def _look(workspace: Path) -> _Found:
     for gitdir in nested.gitdirs:  # kept in the work tree (`gitdir: ../store/sub`, its `commondir`)
         if (real := _walked(gitdir, root, found)) is not None and _inside(real, root) and real != root:
             found.wanted[real] = "repo"
+    tops = [root, *nested.tops]
+    found.placed = placed_repos(root)  # registered nowhere (a `git clone` into a subfolder): protected alike
+    for repo in found.placed.repos:
+        if repo in nested.dotgits or repo in nested.gitdirs:
+            continue
+        if repo.name == ".git":
+            _add_repo(repo, root, found)
+            tops.append(repo.parent)
+        else:  # a bare repository
+            found.wanted.setdefault(repo, "repo")
     done: set[Path] = set()
-    for top in (root, *nested.tops):
+    for top in dict.fromkeys(tops):
         _add_paths(git_paths(top), root, found, done)
     return found
 
@@ -365,7 +379,8 @@ def run_later_paths(workspace: Path) -> dict[Path, str]:
     """The real paths inside ``workspace`` git may run or read (existing or not; resolved), each
     with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
     workspace root), ``config`` (a file), ``program`` (one that config names by a path), ``repo``
-    (a submodule's or worktree's ``.git``, or a git folder such a ``.git`` file leads to),
+    (a submodule's, worktree's or placed repository's ``.git``, a bare repository, or a git folder
+    such a ``.git`` file leads to),
     ``submodule`` (the folder of a submodule not checked out), ``shut`` (a folder on the way
     that a command made unsearchable), ``manager`` (a file or folder an installed hook manager
     reads) or ``manager program`` (a program its config names by a path)."""
@@ -472,4 +487,5 @@ def hook_flags(workspace: Path, covered: list[Path]) -> list[str]:
     for path, is_file in missing.items():
         out += ["--ro-bind", _empty_file(), str(path)] if is_file else ["--tmpfs", str(path), "--remount-ro", str(path)]
     remember(root, found.links, absent, set(missing))
+    remember_before(root, found.placed)
     return out

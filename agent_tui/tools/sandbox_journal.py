@@ -4,8 +4,9 @@ still gets it.
 After every sandboxed command the sandbox puts right what the command could not be stopped from
 doing but must not leave: a ``.git`` link, or a link on the way to a hooks folder, an included
 config or a submodule's ``.git``, that it replaced is put back; a hook it made at a hooks folder
-that is the workspace root is moved aside; the empty mount points bwrap made are removed
-(``Sandbox.repair``, ``tools/sandbox_after.py``).  That repair
+that is the workspace root is moved aside; a git repository it made whose git would run a program is
+disabled (``tools/sandbox_placed.py``: the record lists the repositories there before); the empty
+mount points bwrap made are removed (``Sandbox.repair``, ``tools/sandbox_after.py``).  That repair
 needs what the links said *before* the command, which lived only in the agent's memory.  When the
 agent was killed during a command (``kill -9``, a crash, a closed terminal; the command dies with
 it, ``--die-with-parent``), the repair never ran, and the next session took the planted state as
@@ -48,6 +49,8 @@ from agent_tui.tools.sandbox_guard import (
 )
 from agent_tui.tools.sandbox_hooks import HOOK_NAMES
 from agent_tui.tools.sandbox_managers import MANAGER_NAMES
+from agent_tui.tools.sandbox_placed import Placed, check_made
+from agent_tui.tools.sandbox_placed import pending as placed_before
 
 _SUFFIX = ".pending.json"
 
@@ -64,6 +67,7 @@ def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> bool:
     if path is None:
         return False
     hook_links, absent, placeholders = pending(workspace)
+    placed = placed_before(workspace)
     record = {
         "workspace": str(workspace.resolve()),
         "links": [list(pair) for pair in links],
@@ -71,6 +75,8 @@ def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> bool:
         "absent": sorted(map(str, absent)),
         "placeholders": sorted(map(str, placeholders)),
     }
+    if placed is not None:  # the repositories there before: one the command made is checked
+        record["placed"] = {"repos": sorted(map(str, placed.repos)), "shut": sorted(map(str, placed.shut))}
     tmp = path.with_name(path.name + ".tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -138,6 +144,10 @@ def _repair(root: Path, record: dict[str, object]) -> list[str]:
     placeholders = {p for raw in _strings(record.get("placeholders", []))
                     if (p := _within(root, Path(raw))) is not None and not through_links(p.parent, root)}
     notes = repair_links(root, tuple(own)) + repair_links(root, tuple(on_way)) + move_made_hooks(root, hooks)
+    if isinstance(placed := record.get("placed"), dict):
+        before = Placed(tuple(Path(p) for p in _strings(placed.get("repos", []))),
+                        tuple(Path(p) for p in _strings(placed.get("shut", []))))
+        notes += check_made(root, before)
     remove_hook_placeholders(root, placeholders)
     remove_empty_protected(root)
     return notes

@@ -21,6 +21,7 @@ from agent_tui.tools.sandbox_guard import named_protected_reals
 from agent_tui.tools.sandbox_hooks import run_later_paths
 from agent_tui.tools.sandbox_managers import PROGRAM as MANAGER_PROGRAM
 from agent_tui.tools.sandbox_nested import NestedLimitError
+from agent_tui.tools.sandbox_placed import completes_a_repository
 
 #: Directories no listing or search descends into.
 SKIP_DIRS = frozenset(
@@ -125,6 +126,12 @@ def refuse_protected(workspace: Path, target: Path) -> None:
                 "Ask the user to make this change, or open a smaller folder."
             ) from exc
         kind = next((k for p, k in later.items() if target.is_relative_to(p)), None)
+        if kind is None and (repo := completes_a_repository(root, target)) is not None:
+            raise WorkspaceError(
+                f"Refused: writing '{relative(workspace, target)}' would make '{relative(workspace, repo)}' a git "
+                "repository (HEAD, objects and refs), whose config git runs when anyone runs git there. Write "
+                "tools never make one; ask the user if it is needed."
+            )
         if kind in ("manager", MANAGER_PROGRAM):
             what = "read" if kind == "manager" else "named as a program to run"
             raise WorkspaceError(
@@ -134,7 +141,7 @@ def refuse_protected(workspace: Path, target: Path) -> None:
             )
         if kind is not None:
             what = {"hooks": "in the hooks folder", "hook": "a hook file", "program": "a program",
-                    "repo": "in a nested repository's git folder (a submodule or worktree)",
+                    "repo": "in a nested repository's git folder (a submodule, a worktree, a clone in a subfolder)",
                     "submodule": "in a submodule folder not checked out (a .git made there would be run)",
                     "shut": "in a folder made unreadable on the way to what git runs"}.get(
                         kind, "a config file")

@@ -237,3 +237,22 @@ async def test_a_record_that_cannot_be_kept_is_told_once_and_the_command_still_r
     assert second.exit_code == 0 and (ws / "b.txt").read_text() == "two\n"
     assert any("could not keep its repair record" in n for n in first.notes), first.notes
     assert not any("repair record" in n for n in second.notes), second.notes
+
+
+def test_a_repository_made_by_a_killed_agents_command_is_checked_at_the_next_start(tmp_path: Path,
+                                                                                   state: Path) -> None:
+    """The record keeps the repositories there before the command, so the next session judges the one the
+    command made (``tools/sandbox_placed.py``) instead of taking it for the user's."""
+    ws, marker = tmp_path / "ws", tmp_path / "pwned"
+    ready = ws / "ready"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    git(ws, "init", "-q", "mine")
+    git(ws / "mine", "config", "core.pager", "less -R")  # the user's own: never judged
+    plant = f"git init -q sub && git -C sub config core.fsmonitor 'touch {marker}' && touch {ready} && sleep 60"
+    run_agent(ws, plant, ready)
+    repaired = sandbox_for(ws).repaired
+    assert (ws / "sub" / ".git.replaced-1").is_dir() and not (ws / "sub" / ".git").exists(), repaired
+    assert any("sub/.git is a git repository the command made" in n for n in repaired), repaired
+    assert (ws / "mine" / ".git").is_dir()
+    assert not users_status_runs_it(ws / "sub", marker)

@@ -104,3 +104,20 @@ print(json.dumps({"out": out, "link": os.readlink(ws / ".git"), "pwned": status(
     assert got["link"] == str(base / "store" / "repo.git"), got
     assert got["pwned"] is False, got
     assert any("the link was put back" in n for n in got["out"]["notes"]), got  # type: ignore[index]
+
+
+def test_a_repository_made_behind_a_shut_or_unwritable_folder(base: Path) -> None:
+    """A command makes a repository that would run a program, then hides it (`chmod 000` on a folder
+    above it) or makes its folder unwritable so it cannot be moved aside (``tools/sandbox_placed.py``)."""
+    got = as_user(base, """
+git(ws, "init", "-q")
+fsmon = f"config core.fsmonitor 'touch {marker}'"
+shut = run(f"mkdir -p hide/inner && git init -q hide/inner/r && git -C hide/inner/r {fsmon} && chmod 000 hide")
+locked = run(f"git init -q sub && git -C sub {fsmon} && chmod a-w sub")
+os.chmod(ws / "hide", 0o755)
+print(json.dumps({"shut": shut, "locked": locked, "pwned": status(ws / "sub"),
+                  "aside": (ws / "sub" / ".git.replaced-1").is_dir()}))
+""")
+    assert any("hide was made unreadable by the command" in n for n in got["shut"]["notes"]), got  # type: ignore[index]
+    assert got["aside"] is True and got["pwned"] is False, got
+    assert any("moved to .git.replaced-1" in n for n in got["locked"]["notes"]), got  # type: ignore[index]

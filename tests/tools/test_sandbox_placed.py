@@ -1,0 +1,223 @@
+"""Repositories placed in the workspace and registered nowhere, run for real through the sandbox
+(``tools/sandbox_placed.py``): a command must not leave a repository whose config the user's shell
+prompt or editor runs when it calls ``git status`` in that folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools import sandbox_placed
+from agent_tui.tools.sandbox import Sandbox
+from agent_tui.tools.sandbox_placed import placed_repos, why_unsafe
+from agent_tui.tools.shell_exec import run_shell
+from agent_tui.tools.workspace import WorkspaceError, refuse_protected
+
+IDENTITY = ("-c", "user.name=u", "-c", "user.email=e@x", "-c", "protocol.file.allow=always")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def upstream(ws: Path) -> Path:
+    """A repository to clone from (in the workspace: the sandbox's /tmp is its own)."""
+    lib = ws / "upstream"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    (lib / "x.py").write_text("x = 1\n")
+    git(lib, "add", ".")
+    git(lib, "commit", "-qm", "x")
+    return lib
+
+
+def prompt_runs_it(folder: Path, marker: Path) -> bool:
+    """The user's shell prompt (or editor) after `cd folder`: an unsandboxed `git status` there."""
+    subprocess.run(["git", "status", "--short"], cwd=folder, capture_output=True)
+    return marker.exists()
+
+
+def test_the_attack_works_on_git_itself(tmp_path: Path) -> None:
+    """Without a sandbox, a repository made in a subfolder runs its fsmonitor on the user's status there;
+    so does a bare one whose config gives it a work tree."""
+    ws, marker = tmp_path / "ws", tmp_path / "pwned"
+    ws.mkdir()
+    git(ws, "init", "-q", "sub")
+    git(ws / "sub", "config", "core.fsmonitor", f"touch {marker}")
+    assert prompt_runs_it(ws / "sub", marker)
+    marker.unlink()
+    git(ws, "init", "-q", "--bare", "bare")
+    git(ws / "bare", "config", "core.worktree", "..")
+    git(ws / "bare", "config", "core.bare", "false")
+    git(ws / "bare", "config", "core.fsmonitor", f"touch {marker}")
+    assert prompt_runs_it(ws / "bare", marker)
+
+
+PLANTS = {
+    "fsmonitor": "git init -q sub && git -C sub config core.fsmonitor 'touch {marker}'",
+    "include": "git init -q sub && printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > inc.cfg && "
+               "git -C sub config include.path ../../inc.cfg",
+    "hook": "git init -q sub && printf '#!/bin/sh\\ntouch {marker}\\n' > sub/.git/hooks/post-checkout && "
+            "chmod +x sub/.git/hooks/post-checkout",
+    "gitdir file": "git init -q --bare store && git -C store config core.fsmonitor 'touch {marker}' && "
+                   "mkdir sub && echo 'gitdir: ../store' > sub/.git",
+    "link": "git init -q --bare store && git -C store config core.fsmonitor 'touch {marker}' && "
+            "mkdir sub && ln -s ../store sub/.git",
+    "bare with a work tree": "git init -q --bare sub && git -C sub config core.bare false && "
+                             "git -C sub config core.worktree .. && git -C sub config core.fsmonitor 'touch {marker}'",
+    "commondir": "git init -q --bare store && git -C store config core.fsmonitor 'touch {marker}' && "
+                 "git init -q sub && echo ../../store > sub/.git/commondir",
+}
+
+
+@pytest.mark.parametrize("plant", PLANTS.values(), ids=PLANTS.keys())
+async def test_a_repository_a_command_makes_that_would_run_a_program_is_disabled(
+        box: Sandbox, tmp_path: Path, plant: str) -> None:
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    out = await run_shell(f"{plant.format(marker=marker)} && echo planted", ws, 30, sandbox=box)
+    assert "planted" in out.output, out.output
+    notes = [n for n in out.notes if "is a git repository the command made" in n]
+    assert notes and all("moved to" in n for n in notes), out.notes
+    assert not prompt_runs_it(ws / "sub", marker), out.notes
+    assert not marker.exists()
+    # nothing deleted: what makes it a repository is beside it, for the user to look at
+    assert list(ws.glob("sub/.git.replaced-*")) or list(ws.glob("sub/HEAD.replaced-*")), out.notes
+
+
+async def test_a_clean_clone_is_left_alone_and_then_kept_read_only(box: Sandbox, tmp_path: Path) -> None:
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    lib = upstream(ws)
+    out = await run_shell(f"git clone -q {lib} vendor/lib && git -C vendor/lib log --oneline", ws, 30, sandbox=box)
+    assert out.exit_code == 0 and " x" in out.output, out.output
+    assert not out.notes, out.notes
+    assert (ws / "vendor/lib/.git/config").is_file()
+    # the next command finds it there and cannot plant in it, nor swap its .git, nor move the folder
+    for attack in (f"git -C vendor/lib config core.fsmonitor 'touch {marker}'",
+                   f"rm -rf vendor/lib/.git && git init -q vendor/lib && git -C vendor/lib config core.fsmonitor "
+                   f"'touch {marker}'",
+                   f"mv vendor/lib vendor/old && git init -q vendor/lib && git -C vendor/lib config core.fsmonitor "
+                   f"'touch {marker}'"):
+        out = await run_shell(attack, ws, 30, sandbox=box)
+        assert out.exit_code != 0, (attack, out.output)
+        assert not prompt_runs_it(ws / "vendor/lib", marker), (attack, out.output, out.notes)
+    assert "fsmonitor" not in (ws / "vendor/lib/.git/config").read_text()
+    # reading it still works inside the sandbox
+    out = await run_shell("git -C vendor/lib log --oneline && git -C vendor/lib status --short", ws, 30, sandbox=box)
+    assert out.exit_code == 0 and " x" in out.output, out.output
+
+
+async def test_a_users_own_placed_repository_keeps_its_settings(box: Sandbox, tmp_path: Path) -> None:
+    """A repository there before any command is the user's: its config (a pager here) is never judged."""
+    ws = box.workspace
+    git(ws, "init", "-q", "tools/own")
+    git(ws / "tools/own", "config", "core.pager", "less -R")
+    out = await run_shell("git init -q fresh && echo ok", ws, 30, sandbox=box)
+    assert out.exit_code == 0 and not out.notes, out.notes
+    assert (ws / "tools/own/.git").is_dir() and (ws / "fresh/.git").is_dir()
+    with pytest.raises(WorkspaceError, match="nested repository.s git folder"):
+        git(ws, "init", "-q", "--bare", "bare")
+        refuse_protected(ws, (ws / "bare" / "config").resolve())
+
+
+def test_git_lfs_settings_and_hooks_pass(tmp_path: Path) -> None:
+    repo = tmp_path / "ws" / "sub"
+    git(tmp_path, "init", "-q", str(repo))
+    for key, value in sandbox_placed._LFS_FILTER.items():
+        git(repo, "config", key, value)
+    hook = repo / ".git/hooks/pre-push"
+    hook.write_text('#!/bin/sh\ncommand -v git-lfs >/dev/null 2>&1 || { printf >&2 "\\n%s\\n\\n" "This repository '
+                    "is configured for Git LFS but 'git-lfs' was not found on your path.\"; exit 2; }\n"
+                    'git lfs pre-push "$@"\n')
+    root = (tmp_path / "ws").resolve()
+    assert why_unsafe(repo.resolve() / ".git", root) is None
+    hook.write_text(hook.read_text().replace("exit 2;", "$(touch /tmp/x); exit 2;"))
+    assert why_unsafe(repo.resolve() / ".git", root) == "it has a hook pre-push"
+    hook.unlink()
+    git(repo, "config", "filter.lfs.process", "git-lfs filter-process; touch /tmp/x")
+    assert why_unsafe(repo.resolve() / ".git", root) == "its config sets filter.lfs.process"
+
+
+def test_the_walk_follows_changes_and_matches_a_fresh_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After each change the walk finds what a walk from nothing finds; links are never followed and git
+    folders never entered."""
+    ws = tmp_path / "ws"
+    (ws / "a/b/c").mkdir(parents=True)
+    git(ws, "init", "-q")
+    root = ws.resolve()
+
+    def fresh() -> tuple[Path, ...]:
+        sandbox_placed._memos.clear()
+        return placed_repos(root).repos
+
+    def both() -> tuple[Path, ...]:
+        warm = placed_repos(root).repos
+        assert warm == fresh()
+        return warm
+
+    assert both() == ()
+    git(ws, "init", "-q", "a/b/c/deep")
+    assert both() == (root / "a/b/c/deep/.git",)
+    git(ws, "init", "-q", "--bare", "a/bare.git")
+    (ws / "a/b/link").symlink_to(ws / "a/b/c")  # a link to a folder holding a repository: not followed
+    assert both() == (root / "a/b/c/deep/.git", root / "a/bare.git")
+    shutil.rmtree(ws / "a/b/c/deep")
+    os.rename(ws / "a/bare.git", ws / "bare.git")
+    assert both() == (root / "bare.git",)
+    monkeypatch.setattr(sandbox_placed, "MAX_DIRS", 2)
+    assert not placed_repos(root).complete
+
+
+def test_a_warm_walk_lists_only_changed_folders_and_a_reset_mtime_does_not_hide_a_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = tmp_path / "ws"
+    for i in range(20):
+        (ws / f"d{i}" / "e").mkdir(parents=True)
+    root = ws.resolve()
+    listed: list[str] = []
+    real_list = sandbox_placed._list
+    monkeypatch.setattr(sandbox_placed, "_list",
+                        lambda folder, *rest: listed.append(folder) or real_list(folder, *rest))
+    monkeypatch.setattr(sandbox_placed, "RACY_NS", 0)  # (the sleeps below stand in for the racy margin)
+    placed_repos(root)
+    assert len(listed) == 41
+    time.sleep(0.05)
+    listed.clear()
+    assert placed_repos(root).repos == () and listed == []  # nothing changed: one stat a folder, no listing
+    before = os.stat(ws / "d3")
+    time.sleep(0.05)
+    git(ws, "init", "-q", "d3/x")
+    os.utime(ws / "d3", ns=(before.st_atime_ns, before.st_mtime_ns))  # a command setting the mtime back
+    listed.clear()
+    assert placed_repos(root).repos == (root / "d3/x/.git",)
+    assert str(root / "d3") in listed and str(root / "d7") not in listed
+
+
+async def test_a_workspace_too_big_to_walk_is_told_once(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = box.workspace
+    git(ws, "init", "-q")
+    (ws / "a/b/c").mkdir(parents=True)
+    monkeypatch.setattr(sandbox_placed, "MAX_DIRS", 3)
+    notes = [n for _ in range(2) for n in (await run_shell("true", ws, 30, sandbox=box)).notes]
+    assert sum("more than 3 folders" in n for n in notes) == 1, notes
+
+
+def test_write_tools_never_complete_a_bare_repository(tmp_path: Path) -> None:
+    """No check follows a write tool as one follows a command: the write that would make a folder a
+    git folder (the last of HEAD, objects and refs) is refused, whatever the order."""
+    ws = tmp_path / "ws"
+    (ws / "x" / "objects").mkdir(parents=True)
+    (ws / "x" / "config").write_text("[core]\n\tworktree = ..\n\tfsmonitor = touch /tmp/x\n")
+    root = ws.resolve()
+    refuse_protected(ws, root / "x" / "HEAD")  # HEAD alone (refs missing) is an ordinary file
+    (ws / "x" / "HEAD").write_text("ref: refs/heads/main\n")
+    with pytest.raises(WorkspaceError, match="would make 'x' a git repository"):
+        refuse_protected(ws, root / "x" / "refs" / "heads" / "main")
+    refuse_protected(ws, root / "x" / "notes.txt")
+    refuse_protected(ws, root / "y" / "refs" / "z")  # a new folder: nothing else there
