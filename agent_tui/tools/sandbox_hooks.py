@@ -273,6 +273,8 @@ def _walked(path: Path, root: Path, found: _Found) -> Path | None:
     the links met are recorded and put back) or behind a folder that cannot be searched (a command's
     ``chmod 000``: that folder is kept read-only, so it cannot be opened again to plant behind it)."""
     full = path if path.is_absolute() else root / path
+    if "\0" in str(full):  # no such path can exist (a planted `.git` file's text)
+        return None
     try:
         return _walk(full, root, found)
     except PermissionError:

@@ -67,22 +67,24 @@ _cache: dict[str, tuple[tuple[object, ...], Nested]] = {}
 
 
 def gitdir_named(dotgit: Path) -> Path | None:
-    """The folder a ``.git`` file names (``gitdir: …``), made absolute but not resolved."""
+    """The folder a ``.git`` file names, read as git reads it (``gitdir: `` then the rest of the file,
+    up to a NUL, less trailing CR/LF), made absolute but not resolved."""
     try:  # non-blocking, and only a regular file: a FIFO swapped in must not hang the look
         fd = os.open(dotgit, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    except (OSError, ValueError):
         return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        first = os.read(fd, 4096).decode("utf-8", "surrogateescape").splitlines()[0]
-    except (OSError, IndexError):
+        raw = os.read(fd, 8192).split(b"\0", 1)[0]
+    except OSError:
         return None
     finally:
         os.close(fd)
-    if not first.startswith("gitdir:"):
+    text = raw.decode("utf-8", "surrogateescape")
+    if not text.startswith("gitdir: ") or not (named := text[len("gitdir: "):].rstrip("\r\n")):
         return None
-    target = Path(first[len("gitdir:"):].strip())
+    target = Path(named)
     return target if target.is_absolute() else dotgit.parent / target
 
 

@@ -12,20 +12,25 @@ has a work tree and runs its fsmonitor.
 * After a command, each one that was not there before is checked (:func:`why_unsafe`).  One whose
   git would run a program is disabled, and nothing is deleted.  Its ``.git`` is moved to
   ``.git.replaced-N``; for a bare folder, its ``HEAD`` is moved aside.  The user is told why.
+  Which git folder and common folder git uses there is asked of git itself (``rev-parse``, not
+  looking above the folder), so ``gitdir:`` and ``commondir`` are read exactly as git reads them.
   "Would run a program" means any of these:
-  - a config key outside the short list ``git clone`` and ``git init`` write (so
-    ``include``, ``core.fsmonitor``, ``core.worktree`` and every program key fail);
+  - a config key outside a list of keys that never name a program (what ``git clone`` and ``git
+    init`` write, and everyday settings), so ``include``, ``core.fsmonitor`` and every program key
+    fail;
   - a hook that is not a ``.sample`` or git-lfs's own;
-  - a ``.git`` link;
-  - a ``gitdir:`` or ``commondir`` leading out of the workspace, or to a folder that fails the same
-    check.
+  - a git folder out of the workspace, or the workspace's own ``.git``;
+  - anything the check cannot read or parse (it is then disabled, never let through).
 
   A clean ``git clone`` passes.  Its ``.git`` is read-only to the next command.
 
-The look walks the workspace's folders without following links and never enters a git folder.
-Each folder is listed again only when its ``ctime`` changed since the last look (or was too recent
-to tell), so a warm look costs one ``stat`` per folder (``scripts/bench_sandbox_look.py``).  Past :data:`MAX_DIRS` folders
-the walk stops.  What lies beyond is not covered, and the user is told once.
+The look walks every folder of the workspace (inside git folders too: a decoy ``HEAD`` must not hide
+what lies below it) without following links; only the root's own ``.git`` and ``.agent-tui`` are
+skipped.  A folder is taken for a git folder by git's own rule, widened: a ``HEAD``, and ``objects``
+and ``refs`` or a ``commondir``, whatever their types.  Each folder is listed again only when its
+``ctime`` changed since the last look (or was too recent to tell), so a warm look costs one ``stat``
+per folder (``scripts/bench_sandbox_look.py``).  Past :data:`MAX_DIRS` folders the walk stops.
+What lies beyond is not covered, and the user is told once.
 """
 
 from __future__ import annotations
@@ -33,31 +38,36 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.tools.git_safe import GIT_TIMEOUT, config_args, safe_env
 from agent_tui.tools.sandbox_after import rename_owned
-from agent_tui.tools.sandbox_nested import gitdir_named, run_git
+from agent_tui.tools.sandbox_nested import run_git
 
 #: Folders a look walks at most; past it, repositories deeper in are not covered.
 MAX_DIRS = 200_000
 #: A folder changed this recently (ns) when listed is listed again at the next look.
 RACY_NS = 2_000_000_000
-#: ``gitdir:`` / ``commondir`` hops followed when checking one repository.
-MAX_HOPS = 4
+#: A hook longer than this is not read to the end, and so not taken for git-lfs's.
+MAX_HOOK_BYTES = 16_384
 #: Config keys ``git clone``, ``git init`` and everyday settings write: none makes git run a program.
 _SAFE_KEY = re.compile(
     r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|"
     r"autocrlf|eol|safecrlf|quotepath|sparsecheckout|sparsecheckoutcone|checkstat|trustctime|compression|"
-    r"bigfilethreshold|abbrev|untrackedcache|splitindex|commitgraph|multipackindex|filesreflocklimit)"
-    r"|extensions\.(objectformat|refstorage|partialclone|noop|preciousobjects)"
+    r"bigfilethreshold|abbrev|untrackedcache|splitindex|commitgraph|multipackindex|filesreflocklimit|worktree)"
+    r"|extensions\.(objectformat|refstorage|partialclone|noop|preciousobjects|worktreeconfig)"
     r"|remote\..+\.(url|pushurl|fetch|push|tagopt|prune|prunetags|mirror|promisor|partialclonefilter"
     r"|skipdefaultupdate|skipfetchall)"
     r"|branch\..+\.(remote|pushremote|merge|rebase|description)"
-    r"|submodule\..+\.(url|active|branch)"
-    r"|user\.(name|email)|init\.defaultbranch|pull\.(rebase|ff)|fetch\.(prune|prunetags)|gc\.auto"
+    r"|submodule\.active|submodule\..+\.(url|active|branch|ignore|shallow|fetchrecursesubmodules)"
+    r"|user\.(name|email|useconfigonly)|init\.defaultbranch|pull\.(rebase|ff)|fetch\.(prune|prunetags|parallel)"
+    r"|gc\.(auto|autodetach)|push\.(default|autosetupremote|followtags)|color\.[^.]+(\.[^.]+)?"
+    r"|merge\.(ff|conflictstyle|log)|rebase\.(autosquash|autostash|updaterefs)|status\.(short|branch)"
+    r"|diff\.(renames|algorithm|noprefix|mnemonicprefix)|log\.(date|decorate)|advice\.[^.]+|protocol\.version"
     r"|lfs\.repositoryformatversion|lfs\..+\.access)$")
 #: git-lfs's own filter settings (``git lfs install --local``), allowed with exactly these values.
 _LFS_FILTER = {"filter.lfs.clean": "git-lfs clean -- %f", "filter.lfs.smudge": "git-lfs smudge -- %f",
@@ -65,7 +75,7 @@ _LFS_FILTER = {"filter.lfs.clean": "git-lfs clean -- %f", "filter.lfs.smudge": "
 #: A hook git-lfs writes: it checks git-lfs is there, then runs it.
 _LFS_HOOK = re.compile(
     r'#!/bin/sh\ncommand -v git-lfs >/dev/null 2>&1 \|\| \{ (echo|printf) >&2 "([^"$`\\]|\\n)*"'
-    r'( "([^"$`\\]|\\n)*")?; exit 2; \}\ngit lfs (pre-push|post-checkout|post-commit|post-merge) "\$@"\n?')
+    r'( "([^"$`\\]|\\n)*")?; exit 2; \}\ngit lfs (?P<name>pre-push|post-checkout|post-commit|post-merge) "\$@"\n?')
 
 
 @dataclass
@@ -77,7 +87,7 @@ class _Folder:
     subdirs: tuple[str, ...]
     """The folders in it, to walk into (links and git folders left out)."""
     repos: tuple[str, ...]
-    """The repositories in it: its ``.git`` entry, or itself when it is a bare git folder."""
+    """The repositories in it: its ``.git`` entry, and itself when it is a git folder."""
 
 
 @dataclass
@@ -109,27 +119,28 @@ _NO_SKIP: frozenset[str] = frozenset()
 
 
 def _is_gitdir(names: set[str]) -> bool:
-    return "HEAD" in names and "objects" in names and "refs" in names
+    """git's rule for a git folder (``HEAD``, and ``objects`` and ``refs`` or a ``commondir``), by name
+    only: wider than git's, which also looks at what they hold."""
+    return "HEAD" in names and ("commondir" in names or ("objects" in names and "refs" in names))
 
 
 def _list(folder: str, key: tuple[int, int, int], skip: frozenset[str]) -> _Folder:
     subdirs: list[str] = []
     names: set[str] = set()
-    dotgit = False
     with os.scandir(folder) as entries:
         for entry in entries:
             names.add(entry.name)
-            if entry.name == ".git":
-                dotgit = True
-                continue
             try:
                 if entry.is_dir(follow_symlinks=False) and entry.name not in skip:
                     subdirs.append(entry.path)
             except OSError:
                 continue
-    if not skip and _is_gitdir(names):  # a bare repository (or a folder a `gitdir:` names): not walked into
-        return _Folder(key, (), (folder,))
-    return _Folder(key, tuple(subdirs), (os.path.join(folder, ".git"),) if dotgit and not skip else ())
+    repos = []
+    if ".git" in names and not skip:
+        repos.append(os.path.join(folder, ".git"))
+    if not skip and _is_gitdir(names):  # a bare repository, or a git folder (walked into all the same)
+        repos.append(folder)
+    return _Folder(key, tuple(subdirs), tuple(repos))
 
 
 def _key(st: os.stat_result, now: int) -> tuple[int, int, int]:
@@ -177,7 +188,7 @@ def placed_repos(workspace: Path) -> Placed:
         todo += known.subdirs
     with _lock:
         memo.folders = fresh
-    return Placed(tuple(sorted(map(Path, repos))), tuple(sorted(map(Path, shut))), not todo)
+    return Placed(tuple(sorted(set(map(Path, repos)))), tuple(sorted(map(Path, shut))), not todo)
 
 
 def completes_a_repository(root: Path, target: Path) -> Path | None:
@@ -215,8 +226,8 @@ def _config_problem(config: Path) -> str | None:
             return None
         if config.is_symlink() or not config.is_file():
             return f"{config.name} is not a plain file"
-    except OSError as exc:
-        return f"{config.name} cannot be read ({exc.strerror})"
+    except (OSError, ValueError) as exc:
+        return f"{config.name} cannot be read ({exc})"
     raw = run_git(Path("/"), "config", "--file", str(config), "--null", "--list")
     if raw is None:
         return f"{config.name} is not a config git can read"
@@ -244,62 +255,64 @@ def _hooks_problem(hooks: Path) -> str | None:
     for name in names:
         if name.endswith(".sample"):
             continue
-        path = hooks / name
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = os.open(hooks / name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
             return f"it has a hook {name}"
         try:
-            text = os.read(fd, 4096).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+            raw = os.read(fd, MAX_HOOK_BYTES + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
         finally:
             os.close(fd)
-        if not _LFS_HOOK.fullmatch(text):
+        lfs = _LFS_HOOK.fullmatch(raw.decode("utf-8", "replace")) if len(raw) <= MAX_HOOK_BYTES else None
+        if lfs is None or lfs.group("name") != name:
             return f"it has a hook {name}"
     return None
 
 
-def _gitdir_problem(gitdir: Path, root: Path, hops: int) -> str | None:
-    """Why git would run a program from this git folder (None: it would not)."""
-    if hops > MAX_HOPS:
-        return "its git folders lead through too many others"
-    for problem in (_config_problem(gitdir / "config"), _config_problem(gitdir / "config.worktree"),
-                    _hooks_problem(gitdir / "hooks")):
-        if problem is not None:
-            return problem
-    common = gitdir / "commondir"
-    if common.exists() or common.is_symlink():
-        try:
-            text = common.read_text(encoding="utf-8", errors="surrogateescape").strip()
-        except OSError:
-            return "its commondir cannot be read"
-        target = Path(text) if Path(text).is_absolute() else gitdir / text
-        return _leads_to(target, root, hops + 1, "commondir")
-    return None
-
-
-def _leads_to(target: Path, root: Path, hops: int, what: str) -> str | None:
-    real = Path(os.path.realpath(target))
-    if not real.is_relative_to(root) or real == root or real.relative_to(root).parts[0] in (".git", ".agent-tui"):
-        return f"its {what} leads out of the workspace's own folders ({target})"
-    if not real.is_dir():
+def _git_dirs(folder: Path) -> tuple[Path, Path] | None:
+    """(git folder, common folder) git uses when run in ``folder``, not looking above it; None when git
+    takes no repository there.  RuntimeError when git could not be asked."""
+    env = safe_env()
+    env["GIT_CEILING_DIRECTORIES"] = str(folder.parent)
+    try:
+        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", "--path-format=absolute",
+                               "--absolute-git-dir", "--git-common-dir"], cwd=folder, capture_output=True,
+                              timeout=GIT_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return None  # no git here: nothing runs it
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RuntimeError(f"git could not be asked ({exc})") from exc
+    if done.returncode != 0:
         return None
-    return _gitdir_problem(real, root, hops)
+    lines = os.fsdecode(done.stdout).split("\n")
+    if len(lines) != 3 or lines[2] or not lines[0] or not lines[1]:
+        raise RuntimeError("git's answer could not be read")
+    return Path(lines[0]), Path(lines[1])
 
 
 def why_unsafe(repo: Path, root: Path) -> str | None:
-    """Why the user's git in this repository would run a program a command put there (None: a
-    repository as ``git clone`` or ``git init`` leaves it).  ``repo``: a ``.git`` or a bare folder."""
+    """Why the user's git, run where ``repo`` is (a ``.git`` entry, or a git folder), would run a
+    program a command put there; None for a repository as ``git clone`` or ``git init`` leaves it, or
+    when git takes no repository there."""
     try:
-        if repo.is_symlink():
+        if repo.name == ".git" and repo.is_symlink():
             return "its .git is a link"
-        if repo.name == ".git" and repo.is_file():
-            named = gitdir_named(repo)
-            if named is None:
-                return None  # git refuses it too
-            return _leads_to(named, root, 1, "gitdir")
-    except OSError as exc:
-        return f"it cannot be read ({exc.strerror})"
-    return _gitdir_problem(repo, root, 0)
+        found = _git_dirs(repo.parent if repo.name == ".git" else repo)
+        if found is None:
+            return None
+        own = root / ".git"
+        for folder in found:
+            real = Path(os.path.realpath(folder))
+            if not real.is_relative_to(root) or real == root or real == own or own in real.parents:
+                return f"its git folder is out of the workspace's reach ({folder})"
+        git_dir, common = found
+        for problem in (_config_problem(common / "config"), _config_problem(git_dir / "config.worktree"),
+                        _hooks_problem(common / "hooks"), _hooks_problem(git_dir / "hooks")):
+            if problem is not None:
+                return problem
+        return None
+    except Exception as exc:  # whatever it is, it cannot be shown safe: disabled, never let through
+        return f"it could not be checked ({type(exc).__name__}: {exc})"
 
 
 def _disable(repo: Path, root: Path, why: str) -> str:
@@ -330,11 +343,13 @@ def check_made(workspace: Path, before: Placed | None = None) -> list[str]:
     now = placed_repos(root)
     known = set(before.repos)
     notes = []
-    for repo in now.repos:
-        if repo in known:
+    disabled: list[Path] = []
+    for repo in now.repos:  # sorted: a `.git` before the git folders inside it
+        if repo in known or any(repo.is_relative_to(d) for d in disabled):
             continue
         if (why := why_unsafe(repo, root)) is not None:
             notes.append(_disable(repo, root, why))
+            disabled.append(repo)
     for folder in set(now.shut) - set(before.shut):
         notes.append(f"{folder.relative_to(root).as_posix() or '.'} was made unreadable by the command, so it was not "
                      "checked for git repositories that run programs: look inside before you make it readable")

@@ -72,6 +72,18 @@ PLANTS = {
                              "git -C sub config core.worktree .. && git -C sub config core.fsmonitor 'touch {marker}'",
     "commondir": "git init -q --bare store && git -C store config core.fsmonitor 'touch {marker}' && "
                  "git init -q sub && echo ../../store > sub/.git/commondir",
+    # found by review: what git reads differs from a reader of its own, or the walk stopped early
+    "decoy git folder above": "mkdir -p sub && touch sub/HEAD sub/objects sub/refs && git init -q sub/in && "
+                              "git -C sub/in config core.fsmonitor 'touch {marker}'",
+    "inside a .git folder": "git init -q sub && git init -q sub/.git/x && "
+                            "git -C sub/.git/x config core.fsmonitor 'touch {marker}'",
+    "commondir with a trailing blank": "git init -q sub && mkdir -p 'c /objects' 'c /refs' && "
+                                       "printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > 'c /config' && "
+                                       "printf '../../c \\n' > sub/.git/commondir",
+    "gitdir with a trailing blank": "git init -q --bare 'wt ' && git -C 'wt ' config core.fsmonitor 'touch {marker}' "
+                                    "&& mkdir sub && printf 'gitdir: ../wt \\n' > sub/.git",
+    "a NUL in another gitdir file": "mkdir a && printf 'gitdir: ../x\\000y\\n' > a/.git && git init -q sub && "
+                                    "git -C sub config core.fsmonitor 'touch {marker}'",
 }
 
 
@@ -85,9 +97,44 @@ async def test_a_repository_a_command_makes_that_would_run_a_program_is_disabled
     notes = [n for n in out.notes if "is a git repository the command made" in n]
     assert notes and all("moved to" in n for n in notes), out.notes
     assert not prompt_runs_it(ws / "sub", marker), out.notes
-    assert not marker.exists()
+    assert not (ws / "sub/in").is_dir() or not prompt_runs_it(ws / "sub/in", marker), out.notes
     # nothing deleted: what makes it a repository is beside it, for the user to look at
-    assert list(ws.glob("sub/.git.replaced-*")) or list(ws.glob("sub/HEAD.replaced-*")), out.notes
+    assert list(ws.rglob("*.replaced-*")), out.notes
+    assert not prompt_runs_it(ws / "sub", marker)  # and the next command's look is not broken by it
+    assert (await run_shell("echo again", ws, 30, sandbox=box)).output.strip() == "again"
+
+
+async def test_a_repository_split_over_two_folders_is_disabled(box: Sandbox, tmp_path: Path) -> None:
+    """`evil` has a HEAD and a commondir naming `c`, which has objects, refs and a config setting a pager:
+    neither folder alone looks like a git folder, but git takes `evil` for one (found by review)."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    plant = (f"mkdir -p evil c/objects c/refs && echo 'ref: refs/heads/main' > evil/HEAD && echo ../c > evil/commondir"
+             f" && printf '[core]\\n\\tpager = touch {marker}; cat\\n' > c/config")
+    subprocess.run(plant, shell=True, cwd=tmp_path, check=True)  # the attack, outside the workspace, works
+    assert pager_runs_it(tmp_path / "evil", marker)
+    marker.unlink()
+    out = await run_shell(plant, ws, 30, sandbox=box)
+    assert any("evil/HEAD is a git repository the command made" in n for n in out.notes), out.notes
+    assert not pager_runs_it(ws / "evil", marker)
+
+
+async def test_everyday_git_in_a_command_leaves_no_false_alarm(box: Sandbox) -> None:
+    """Clones with submodules, sparse checkouts and ordinary settings pass the check untouched."""
+    ws = box.workspace
+    git(ws, "init", "-q")
+    lib = upstream(ws)
+    (ws / "dep-src").mkdir()
+    git(lib, "submodule", "add", "-q", str(upstream(ws / "dep-src")), "dep")
+    git(lib, "commit", "-qm", "dep")
+    out = await run_shell(
+        f"git -c protocol.file.allow=always clone -q --recurse-submodules {lib} app && "
+        "git -C app sparse-checkout set --no-cone /x.py && git -C app config push.default current && "
+        "git -C app config color.ui auto && git clone -q --bare app bare.git && git init -q fresh", ws, 60,
+        sandbox=box)
+    assert out.exit_code == 0, out.output
+    assert not out.notes, out.notes
+    assert (ws / "app/.git/HEAD").is_file() and (ws / "app/dep/.git").is_file() and (ws / "bare.git/HEAD").is_file()
 
 
 async def test_a_clean_clone_is_left_alone_and_then_kept_read_only(box: Sandbox, tmp_path: Path) -> None:
@@ -126,6 +173,13 @@ async def test_a_users_own_placed_repository_keeps_its_settings(box: Sandbox, tm
         refuse_protected(ws, (ws / "bare" / "config").resolve())
 
 
+def pager_runs_it(folder: Path, marker: Path) -> bool:
+    """The user's git on a terminal in ``folder`` (``script`` gives it one), with its output paged."""
+    subprocess.run(["script", "-qc", "git -p config --list", "/dev/null"], cwd=folder, capture_output=True,
+                   stdin=subprocess.DEVNULL, timeout=30)
+    return marker.exists()
+
+
 def test_git_lfs_settings_and_hooks_pass(tmp_path: Path) -> None:
     repo = tmp_path / "ws" / "sub"
     git(tmp_path, "init", "-q", str(repo))
@@ -137,9 +191,17 @@ def test_git_lfs_settings_and_hooks_pass(tmp_path: Path) -> None:
                     'git lfs pre-push "$@"\n')
     root = (tmp_path / "ws").resolve()
     assert why_unsafe(repo.resolve() / ".git", root) is None
-    hook.write_text(hook.read_text().replace("exit 2;", "$(touch /tmp/x); exit 2;"))
+    lfs = hook.read_text()
+    hook.write_text(lfs.replace("exit 2;", "$(touch /tmp/x); exit 2;"))
     assert why_unsafe(repo.resolve() / ".git", root) == "it has a hook pre-push"
-    hook.unlink()
+    hook.write_text(lfs.replace("path.", "path." + " " * 5000))  # a valid hook padded past any short read...
+    assert why_unsafe(repo.resolve() / ".git", root) is None
+    hook.write_text(lfs.replace("path.", "path." + " " * 20_000) + "touch /tmp/x\n")  # ...with a payload after it
+    assert why_unsafe(repo.resolve() / ".git", root) == "it has a hook pre-push"
+    hook.rename(repo / ".git/hooks/pre-commit")
+    hook.with_name("pre-commit").write_text(lfs)  # git-lfs's pre-push hook under another hook's name
+    assert why_unsafe(repo.resolve() / ".git", root) == "it has a hook pre-commit"
+    hook.with_name("pre-commit").unlink()
     git(repo, "config", "filter.lfs.process", "git-lfs filter-process; touch /tmp/x")
     assert why_unsafe(repo.resolve() / ".git", root) == "its config sets filter.lfs.process"
 
@@ -221,3 +283,7 @@ def test_write_tools_never_complete_a_bare_repository(tmp_path: Path) -> None:
         refuse_protected(ws, root / "x" / "refs" / "heads" / "main")
     refuse_protected(ws, root / "x" / "notes.txt")
     refuse_protected(ws, root / "y" / "refs" / "z")  # a new folder: nothing else there
+    (ws / "y" / "HEAD").parent.mkdir()
+    (ws / "y" / "HEAD").write_text("ref: refs/heads/main\n")
+    with pytest.raises(WorkspaceError, match="would make 'y' a git repository"):
+        refuse_protected(ws, root / "y" / "commondir")  # git's other shape: HEAD and a commondir
