@@ -21,7 +21,8 @@ belongs to its own agent.  While another session is recovering, a starting one w
 another agent's command runs, a record of a dead agent is left for later and the user is told.
 A record is checked before use as if hostile: each path must lie in the workspace, the link
 names and hook names must be ones the sandbox records, and nothing is written through a link.
-The record is not synced to disk: a power cut during a command can lose it (a crash cannot).
+The record and its folder are synced to disk before the command starts, so a power cut during
+the command does not lose it either.
 """
 
 from __future__ import annotations
@@ -82,7 +83,14 @@ def write(workspace: Path, links: tuple[tuple[str, str], ...]) -> bool:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
             json.dump(record, fh)
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before the command starts: a power cut must not lose it
         os.replace(tmp, path)
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(folder)  # the rename too
+        finally:
+            os.close(folder)
         return True
     except (OSError, ValueError):
         with contextlib.suppress(OSError):

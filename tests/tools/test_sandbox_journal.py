@@ -256,3 +256,20 @@ def test_a_repository_made_by_a_killed_agents_command_is_checked_at_the_next_sta
     assert any("sub/.git is a git repository the command made" in n for n in repaired), repaired
     assert (ws / "mine" / ".git").is_dir()
     assert not users_status_runs_it(ws / "sub", marker)
+
+
+def test_the_record_reaches_the_disk_before_the_command_starts(tmp_path: Path, state: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A power cut during a command must not lose the record: the file and the folder holding it are
+    synced before ``write`` returns (the calls are watched at the OS boundary)."""
+    from agent_tui.tools import sandbox_journal
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    synced: list[str] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.readlink(f"/proc/self/fd/{fd}")) or real(fd))
+    assert sandbox_journal.write(ws, ())
+    record = next(state.glob("*.pending.json"))
+    assert synced == [str(record) + ".tmp", str(state)], synced  # the data, then the rename
+    assert json.loads(record.read_text())["workspace"] == str(ws.resolve())
