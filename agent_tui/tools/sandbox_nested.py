@@ -22,11 +22,11 @@ worktrees), with no depth limit.  When the workspace is a subfolder of a reposit
 repository's index is read for the part below the workspace.  Past :data:`MAX_REPOS` repositories
 the look gives up and sandboxed commands are refused (``NestedLimitError``), never let through
 half-protected.  A repository merely placed in the workspace and registered nowhere (a ``git
-clone`` into a subfolder) is not walked by the root's git; the user's prompt or editor runs git in it,
-so ``tools/sandbox_placed.py`` finds those by walking the folders.  The answer is cached by the ``stat`` of each index, ``.git`` and worktree record
-read (``scripts/bench_sandbox_look.py``: 0.2 ms a command without submodules, ~0.3 ms more per
-checked-out submodule once warm; the first look, and the one after an index changes, run git
-about three times per repository).
+clone`` into a subfolder) is not walked by the root's git; the user's prompt or editor runs git in
+it, so ``tools/sandbox_placed.py`` finds those by walking the folders.  The answer is cached by the
+``stat`` of each index, ``.git`` and worktree record read (``scripts/bench_sandbox_look.py``: 0.2
+ms a command without submodules, ~0.3 ms more per checked-out submodule once warm; the first look,
+and the one after an index changes, run git about three times per repository).
 """
 
 from __future__ import annotations

@@ -9,18 +9,10 @@ has a work tree and runs its fsmonitor.
 
 * Before a command, each one found is protected like a submodule (``tools/sandbox_hooks.py``): its
   ``.git`` (or bare folder) is read-only, and what its config names in the work tree is protected.
-* After a command, each one that was not there before is checked (:func:`why_unsafe`).  One whose
-  git would run a program is disabled, and nothing is deleted.  Its ``.git`` is moved to
-  ``.git.replaced-N``; for a bare folder, its ``HEAD`` is moved aside.  The user is told why.
-  Which git folder and common folder git uses there is asked of git itself (``rev-parse``, not
-  looking above the folder), so ``gitdir:`` and ``commondir`` are read exactly as git reads them.
-  "Would run a program" means any of these:
-  - a config key outside a list of keys that never name a program (what ``git clone`` and ``git
-    init`` write, and everyday settings), so ``include``, ``core.fsmonitor`` and every program key
-    fail;
-  - a hook that is not a ``.sample`` or git-lfs's own;
-  - a git folder out of the workspace, or the workspace's own ``.git``;
-  - anything the check cannot read or parse (it is then disabled, never let through).
+* After a command, each one that was not there before is judged by
+  ``tools/sandbox_repo_check.py``.  One whose git could run a program is disabled, and nothing is
+  deleted: its ``.git`` is moved to ``.git.replaced-N``, or for a bare folder its ``HEAD`` is
+  moved aside.  The user is told why.
 
   A clean ``git clone`` passes.  Its ``.git`` is read-only to the next command.
 
@@ -30,52 +22,26 @@ skipped.  A folder is taken for a git folder by git's own rule, widened: a ``HEA
 and ``refs`` or a ``commondir``, whatever their types.  Each folder is listed again only when its
 ``ctime`` changed since the last look (or was too recent to tell), so a warm look costs one ``stat``
 per folder (``scripts/bench_sandbox_look.py``).  Past :data:`MAX_DIRS` folders the walk stops.
-What lies beyond is not covered, and the user is told once.
+What lies beyond is not covered: the user is told once, and every time a command is what pushed
+the workspace past it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
-import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.tools.git_safe import GIT_TIMEOUT, config_args, safe_env
 from agent_tui.tools.sandbox_after import rename_owned
-from agent_tui.tools.sandbox_nested import run_git
+from agent_tui.tools.sandbox_repo_check import is_gitdir, why_unsafe
 
 #: Folders a look walks at most; past it, repositories deeper in are not covered.
 MAX_DIRS = 200_000
 #: A folder changed this recently (ns) when listed is listed again at the next look.
 RACY_NS = 2_000_000_000
-#: A hook longer than this is not read to the end, and so not taken for git-lfs's.
-MAX_HOOK_BYTES = 16_384
-#: Config keys ``git clone``, ``git init`` and everyday settings write: none makes git run a program.
-_SAFE_KEY = re.compile(
-    r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|"
-    r"autocrlf|eol|safecrlf|quotepath|sparsecheckout|sparsecheckoutcone|checkstat|trustctime|compression|"
-    r"bigfilethreshold|abbrev|untrackedcache|splitindex|commitgraph|multipackindex|filesreflocklimit|worktree)"
-    r"|extensions\.(objectformat|refstorage|partialclone|noop|preciousobjects|worktreeconfig)"
-    r"|remote\..+\.(url|pushurl|fetch|push|tagopt|prune|prunetags|mirror|promisor|partialclonefilter"
-    r"|skipdefaultupdate|skipfetchall)"
-    r"|branch\..+\.(remote|pushremote|merge|rebase|description)"
-    r"|submodule\.active|submodule\..+\.(url|active|branch|ignore|shallow|fetchrecursesubmodules)"
-    r"|user\.(name|email|useconfigonly)|init\.defaultbranch|pull\.(rebase|ff)|fetch\.(prune|prunetags|parallel)"
-    r"|gc\.(auto|autodetach)|push\.(default|autosetupremote|followtags)|color\.[^.]+(\.[^.]+)?"
-    r"|merge\.(ff|conflictstyle|log)|rebase\.(autosquash|autostash|updaterefs)|status\.(short|branch)"
-    r"|diff\.(renames|algorithm|noprefix|mnemonicprefix)|log\.(date|decorate)|advice\.[^.]+|protocol\.version"
-    r"|lfs\.repositoryformatversion|lfs\..+\.access)$")
-#: git-lfs's own filter settings (``git lfs install --local``), allowed with exactly these values.
-_LFS_FILTER = {"filter.lfs.clean": "git-lfs clean -- %f", "filter.lfs.smudge": "git-lfs smudge -- %f",
-               "filter.lfs.process": "git-lfs filter-process", "filter.lfs.required": "true"}
-#: A hook git-lfs writes: it checks git-lfs is there, then runs it.
-_LFS_HOOK = re.compile(
-    r'#!/bin/sh\ncommand -v git-lfs >/dev/null 2>&1 \|\| \{ (echo|printf) >&2 "([^"$`\\]|\\n)*"'
-    r'( "([^"$`\\]|\\n)*")?; exit 2; \}\ngit lfs (?P<name>pre-push|post-checkout|post-commit|post-merge) "\$@"\n?')
 
 
 @dataclass
@@ -118,12 +84,6 @@ _ROOT_SKIP = frozenset((".git", ".agent-tui"))
 _NO_SKIP: frozenset[str] = frozenset()
 
 
-def _is_gitdir(names: set[str]) -> bool:
-    """git's rule for a git folder (``HEAD``, and ``objects`` and ``refs`` or a ``commondir``), by name
-    only: wider than git's, which also looks at what they hold."""
-    return "HEAD" in names and ("commondir" in names or ("objects" in names and "refs" in names))
-
-
 def _list(folder: str, key: tuple[int, int, int], skip: frozenset[str]) -> _Folder:
     subdirs: list[str] = []
     names: set[str] = set()
@@ -138,7 +98,7 @@ def _list(folder: str, key: tuple[int, int, int], skip: frozenset[str]) -> _Fold
     repos = []
     if ".git" in names and not skip:
         repos.append(os.path.join(folder, ".git"))
-    if not skip and _is_gitdir(names):  # a bare repository, or a git folder (walked into all the same)
+    if not skip and is_gitdir(names):  # a bare repository, or a git folder (walked into all the same)
         repos.append(folder)
     return _Folder(key, tuple(subdirs), tuple(repos))
 
@@ -202,7 +162,7 @@ def completes_a_repository(root: Path, target: Path) -> Path | None:
             names = set(os.listdir(folder))
         except OSError:
             continue
-        if not _is_gitdir(names) and _is_gitdir(names | {target.relative_to(folder).parts[0]}):
+        if not is_gitdir(names) and is_gitdir(names | {target.relative_to(folder).parts[0]}):
             return folder
     return None
 
@@ -219,102 +179,6 @@ def pending(workspace: Path) -> Placed | None:
         return _before.get(str(workspace.resolve()))
 
 
-def _config_problem(config: Path) -> str | None:
-    """Why git would run a program from this config file (None: it would not)."""
-    try:
-        if not config.exists() and not config.is_symlink():
-            return None
-        if config.is_symlink() or not config.is_file():
-            return f"{config.name} is not a plain file"
-    except (OSError, ValueError) as exc:
-        return f"{config.name} cannot be read ({exc})"
-    raw = run_git(Path("/"), "config", "--file", str(config), "--null", "--list")
-    if raw is None:
-        return f"{config.name} is not a config git can read"
-    for entry in raw.split("\0"):
-        name, _, value = entry.partition("\n")
-        if not name:
-            continue
-        low = name.lower()  # git lowercases section and key; a subsection keeps its case
-        if _SAFE_KEY.match(low) or _LFS_FILTER.get(low) == value:
-            continue
-        return f"its config sets {name}"
-    return None
-
-
-def _hooks_problem(hooks: Path) -> str | None:
-    try:
-        if hooks.is_symlink():
-            return "its hooks folder is a link"
-        if not hooks.is_dir():
-            return None
-        with os.scandir(hooks) as entries:
-            names = sorted(e.name for e in entries)
-    except OSError as exc:
-        return f"its hooks folder cannot be read ({exc.strerror})"
-    for name in names:
-        if name.endswith(".sample"):
-            continue
-        try:
-            fd = os.open(hooks / name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            return f"it has a hook {name}"
-        try:
-            raw = os.read(fd, MAX_HOOK_BYTES + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-        finally:
-            os.close(fd)
-        lfs = _LFS_HOOK.fullmatch(raw.decode("utf-8", "replace")) if len(raw) <= MAX_HOOK_BYTES else None
-        if lfs is None or lfs.group("name") != name:
-            return f"it has a hook {name}"
-    return None
-
-
-def _git_dirs(folder: Path) -> tuple[Path, Path] | None:
-    """(git folder, common folder) git uses when run in ``folder``, not looking above it; None when git
-    takes no repository there.  RuntimeError when git could not be asked."""
-    env = safe_env()
-    env["GIT_CEILING_DIRECTORIES"] = str(folder.parent)
-    try:
-        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", "--path-format=absolute",
-                               "--absolute-git-dir", "--git-common-dir"], cwd=folder, capture_output=True,
-                              timeout=GIT_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        return None  # no git here: nothing runs it
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise RuntimeError(f"git could not be asked ({exc})") from exc
-    if done.returncode != 0:
-        return None
-    lines = os.fsdecode(done.stdout).split("\n")
-    if len(lines) != 3 or lines[2] or not lines[0] or not lines[1]:
-        raise RuntimeError("git's answer could not be read")
-    return Path(lines[0]), Path(lines[1])
-
-
-def why_unsafe(repo: Path, root: Path) -> str | None:
-    """Why the user's git, run where ``repo`` is (a ``.git`` entry, or a git folder), would run a
-    program a command put there; None for a repository as ``git clone`` or ``git init`` leaves it, or
-    when git takes no repository there."""
-    try:
-        if repo.name == ".git" and repo.is_symlink():
-            return "its .git is a link"
-        found = _git_dirs(repo.parent if repo.name == ".git" else repo)
-        if found is None:
-            return None
-        own = root / ".git"
-        for folder in found:
-            real = Path(os.path.realpath(folder))
-            if not real.is_relative_to(root) or real == root or real == own or own in real.parents:
-                return f"its git folder is out of the workspace's reach ({folder})"
-        git_dir, common = found
-        for problem in (_config_problem(common / "config"), _config_problem(git_dir / "config.worktree"),
-                        _hooks_problem(common / "hooks"), _hooks_problem(git_dir / "hooks")):
-            if problem is not None:
-                return problem
-        return None
-    except Exception as exc:  # whatever it is, it cannot be shown safe: disabled, never let through
-        return f"it could not be checked ({type(exc).__name__}: {exc})"
-
-
 def _disable(repo: Path, root: Path, why: str) -> str:
     """Move aside what makes ``repo`` a repository (its ``.git``, or a bare folder's ``HEAD``)."""
     target = repo if repo.name == ".git" else repo / "HEAD"
@@ -325,9 +189,9 @@ def _disable(repo: Path, root: Path, why: str) -> str:
     try:
         rename_owned(target, aside, root)
     except OSError as exc:
-        return (f"{rel} is a git repository the command made, and git there would run a program ({why}); moving "
+        return (f"{rel} is a git repository the command made, and git there could run a program ({why}); moving "
                 f"it aside failed ({exc}): remove it before any git runs in that folder")
-    return (f"{rel} is a git repository the command made, and git there would run a program ({why}): it was "
+    return (f"{rel} is a git repository the command made, and git there could run a program ({why}): it was "
             f"moved to {aside.name}, so no git (nor a shell prompt or editor) uses it; look at it before moving it back")
 
 
@@ -349,11 +213,15 @@ def check_made(workspace: Path, before: Placed | None = None) -> list[str]:
             continue
         if (why := why_unsafe(repo, root)) is not None:
             notes.append(_disable(repo, root, why))
-            disabled.append(repo)
+            if repo.name == ".git":  # moved aside with what it holds (a bare folder keeps its place)
+                disabled.append(repo)
     for folder in set(now.shut) - set(before.shut):
         notes.append(f"{folder.relative_to(root).as_posix() or '.'} was made unreadable by the command, so it was not "
                      "checked for git repositories that run programs: look inside before you make it readable")
-    if not now.complete and str(root) not in _told_incomplete:
+    if not now.complete and before.complete:  # this command made that many: said every time
+        notes.append(f"the command made the workspace pass {MAX_DIRS:,} folders, so git repositories it placed past "
+                     "them were not checked for programs: look before running git in a folder it made")
+    elif not now.complete and str(root) not in _told_incomplete:
         _told_incomplete.add(str(root))
         notes.append(f"the workspace has more than {MAX_DIRS:,} folders: git repositories placed past them are "
                      "not checked for programs a command put there")

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.tools import sandbox_placed
+from agent_tui.tools import sandbox_placed, sandbox_repo_check
 from agent_tui.tools.sandbox import Sandbox
-from agent_tui.tools.sandbox_placed import placed_repos, why_unsafe
+from agent_tui.tools.sandbox_placed import placed_repos
+from agent_tui.tools.sandbox_repo_check import why_unsafe
 from agent_tui.tools.shell_exec import run_shell
 from agent_tui.tools.workspace import WorkspaceError, refuse_protected
 
@@ -84,6 +85,17 @@ PLANTS = {
                                     "&& mkdir sub && printf 'gitdir: ../wt \\n' > sub/.git",
     "a NUL in another gitdir file": "mkdir a && printf 'gitdir: ../x\\000y\\n' > a/.git && git init -q sub && "
                                     "git -C sub config core.fsmonitor 'touch {marker}'",
+    # second review: a repository git takes for one only later, or only from another folder
+    "objects linked to a folder made later": "git init -q sub && git -C sub config core.fsmonitor 'touch {marker}' && "
+                                             "rm -rf sub/.git/objects && ln -s ../../build-cache sub/.git/objects",
+    "commondir naming a folder made later": "mkdir -p sub/.git && echo 'ref: refs/heads/main' > sub/.git/HEAD && "
+                                            "echo ../../later > sub/.git/commondir",
+    "refs through /proc/self/cwd": "git init -q sub && git -C sub config core.fsmonitor 'touch {marker}' && "
+                                   "rm -rf sub/.git/refs && ln -s /proc/self/cwd/r sub/.git/refs && mkdir -p sub/src/r",
+    "gitdir through /proc/self/cwd, check steered": (
+        "mkdir sub && git init -q --bare sub/g && echo 'gitdir: /proc/self/cwd/g' > sub/.git && "
+        "git init -q --bare sub/src/g && git -C sub/src/g config core.bare false && "
+        "git -C sub/src/g config core.fsmonitor 'touch {marker}' && echo 'gitdir: ../../g' > sub/src/g/.git"),
 }
 
 
@@ -97,7 +109,14 @@ async def test_a_repository_a_command_makes_that_would_run_a_program_is_disabled
     notes = [n for n in out.notes if "is a git repository the command made" in n]
     assert notes and all("moved to" in n for n in notes), out.notes
     assert not prompt_runs_it(ws / "sub", marker), out.notes
-    assert not (ws / "sub/in").is_dir() or not prompt_runs_it(ws / "sub/in", marker), out.notes
+    for inner in ("sub/in", "sub/src"):
+        assert not (ws / inner).is_dir() or not prompt_runs_it(ws / inner, marker), out.notes
+    # what a later command or write tool adds cannot make it one: the folders it names are there now
+    later = await run_shell("mkdir -p build-cache later/objects later/refs && "
+                            f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > later/config", ws, 30, sandbox=box)
+    assert later.exit_code == 0, later.output
+    for inner in ("sub", "sub/in", "sub/src"):
+        assert not (ws / inner).is_dir() or not prompt_runs_it(ws / inner, marker), (inner, out.notes, later.notes)
     # nothing deleted: what makes it a repository is beside it, for the user to look at
     assert list(ws.rglob("*.replaced-*")), out.notes
     assert not prompt_runs_it(ws / "sub", marker)  # and the next command's look is not broken by it
@@ -130,7 +149,11 @@ async def test_everyday_git_in_a_command_leaves_no_false_alarm(box: Sandbox) -> 
     out = await run_shell(
         f"git -c protocol.file.allow=always clone -q --recurse-submodules {lib} app && "
         "git -C app sparse-checkout set --no-cone /x.py && git -C app config push.default current && "
-        "git -C app config color.ui auto && git clone -q --bare app bare.git && git init -q fresh", ws, 60,
+        "git -C app config color.ui auto && git clone -q --bare app bare.git && git init -q fresh && "
+        "git -C app worktree add -q ../wt && mkdir store && git init -q --separate-git-dir store/sep.git sep && "
+        "git -c http.postBuffer=524288000 clone -q app app2 && git -C app2 config user.signingkey ABC && "
+        "git -C app2 config commit.gpgsign true && git -C app2 config submodule.recurse true && "
+        "git -C app2 config rerere.enabled true && git -C app2 config credential.helper store", ws, 60,
         sandbox=box)
     assert out.exit_code == 0, out.output
     assert not out.notes, out.notes
@@ -183,7 +206,7 @@ def pager_runs_it(folder: Path, marker: Path) -> bool:
 def test_git_lfs_settings_and_hooks_pass(tmp_path: Path) -> None:
     repo = tmp_path / "ws" / "sub"
     git(tmp_path, "init", "-q", str(repo))
-    for key, value in sandbox_placed._LFS_FILTER.items():
+    for key, value in sandbox_repo_check._LFS_FILTER.items():
         git(repo, "config", key, value)
     hook = repo / ".git/hooks/pre-push"
     hook.write_text('#!/bin/sh\ncommand -v git-lfs >/dev/null 2>&1 || { printf >&2 "\\n%s\\n\\n" "This repository '
@@ -204,6 +227,26 @@ def test_git_lfs_settings_and_hooks_pass(tmp_path: Path) -> None:
     hook.with_name("pre-commit").unlink()
     git(repo, "config", "filter.lfs.process", "git-lfs filter-process; touch /tmp/x")
     assert why_unsafe(repo.resolve() / ".git", root) == "its config sets filter.lfs.process"
+
+
+def test_hooks_from_the_users_own_template_folder_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`git init` copies the hooks of the user's template folder (git-secrets, pre-commit's
+    init-templatedir): those are the user's, not a plant; any other content is not."""
+    template = tmp_path / "template"
+    (template / "hooks").mkdir(parents=True)
+    (template / "hooks" / "pre-commit").write_text("#!/bin/sh\ngit secrets --pre_commit_hook -- \"$@\"\n")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(template))
+    sandbox_repo_check._template_hooks.cache_clear()
+    try:
+        ws = tmp_path / "ws"
+        git(tmp_path, "init", "-q", str(ws / "sub"))
+        root = ws.resolve()
+        assert (root / "sub/.git/hooks/pre-commit").is_file()
+        assert why_unsafe(root / "sub/.git", root) is None
+        (root / "sub/.git/hooks/pre-commit").write_text("#!/bin/sh\ntouch /tmp/x\n")
+        assert why_unsafe(root / "sub/.git", root) == "it has a hook pre-commit"
+    finally:
+        sandbox_repo_check._template_hooks.cache_clear()
 
 
 def test_the_walk_follows_changes_and_matches_a_fresh_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,6 +311,11 @@ async def test_a_workspace_too_big_to_walk_is_told_once(box: Sandbox, monkeypatc
     monkeypatch.setattr(sandbox_placed, "MAX_DIRS", 3)
     notes = [n for _ in range(2) for n in (await run_shell("true", ws, 30, sandbox=box)).notes]
     assert sum("more than 3 folders" in n for n in notes) == 1, notes
+    monkeypatch.setattr(sandbox_placed, "MAX_DIRS", 8)  # a command that pushes it past the limit: said each time
+    for i in range(2):
+        out = await run_shell(f"mkdir -p many{i}/a many{i}/b many{i}/c many{i}/d", ws, 30, sandbox=box)
+        assert any("the command made the workspace pass 8 folders" in n for n in out.notes), out.notes
+        shutil.rmtree(ws / f"many{i}")
 
 
 def test_write_tools_never_complete_a_bare_repository(tmp_path: Path) -> None:
