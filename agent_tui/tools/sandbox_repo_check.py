@@ -3,8 +3,8 @@
 ``tools/sandbox_placed.py`` finds the repositories a command made; this module judges each one
 (:func:`why_unsafe`).  The user's git runs what a repository's config and hooks say, and it reads
 ``.git`` files and ``commondir`` its own way, from wherever it is run: so a repository passes only
-when every part is plain (no link, no path whose meaning depends on where git runs, nothing missing
-that a later command could add), its config holds only keys that never name a program, its hooks
+when every part is plain (no symbolic or hard link, no path whose meaning depends on where git
+runs, nothing missing that a later command could add), its config holds only keys that never name a program, its hooks
 are samples, git-lfs's or the user's own template's, and git itself takes that very folder for the
 repository there now.  Anything the check cannot read counts against the repository.
 """
@@ -119,7 +119,8 @@ def _hooks_problem(hooks: Path) -> str | None:
         except OSError:
             return f"it has a hook {name}"
         try:
-            raw = os.read(fd, MAX_HOOK_BYTES + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+            st = os.fstat(fd)
+            raw = os.read(fd, MAX_HOOK_BYTES + 1) if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 else b"\0"
         finally:
             os.close(fd)
         if len(raw) <= MAX_HOOK_BYTES and _template_hooks().get(name) == raw:
@@ -162,8 +163,14 @@ def _plain_folder(text: str, base: Path, root: Path) -> Path | None:
 def _gitdir_problem(gitdir: Path, root: Path, common: bool = False) -> str | None:
     """Why git would run a program from this git folder a command made (None: it would not)."""
     for part in _GIT_PARTS:
-        if (gitdir / part).is_symlink():
+        try:
+            st = os.lstat(gitdir / part)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
             return f"its git folder holds a link ({part})"
+        if not stat.S_ISDIR(st.st_mode) and st.st_nlink != 1:  # a twin elsewhere would stay writable
+            return f"its {part} is hard-linked to another file"
     if not common and ((pointer := gitdir / "commondir").exists() or pointer.is_symlink()):
         text = _read_pointer(pointer)
         target = None if text is None else _plain_folder(text, gitdir, root)

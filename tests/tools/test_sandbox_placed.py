@@ -92,6 +92,8 @@ PLANTS = {
                                             "echo ../../later > sub/.git/commondir",
     "refs through /proc/self/cwd": "git init -q sub && git -C sub config core.fsmonitor 'touch {marker}' && "
                                    "rm -rf sub/.git/refs && ln -s /proc/self/cwd/r sub/.git/refs && mkdir -p sub/src/r",
+    "config hard-linked to a work-tree file": "git init -q sub && printf '[core]\\n\\tbare = false\\n' > notes.txt && "
+                                              "rm sub/.git/config && ln notes.txt sub/.git/config",
     "gitdir through /proc/self/cwd, check steered": (
         "mkdir sub && git init -q --bare sub/g && echo 'gitdir: /proc/self/cwd/g' > sub/.git && "
         "git init -q --bare sub/src/g && git -C sub/src/g config core.bare false && "
@@ -113,7 +115,8 @@ async def test_a_repository_a_command_makes_that_would_run_a_program_is_disabled
         assert not (ws / inner).is_dir() or not prompt_runs_it(ws / inner, marker), out.notes
     # what a later command or write tool adds cannot make it one: the folders it names are there now
     later = await run_shell("mkdir -p build-cache later/objects later/refs && "
-                            f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > later/config", ws, 30, sandbox=box)
+                            f"printf '[core]\\n\\tfsmonitor = touch {marker}\\n' | tee later/config >> notes.txt", ws, 30,
+                            sandbox=box)
     assert later.exit_code == 0, later.output
     for inner in ("sub", "sub/in", "sub/src"):
         assert not (ws / inner).is_dir() or not prompt_runs_it(ws / inner, marker), (inner, out.notes, later.notes)
@@ -243,6 +246,10 @@ def test_hooks_from_the_users_own_template_folder_pass(tmp_path: Path, monkeypat
         root = ws.resolve()
         assert (root / "sub/.git/hooks/pre-commit").is_file()
         assert why_unsafe(root / "sub/.git", root) is None
+        twin = root / "lint.sh"  # the same bytes, but hard-linked to a file a later command could change
+        os.link(root / "sub/.git/hooks/pre-commit", twin)
+        assert why_unsafe(root / "sub/.git", root) == "it has a hook pre-commit"
+        twin.unlink()
         (root / "sub/.git/hooks/pre-commit").write_text("#!/bin/sh\ntouch /tmp/x\n")
         assert why_unsafe(root / "sub/.git", root) == "it has a hook pre-commit"
     finally:
