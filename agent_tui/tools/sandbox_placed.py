@@ -28,6 +28,7 @@ the workspace past it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
@@ -40,6 +41,8 @@ from agent_tui.tools.sandbox_repo_check import is_gitdir, why_unsafe
 
 #: Folders a look walks at most; past it, repositories deeper in are not covered.
 MAX_DIRS = 200_000
+#: Seconds the check after one command may take; repositories left past it are disabled unchecked.
+CHECK_SECONDS = 60.0
 #: A folder changed this recently (ns) when listed is listed again at the next look.
 RACY_NS = 2_000_000_000
 
@@ -179,20 +182,41 @@ def pending(workspace: Path) -> Placed | None:
         return _before.get(str(workspace.resolve()))
 
 
+def _aside(path: Path, root: Path) -> Path:
+    """Rename ``path`` to the first free ``<name>.replaced-N`` beside it (OSError if it cannot be)."""
+    n = 1
+    while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
+        n += 1
+    rename_owned(path, aside, root)
+    return aside
+
+
+def _defuse(folder: Path, root: Path) -> None:
+    """Move aside the ``HEAD`` of every git folder inside a ``.git`` moved aside (itself included), so
+    neither the user's git run there nor a remote naming it takes any of them for a repository."""
+    for current, dirs, files in os.walk(folder):
+        if is_gitdir({*dirs, *files}):
+            with contextlib.suppress(OSError):
+                _aside(Path(current) / "HEAD", root)
+
+
 def _disable(repo: Path, root: Path, why: str) -> str:
     """Move aside what makes ``repo`` a repository (its ``.git``, or a bare folder's ``HEAD``)."""
     target = repo if repo.name == ".git" else repo / "HEAD"
     rel = target.relative_to(root).as_posix()
-    n = 1
-    while (aside := target.with_name(f"{target.name}.replaced-{n}")).exists() or aside.is_symlink():
-        n += 1
     try:
-        rename_owned(target, aside, root)
+        aside = _aside(target, root)
     except OSError as exc:
         return (f"{rel} is a git repository the command made, and git there could run a program ({why}); moving "
                 f"it aside failed ({exc}): remove it before any git runs in that folder")
+    if aside.is_dir() and not aside.is_symlink():
+        _defuse(aside, root)
+        aside_text = f"{aside.name} (the HEAD of each git folder in it to HEAD.replaced-1)"
+    else:
+        aside_text = aside.name
     return (f"{rel} is a git repository the command made, and git there could run a program ({why}): it was "
-            f"moved to {aside.name}, so no git (nor a shell prompt or editor) uses it; look at it before moving it back")
+            f"moved to {aside_text}, so no git (nor a shell prompt or editor) uses it; look at it before moving "
+            "it back")
 
 
 def check_made(workspace: Path, before: Placed | None = None) -> list[str]:
@@ -208,10 +232,13 @@ def check_made(workspace: Path, before: Placed | None = None) -> list[str]:
     known = set(before.repos)
     notes = []
     disabled: list[Path] = []
+    deadline = time.monotonic() + CHECK_SECONDS
     for repo in now.repos:  # sorted: a `.git` before the git folders inside it
         if repo in known or any(repo.is_relative_to(d) for d in disabled):
             continue
-        if (why := why_unsafe(repo, root)) is not None:
+        late = time.monotonic() > deadline
+        why = f"not checked within the {CHECK_SECONDS:.0f} s the check has" if late else why_unsafe(repo, root)
+        if why is not None:
             notes.append(_disable(repo, root, why))
             if repo.name == ".git":  # moved aside with what it holds (a bare folder keeps its place)
                 disabled.append(repo)

@@ -19,11 +19,16 @@ import stat
 import subprocess
 from pathlib import Path
 
-from agent_tui.tools.git_safe import GIT_TIMEOUT, config_args, safe_env
+from agent_tui.tools.git_safe import config_args, safe_env
+from agent_tui.tools.sandbox_managers import manager_paths
 from agent_tui.tools.sandbox_nested import run_git
 
 #: What git reads in a git folder: none may be a link in one a command made (git makes none there).
 _GIT_PARTS = ("HEAD", "objects", "refs", "commondir", "config", "config.worktree", "hooks", "info", "packed-refs")
+#: Those of them git opens as files.
+_GIT_FILES = frozenset({"HEAD", "commondir", "config", "config.worktree", "packed-refs"})
+#: Seconds git is given to say which git folder it takes (it reads only plain files by then).
+GIT_CHECK_TIMEOUT = 10.0
 #: A hook longer than this is not read to the end, and so not taken for git-lfs's.
 MAX_HOOK_BYTES = 16_384
 #: Config keys ``git clone``, ``git init`` and everyday settings write: none makes git run a program.
@@ -42,7 +47,8 @@ _SAFE_KEY = re.compile(
     r"|diff\.(renames|algorithm|noprefix|mnemonicprefix)|log\.(date|decorate)|advice\.[^.]+|protocol\.version"
     r"|core\.longpaths|user\.signingkey|(commit|tag)\.gpgsign|gpg\.format|maintenance\.(auto|strategy)"
     r"|submodule\.recurse|rerere\.(enabled|autoupdate)|feature\.(manyfiles|experimental)|index\.(version|threads)"
-    r"|http\.(postbuffer|version|lowspeedlimit|lowspeedtime|maxrequests|sslverify)"
+    r"|http\.(postbuffer|version|lowspeedlimit|lowspeedtime|maxrequests|sslverify)|core\.(excludesfile|attributesfile)"
+    r"|receive\.(denycurrentbranch|denynonfastforwards|denydeletes|fsckobjects)"
     r"|lfs\.repositoryformatversion|lfs\..+\.access)$")
 #: git-lfs's own filter settings (``git lfs install --local``), allowed with exactly these values.
 _LFS_FILTER = {"filter.lfs.clean": "git-lfs clean -- %f", "filter.lfs.smudge": "git-lfs smudge -- %f",
@@ -138,7 +144,8 @@ def _read_pointer(path: Path) -> str | None:
     except OSError:
         return None
     try:
-        raw = os.read(fd, 8192) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        st = os.fstat(fd)  # a hard-linked twin elsewhere could be rewritten once this one is read-only
+        raw = os.read(fd, 8192) if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 else None
     finally:
         os.close(fd)
     return None if raw is None else raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape").rstrip("\r\n")
@@ -171,6 +178,8 @@ def _gitdir_problem(gitdir: Path, root: Path, common: bool = False) -> str | Non
             return f"its git folder holds a link ({part})"
         if not stat.S_ISDIR(st.st_mode) and st.st_nlink != 1:  # a twin elsewhere would stay writable
             return f"its {part} is hard-linked to another file"
+        if part in _GIT_FILES and not stat.S_ISREG(st.st_mode):  # a FIFO would hang git, and the check
+            return f"its {part} is not a plain file"
     if not common and ((pointer := gitdir / "commondir").exists() or pointer.is_symlink()):
         text = _read_pointer(pointer)
         target = None if text is None else _plain_folder(text, gitdir, root)
@@ -187,6 +196,24 @@ def _gitdir_problem(gitdir: Path, root: Path, common: bool = False) -> str | Non
     return None
 
 
+def _manager_problem(gitdir: Path, top: Path | None) -> str | None:
+    """A hook that passed (the user's template copies pre-commit's, say) may be a hook manager's, which
+    runs what a config in the work tree lists: the command could have written that config too."""
+    hooks = gitdir / "hooks"
+    try:
+        installed = sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))
+    except OSError:
+        return None
+    if not installed:
+        return None
+    if top is None:
+        top = gitdir  # a bare folder: no work tree of its own to look in; any manager fails below
+    for path, kind in manager_paths(hooks, installed, top).items():
+        if kind == "manager" and (top == gitdir or path.exists() or path.is_symlink()):
+            return f"its hooks run a hook manager whose config ({path.name}) is in its work tree"
+    return None
+
+
 def _git_dirs(folder: Path, as_gitdir: bool) -> tuple[Path, Path] | None:
     """(git folder, common folder) git uses when run in ``folder`` (``as_gitdir``: with ``GIT_DIR`` set
     to it), not looking above it; None when git takes no repository there.  RuntimeError when git
@@ -197,7 +224,7 @@ def _git_dirs(folder: Path, as_gitdir: bool) -> tuple[Path, Path] | None:
         env["GIT_DIR"] = str(folder)
     try:
         done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", "--absolute-git-dir",
-                               "--git-common-dir"], cwd=folder, capture_output=True, timeout=GIT_TIMEOUT, env=env,
+                               "--git-common-dir"], cwd=folder, capture_output=True, timeout=GIT_CHECK_TIMEOUT, env=env,
                               stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         return None  # no git here: nothing runs it
@@ -220,6 +247,8 @@ def why_unsafe(repo: Path, root: Path) -> str | None:
         gitdir = repo
         if repo.name == ".git" and repo.is_symlink():
             return "its .git is a link"
+        if repo.name == ".git" and not (repo.is_dir() or repo.is_file()):
+            return "its .git is neither a folder nor a plain file"
         if repo.name == ".git" and not repo.is_dir():
             text = _read_pointer(repo)
             if text is None or not text.startswith("gitdir: "):
@@ -228,6 +257,8 @@ def why_unsafe(repo: Path, root: Path) -> str | None:
                 return "its .git names a folder that is not there, or by a path git could read another way"
             gitdir = named
         if (problem := _gitdir_problem(gitdir, root)) is not None:
+            return problem
+        if (problem := _manager_problem(gitdir, repo.parent if repo.name == ".git" else None)) is not None:
             return problem
         found = _git_dirs(repo.parent, False) if repo.name == ".git" else _git_dirs(repo, True)
         if found is None:
