@@ -155,9 +155,9 @@ def placed_repos(workspace: Path) -> Placed:
 
 
 def completes_a_repository(root: Path, target: Path) -> Path | None:
-    """The folder that writing ``target`` (resolved, inside ``root``) would turn into a bare git folder
-    (the last of ``HEAD``, ``objects`` and ``refs`` made), if any: write tools refuse it, since no
-    check follows them as one follows a command."""
+    """The folder that writing ``target`` (resolved, inside ``root``) would give a git folder's shape
+    (the last of ``HEAD`` and ``objects`` and ``refs``, or of ``HEAD`` and ``commondir``), if any:
+    write tools refuse it, since no check follows them as one follows a command."""
     for folder in [*reversed(target.parents), target]:
         if folder == target or not folder.is_relative_to(root):
             continue
