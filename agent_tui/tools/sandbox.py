@@ -60,8 +60,10 @@ from agent_tui.tools.sandbox_placed import check_made
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
+#: ``--cap-drop ALL``: bwrap run by root keeps root's capabilities otherwise, and a command could then
+#: ``umount`` every read-only mount (or ``chattr +i`` what the repair must move).
 _BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-               "--new-session")
+               "--new-session", "--cap-drop", "ALL")
 
 
 def _rebound_interpreter_dirs(hidden: list[Path]) -> list[str]:

@@ -70,6 +70,19 @@ async def test_git_config_hooks_and_agent_config_are_read_only(box: Sandbox) -> 
     assert code != 0 and "Read-only file system" in out, "git writes need outside_sandbox: " + out
 
 
+async def test_a_command_has_no_capabilities_even_when_the_agent_runs_as_root(box: Sandbox) -> None:
+    """bwrap started by root keeps root's capabilities unless told otherwise: a command could then
+    `umount` the read-only `.git` and plant in the real one (found by review; CI runs as root)."""
+    ws = box.workspace
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    code, out = await sh(box, "grep CapEff /proc/self/status")
+    assert code == 0 and out.split() == ["CapEff:", "0000000000000000"], out
+    code, out = await sh(box, "umount .git; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config")
+    assert code != 0, out
+    git = subprocess.run(["git", "config", "--get", "core.fsmonitor"], cwd=ws, capture_output=True, text=True)
+    assert git.stdout == "", out
+
+
 async def test_git_folder_cannot_be_renamed_away_and_replaced(box: Sandbox) -> None:
     """Protecting only .git/config let `mv .git .gitx && mkdir .git` plant a new config (and hooks)
     that the user's own `git status` would run after the session."""
