@@ -78,9 +78,11 @@ from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos
 from agent_tui.tools.sandbox_placed import Placed, placed_repos, remember_before
 
 #: Config keys whose value is a command git runs (the first word, when it is a path, is protected).
-_PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass)|sequence\.editor|gpg(\..*)?\.program|"
+_PROGRAM_KEYS = (r"core\.(fsmonitor|editor|pager|sshcommand|askpass|gitproxy)|sequence\.editor|gpg(\..*)?\.program|"
                  r"diff\.external|(filter|diff|merge)\..*\.(clean|smudge|process|textconv|command|driver)|"
-                 r"credential(\..*)?\.helper")
+                 r"credential(\..*)?\.helper|pager\..*|alias\..*|interactive\.difffilter|"
+                 r"remote\..*\.(uploadpack|receivepack)|gpg\.ssh\.defaultkeycommand|uploadpack\.packobjectshook|"
+                 r"(difftool|mergetool|man|browser)\..*\.(cmd|path)|sendemail\.(smtpserver|sendmailcmd|tocmd|cccmd)")
 _KEYS = rf"^(include(if\..*)?\.path|core\.hookspath|{_PROGRAM_KEYS})$"
 _PROGRAM = re.compile(rf"^({_PROGRAM_KEYS})$")
 #: Files named like these in a hooks folder are run by git (``githooks(5)``).
@@ -364,7 +366,7 @@ def _look(workspace: Path) -> _Found:
     tops = [root, *nested.tops]
     found.placed = placed_repos(root)  # registered nowhere (a `git clone` into a subfolder): protected alike
     for repo in found.placed.repos:
-        if repo in nested.dotgits or repo in nested.gitdirs:
+        if repo in nested.dotgits or repo in nested.gitdirs or repo == root:  # (the root cannot be read-only)
             continue
         if repo.name == ".git":
             _add_repo(repo, root, found)

@@ -28,7 +28,7 @@ the workspace past it.
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
 import stat
 import threading
@@ -36,7 +36,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.tools.sandbox_after import rename_owned
 from agent_tui.tools.sandbox_repo_check import is_gitdir, why_unsafe
 
 #: Folders a look walks at most; past it, repositories deeper in are not covered.
@@ -101,7 +100,7 @@ def _list(folder: str, key: tuple[int, int, int], skip: frozenset[str]) -> _Fold
     repos = []
     if ".git" in names and not skip:
         repos.append(os.path.join(folder, ".git"))
-    if not skip and is_gitdir(names):  # a bare repository, or a git folder (walked into all the same)
+    if is_gitdir(names):  # a bare repository, or a git folder (walked into all the same); the root too
         repos.append(folder)
     return _Folder(key, tuple(subdirs), tuple(repos))
 
@@ -134,7 +133,9 @@ def placed_repos(workspace: Path) -> Placed:
         folder = todo.pop()
         try:
             st = os.lstat(folder)
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:  # deeper than a path can name: not looked into, and said
+                shut.append(folder)
             continue
         if not stat.S_ISDIR(st.st_mode):
             continue
@@ -182,41 +183,88 @@ def pending(workspace: Path) -> Placed | None:
         return _before.get(str(workspace.resolve()))
 
 
-def _aside(path: Path, root: Path) -> Path:
-    """Rename ``path`` to the first free ``<name>.replaced-N`` beside it (OSError if it cannot be)."""
+def _open_folder(root: Path, folder: Path) -> int:
+    """A descriptor of ``folder`` (inside ``root``), opened one level at a time from ``root`` without
+    following links, so a path longer than the system's limit is reached too."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in folder.relative_to(root).parts:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _aside_at(fd: int, name: str) -> str:
+    """Rename ``name`` in the folder ``fd`` to the first free ``<name>.replaced-N`` (that name); a folder
+    a command made unwritable is given its owner's write bit back first."""
     n = 1
-    while (aside := path.with_name(f"{path.name}.replaced-{n}")).exists() or aside.is_symlink():
+    while True:
+        aside = f"{name}.replaced-{n}"
+        try:
+            os.lstat(aside, dir_fd=fd)
+        except FileNotFoundError:
+            break
         n += 1
-    rename_owned(path, aside, root)
+    try:
+        os.rename(name, aside, src_dir_fd=fd, dst_dir_fd=fd)
+    except PermissionError:
+        os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) | stat.S_IRWXU)
+        os.rename(name, aside, src_dir_fd=fd, dst_dir_fd=fd)
     return aside
 
 
-def _defuse(folder: Path, root: Path) -> None:
-    """Move aside the ``HEAD`` of every git folder inside a ``.git`` moved aside (itself included), so
+#: Folder levels :func:`_defuse` goes down (git makes a few; a deeper one fails the move aside, said).
+MAX_DEFUSE_DEPTH = 64
+
+
+def _defuse(fd: int, depth: int = 0) -> None:
+    """Move aside the ``HEAD`` of every git folder in the folder ``fd`` (itself included), so that
     neither the user's git run there nor a remote naming it takes any of them for a repository."""
-    for current, dirs, files in os.walk(folder):
-        if is_gitdir({*dirs, *files}):
-            with contextlib.suppress(OSError):
-                _aside(Path(current) / "HEAD", root)
+    if depth > MAX_DEFUSE_DEPTH:
+        raise OSError(f"git folders nested more than {MAX_DEFUSE_DEPTH} deep")
+    names = os.listdir(fd)
+    if is_gitdir(set(names)):
+        _aside_at(fd, "HEAD")
+    for name in names:
+        try:
+            if not stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                continue
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        except OSError:
+            continue
+        try:
+            _defuse(inner, depth + 1)
+        finally:
+            os.close(inner)
 
 
 def _disable(repo: Path, root: Path, why: str) -> str:
-    """Move aside what makes ``repo`` a repository (its ``.git``, or a bare folder's ``HEAD``)."""
+    """Move aside what makes ``repo`` a repository: its ``.git`` (with the ``HEAD`` of every git folder
+    in it), or a bare folder's ``HEAD``."""
     target = repo if repo.name == ".git" else repo / "HEAD"
     rel = target.relative_to(root).as_posix()
+    what = f"{rel} is a git repository the command made, and git there could run a program ({why})"
     try:
-        aside = _aside(target, root)
-    except OSError as exc:
-        return (f"{rel} is a git repository the command made, and git there could run a program ({why}); moving "
-                f"it aside failed ({exc}): remove it before any git runs in that folder")
-    if aside.is_dir() and not aside.is_symlink():
-        _defuse(aside, root)
-        aside_text = f"{aside.name} (the HEAD of each git folder in it to HEAD.replaced-1)"
-    else:
-        aside_text = aside.name
-    return (f"{rel} is a git repository the command made, and git there could run a program ({why}): it was "
-            f"moved to {aside_text}, so no git (nor a shell prompt or editor) uses it; look at it before moving "
-            "it back")
+        fd = _open_folder(root, target.parent)
+        try:
+            aside = _aside_at(fd, target.name)
+            if target.name == ".git" and stat.S_ISDIR(os.lstat(aside, dir_fd=fd).st_mode):
+                inner = os.open(aside, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                try:
+                    _defuse(inner)
+                finally:
+                    os.close(inner)
+                aside += " (the HEAD of each git folder in it to HEAD.replaced-1)"
+        finally:
+            os.close(fd)
+    except (OSError, ValueError) as exc:
+        return f"{what}; moving it aside failed ({exc}): remove it before any git runs in that folder"
+    return (f"{what}: it was moved to {aside}, so no git (nor a shell prompt or editor) uses it; look at it "
+            "before moving it back")
 
 
 def check_made(workspace: Path, before: Placed | None = None) -> list[str]:
@@ -243,8 +291,9 @@ def check_made(workspace: Path, before: Placed | None = None) -> list[str]:
             if repo.name == ".git":  # moved aside with what it holds (a bare folder keeps its place)
                 disabled.append(repo)
     for folder in set(now.shut) - set(before.shut):
-        notes.append(f"{folder.relative_to(root).as_posix() or '.'} was made unreadable by the command, so it was not "
-                     "checked for git repositories that run programs: look inside before you make it readable")
+        notes.append(f"{folder.relative_to(root).as_posix() or '.'} cannot be looked into (the command made it "
+                     "unreadable, or too deep for a path), so it was not checked for git repositories that run "
+                     "programs: look inside before you run git there")
     if not now.complete and before.complete:  # this command made that many: said every time
         notes.append(f"the command made the workspace pass {MAX_DIRS:,} folders, so git repositories it placed past "
                      "them were not checked for programs: look before running git in a folder it made")

@@ -214,6 +214,22 @@ def _manager_problem(gitdir: Path, top: Path | None) -> str | None:
     return None
 
 
+def _work_tree(folder: Path, as_gitdir: bool) -> Path | None:
+    """The top of the work tree git uses when run in ``folder`` (None: none, a bare repository)."""
+    env = safe_env()
+    env["GIT_CEILING_DIRECTORIES"] = str(folder.parent)
+    if as_gitdir:
+        env["GIT_DIR"] = str(folder)
+    try:
+        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", "--show-toplevel"],
+                              cwd=folder, capture_output=True, timeout=GIT_CHECK_TIMEOUT, env=env,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RuntimeError(f"git could not be asked ({exc})") from exc
+    out = os.fsdecode(done.stdout)
+    return Path(out[:-1]) if done.returncode == 0 and out.endswith("\n") and out.count("\n") == 1 else None
+
+
 def _git_dirs(folder: Path, as_gitdir: bool) -> tuple[Path, Path] | None:
     """(git folder, common folder) git uses when run in ``folder`` (``as_gitdir``: with ``GIT_DIR`` set
     to it), not looking above it; None when git takes no repository there.  RuntimeError when git
@@ -258,13 +274,13 @@ def why_unsafe(repo: Path, root: Path) -> str | None:
             gitdir = named
         if (problem := _gitdir_problem(gitdir, root)) is not None:
             return problem
-        if (problem := _manager_problem(gitdir, repo.parent if repo.name == ".git" else None)) is not None:
-            return problem
-        found = _git_dirs(repo.parent, False) if repo.name == ".git" else _git_dirs(repo, True)
+        where, as_gitdir = (repo.parent, False) if repo.name == ".git" else (repo, True)
+        found = _git_dirs(where, as_gitdir)
         if found is None:
             return "git does not take it for a repository now, and could later"
         if found[0] != Path(os.path.realpath(gitdir)):
             return f"git takes another git folder for it ({found[0]})"
-        return None
+        # the work tree as git finds it (`core.worktree` may move it), where a hook manager reads its config
+        return _manager_problem(gitdir, _work_tree(where, as_gitdir))
     except Exception as exc:  # whatever it is, it cannot be shown safe: disabled, never let through
         return f"it could not be checked ({type(exc).__name__}: {exc})"

@@ -195,6 +195,22 @@ async def test_a_clean_clone_is_left_alone_and_then_kept_read_only(box: Sandbox,
     assert out.exit_code == 0 and " x" in out.output, out.output
 
 
+async def test_a_program_a_users_clone_names_by_a_path_is_read_only(box: Sandbox, tmp_path: Path) -> None:
+    """Program keys beyond fsmonitor and the editor: a pager for one command, an alias, an upload-pack."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    git(ws, "init", "-q", "vendor/lib")
+    for key, program in (("pager.log", "tools/pager"), ("alias.st", "!tools/st"),
+                         ("remote.origin.uploadpack", "tools/up")):
+        (ws / "vendor/lib" / program.lstrip("!")).parent.mkdir(parents=True, exist_ok=True)
+        (ws / "vendor/lib" / program.lstrip("!")).write_text("#!/bin/sh\ncat\n")
+        git(ws / "vendor/lib", "config", key, program)
+    for program in ("tools/pager", "tools/st", "tools/up"):
+        out = await run_shell(f"echo 'touch {marker}' >> vendor/lib/{program}", ws, 30, sandbox=box)
+        assert out.exit_code != 0, (program, out.output)
+        assert "touch" not in (ws / "vendor/lib" / program).read_text()
+
+
 async def test_a_users_own_placed_repository_keeps_its_settings(box: Sandbox, tmp_path: Path) -> None:
     """A repository there before any command is the user's: its config (a pager here) is never judged."""
     ws = box.workspace
@@ -270,6 +286,12 @@ def test_hooks_from_the_users_own_template_folder_pass(tmp_path: Path, monkeypat
         assert why_unsafe(root / "pc/.git", root) is None
         (root / "pc/.pre-commit-config.yaml").write_text("repos: []\n")
         assert "hook manager" in (why_unsafe(root / "pc/.git", root) or "")
+        git(tmp_path, "init", "-q", str(ws / "moved"))  # core.worktree puts the work tree (and its config) elsewhere
+        git(ws / "moved", "config", "core.worktree", "../wt")
+        (root / "moved/wt").mkdir()
+        assert why_unsafe(root / "moved/.git", root) is None
+        (root / "moved/wt/.pre-commit-config.yaml").write_text("repos: []\n")
+        assert "hook manager" in (why_unsafe(root / "moved/.git", root) or "")
     finally:
         sandbox_repo_check._template_hooks.cache_clear()
 
@@ -360,3 +382,49 @@ def test_write_tools_never_complete_a_bare_repository(tmp_path: Path) -> None:
     (ws / "y" / "HEAD").write_text("ref: refs/heads/main\n")
     with pytest.raises(WorkspaceError, match="would make 'y' a git repository"):
         refuse_protected(ws, root / "y" / "commondir")  # git's other shape: HEAD and a commondir
+
+
+async def test_a_workspace_without_git_cannot_be_made_a_bare_repository(box: Sandbox, tmp_path: Path) -> None:
+    """The root itself, git-shaped by a command (`git init --bare .` with a work tree and fsmonitor), is
+    judged like any folder: every subfolder's git would find it (fourth review)."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    (ws / "src").mkdir()
+    out = await run_shell("git init -q --bare . && git config -f config core.bare false && "
+                          f"git config -f config core.worktree . && git config -f config core.fsmonitor 'touch {marker}'",
+                          ws, 30, sandbox=box)
+    assert any(n.startswith("HEAD is a git repository the command made") for n in out.notes), (out.output, out.notes)
+    assert not prompt_runs_it(ws, marker) and not prompt_runs_it(ws / "src", marker)
+
+
+def _deep(root: Path, parts: list[str]) -> list[str]:
+    """The names in the folder ``root/parts…``, opened one level at a time (its path is too long to name)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for part in parts:
+        inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    try:
+        return sorted(os.listdir(fd))
+    finally:
+        os.close(fd)
+
+
+async def test_a_repository_deeper_than_a_path_can_name_is_still_disabled(box: Sandbox, tmp_path: Path) -> None:
+    """Its absolute path passes the system's limit, so naming it fails: the move aside goes one folder at
+    a time instead, and the repository does not stay live with only a note (fourth review)."""
+    ws, marker = box.workspace, tmp_path / "pwned"
+    git(ws, "init", "-q")
+    need, parts = 4082 - len(str(ws)), []  # the folder is nameable; `.git.replaced-1` in it is not (4096)
+    while need > 0:
+        n = min(200, need - 1) - (3 if need - min(200, need - 1) - 1 in (1, 2) else 0)
+        parts.append("d" * n)
+        need -= n + 1
+    assert len(str(ws.joinpath(*parts))) == 4082
+    plant = (" && ".join(f"mkdir {p} && cd {p}" for p in parts) + " && mkdir -p .git/objects .git/refs/heads && "
+             "echo 'ref: refs/heads/main' > .git/HEAD && "
+             f"printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch {marker}\\n' > .git/config")
+    out = await run_shell(plant, ws, 30, sandbox=box)
+    assert out.exit_code == 0, out.output
+    assert any("moved to .git.replaced-1" in n for n in out.notes), out.notes
+    names = _deep(ws, parts)
+    assert ".git" not in names and ".git.replaced-1" in names, names

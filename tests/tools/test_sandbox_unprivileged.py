@@ -118,6 +118,6 @@ os.chmod(ws / "hide", 0o755)
 print(json.dumps({"shut": shut, "locked": locked, "pwned": status(ws / "sub"),
                   "aside": (ws / "sub" / ".git.replaced-1").is_dir()}))
 """)
-    assert any("hide was made unreadable by the command" in n for n in got["shut"]["notes"]), got  # type: ignore[index]
+    assert any("hide cannot be looked into (the command made it unreadable" in n for n in got["shut"]["notes"]), got  # type: ignore[index]
     assert got["aside"] is True and got["pwned"] is False, got
     assert any("moved to .git.replaced-1" in n for n in got["locked"]["notes"]), got  # type: ignore[index]
