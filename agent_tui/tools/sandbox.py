@@ -61,9 +61,13 @@ from agent_tui.tools.sandbox_placed import check_made
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
 #: ``--cap-drop ALL``: bwrap run by root keeps root's capabilities otherwise, and a command could then
-#: ``umount`` every read-only mount (or ``chattr +i`` what the repair must move).
-_BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-               "--new-session", "--cap-drop", "ALL")
+#: ``umount`` every read-only mount (or ``chattr +i`` what the repair must move).  ``/proc/sys``
+#: read-only: bwrap leaves it writable, and sysctls check only for uid 0, so a command of root's could
+#: set ``kernel.core_pattern`` to a program the kernel then runs as root on the host.  ``--unshare-uts``:
+#: nor may it rename the host.
+_BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+               "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger", "--unshare-pid", "--unshare-ipc",
+               "--unshare-uts", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 
 
 def _rebound_interpreter_dirs(hidden: list[Path]) -> list[str]:

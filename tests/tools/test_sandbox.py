@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -81,6 +82,18 @@ async def test_a_command_has_no_capabilities_even_when_the_agent_runs_as_root(bo
     assert code != 0, out
     git = subprocess.run(["git", "config", "--get", "core.fsmonitor"], cwd=ws, capture_output=True, text=True)
     assert git.stdout == "", out
+
+
+async def test_a_command_cannot_set_the_hosts_sysctls_nor_its_name(box: Sandbox) -> None:
+    """Run by root, bwrap leaves /proc/sys writable and sysctls check only for uid 0: `core_pattern`
+    pointed at a workspace program ran it as root on the host (found by review).  The writes below put
+    back the value already there, so a failure of the sandbox changes nothing on the machine."""
+    code, out = await sh(box, "cat /proc/sys/vm/swappiness > /proc/sys/vm/swappiness && echo wrote-sysctl; "
+                              "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern && echo wrote-core; "
+                              "readlink /proc/self/ns/uts")
+    assert "wrote-sysctl" not in out and "wrote-core" not in out, out
+    assert "Read-only file system" in out or "Permission denied" in out, out
+    assert out.split()[-1] != os.readlink("/proc/self/ns/uts"), out  # its own host name, not the machine's
 
 
 async def test_git_folder_cannot_be_renamed_away_and_replaced(box: Sandbox) -> None:
