@@ -49,7 +49,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tools import sandbox_journal
+from agent_tui.tools import sandbox_journal, sandbox_seccomp
 from agent_tui.tools.sandbox_after import move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
@@ -165,9 +165,11 @@ class Sandbox:
         return [p for p in hidden_paths(self.hide, self.workspace)
                 if p.is_relative_to(self.workspace) or not any(p == c or p.is_relative_to(c) for c in covered)]
 
-    def argv(self, command: str, cwd: Path | None = None, net: NetSetup | None = None) -> list[str]:
+    def argv(self, command: str, cwd: Path | None = None, net: NetSetup | None = None,
+             seccomp: int | None = None) -> list[str]:
         """The argv that runs ``command`` with ``/bin/sh -c`` inside the sandbox (``net``: its own
-        network, from ``net_setup``; without it a command that is not to share the host's has none)."""
+        network, from ``net_setup``; without it a command that is not to share the host's has none;
+        ``seccomp``: an fd on ``sandbox_seccomp``'s filter, which bwrap must inherit)."""
         ws = self.workspace
         args = [self.bwrap, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp"]
         if Path("/var/tmp").is_dir():
@@ -200,6 +202,8 @@ class Sandbox:
             args += net.flags()
         elif not host_net:
             args.append("--unshare-net")
+        if seccomp is not None:
+            args += ["--seccomp", str(seccomp)]
         args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
         return args
 
@@ -236,7 +240,8 @@ class Sandbox:
                 "and the git hooks folder, included git config files and the .git of repositories nested in the work tree are "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
                 "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
-                "and agent sockets are hidden; git config shows identity and settings, no credentials")
+                f"and agent sockets are hidden, {sandbox_seccomp.describe()}; git config shows identity and "
+                "settings, no credentials")
 
 
 @dataclass(frozen=True)

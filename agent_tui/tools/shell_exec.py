@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.tools import reaper
+from agent_tui.tools import reaper, sandbox_seccomp
 from agent_tui.tools.sandbox_guard import SandboxLock
 
 if TYPE_CHECKING:
@@ -75,15 +76,20 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
     try:
         for attempt in range(1, MOUNT_ATTEMPTS + 1):
             net = sandbox.net_setup() if sandbox is not None else None
+            seccomp = sandbox_seccomp.open_filter() if sandbox is not None else None
             try:
                 argv = None
                 if sandbox is not None:
-                    argv = sandbox.argv(command, cwd, net)
+                    argv = sandbox.argv(command, cwd, net, seccomp)
                     if (unkept := sandbox.record()) is not None:
                         notes.append(unkept)
+                fds = (*(net.pass_fds() if net else ()), *((seccomp,) if seccomp is not None else ()))
                 with reaper.spawning():  # a SIGTERM now waits until the group is registered, then kills it
-                    proc = await _spawn(command, argv, {**common, "pass_fds": net.pass_fds()} if net else common)
+                    proc = await _spawn(command, argv, {**common, "pass_fds": fds} if fds else common)
                     reaper.register(proc.pid)
+                if seccomp is not None:
+                    os.close(seccomp)
+                    seccomp = None
                 net_note = None
                 if net is not None:
                     net.spawned()
@@ -101,6 +107,8 @@ async def run_shell(command: str, cwd: Path, timeout: float, sandbox: Sandbox | 
                     if not alive:
                         reaper.unregister(proc.pid)
             finally:
+                if seccomp is not None:
+                    os.close(seccomp)
                 if net is not None:
                     await net.close()
             if argv is None or attempt == MOUNT_ATTEMPTS or not (_mount_point_vanished(outcome, argv)

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import os
+import platform
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agent_tui.tools import sandbox_seccomp
 from agent_tui.tools.sandbox import Sandbox, probe, sandbox_for
 from tests.support.bwrap import require_bwrap, sh
 from tests.support.hello import serving
@@ -94,6 +97,61 @@ async def test_a_command_cannot_set_the_hosts_sysctls_nor_its_name(box: Sandbox)
     assert "wrote-sysctl" not in out and "wrote-core" not in out, out
     assert "Read-only file system" in out or "Permission denied" in out, out
     assert out.split()[-1] != os.readlink("/proc/self/ns/uts"), out  # its own host name, not the machine's
+
+
+_KEYCTL = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, _, keyctl = map(int, sys.argv[1:4])
+got = libc.syscall(keyctl, 0, -3, 0)  # KEYCTL_GET_KEYRING_ID of the session keyring
+print("keyctl", got, ctypes.get_errno())
+got = libc.syscall(add_key, b"user", b"planted", b"x", 1, -3)
+print("add_key", got, ctypes.get_errno())
+"""
+
+
+async def test_the_kernel_keyring_is_out_of_a_commands_reach(box: Sandbox, tmp_path: Path) -> None:
+    """A command inherited the agent's session keyring (Kerberos caches, tokens) and could read it or
+    plant keys later programs use (found by review): the keyring calls are refused by a seccomp filter."""
+    numbers = [str(n) for n in sandbox_seccomp._ARCHES[platform.machine()][0][1]]
+    (box.workspace / "k.py").write_text(_KEYCTL)
+    host = subprocess.run([sys.executable, box.workspace / "k.py", *numbers], capture_output=True, text=True)
+    assert host.stdout.split()[1] != "-1", host.stdout  # outside, the calls work: the test can fail
+    code, out = await sh(box, f"{sys.executable} k.py {' '.join(numbers)}")
+    assert code == 0 and out.split() == ["keyctl", "-1", "1", "add_key", "-1", "1"], out  # EPERM both
+
+
+def test_the_filter_refuses_exactly_the_keyring_calls() -> None:
+    """The BPF program, run by a small interpreter: per architecture, those three numbers refused (x32's
+    too), every other call and an unknown architecture allowed."""
+    import struct
+
+    def run(code: bytes, arch: int, nr: int) -> int:
+        ops = [struct.unpack("=HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+        acc, pc = 0, 0
+        while True:
+            op, jt, jf, k = ops[pc]
+            if op == 0x20:
+                acc = arch if k == 4 else nr
+            elif op == 0x54:
+                acc &= k
+            elif op == 0x15:
+                pc += jt if acc == k else jf
+            elif op == 0x06:
+                return k
+            pc += 1
+
+    x86 = sandbox_seccomp.program("x86_64")
+    assert x86 is not None and sandbox_seccomp.program("sparc") is None
+    refused, allowed = 0x00050001, 0x7FFF0000
+    for nr in (248, 249, 250, 0x40000000 | 250):
+        assert run(x86, 0xC000003E, nr) == refused, nr
+    for nr in (0, 1, 59, 247, 251, 0x40000000 | 1):
+        assert run(x86, 0xC000003E, nr) == allowed, nr
+    assert [run(x86, 0x40000003, nr) for nr in (286, 287, 288, 285, 11)] == [refused] * 3 + [allowed] * 2
+    assert run(x86, 0xDEAD, 250) == allowed
+    arm = sandbox_seccomp.program("aarch64")
+    assert arm is not None and [run(arm, 0xC00000B7, nr) for nr in (217, 218, 219, 220)] == [refused] * 3 + [allowed]
 
 
 async def test_git_folder_cannot_be_renamed_away_and_replaced(box: Sandbox) -> None:
