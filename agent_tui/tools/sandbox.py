@@ -64,9 +64,11 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fed
 #: ``umount`` every read-only mount (or ``chattr +i`` what the repair must move).  ``/proc/sys``
 #: read-only: bwrap leaves it writable, and sysctls check only for uid 0, so a command of root's could
 #: set ``kernel.core_pattern`` to a program the kernel then runs as root on the host.  ``--unshare-uts``:
-#: nor may it rename the host.
+#: nor may it rename the host.  ``/proc/keys``: the names of the keys and keyrings it could see.
 _BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
-               "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger", "--unshare-pid", "--unshare-ipc",
+               "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+               "--ro-bind-try", "/dev/null", "/proc/keys", "--ro-bind-try", "/dev/null", "/proc/key-users",
+               "--unshare-pid", "--unshare-ipc",
                "--unshare-uts", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 
 

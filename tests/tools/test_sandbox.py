@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -113,7 +114,7 @@ print("add_key", got, ctypes.get_errno())
 async def test_the_kernel_keyring_is_out_of_a_commands_reach(box: Sandbox, tmp_path: Path) -> None:
     """A command inherited the agent's session keyring (Kerberos caches, tokens) and could read it or
     plant keys later programs use (found by review): the keyring calls are refused by a seccomp filter."""
-    numbers = [str(n) for n in sandbox_seccomp._ARCHES[platform.machine()][0][1]]
+    numbers = [str(n) for n in sandbox_seccomp._ARCHES[platform.machine()][0][2]]
     (box.workspace / "k.py").write_text(_KEYCTL)
     host = subprocess.run([sys.executable, box.workspace / "k.py", *numbers], capture_output=True, text=True)
     assert host.stdout.split()[1] != "-1", host.stdout  # outside, the calls work: the test can fail
@@ -121,37 +122,64 @@ async def test_the_kernel_keyring_is_out_of_a_commands_reach(box: Sandbox, tmp_p
     assert code == 0 and out.split() == ["keyctl", "-1", "1", "add_key", "-1", "1"], out  # EPERM both
 
 
-def test_the_filter_refuses_exactly_the_keyring_calls() -> None:
-    """The BPF program, run by a small interpreter: per architecture, those three numbers refused (x32's
-    too), every other call and an unknown architecture allowed."""
-    import struct
+def _bpf(code: bytes, arch: int, nr: int, args: tuple[int, ...] = (0,) * 6) -> int:
+    """What a classic BPF seccomp program answers for one call (a small interpreter of the ops used)."""
+    ops = [struct.unpack("=HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+    acc, pc = 0, 0
+    while True:
+        op, jt, jf, k = ops[pc]
+        if op == 0x20:
+            acc = arch if k == 4 else nr if k == 0 else args[(k - 16) // 8] & 0xFFFFFFFF
+        elif op == 0x54:
+            acc &= k
+        elif op == 0x15:
+            pc += jt if acc == k else jf
+        elif op == 0x45:
+            pc += jt if acc & k else jf
+        elif op == 0x06:
+            return k
+        pc += 1
 
-    def run(code: bytes, arch: int, nr: int) -> int:
-        ops = [struct.unpack("=HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
-        acc, pc = 0, 0
-        while True:
-            op, jt, jf, k = ops[pc]
-            if op == 0x20:
-                acc = arch if k == 4 else nr
-            elif op == 0x54:
-                acc &= k
-            elif op == 0x15:
-                pc += jt if acc == k else jf
-            elif op == 0x06:
-                return k
-            pc += 1
 
+def test_the_filter_refuses_exactly_the_keyring_calls_and_set_id_modes() -> None:
+    """Per architecture: the three keyring numbers refused (x32's too); chmod-like calls refused only
+    with set-ID bits; openat2 answered ENOSYS; every other call and an unknown architecture allowed."""
     x86 = sandbox_seccomp.program("x86_64")
     assert x86 is not None and sandbox_seccomp.program("sparc") is None
-    refused, allowed = 0x00050001, 0x7FFF0000
+    refused, absent, allowed = 0x00050001, 0x00050026, 0x7FFF0000
     for nr in (248, 249, 250, 0x40000000 | 250):
-        assert run(x86, 0xC000003E, nr) == refused, nr
+        assert _bpf(x86, 0xC000003E, nr) == refused, nr
     for nr in (0, 1, 59, 247, 251, 0x40000000 | 1):
-        assert run(x86, 0xC000003E, nr) == allowed, nr
-    assert [run(x86, 0x40000003, nr) for nr in (286, 287, 288, 285, 11)] == [refused] * 3 + [allowed] * 2
-    assert run(x86, 0xDEAD, 250) == allowed
+        assert _bpf(x86, 0xC000003E, nr) == allowed, nr
+    assert _bpf(x86, 0xC000003E, 437) == absent
+    # chmod(path, mode), fchmodat(dirfd, path, mode), openat(dirfd, path, flags, mode), mkdir(path, mode)
+    for nr, arg in ((90, 1), (268, 2), (257, 3), (83, 1), (133, 1)):
+        mode = [0] * 6
+        for bits, want in ((0o755, allowed), (0o4755, refused), (0o2775, refused), (0o644, allowed)):
+            mode[arg] = bits
+            assert _bpf(x86, 0xC000003E, nr, tuple(mode)) == want, (nr, oct(bits))
+    assert _bpf(x86, 0xC000003E, 1, (1, 0o4755, 0, 0, 0, 0)) == allowed  # write(fd, buf…): not a mode
+    assert [_bpf(x86, 0x40000003, nr) for nr in (286, 287, 288, 285, 11)] == [refused] * 3 + [allowed] * 2
+    assert _bpf(x86, 0x40000003, 15, (0, 0o4755, 0, 0, 0, 0)) == refused  # i386 chmod
+    assert _bpf(x86, 0xDEAD, 250) == allowed
     arm = sandbox_seccomp.program("aarch64")
-    assert arm is not None and [run(arm, 0xC00000B7, nr) for nr in (217, 218, 219, 220)] == [refused] * 3 + [allowed]
+    assert arm is not None and [_bpf(arm, 0xC00000B7, nr) for nr in (217, 218, 219, 220)] == [refused] * 3 + [allowed]
+    assert _bpf(arm, 0xC00000B7, 53, (0, 0, 0o4755, 0, 0, 0)) == refused
+
+
+async def test_a_command_cannot_leave_a_set_id_program(box: Sandbox) -> None:
+    """As root, a command's files are root's, and an owner may set the set-user-ID bit without any
+    capability: a set-UID-root shell left in the workspace made any local user root (found by review)."""
+    code, out = await sh(box, "cp /bin/sh sh2 && chmod u+s sh2; chmod g+s sh2; chmod 4755 sh2; "
+                              "install -m 4755 /bin/sh sh3; mkdir -m 2775 d; "
+                              "python3 -c \"import os; os.close(os.open('sh4', os.O_CREAT | os.O_WRONLY, 0o4755))\"; "
+                              "cp /bin/sh sh5 && chmod +x sh5 && echo plain-ok")
+    assert "plain-ok" in out, out  # ordinary modes still work
+    for name in ("sh2", "sh3", "d", "sh4", "sh5"):
+        path = box.workspace / name
+        if path.exists():
+            assert not path.stat().st_mode & 0o6000, (name, oct(path.stat().st_mode), out)
+    assert (box.workspace / "sh5").stat().st_mode & 0o111
 
 
 async def test_git_folder_cannot_be_renamed_away_and_replaced(box: Sandbox) -> None:
