@@ -66,23 +66,31 @@ _lock = threading.Lock()
 _cache: dict[str, tuple[tuple[object, ...], Nested]] = {}
 
 
-def gitdir_named(dotgit: Path) -> Path | None:
-    """The folder a ``.git`` file names, read as git reads it (``gitdir: `` then the rest of the file,
-    up to a NUL, less trailing CR/LF), made absolute but not resolved."""
-    try:  # non-blocking, and only a regular file: a FIFO swapped in must not hang the look
-        fd = os.open(dotgit, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+def read_pointer(path: Path, single_link: bool = False) -> str | None:
+    """A ``.git`` file's or ``commondir``'s text as git reads it: up to a NUL, less trailing CR/LF.
+    Only a regular file, opened non-blocking (a FIFO swapped in must not hang the look), not through
+    a link; with ``single_link``, not one hard-linked elsewhere either (its twin could change it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (single_link and st.st_nlink != 1):
             return None
-        raw = os.read(fd, 8192).split(b"\0", 1)[0]
+        raw = os.read(fd, 8192)
     except OSError:
         return None
     finally:
         os.close(fd)
-    text = raw.decode("utf-8", "surrogateescape")
-    if not text.startswith("gitdir: ") or not (named := text[len("gitdir: "):].rstrip("\r\n")):
+    return raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape").rstrip("\r\n")
+
+
+def gitdir_named(dotgit: Path) -> Path | None:
+    """The folder a ``.git`` file names (``gitdir: `` then the rest, as git reads it), made absolute but
+    not resolved."""
+    text = read_pointer(dotgit)
+    if text is None or not text.startswith("gitdir: ") or not (named := text[len("gitdir: "):]):
         return None
     target = Path(named)
     return target if target.is_absolute() else dotgit.parent / target

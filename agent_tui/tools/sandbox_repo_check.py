@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agent_tui.tools.git_safe import config_args, safe_env
 from agent_tui.tools.sandbox_managers import manager_paths
-from agent_tui.tools.sandbox_nested import run_git
+from agent_tui.tools.sandbox_nested import read_pointer, run_git
 
 #: What git reads in a git folder: none may be a link in one a command made (git makes none there).
 _GIT_PARTS = ("HEAD", "objects", "refs", "commondir", "config", "config.worktree", "hooks", "info", "packed-refs")
@@ -137,20 +137,6 @@ def _hooks_problem(hooks: Path) -> str | None:
     return None
 
 
-def _read_pointer(path: Path) -> str | None:
-    """A ``.git`` file's or ``commondir``'s text as git reads it: up to a NUL, less trailing CR/LF."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)  # a hard-linked twin elsewhere could be rewritten once this one is read-only
-        raw = os.read(fd, 8192) if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 else None
-    finally:
-        os.close(fd)
-    return None if raw is None else raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape").rstrip("\r\n")
-
-
 def _plain_folder(text: str, base: Path, root: Path) -> Path | None:
     """The folder ``text`` names from ``base``, when where it leads cannot depend on where git runs nor
     be read two ways: no blank at either end, no control character, no link on the way, inside the
@@ -181,7 +167,7 @@ def _gitdir_problem(gitdir: Path, root: Path, common: bool = False) -> str | Non
         if part in _GIT_FILES and not stat.S_ISREG(st.st_mode):  # a FIFO would hang git, and the check
             return f"its {part} is not a plain file"
     if not common and ((pointer := gitdir / "commondir").exists() or pointer.is_symlink()):
-        text = _read_pointer(pointer)
+        text = read_pointer(pointer, single_link=True)
         target = None if text is None else _plain_folder(text, gitdir, root)
         if target is None:
             return "its commondir names a folder that is not there, or by a path git could read another way"
@@ -214,44 +200,25 @@ def _manager_problem(gitdir: Path, top: Path | None) -> str | None:
     return None
 
 
-def _work_tree(folder: Path, as_gitdir: bool) -> Path | None:
-    """The top of the work tree git uses when run in ``folder`` (None: none, a bare repository)."""
+def _rev_parse(folder: Path, as_gitdir: bool, what: str) -> Path | None:
+    """What ``git rev-parse <what>`` (``--absolute-git-dir``, ``--show-toplevel``) answers run in
+    ``folder`` (``as_gitdir``: with ``GIT_DIR`` set to it), not looking above it; None when git takes
+    no repository (or work tree) there.  RuntimeError when git could not be asked or answered oddly."""
     env = safe_env()
     env["GIT_CEILING_DIRECTORIES"] = str(folder.parent)
     if as_gitdir:
         env["GIT_DIR"] = str(folder)
     try:
-        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", "--show-toplevel"],
-                              cwd=folder, capture_output=True, timeout=GIT_CHECK_TIMEOUT, env=env,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise RuntimeError(f"git could not be asked ({exc})") from exc
-    out = os.fsdecode(done.stdout)
-    return Path(out[:-1]) if done.returncode == 0 and out.endswith("\n") and out.count("\n") == 1 else None
-
-
-def _git_dirs(folder: Path, as_gitdir: bool) -> tuple[Path, Path] | None:
-    """(git folder, common folder) git uses when run in ``folder`` (``as_gitdir``: with ``GIT_DIR`` set
-    to it), not looking above it; None when git takes no repository there.  RuntimeError when git
-    could not be asked."""
-    env = safe_env()
-    env["GIT_CEILING_DIRECTORIES"] = str(folder.parent)
-    if as_gitdir:
-        env["GIT_DIR"] = str(folder)
-    try:
-        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", "--absolute-git-dir",
-                               "--git-common-dir"], cwd=folder, capture_output=True, timeout=GIT_CHECK_TIMEOUT, env=env,
-                              stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        return None  # no git here: nothing runs it
+        done = subprocess.run(["git", *config_args(), "-c", "safe.directory=*", "rev-parse", what], cwd=folder,
+                              capture_output=True, timeout=GIT_CHECK_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         raise RuntimeError(f"git could not be asked ({exc})") from exc
     if done.returncode != 0:
         return None
-    lines = os.fsdecode(done.stdout).split("\n")
-    if len(lines) != 3 or lines[2] or not lines[0] or not lines[1]:
+    out = os.fsdecode(done.stdout)
+    if not out.endswith("\n") or out.count("\n") != 1 or out == "\n":
         raise RuntimeError("git's answer could not be read")
-    return Path(os.path.realpath(lines[0])), Path(os.path.realpath(folder / lines[1]))
+    return Path(out[:-1])
 
 
 def why_unsafe(repo: Path, root: Path) -> str | None:
@@ -266,7 +233,7 @@ def why_unsafe(repo: Path, root: Path) -> str | None:
         if repo.name == ".git" and not (repo.is_dir() or repo.is_file()):
             return "its .git is neither a folder nor a plain file"
         if repo.name == ".git" and not repo.is_dir():
-            text = _read_pointer(repo)
+            text = read_pointer(repo, single_link=True)
             if text is None or not text.startswith("gitdir: "):
                 return "its .git is a file git does not read"
             if (named := _plain_folder(text[len("gitdir: "):], repo.parent, root)) is None:
@@ -275,12 +242,12 @@ def why_unsafe(repo: Path, root: Path) -> str | None:
         if (problem := _gitdir_problem(gitdir, root)) is not None:
             return problem
         where, as_gitdir = (repo.parent, False) if repo.name == ".git" else (repo, True)
-        found = _git_dirs(where, as_gitdir)
-        if found is None:
+        taken = _rev_parse(where, as_gitdir, "--absolute-git-dir")
+        if taken is None:
             return "git does not take it for a repository now, and could later"
-        if found[0] != Path(os.path.realpath(gitdir)):
-            return f"git takes another git folder for it ({found[0]})"
+        if os.path.realpath(taken) != os.path.realpath(gitdir):
+            return f"git takes another git folder for it ({taken})"
         # the work tree as git finds it (`core.worktree` may move it), where a hook manager reads its config
-        return _manager_problem(gitdir, _work_tree(where, as_gitdir))
+        return _manager_problem(gitdir, _rev_parse(where, as_gitdir, "--show-toplevel"))
     except Exception as exc:  # whatever it is, it cannot be shown safe: disabled, never let through
         return f"it could not be checked ({type(exc).__name__}: {exc})"

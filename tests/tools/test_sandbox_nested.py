@@ -16,23 +16,12 @@ from agent_tui.tools.sandbox_nested import nested_repos
 from agent_tui.tools.shell_exec import run_shell
 from agent_tui.tools.workspace import WorkspaceError, refuse_protected, resolve
 from tests.support.bwrap import require_bwrap, sh
-
-IDENTITY = ("-c", "user.name=u", "-c", "user.email=e@x", "-c", "protocol.file.allow=always")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+from tests.support.gitrepo import git, one_commit_repo
 
 
 def library(tmp_path: Path, name: str = "lib") -> Path:
     """A repository outside the workspace to add as a submodule."""
-    lib = tmp_path / name
-    lib.mkdir()
-    git(lib, "init", "-q")
-    (lib / "x.py").write_text("x = 1\n")
-    git(lib, "add", ".")
-    git(lib, "commit", "-qm", "x")
-    return lib
+    return one_commit_repo(tmp_path / name)
 
 
 def with_submodule(ws: Path, tmp_path: Path, path: str = "sub") -> None:

@@ -18,23 +18,12 @@ from agent_tui.tools.sandbox_placed import placed_repos
 from agent_tui.tools.sandbox_repo_check import why_unsafe
 from agent_tui.tools.shell_exec import run_shell
 from agent_tui.tools.workspace import WorkspaceError, refuse_protected
-
-IDENTITY = ("-c", "user.name=u", "-c", "user.email=e@x", "-c", "protocol.file.allow=always")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+from tests.support.gitrepo import git, one_commit_repo
 
 
 def upstream(ws: Path) -> Path:
     """A repository to clone from (in the workspace: the sandbox's /tmp is its own)."""
-    lib = ws / "upstream"
-    lib.mkdir()
-    git(lib, "init", "-q")
-    (lib / "x.py").write_text("x = 1\n")
-    git(lib, "add", ".")
-    git(lib, "commit", "-qm", "x")
-    return lib
+    return one_commit_repo(ws / "upstream")
 
 
 def prompt_runs_it(folder: Path, marker: Path) -> bool:
