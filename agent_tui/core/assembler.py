@@ -309,7 +309,9 @@ def assemble(inp: AssemblyInput) -> Assembly:
         for it in block.items:
             b.cats[str(it.category)] += it.tokens + 1
             b.used += it.tokens + 1
-            why = "active file (protected)" if it.category == Category.FILES else "compaction block"
+            why = "compaction block"
+            if it.category == Category.FILES:
+                why = "a released file's import lines" if it.provenance.get("head") else "active file (protected)"
             b.trace.append(TraceEntry(it.id, True, why, it.tokens + 1))
         extra = max(0, block.tokens - MESSAGE_OVERHEAD * len(block.texts) - sum(it.tokens + 1 for it in block.items))
         b.cats[str(Category.SYSTEM)] += extra  # section headers

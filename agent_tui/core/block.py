@@ -36,6 +36,8 @@ BLOCK_ORDER = (Category.MEMORY, Category.SUMMARY, Category.FILES)
 FILE_HEADER = "## Active file (content as of the last compaction; later changes follow as file notes)"
 FILE_HEADER_TOKENS = 20
 """About what a message's header and its newline cost (the cost model's estimate, not the budget's)."""
+HEAD_HEADER = "## Released file (only its import lines, as last read)"
+"""The header of a released file's import lines (core/file_heads)."""
 _SINGLE = (Category.FILES, Category.SUMMARY)
 """Categories carried one item per message (each can stay byte-identical across events)."""
 _HEADER = {Category.FILES: FILE_HEADER, Category.SUMMARY: SECTION_HEADERS[Category.SUMMARY]}
@@ -90,7 +92,8 @@ class CompactionBlock:
             + [it for it in singles if it.id not in kept_ids and it.category == Category.SUMMARY]
         rest = [it for it in items if it.category not in _SINGLE]
         self.items = [_copy(it) for it in ordered + rest]
-        heads = [f"{_HEADER[it.category]}\n" for it in self.items[:len(ordered)]]
+        heads = [f"{HEAD_HEADER if it.provenance.get('head') else _HEADER[it.category]}\n"
+                 for it in self.items[:len(ordered)]]
         self.texts = [h + it.content for h, it in zip(heads, self.items, strict=False)]
         # a file's or segment's text was counted when it was made: counted apart from its header
         tokens = [counter.count_joined(h, it.content) for h, it in zip(heads, self.items, strict=False)]

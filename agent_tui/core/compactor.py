@@ -110,6 +110,7 @@ class Compactor:
         whole = self.consolidates(new)
         summary = min(2000, segments + new) if whole else new  # what the summarising call writes
         current = {it.id: it for it in (e.window.file_item(af) for af in e.files.files.values())}
+        current.update((it.id, it) for it in e.window.heads.current())
         files = sum(it.tokens for it in current.values())
         staying = {} if whole else {it.id: it.content for it in self.segments}
         stable = self.block.stable_prefix({**{i: it.content for i, it in current.items()}, **staying})
@@ -232,7 +233,7 @@ class Compactor:
                 continue
             e.files.files.pop(path)
             e.window.release(af, f"released: a script the agent wrote and ran, untouched for {after} steps "
-                                 "(read_file shows it again)")
+                                 "(read_file shows it again)", head=False)
 
     def carried(self) -> list[ContextItem]:
         """What a block frozen now carries besides the active files: the live summary segments, the
@@ -252,7 +253,7 @@ class Compactor:
         self.release_idle_written()
         items = self.carried()
         files = e.window.blocks([])
-        items += files
+        items += files + e.window.heads.current()
         self.block.rebuild(items, e.counter)
         w = e.window
         w.shown = {f.provenance["path"]: f.content for f in files}

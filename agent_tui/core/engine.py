@@ -40,6 +40,7 @@ from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, S
 from agent_tui.core.memory import EvictionPlan, Group
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
+from agent_tui.core.released_heads import PREFIX as HEAD_PREFIX
 from agent_tui.core.results import MemoryResultStore, ResultStore, SessionResults
 from agent_tui.core.resume import load_items
 from agent_tui.core.scripts_run import commands_of, scripts_run
@@ -213,6 +214,8 @@ class ContextEngine:
                 return self.window.file_item(af)
             if item_id in self.window.ledger.released:
                 return self.window.ledger.released[item_id]
+        if item_id.startswith(HEAD_PREFIX) and (head := self.window.heads.get(item_id)) is not None:
+            return head
         raise EngineError(f"no item {item_id!r} (see the inspector or `agent-tui memory list`)")
 
     def all_items(self) -> list[ContextItem]:
@@ -220,6 +223,7 @@ class ContextEngine:
         out = [self.system] + [self.items[i] for i in self.order]
         out += [self.window.file_item(af) for af in self.files.files.values()]
         out += [it for it in self.window.ledger.released.values() if it.provenance.get("path") not in self.files.files]
+        out += list(self.window.heads.items.values())
         out += list(self.tool_items.items.values())
         return out
 
@@ -302,7 +306,8 @@ class ContextEngine:
     def end_task(self) -> None:
         """The task is done: release every active file."""
         for af in self.files.release_all():
-            self.window.release(af, "released: the task ended (pinned files stay)")
+            self.window.release(af, "released: the task ended (pinned files stay)", head=False)
+        self.window.heads.clear("the task ended")
         self.window.flush()
 
     # memos and recall -----------------------------------------------------------------

@@ -25,6 +25,7 @@ from agent_tui.core.assembler import TraceEntry
 from agent_tui.core.file_items import FileLedger
 from agent_tui.core.filenotes import REGION_MIN_TOKENS, changed_region
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
+from agent_tui.core.released_heads import ReleasedHeads
 from agent_tui.core.text import clean_text
 
 SAMPLE_CHARS_PER_TOKEN = 6
@@ -60,13 +61,18 @@ class FileWindow:
         self._task_key: tuple[int, str | None] | None = None
         self._task = ""
         self._named: dict[str, bool] = {}
+        self.heads = ReleasedHeads(engine)
+        """The import headers released files leave in the next blocks (core/released_heads)."""
         self.known_raw: dict[str, str] = {}
         """Per active file, the raw text the engine knew at the last request (an edit's note diffs
         against it when the file is too large to show)."""
 
-    def release(self, af: Any, why: str) -> None:
-        """Report ``af`` as released (it has left ``files`` already)."""
+    def release(self, af: Any, why: str, *, head: bool = True) -> None:
+        """Report ``af`` as released (it has left ``files`` already); its import header stays
+        behind unless ``head`` is False (the user evicted it, or the task ended)."""
         self.releases.append((self.file_item(af), why))
+        if head:
+            self.heads.keep(af)
 
     def flush(self) -> None:
         self.ledger.flush(self.engine)
@@ -183,8 +189,8 @@ class FileWindow:
             n = self.file_item(af).tokens
             del self.files.files[af.path]
             total -= n
-            self.releases.append((self.file_item(af), "released: the files share is full "
-                                                      "(read-only files first, the most tokens for the least use)"))
+            self.release(af, "released: the files share is full (read-only files first, the most tokens for the "
+                             "least use)")
 
     def note_edit(self, path: str, content: str, *, shown_by: str | None = None, kind: str = "edit") -> ContextItem:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""

@@ -13,8 +13,9 @@ from typing import Any
 
 from agent_tui.core.items import ContextItem, Scope, State
 
-SPECIAL = ("f:", "ins:", "tool:")
-"""Id prefixes of items that are not messages (active files, instruction files, tool definitions)."""
+SPECIAL = ("f:", "h:", "ins:", "tool:")
+"""Id prefixes of items that are not messages (active files, released files' import lines, instruction
+files, tool definitions)."""
 
 
 class EngineError(Exception):
@@ -142,6 +143,8 @@ class ItemActions:
                               f"{item_id[4:]} to change it")
         if item_id.startswith("tool:"):
             return self.engine.tool_items.action(self.engine, action, item_id)
+        if item_id.startswith("h:"):
+            return self.engine.window.heads.action(action, item_id)
         # an active file: pin keeps it across tasks, evict releases it
         from agent_tui.core.file_items import file_action
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_tui.core.items import Category, ContextItem, State
+from agent_tui.core.released_heads import PREFIX as HEAD_PREFIX
 from agent_tui.core.summary import Summary
 from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
 
@@ -28,8 +29,9 @@ def load_items(engine: ContextEngine, items: Sequence[ContextItem]) -> None:
     e.compactor.segments = []
     e.window.ledger.load(e, [it for it in items if it.id.startswith("f:")])
     e.tool_items.load([it for it in items if it.id.startswith(TOOL_PREFIX)])
+    e.window.heads.load([it for it in items if it.id.startswith(HEAD_PREFIX)])
     for it in items:
-        if it.id == "sys" or it.id.startswith(("f:", TOOL_PREFIX)):
+        if it.id == "sys" or it.id.startswith(("f:", TOOL_PREFIX, HEAD_PREFIX)):
             continue
         e.ids.observe(it.id)
         if it.id not in e.items:
