@@ -143,6 +143,18 @@ def main(argv: list[str] | None = None) -> int:
     from agent_tui.core.redact import install_log_redaction
 
     install_log_redaction()
+    streams = sys.stdout, sys.stderr
+    if cmd != "tui":  # (the TUI filters everything it draws: ui/output_guard)
+        from agent_tui.core.terminal import GuardedStream
+
+        sys.stdout, sys.stderr = GuardedStream(sys.stdout), GuardedStream(sys.stderr)
+    try:
+        return _dispatch(cmd, args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _dispatch(cmd: str, args: argparse.Namespace) -> int:
     try:
         if cmd == "memory":
             from agent_tui.store.cli import run_memory
@@ -186,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.store.db import StoreError
 
         if isinstance(exc, (StoreError, ConfigError)) and not os.environ.get("AGENT_TUI_DEBUG"):
-            print(f"agent-tui: {exc}", file=sys.stderr)
+            from agent_tui.core.terminal import printable
+
+            print(f"agent-tui: {printable(str(exc))}", file=sys.stderr)
             return 2
         raise

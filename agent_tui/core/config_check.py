@@ -9,6 +9,7 @@ new key is one line; ``SECTIONS`` maps a dotted path (``*`` = any name) to its t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -199,7 +200,7 @@ SECTIONS: dict[str, dict[str, Check]] = {
 
 
 def _show(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() else f'"{key}"'
+    return key if key.replace("_", "").replace("-", "").isalnum() and key.isascii() else json.dumps(key)
 
 
 def _children(data: dict[str, Any], path: str) -> list[tuple[str, Any]]:

@@ -54,3 +54,24 @@ def json_text(obj: Any, **kw: Any) -> str:
     ``\\uNNNN`` escapes: the same JSON value, and a ``--json`` stream printed to a terminal cannot drive it."""
     text = json.dumps(obj, ensure_ascii=False, **kw)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_UNSAFE.search(text) else text
+
+
+class GuardedStream:
+    """A text stream whose every write goes through :func:`printable`: a command-line message that
+    quotes a repository's config key, a stored item or an error cannot drive the terminal, whichever
+    ``print`` forgot to escape it.  Everything else is the wrapped stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        """The stream written to."""
+
+    def write(self, text: str) -> int:
+        self.stream.write(printable(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)

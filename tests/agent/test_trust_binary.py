@@ -239,3 +239,30 @@ def test_workspace_dotenv_cannot_redirect_the_key(tmp_path: Path, fake_llm: Fake
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert evil.requests == [], "the workspace's .env redirected the request (and the key)"
         assert any(PLANTED in (r.header("authorization") or "") for r in fake_llm.requests if r.body)
+
+
+def test_a_config_key_or_value_with_escape_sequences_is_shown_not_obeyed(tmp_path: Path) -> None:
+    """An unknown key holding OSC 52 (clipboard) and OSC 0 (title) sequences: the error quoting it
+    reaches the terminal escaped, from `trust` and `run` alike, before any trust decision."""
+    root = make_repo(tmp_path / "proj")
+    xdg = tmp_path / "xdg"
+    (xdg / "agent-tui").mkdir(parents=True)
+    _ws_config(root, '[approval]\n"\\u001b]52;c;ZWNobyBwd25lZAo=\\u0007\\u001b]0;TITLE\\u0007" = "ask"\n')
+    for argv in ([BIN, "trust", "--workspace", str(root)], [BIN, "run", "hi", "--workspace", str(root)]):
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=_env(xdg),
+                              stdin=subprocess.DEVNULL, cwd=xdg.parent)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode == 2 and "unknown key" in out
+        assert "\x1b" not in out and "\x07" not in out
+        assert "\\u001b]52;c;ZWNobyBwd25lZAo=" in out
+
+
+def test_every_cli_message_is_escaped_whichever_print_forgot() -> None:
+    import io
+
+    from agent_tui.core.terminal import GuardedStream
+
+    raw = io.StringIO()
+    stream = GuardedStream(raw)
+    print("agent-tui: \x1b]0;TITLE\x07 and \u202eevil", file=stream)  # type: ignore[arg-type]
+    assert raw.getvalue() == "agent-tui: \\x1b]0;TITLE\\x07 and \\u202eevil\n"
