@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from agent_tui.core.config import user_config_path
-from agent_tui.core.instructions import NAMES, pick, user_dir
+from agent_tui.core.instructions import NAMES, git_root, pick, user_dir
 
 WHERE = ("project", "user")
 """``project``: the workspace's instruction file; ``user``: the user's, for every project."""
@@ -72,14 +72,41 @@ def parse_where(answer: str) -> str | None:
     return None
 
 
-def append_rule(path: Path, text: str) -> Path:
-    """Append ``text`` as one ``- `` line to ``path`` (created with a header if missing); returns it."""
+class RuleFileError(ValueError):
+    """The rule file cannot take the rule (it links outside the project, or into its ``.git``)."""
+
+
+def append_rule(path: Path, text: str, root: Path | None = None) -> Path:
+    """Append ``text`` as one ``- `` line to ``path`` (created with a header if missing); returns it.
+
+    ``root``: the workspace, when ``path`` is the project's file.  A cloned repository chooses what
+    its ``AGENTS.md`` is: a link out of the project (to ``~/.bashrc``) or into its ``.git`` is refused,
+    as the instruction loader refuses to read one, and the file is replaced atomically, never written
+    through a link."""
     line = " ".join(text.split())
     if not line:
         raise ValueError("an empty rule cannot be added")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else NEW_FILE_HEADER
+    target = path.resolve()
+    if root is not None:
+        project = (git_root(root) or root).resolve()
+        inside = target.relative_to(project).parts if target.is_relative_to(project) else None
+        if inside is None or inside[:1] in ((".git",), (".agent-tui",)):
+            raise RuleFileError(f"{path} links to {target}, outside the project's files: rule not added "
+                                "(add it to that file yourself if you mean to)")
+        if target.exists() and not target.is_file():
+            raise RuleFileError(f"{path} is not a regular file: rule not added")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else NEW_FILE_HEADER
     if old and not old.endswith("\n"):
         old += "\n"
-    path.write_text(f"{old}- {line}\n", encoding="utf-8")
-    return path
+    mode = target.stat().st_mode & 0o777 if target.is_file() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"{old}- {line}\n")
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

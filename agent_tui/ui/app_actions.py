@@ -56,7 +56,7 @@ class ActionsMixin:
         ctl = self._controller()
         if remember_it:
             remember(ctl.root, where)
-        path = append_rule(target_file(ctl.root, where), text)
+        path = append_rule(target_file(ctl.root, where), text, ctl.root if where == "project" else None)
         with ctl.lock:
             breakdown = None if self.turn_running else ctl.assemble()
         if breakdown is not None:
