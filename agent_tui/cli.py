@@ -195,9 +195,10 @@ def _dispatch(cmd: str, args: argparse.Namespace) -> int:
         return 130
     except Exception as exc:  # a clear message instead of a traceback; details with AGENT_TUI_DEBUG=1
         from agent_tui.core.config import ConfigError
+        from agent_tui.demo_project import DemoWorkspaceError
         from agent_tui.store.db import StoreError
 
-        if isinstance(exc, (StoreError, ConfigError)) and not os.environ.get("AGENT_TUI_DEBUG"):
+        if isinstance(exc, (StoreError, ConfigError, DemoWorkspaceError)) and not os.environ.get("AGENT_TUI_DEBUG"):
             from agent_tui.core.terminal import printable
 
             print(f"agent-tui: {printable(str(exc))}", file=sys.stderr)
