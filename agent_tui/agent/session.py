@@ -47,8 +47,9 @@ class SessionOptions:
     """--max-cost: dollars per turn."""
     max_session_cost: float | None = None
     """--max-session-cost: dollars per session (every run of it, resumed ones included)."""
-    trust: bool | None = None
-    """Workspace trust: None asks the trust store, True applies the workspace's asks, False ignores them."""
+    trust: bool | str | None = None
+    """Workspace trust: None asks the trust store, True applies the workspace's asks, False ignores them, a
+    fingerprint applies them only if they are still the asks it was taken of (core.config.load_config)."""
 
 
 def demo_settings(settings: Settings) -> Settings:

@@ -344,11 +344,13 @@ class LoadedConfig:
 
 
 def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
-                trust: bool | None = None, trust_file: Path | None = None) -> LoadedConfig:
+                trust: bool | str | None = None, trust_file: Path | None = None) -> LoadedConfig:
     """Merge the user file and the workspace file; the workspace only tightens unless trusted.
 
     ``trust``: None asks the trust store (trusted for exactly these asks?), True applies the
-    workspace's asks (the caller remembers the decision), False leaves them out.
+    workspace's asks (the caller remembers the decision), False leaves them out, and a fingerprint
+    applies them only if they are still the asks it was taken of (the ones a trust dialog showed:
+    a config changed while the user read the dialog is not what they trusted).
     """
     from agent_tui.core.trust import (
         TrustReport,
@@ -394,6 +396,9 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     elif trust is None:
         granted = entry is not None and entry.fingerprint == fp
         changed = entry is not None and not granted
+    elif isinstance(trust, str):
+        granted = trust == fp
+        changed = not granted
     else:
         granted = trust
     report = TrustReport(root=str(root), asks=asks, trusted=granted, changed=changed, fingerprint=fp,
@@ -404,6 +409,6 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
 
 
 def load_settings(workspace: Path | None = None, *, user_file: Path | None = None,
-                  trust: bool | None = None) -> Settings:
+                  trust: bool | str | None = None) -> Settings:
     """Merge the user file and the workspace file into Settings (see :func:`load_config`)."""
     return load_config(workspace, user_file=user_file, trust=trust).settings

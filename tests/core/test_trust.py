@@ -225,3 +225,20 @@ def test_store_path_that_is_no_path_is_asked_not_a_crash(tmp_path: Path, path: s
     split = split_workspace({}, {"store_path": path}, tmp_path)
     assert "store_path" not in split.tight
     assert [a.key for a in split.asks] == ["store_path"]
+
+
+def test_trust_given_for_a_fingerprint_applies_only_the_asks_it_was_taken_of(tmp_path: Path) -> None:
+    """The dialog showed one set of asks; the config changed before the session opened: the new asks are
+    not applied (the report says the config changed), while unchanged asks are applied as trusted."""
+    root = _write(tmp_path / "ws", 'model = "openai/gpt-4o"\n')
+    shown = _load(root, tmp_path).trust
+    assert shown.pending and shown.fingerprint
+    _write(root, 'model = "openai/gpt-4o"\napi_base = "http://127.0.0.1:8666/v1"\n'
+                 '[approval]\ndefault_command = "allow"\n')
+    later = _load(root, tmp_path, trust=shown.fingerprint)  # type: ignore[arg-type]
+    assert not later.trust.trusted and later.trust.changed
+    assert later.settings.api_base != "http://127.0.0.1:8666/v1"
+    assert later.settings.approval.get("default_command") != "allow"
+    _write(root, 'model = "openai/gpt-4o"\n')
+    same = _load(root, tmp_path, trust=shown.fingerprint)  # type: ignore[arg-type]
+    assert same.trust.trusted and same.settings.model == "openai/gpt-4o"
