@@ -72,6 +72,29 @@ class Anchor:
         return False
 
 
+    def lines(self, text: TextView) -> list[tuple[int, int]] | None:
+        """The (start, end) of every line holding a word followed by ``tail``, in order (end: the
+        line's newline or the text's end); None when positions in the lowercased text are not the
+        text's.  A pattern whose every match holds such a hit on the line of its other parts runs on
+        these lines alone."""
+        low = text.lowered
+        if low is None:
+            return None
+        raw, match = text.text, self.tail.match
+        starts: set[int] = set()
+        for word in self.words:
+            at = low.find(word)
+            while at != -1:
+                if match(raw, at + len(word)):
+                    starts.add(raw.rfind("\n", 0, at) + 1)
+                at = low.find(word, at + 1)
+        out = []
+        for start in sorted(starts):
+            end = raw.find("\n", start)
+            out.append((start, len(raw) if end == -1 else end))
+        return out
+
+
 @dataclass(frozen=True)
 class Gate:
     """Words every match of one regex contains: from each group, at least one."""

@@ -174,9 +174,17 @@ def secret_name(name: str) -> bool:
 
 
 def _assignments(text: str, view: TextView | None = None) -> Iterator[Finding]:
-    if view is not None and not view.anchored(_ASSIGN_ANCHOR):
-        return
-    for m in _ASSIGN_RE.finditer(text):
+    """``NAME=value`` findings.  With a ``view``, only the lines holding the anchor are searched: a
+    match's name, separator and value are on one line (only the ``export`` before the name can span
+    lines, and the line's own start matches in its place), and the name holds the anchor's word."""
+    spans = None
+    if view is not None:
+        spans = _ASSIGN_ANCHOR.lines(view)
+        if spans == [] or (spans is None and not view.anchored(_ASSIGN_ANCHOR)):
+            return
+    matches = (m for a, b in spans for m in _ASSIGN_RE.finditer(text, a, b)) if spans is not None \
+        else _ASSIGN_RE.finditer(text)
+    for m in matches:
         name, value = m.group("name"), m.group("value")
         if secret_name(name) and _plausible(value) and not value.replace(".", "").isdigit():
             yield Finding(

@@ -107,12 +107,13 @@ def variants(key: str) -> st.SearchStrategy[str]:
 texts = st.lists(
     st.one_of(st.text(max_size=30), st.sampled_from(KEYS).flatmap(variants),
               st.sampled_from(["key", "KEY", "pass", "token", "secret", "sl", "cl", "://", "-us", "AP", "\n",
-                               " = ", ": ", '"', "'", *FOLD_CHARS])),
+                               " = ", ": ", '"', "'", "export", "export\n", " export ", ";", "{", "\t",
+                               "API_TOKEN=abcdefgh12345678", "db_password: 'Zx9kQ2mP7vL4'", *FOLD_CHARS])),
     max_size=12,
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(texts)
 def test_prefilter_finds_exactly_what_the_full_scan_finds(text: str) -> None:
     assert find_secrets(text) == find_secrets(text, prefilter=False)
