@@ -82,6 +82,9 @@ class ToolEntry:
     tokens_listing: int
     read_only: bool | None
     """The server's ``readOnlyHint`` (None when absent)."""
+    open_world: bool | None
+    """The server's ``openWorldHint`` (None when absent, which the MCP spec reads as true: the tool may
+    reach outside systems, such as a web search)."""
     name_words: frozenset[str]
     desc_words: frozenset[str]
     summary: str
@@ -133,6 +136,7 @@ def build_entries(
                 tokens_shaped=counter.count(defs.definition_text(shaped)),
                 tokens_listing=counter.count(defs.definition_text(dump)),
                 read_only=annotations.read_only_hint if annotations is not None else None,
+                open_world=annotations.open_world_hint if annotations is not None else None,
                 name_words=frozenset(words(f"{tool.name} {tool.title or ''}")),
                 desc_words=frozenset(words(dump.get("description") or "")),
                 summary=defs.first_sentence(dump.get("description") or tool.title or ""),

@@ -205,14 +205,17 @@ class McpManager:
         return name in self._entries or name in meta.META_TOOLS
 
     def is_read_only(self, name: str) -> bool:
-        """For the approval policy: config ``read_only`` first, then the server's ``readOnlyHint``."""
+        """For the approval policy (a read-only tool runs unasked): the user's ``read_only`` setting
+        first; else the server must say both ``readOnlyHint`` and ``openWorldHint: false``.  A tool that
+        only reads but reaches the outside world (a web search or fetch, the spec's default) is not
+        read-only here: its arguments can carry the workspace's text anywhere, so it is asked."""
         if name in meta.META_TOOLS:
             return True
         setting = self.config.tool_settings(name).read_only
         if setting is not None:
             return setting
         entry = self._entries.get(name)
-        return bool(entry is not None and entry.read_only)
+        return bool(entry is not None and entry.read_only and entry.open_world is False)
 
     # ----------------------------------------------------------------- calls
     async def call(

@@ -70,7 +70,7 @@ def crash(code: int = 7) -> str:
     os._exit(code)
 
 
-@mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
 def pid() -> int:
     """The server's process id."""
     return os.getpid()

@@ -215,3 +215,16 @@ async def test_a_server_that_cannot_start_is_down_with_its_error(tmp_path: Path)
         assert manager.tool_schemas()[0]["function"]["name"] == "find_tools"  # the agent still runs
     finally:
         await manager.close()
+
+
+async def test_a_tool_runs_unasked_only_when_it_reads_and_reaches_nothing_outside(
+        manager: McpManager, tmp_path: Path) -> None:
+    """``readOnlyHint`` alone is not enough: a web search or fetch also "only reads", and its arguments
+    can carry the workspace's text anywhere (the spec's default is an open world)."""
+    assert not manager.is_read_only("fault__echo")  # readOnlyHint, openWorldHint absent
+    assert manager.is_read_only("fault__pid")  # readOnlyHint and openWorldHint: false
+    assert not manager.is_read_only("fault__crash")  # no annotations
+    mine = McpManager(load_mcp_config({"servers": {"fault": fault_server()},
+                                       "tools": {"fault__echo": {"read_only": True},
+                                                 "fault__pid": {"read_only": False}}}, tmp_path), tmp_path / "l")
+    assert mine.is_read_only("fault__echo") and not mine.is_read_only("fault__pid")  # the user's word wins
