@@ -17,6 +17,7 @@ from agent_tui.agent.loop import Agent, Approver, LoopOptions
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.config import MemoryConfig, Settings, load_config
+from agent_tui.core.results import SessionResults
 from agent_tui.core.trust import TrustReport
 from agent_tui.store.workspace import Workspace
 
@@ -99,6 +100,8 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     llm = llm_config(settings, engine.plan.reserve, engine.plan.window) if settings.model else None
     agent = Agent(engine, llm=llm, runner=runner, policy=policy, approver=approver, workspace=ws.root, store=ws.store, options=loop_opts)
     agent.ctx.store_trusted = ws.memory_trusted  # the recall tool, too, stays out of a store the user did not make
+    if isinstance(engine.results, SessionResults):
+        engine.results.own_only = not ws.memory_trusted  # and fetch_result reads only this session's outputs
     attach_sandbox(agent, settings)
     return agent, ws
 

@@ -46,9 +46,12 @@ class SessionResults:
 
     def __init__(self, store: Any, session_id: str, engine: Any) -> None:
         self.store, self.session_id, self.engine = store, session_id, engine
+        self.own_only = False
+        """Only this session's blobs are read (a store the user did not make: a handle named in the
+        repository's text must not bring the repository's own blob into the request)."""
 
     def put(self, content: str, meta: dict[str, Any] | None = None) -> str:
         return self.store.put(self.engine.redact(content), meta, session_id=self.session_id)
 
     def get(self, handle: str) -> str | None:
-        return self.store.get(handle)
+        return self.store.get(handle, self.session_id) if self.own_only else self.store.get(handle)

@@ -12,6 +12,7 @@ import random
 import sqlite3
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -112,6 +113,7 @@ def open_db(path: Path, *, timeout: float = BUSY_TIMEOUT) -> Database:
     try:
         conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False, isolation_level=None)
         _check_version(conn, path)
+        _check_schema(conn, path)
         retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL"))  # type: ignore[union-attr]
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -147,6 +149,38 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> None:
             f"{path}: this SQLite file is not an agent-tui database (it has tables but no agent-tui "
             "schema version). It was left untouched; point store_path elsewhere."
         )
+
+
+def _norm(sql: str | None) -> str:
+    return " ".join((sql or "").lower().replace('"', "").replace("[", "").replace("]", "").split())
+
+
+@lru_cache(maxsize=1)
+def _own_code() -> frozenset[tuple[str, str, str]]:
+    """(type, name, SQL) of every trigger and view the migrations make (SQL with spacing, case and
+    quoting evened out): the only code a store of ours holds."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        db = Database(conn)
+        for migrate in MIGRATIONS:
+            migrate(db)
+        rows = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
+    finally:
+        conn.close()
+    return frozenset((t, n, _norm(q)) for t, n, q in rows)
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a store holding triggers or views the migrations did not make.  A store can come with a
+    repository; a trigger in it runs SQL of the repository's at every write of the user's session (it
+    can plant rows that ``recall`` then offers as the user's own memory, or change and delete them)."""
+    rows = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
+    own = _own_code()
+    foreign = sorted(n for t, n, q in rows if (t, n, _norm(q)) not in own)
+    if foreign:
+        raise StoreError(f"{path}: this store holds {len(foreign)} trigger(s) or view(s) agent-tui did not make "
+                         f"({', '.join(foreign[:5])}): code that would run on every write. It was left untouched; "
+                         "remove them, or point store_path elsewhere.")
 
 
 def _migrate(conn: sqlite3.Connection, db: Database, path: Path) -> None:

@@ -413,7 +413,12 @@ class MemoryStore:
             )
         return handle
 
-    def get(self, handle: str) -> str | None:
+    def get(self, handle: str, session_id: str | None = None) -> str | None:
+        """The blob behind ``handle`` (only if ``session_id``'s, when given)."""
         with self.lock:
-            row = self.db.execute("SELECT content FROM blobs WHERE handle = ?", [handle]).fetchone()
+            if session_id is None:
+                row = self.db.execute("SELECT content FROM blobs WHERE handle = ?", [handle]).fetchone()
+            else:
+                row = self.db.execute("SELECT content FROM blobs WHERE handle = ? AND session_id = ?",
+                                      [handle, session_id]).fetchone()
         return row[0] if row else None
