@@ -1,14 +1,20 @@
-"""What edit_file and write_file share: the stale-read check, newline style and diffs.
+"""What edit_file and write_file share: the stale-read check, line endings and diffs.
 
 An edit is only safe if it is based on what is on disk now.  The engine records the
 hash of the text the model last saw (``note_read``/``note_edit``); before changing a
 file the tools compare it with the hash of the current disk content and refuse on any
 difference, telling the model to read again.
+
+The model sees lines without their endings, so it cannot copy a ``\\r``.  Its text is
+matched with any line ending (``eol_pattern``) and written with the endings of the
+text it replaces (``with_endings``): a line it did not change keeps its ending, so a
+file with mixed endings is never normalised behind the diff's back.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 
 from agent_tui.core.hashing import content_hash
 from agent_tui.tools.base import ToolContext, ToolError
@@ -44,9 +50,73 @@ def to_lf(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def from_lf(text: str, newline: str) -> str:
-    """LF text written back in the file's newline style."""
-    return text.replace("\n", newline) if newline != "\n" else text
+_EOL = re.compile(r"\r*\n")
+
+
+def eol_pattern(lf_text: str) -> re.Pattern[str]:
+    """A pattern matching ``lf_text`` literally, each ``\\n`` in it as any line ending."""
+    return re.compile(r"\r*\n".join(re.escape(part) for part in lf_text.split("\n")))
+
+
+def eol_blind(text: str) -> str:
+    """``text`` with every line ending, bare ``\\r`` included, as ``\\n``."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_ends(text: str) -> tuple[list[str], list[str]]:
+    """The lines of ``text`` and the ending of each; the last piece (maybe "") has ending ""."""
+    lines: list[str] = []
+    ends: list[str] = []
+    pos = 0
+    for m in _EOL.finditer(text):
+        lines.append(text[pos : m.start()])
+        ends.append(m.group())
+        pos = m.end()
+    lines.append(text[pos:])
+    ends.append("")
+    return lines, ends
+
+
+def ending_near(text: str, start: int, end: int) -> str:
+    """The ending of the line holding ``text[end]``, else of the line before ``start``, else the file's."""
+    after = _EOL.search(text, end)
+    if after:
+        return after.group()
+    before = text.rfind("\n", 0, start)
+    if before == -1:
+        return newline_of(text)
+    run = before
+    while run > 0 and text[run - 1] == "\r":
+        run -= 1
+    return text[run : before + 1]
+
+
+def with_endings(old: str, new_lf: str, default: str) -> str:
+    """``new_lf`` (LF endings) given the line endings of ``old``, the text it replaces.
+
+    When ``old`` has one kind of ending (or none: then ``default``) every line gets it.
+    Otherwise a line kept from ``old`` keeps its ending, a changed line takes the ending
+    of the line it replaces and an inserted line that of the line before it.
+    """
+    old_lines, old_ends = split_ends(old)
+    kinds = {e for e in old_ends if e}
+    if len(kinds) <= 1:
+        eol = next(iter(kinds), default)
+        return new_lf if eol == "\n" else new_lf.replace("\n", eol)
+    new_lines = new_lf.split("\n")
+    last = len(new_lines) - 1
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal":
+                i = i1 + j - j1
+            elif i2 > i1:
+                i = min(i1 + j - j1, i2 - 1)
+            else:
+                i = max(i1 - 1, 0)
+            out.append(new_lines[j] if j == last else new_lines[j] + (old_ends[i] or default))
+    return "".join(out)
 
 
 def unified(old: str, new: str, rel: str, context: int = 3) -> str:

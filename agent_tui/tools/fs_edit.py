@@ -17,11 +17,13 @@ from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
     compact_diff,
     diff_stats,
-    from_lf,
-    newline_of,
+    ending_near,
+    eol_blind,
+    eol_pattern,
     require_fresh,
     to_lf,
     unified,
+    with_endings,
 )
 from agent_tui.tools.workspace import (
     number_lines,
@@ -78,8 +80,9 @@ def nearest_window(lines: list[str], needle: str) -> tuple[int, int, float]:
     return best_start, min(len(lines), best_start + size), max(best_ratio, 0.0)
 
 
-def not_found_message(rel: str, lines: list[str], old_text: str) -> str:
-    """old_text is missing: show the most similar lines with numbers and a hint."""
+def not_found_message(rel: str, text: str, old_text: str) -> str:
+    """old_text is missing from ``text``: show the most similar lines with numbers and a hint."""
+    lines = split_lines(text)
     if not lines:
         return f"old_text was not found: {rel} is empty."
     start, end, ratio = nearest_window(lines, old_text)
@@ -87,11 +90,19 @@ def not_found_message(rel: str, lines: list[str], old_text: str) -> str:
     shown = number_lines(lines[lo:hi], lo + 1, len(lines))
     window = [line.strip() for line in lines[start:end]]
     wanted = [line.strip() for line in split_lines(old_text)]
-    hint = (
-        "They differ from old_text only in whitespace/indentation: copy them exactly."
-        if window == wanted
-        else "Copy old_text exactly from the file (no line-number prefixes), or read_file again."
-    )
+    if eol_blind(old_text) in eol_blind(text):
+        hint = (
+            "old_text differs from the file only in line endings: old_text has carriage "
+            "returns (\\r) where the file has none; send it without \\r characters."
+            if "\r" in old_text
+            else f"old_text differs from the file only in line endings: {rel} ends lines there "
+            "with a bare carriage return (\\r), which edit_file cannot match. Rewrite the file "
+            "with write_file, or ask the user to convert its line endings."
+        )
+    elif window == wanted:
+        hint = "They differ from old_text only in whitespace/indentation: copy them exactly."
+    else:
+        hint = "Copy old_text exactly from the file (no line-number prefixes), or read_file again."
     span = f"line {start + 1} is" if end - start == 1 else f"lines {start + 1}-{end} are"
     return (
         f"old_text was not found in {rel}. The most similar {span} ({ratio:.0%} similar), "
@@ -99,13 +110,21 @@ def not_found_message(rel: str, lines: list[str], old_text: str) -> str:
     )
 
 
-def occurrence_lines(text: str, needle: str) -> list[int]:
-    """1-based line numbers where each non-overlapping occurrence of ``needle`` starts."""
-    found, pos = [], text.find(needle)
-    while pos != -1:
-        found.append(text.count("\n", 0, pos) + 1)
-        pos = text.find(needle, pos + len(needle))
-    return found
+def occurrences(text: str, needle: str) -> list[tuple[int, int]]:
+    """(start, end) of each non-overlapping occurrence of LF ``needle``, with any line endings."""
+    return [m.span() for m in eol_pattern(needle).finditer(text)]
+
+
+def replaced(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
+    """``text`` with each span replaced by ``new_text`` in that span's line endings; nothing else changes."""
+    parts: list[str] = []
+    pos = 0
+    for start, end in spans:
+        default = ending_near(text, start, end)
+        parts += [text[pos:start], with_endings(text[start:end], new_text, default)]
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -121,22 +140,20 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if old_text == new_text:
         raise ToolError("old_text and new_text are identical: nothing to change.")
     require_fresh(ctx, rel, current, "edit")
-    newline = newline_of(current)
-    text = to_lf(current) if newline == "\r\n" else current
-    where = occurrence_lines(text, old_text)
+    spans = occurrences(current, old_text)
+    where = [current.count("\n", 0, start) + 1 for start, _ in spans]
     if not where:
-        raise ToolError(not_found_message(rel, split_lines(text), old_text))
+        raise ToolError(not_found_message(rel, current, old_text))
     if len(where) > 1 and not args.get("replace_all"):
         at = ", ".join(str(n) for n in where[:20])
         raise ToolError(
             f"old_text occurs {len(where)} times in {rel} (at lines {at}). Include more "
             "surrounding lines so it is unique, or set replace_all=true to change all of them."
         )
-    updated = text.replace(old_text, new_text)
-    written = from_lf(updated, newline)
-    atomic_write(target, written.encode("utf-8"), rel)
-    ctx.note_edit(rel, written)
-    diff = unified(text, updated, rel)
+    updated = replaced(current, spans, new_text)
+    atomic_write(target, updated.encode("utf-8"), rel)
+    ctx.note_edit(rel, updated)
+    diff = unified(current, updated, rel)
     added, removed = diff_stats(diff)
     summary = (
         f"Edited {rel}: replaced {len(where)} occurrence(s) (first at line {where[0]}); "
@@ -149,4 +166,4 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         "added": added,
         "removed": removed,
     }
-    return make_result(f"{summary}\n{compact_diff(text, updated, rel)}", ctx, meta=meta)
+    return make_result(f"{summary}\n{compact_diff(current, updated, rel)}", ctx, meta=meta)
