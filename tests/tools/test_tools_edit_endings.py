@@ -73,3 +73,23 @@ async def test_not_found_that_differs_only_in_line_endings_says_so(ws: Path, cal
     result = await call("edit_file", path="u.txt", old_text="a\rb", new_text="x")
     assert result.is_error and "only in line endings" in result.text and "without \\r" in result.text
     assert (ws / "u.txt").read_bytes() == b"a\nb\n"
+
+
+async def test_write_over_mixed_file_keeps_endings_of_unchanged_lines(ws: Path, call: Call) -> None:
+    (ws / "m.txt").write_bytes(b"a\nb\nc\r\nd\r\n")
+    await call("read_file", path="m.txt")
+    result = await call("write_file", path="m.txt", content="a\nB\nc\nX\nd\n")
+    assert not result.is_error, result.text
+    assert (ws / "m.txt").read_bytes() == b"a\nB\nc\r\nX\r\nd\r\n"
+    assert "+2 -1 lines" in result.text
+
+
+async def test_write_over_uniform_files_keeps_their_style(ws: Path, call: Call) -> None:
+    (ws / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
+    await call("read_file", path="crlf.txt")
+    await call("write_file", path="crlf.txt", content="1\n2\n3")
+    assert (ws / "crlf.txt").read_bytes() == b"1\r\n2\r\n3"
+    (ws / "lf.txt").write_bytes(b"one\ntwo\n")
+    await call("read_file", path="lf.txt")
+    await call("write_file", path="lf.txt", content="1\r\n2\r\n")  # explicit CRLF content is the model's choice
+    assert (ws / "lf.txt").read_bytes() == b"1\r\n2\r\n"
