@@ -5,7 +5,9 @@ write stops midway) and writes *through* a hard link, changing every other name 
 the file, possibly one outside the workspace.  So the new content goes to a temp
 file in the same folder, is fsynced, takes the old file's mode, and is renamed over
 the target (atomic on POSIX); the folder is fsynced so the rename survives a crash.
-A target with more than one link, or one that is not a regular file, is refused.
+A target with more than one link, or one that is not a regular file, is refused; so
+is a read-only one (no write bit, or no write access for us): the rename needs only the
+folder's permission, so without this check the user's write protection would be ignored.
 On any failure the temp file is removed and the message says the old file is intact.
 """
 
@@ -22,7 +24,7 @@ from agent_tui.tools.workspace import WorkspaceError
 
 
 def _check_target(target: Path, rel: str) -> os.stat_result | None:
-    """The target's lstat (None when it does not exist yet); refuses links and special files."""
+    """The target's lstat (None when it does not exist yet); refuses links, special and read-only files."""
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -40,6 +42,12 @@ def _check_target(target: Path, rel: str) -> os.stat_result | None:
             f"Refused: '{rel}' has {st.st_nlink} hard links, so writing it would also change "
             "the same file under its other names (possibly outside the workspace). "
             "Ask the user to break the link (copy the file) if the change is needed."
+        )
+    if st.st_mode & 0o222 == 0 or not os.access(target, os.W_OK, follow_symlinks=False):
+        raise WorkspaceError(
+            f"Refused: '{rel}' is read-only (mode {stat.S_IMODE(st.st_mode):04o}), so it was not "
+            "changed. The user may have protected it: ask the user to make it writable if the "
+            "change is needed."
         )
     return st
 

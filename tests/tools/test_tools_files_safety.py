@@ -230,3 +230,24 @@ def test_error_pattern_still_finds_what_it_found() -> None:
     ]
     assert error_lines(lines) == [0, 1, 2, 3]
     assert ERROR_RE.search("a" * 10 + ".py:3")
+
+
+async def test_read_only_file_is_refused_and_left_untouched(ws: Path, call: Call) -> None:
+    target = ws / "a.txt"
+    target.write_text("keep me\n")
+    target.chmod(0o444)
+    await _read(call, "a.txt")
+    for tool, args in (
+        ("edit_file", {"old_text": "keep me", "new_text": "changed"}),
+        ("write_file", {"content": "overwritten\n"}),
+    ):
+        result = await call(tool, path="a.txt", **args)
+        assert result.is_error and "'a.txt' is read-only (mode 0444)" in result.text, result.text
+        assert "ask the user" in result.text
+    assert target.read_text() == "keep me\n"
+    assert target.stat().st_mode & 0o777 == 0o444
+    assert sorted(p.name for p in ws.iterdir()) == ["a.txt"]
+    target.chmod(0o644)
+    result = await call("edit_file", path="a.txt", old_text="keep me", new_text="changed")
+    assert not result.is_error, result.text
+    assert target.read_text() == "changed\n"
