@@ -6,6 +6,11 @@ opening, the open itself is non-blocking, and the type is checked again on the o
 descriptor (the path may have been swapped in between).  The same guard serves the
 read tools and the engine's re-read of active files: a file swapped for a symlink to
 something outside the workspace is refused, not re-read into the next request.
+
+A file is read whole (edits need all of it), so its size is bounded: checked on the open
+descriptor before reading, and the read itself stops past the bound (the file may grow
+meanwhile).  A sandboxed command can make a 50 GB sparse file in an instant; read whole,
+it would take minutes and all the memory.
 """
 
 from __future__ import annotations
@@ -14,9 +19,25 @@ import os
 import stat
 from pathlib import Path
 
+#: Largest file read whole, the size above which search skips a file (tools/search_backends).
+MAX_READ_BYTES = 5_000_000
+_CHUNK = 1 << 20
+
 
 class UnsafeFileError(Exception):
     """The path is not a regular file inside the workspace; the message says what it is."""
+
+
+class FileTooLargeError(UnsafeFileError):
+    """The file is larger than the reader's bound; it was not read."""
+
+
+def _too_large(shown: str, size: int | None, limit: int) -> FileTooLargeError:
+    what = f"{size:,} bytes" if size is not None else "it grew while being read"
+    return FileTooLargeError(
+        f"'{shown}' is too large to read whole ({what}; the limit is {limit:,} bytes), so it "
+        "was not read. Look at parts of it with search or a command (head, tail, sed -n, grep)."
+    )
 
 
 def kind_of(mode: int) -> str:
@@ -34,8 +55,12 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path, shown: str | None = None) -> bytes:
-    """The bytes of ``path`` if it is a regular file; UnsafeFileError otherwise (never blocks)."""
+def read_regular(path: Path, shown: str | None = None, limit: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
+
+    UnsafeFileError otherwise (FileTooLargeError when too large, found without reading
+    more than ``limit + 1`` bytes); never blocks.
+    """
     shown = shown or str(path)
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
@@ -50,12 +75,18 @@ def read_regular(path: Path, shown: str | None = None) -> bytes:
             raise UnsafeFileError(
                 f"'{shown}' is {kind_of(st.st_mode)}; only regular files can be read."
             )
+        if st.st_size > limit:
+            raise _too_large(shown, st.st_size, limit)
         chunks: list[bytes] = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
+        room = limit + 1
+        while room > 0:
+            chunk = os.read(fd, min(_CHUNK, room))
             if not chunk:
                 break
             chunks.append(chunk)
+            room -= len(chunk)
+        if room <= 0:
+            raise _too_large(shown, None, limit)
         return b"".join(chunks)
     finally:
         os.close(fd)

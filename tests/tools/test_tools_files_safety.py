@@ -251,3 +251,74 @@ async def test_read_only_file_is_refused_and_left_untouched(ws: Path, call: Call
     result = await call("edit_file", path="a.txt", old_text="keep me", new_text="changed")
     assert not result.is_error, result.text
     assert target.read_text() == "changed\n"
+
+
+class _CountingRead:
+    """os.read that counts the bytes it returns from the file ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.bytes = 0
+        self.inode = path.stat().st_ino
+        self.real = os.read
+        self.real_fstat = os.fstat
+
+    def __call__(self, fd: int, n: int) -> bytes:
+        data = self.real(fd, n)
+        if self.real_fstat(fd).st_ino == self.inode:
+            self.bytes += len(data)
+        return data
+
+
+async def test_huge_sparse_file_is_refused_without_reading_it(
+    ws: Path, call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = ws / "huge.log"
+    huge.write_bytes(b"")
+    os.truncate(huge, 2 * 1024**3)  # sparse: no disk used
+    counter = _CountingRead(huge)
+    monkeypatch.setattr(os, "read", counter)
+    for tool, args in (("read_file", {}), ("edit_file", {"old_text": "a", "new_text": "b"})):
+        result = await call(tool, path="huge.log", **args)
+        assert result.is_error, result.text
+        assert "'huge.log' is too large to read whole (2,147,483,648 bytes" in result.text
+    assert counter.bytes == 0
+    assert huge.stat().st_size == 2 * 1024**3
+
+
+def test_file_growing_past_the_limit_while_read_stops_at_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.core.safe_files import FileTooLargeError, read_regular
+
+    path = tmp_path / "grows.log"
+    path.write_bytes(b"x" * 10)
+    assert read_regular(path, "grows.log", limit=10) == b"x" * 10
+    os.truncate(path, 2 * 1024**3)
+    real_fstat = os.fstat
+
+    def fstat_before_growth(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, 10,
+                               st.st_atime, st.st_mtime, st.st_ctime))
+
+    counter = _CountingRead(path)
+    monkeypatch.setattr(os, "fstat", fstat_before_growth)
+    monkeypatch.setattr(os, "read", counter)
+    with pytest.raises(FileTooLargeError, match="too large to read whole"):
+        read_regular(path, "grows.log", limit=3 * 1024**2)
+    assert counter.bytes == 3 * 1024**2 + 1
+
+
+def test_active_file_grown_huge_is_dropped_without_reading_it(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (ws / "notes.txt").write_text("harmless\n")
+    files = ActiveFiles(ws)
+    files.note("notes.txt", "harmless\n", turn=1)
+    os.truncate(ws / "notes.txt", 64 * 1024**2)  # over the limit; sparse
+    counter = _CountingRead(ws / "notes.txt")
+    monkeypatch.setattr(os, "read", counter)
+    assert [af.path for af in files.refresh()] == ["notes.txt"]
+    assert "content dropped" in files.render(files.files["notes.txt"])
+    assert "too large to read whole" in files.render(files.files["notes.txt"])
+    assert counter.bytes == 0
