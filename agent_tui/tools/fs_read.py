@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.outline import outline
@@ -169,10 +170,11 @@ def read_outline(
 def _view(
     rel: str, text: str, args: dict[str, Any], model: str | None
 ) -> tuple[str, dict[str, Any], int, list[str]]:
-    """(text, meta, raw tokens, lines) of a range or query view; text "" when an outline is due."""
-    lines = split_lines(text)
+    """(text, meta, raw tokens, lines) of a range or query view; text "" when an outline is due.  The
+    lines are cut from the file redacted whole (core/redact_whole): a range of a key file is masked too."""
     counter = counter_for(model)
     raw_tokens = counter.count(text)
+    lines = split_lines(redact_keeping_lines(text))
     start, end, query = args.get("start_line"), args.get("end_line"), args.get("query")
     if query:
         out, meta = read_query(rel, lines, query, counter)

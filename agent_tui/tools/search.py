@@ -13,6 +13,7 @@ import asyncio
 from itertools import groupby
 from typing import Any
 
+from agent_tui.core.redact_whole import redact_whole
 from agent_tui.core.tokens import count_tokens
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.paging import fetch_hint
@@ -51,6 +52,9 @@ SPEC = ToolSpec(
 
 def _clip(text: str) -> str:
     text = text.strip()
+    if len(text) <= LINE_WIDTH:
+        return text
+    text = redact_whole(text)  # before the cut: half a token is not recognisable as one
     return text if len(text) <= LINE_WIDTH else text[:LINE_WIDTH] + "…"
 
 

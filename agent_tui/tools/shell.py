@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agent_tui.core.redact_whole import redact_whole
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolResult, ToolSpec, make_result
 from agent_tui.tools.cleaning import clean_text
@@ -25,6 +26,8 @@ HEAD_LINES = 40
 TAIL_LINES = 80
 MIDDLE_ERROR_LINES = 30
 LINE_WIDTH = 400
+#: The narrowest an excerpt cuts a line to (when it must shrink to fit).
+MIN_WIDTH = 80
 #: Tokens the shown output may cost at most.
 OUTPUT_TOKEN_CAP = 5000
 MAX_TIMEOUT = 1800
@@ -78,8 +81,10 @@ def excerpt(lines: list[str], head: int, tail: int, errors: int, width: int) -> 
 
 
 def shape_output(output: str, counter: TokenCounter) -> tuple[str, bool]:
-    """The output as shown and whether anything was left out."""
-    lines = clean_text(output).split("\n")
+    """The output as shown and whether anything was left out.  A line an excerpt may cut (longer than the
+    narrowest width it uses) is redacted whole first: the part of a secret left after the cut would not be
+    recognisable (the engine redacts what is shown; a line shown whole is redacted there)."""
+    lines = [redact_whole(line) if len(line) > MIN_WIDTH else line for line in clean_text(output).split("\n")]
     full = "\n".join(lines)
     if len(lines) <= HEAD_LINES + TAIL_LINES and counter.count_within(full, OUTPUT_TOKEN_CAP) is not None:
         return full, "[base64 " in full and "[base64 " not in output
@@ -89,7 +94,7 @@ def shape_output(output: str, counter: TokenCounter) -> tuple[str, bool]:
             max(1, int(HEAD_LINES * scale)),
             max(1, int(TAIL_LINES * scale)),
             max(1, int(MIDDLE_ERROR_LINES * scale)),
-            max(80, int(LINE_WIDTH * scale)),
+            max(MIN_WIDTH, int(LINE_WIDTH * scale)),
         )
         if counter.count_within(text, OUTPUT_TOKEN_CAP) is not None:
             return text, True

@@ -1,0 +1,40 @@
+"""Tools redact the text they cut from: a secret cut in half by a range, a clip or a line limit is not
+recognisable afterwards, so it used to go out as is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.core.redact_whole import redact_keeping_lines
+from agent_tui.core.tokens import counter_for
+from agent_tui.tools.fs_read import _view
+from agent_tui.tools.search import _clip
+from agent_tui.tools.shell import shape_output
+
+BODY = "MIIEowIBAAKCAQEAq7Zl3nH0e5XUb3QmYpL2dTz9gk4vY8s1R0wQm7a2Xf3JcKpN\n" * 12
+PEM = f"# deploy key\n-----BEGIN RSA PRIVATE KEY-----\n{BODY}-----END RSA PRIVATE KEY-----\nafter = 1\n"
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_a_range_of_a_key_file_is_masked_and_line_numbers_still_match(tmp_path: Path) -> None:
+    out, _, _, lines = _view("deploy.key", PEM, {"path": "deploy.key", "start_line": 3, "end_line": 8}, None)
+    assert "MIIEowIBAAKCAQEA" not in out
+    assert len(lines) == PEM.count("\n") and lines[-1] == "after = 1" and lines[0] == "# deploy key"
+    assert "[REDACTED" in lines[1] and all(not line for line in lines[2:14])
+
+
+def test_a_search_hit_is_redacted_before_it_is_clipped() -> None:
+    line = "x" * 149 + f" {TOKEN} and more"
+    clipped = _clip(line)
+    assert "ghp_" not in clipped and "[REDACTED" in clipped  # cut at 160 characters it showed "ghp_A1b2C3…"
+
+
+def test_a_command_output_is_redacted_before_its_lines_are_cut() -> None:
+    output = "\n".join(f"line {i}" for i in range(400)) + f"\n{'y' * 390} token={TOKEN}\n" + "done\n"
+    shown, _ = shape_output(output, counter_for(None))
+    assert "ghp_A1b2" not in shown and "token=ghp" not in shown
+
+
+def test_keeping_lines_leaves_text_without_secrets_alone() -> None:
+    text = "a = 1\nb = 2\n\nc = 3"
+    assert redact_keeping_lines(text) == text
