@@ -23,6 +23,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -75,6 +76,19 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.typing = TypingGuard()
         """When the user last typed: keys of a burst never answer an approval (ui/typing_guard)."""
         self.theme = options.theme or pick_theme()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notification is plain text, whatever ``markup`` says: notices quote the workspace's
+        config, errors and tool output, and Textual markup in them could run an app action when
+        clicked (``[@click=…]``) or crash the app.  (A widget's ``notify`` passes ``markup=True``.)"""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+c: Textual's hint, without its markup (notifications are plain text)."""
+        keys = [key for key, active in self.active_bindings.items() if active.binding.action in ("quit", "app.quit")]
+        if keys:
+            self.notify(f"Press {keys[0]} to quit the app", title="Do you want to quit?")
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps other people's escape sequences off the terminal."""
