@@ -23,6 +23,8 @@ CONTEXT_LINES = 3
 """Unchanged lines shown around each hunk."""
 NEW_FILE_LINES = 200
 """A new file's preview shows at most this many of its lines."""
+OUTSIDE_SANDBOX = "  (outside the sandbox)"
+"""Ends a command's preview when the call asks to run outside the sandbox (the dialog shows it in its title)."""
 
 
 def preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
@@ -40,7 +42,7 @@ def _preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
     if name == "write_file":
         return write_diff(args, workspace)
     if name == "run_command":
-        where = "  (outside the sandbox)" if args.get("outside_sandbox") is True else ""
+        where = OUTSIDE_SANDBOX if args.get("outside_sandbox") is True else ""
         return f"$ {args.get('command', '')}{where}"
     return f"{name}({json.dumps(args, ensure_ascii=False)[:800]})"
 

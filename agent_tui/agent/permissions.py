@@ -182,7 +182,8 @@ class Policy:
             if not missing:
                 used = sorted({shlex.join(p) for c in parsed.commands for p in prefixes if prefix_covers(p, c)})
                 return Verdict("allow", f"allowed by {', '.join(used)}", prefix)
-            shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3])
+            shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3]) + (
+                f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
             why = [f"no allow rule covers {shown}"]
         if self.sandboxed and self.sandboxed_commands == "allow" and args.get("outside_sandbox") is not True:
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)

@@ -10,6 +10,11 @@ For a command, "always" remembers that exact line; when the policy offers a pref
 the user sees exactly which later commands it lets through.  Why the policy asked (e.g.
 which part of the line no allow rule covers) is shown under the command.
 
+Nothing of a command hides below the fold: a call outside the sandbox says so in the title (not
+after the command's last line), runs of blank lines and long runs of spaces are folded into
+visible markers, and when the text is taller than its box a line under the box says how many
+lines are still below.
+
 Keys the user was typing for the message box when the dialog opened never answer it: the app sends
 them on to the box while the burst lasts (``agent_tui.ui.typing_guard``), and the dialog says so.
 """
@@ -27,6 +32,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from agent_tui.agent.approval_preview import OUTSIDE_SANDBOX
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
 from agent_tui.ui.typing_guard import HELD_NOTE, GuardsTyping
@@ -35,6 +41,9 @@ ANSWERS = ("once", "always", "prefix", "deny")
 PREVIEW_SHARE = 0.35
 """The diff or command box takes at most this share of the screen's rows (then it scrolls)."""
 PREVIEW_MIN_ROWS = 4
+WIDE_GAP = 16
+"""A run of at least this many spaces or tabs inside a command line is shown as one marker."""
+MARK = "reverse $warning"
 
 
 class ReasonInput(Input):
@@ -66,6 +75,51 @@ def first_change(diff: str) -> int:
         if line[:1] in "-+" and not line.startswith(("---", "+++")):
             return n
     return 0
+
+
+def split_command(preview: str) -> tuple[str, bool]:
+    """(the command line without ``$ `` and the outside-the-sandbox note, whether the note was there)."""
+    command = preview.removeprefix("$ ")
+    if command.endswith(OUTSIDE_SANDBOX):
+        return command.removesuffix(OUTSIDE_SANDBOX), True
+    return command, False
+
+
+_GAP = re.compile(rf"[ \t]{{{WIDE_GAP},}}")
+
+
+def _line_content(line: str) -> Content:
+    parts: list[Content] = []
+    at = 0
+    for m in _GAP.finditer(line):
+        parts += [Content.styled(line[at:m.start()], "bold"), Content.styled(f" ␠×{len(m.group(0))} ", MARK)]
+        at = m.end()
+    parts.append(Content.styled(line[at:], "bold"))
+    return Content("").join(parts)
+
+
+def command_content(command: str) -> Content:
+    """The command as the dialog shows it: a run of blank (or whitespace-only) lines, which would push
+    the rest of the command out of its box, becomes one marked line ``⏎ ×40 blank lines``; so does a
+    long run of spaces inside a line."""
+    lines = command.split("\n")
+    shown: list[Content] = []
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        run = j - i
+        if run == 0:
+            shown.append(_line_content(lines[i]))
+            i += 1
+            continue
+        if run == 1 and not lines[i]:
+            shown.append(Content(""))
+        else:
+            shown.append(Content.styled(f"⏎ ×{run} blank line{'s' if run > 1 else ''}", MARK))
+        i = j
+    return Content("\n").join(shown)
 
 
 def _command_hint(req: ApprovalRequested) -> Content:
@@ -110,6 +164,7 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         self.request = request
         self._fitted = False
         """The preview was found longer than its box (scrolled to the first change once)."""
+        self._watching = False
 
     def compose(self) -> ComposeResult:
         req = self.request
@@ -117,12 +172,13 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
             yield Label(self._title(), id="approval-title")
             with VerticalScroll(id="approval-preview"):
                 if req.kind == "command":
-                    command = req.preview.removeprefix("$ ")
+                    command, _ = split_command(req.preview)
                     with Horizontal(id="approval-cmdline"):  # the $ in its own column: a long path folds beside it
-                        yield Static("$" if command != req.preview else "", id="approval-dollar")
-                        yield Static(Content.styled(command, "bold"), id="approval-command")
+                        yield Static("$" if req.preview.startswith("$ ") else "", id="approval-dollar")
+                        yield Static(command_content(command), id="approval-command")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
+            yield Static("", id="approval-more")
             if req.kind == "command":
                 yield Static(_command_hint(req), id="approval-why")
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
@@ -136,7 +192,10 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
     def _title(self, scrolls: bool = False) -> Content:
         req = self.request
         what = "run this command" if req.kind == "command" else "make this change"
-        return Content.assemble(("Approval ", "bold $warning"), (f"· allow {req.name} to {what}?", "bold"),
+        outside = req.kind == "command" and split_command(req.preview)[1]
+        return Content.assemble(("Approval ", "bold $warning"),
+                                ("⚠ OUTSIDE THE SANDBOX ", "bold reverse $error") if outside else "",
+                                (f"· allow {req.name} to {what}?", "bold"),
                                 ("  pgup/pgdn scroll it" if scrolls else "", "$text-muted"))
 
     def on_mount(self) -> None:
@@ -151,16 +210,41 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         """The preview as tall as its content up to a third of the screen (it scrolls beyond: pgup/pgdn).
         Set as a height, not only as CSS max-height: the docked box's auto height ignores a child's cap
         and kept the blank rows (16 of 24 at 80x24)."""
-        preview = self.query_one("#approval-preview", VerticalScroll)
+        found = self.query("#approval-preview").results(VerticalScroll)
+        preview = next(found, None)
+        if preview is None:
+            return  # answered and gone before its first layout
+        if not self._watching:
+            self._watching = True
+            self.watch(preview, "scroll_y", self._show_more, init=False)
         cap = max(PREVIEW_MIN_ROWS, int(self.size.height * PREVIEW_SHARE))
         needed = preview.virtual_size.height
         if needed > 0:
-            preview.styles.height = min(needed, cap)
+            preview.styles.height = needed if needed <= cap else cap - 1  # (a row for the line saying what is below)
         if needed > cap and not self._fitted:
             self._fitted = True
             self.query_one("#approval-title", Label).update(self._title(scrolls=True))
-            preview.scroll_to(y=max(0, first_change(self.request.preview) - 2), animate=False)
+            if self.request.kind != "command":  # a command is read from its first line
+                preview.scroll_to(y=max(0, first_change(self.request.preview) - 2), animate=False)
+        self.call_after_refresh(self._show_more)
         self._uncover()
+
+    def _show_more(self, _: float | None = None) -> None:
+        """Under the box: how many lines of the command (or change) are still below what it shows."""
+        preview = next(self.query("#approval-preview").results(VerticalScroll), None)
+        more = next(self.query("#approval-more").results(Static), None)
+        if preview is None or more is None:
+            return
+        below = preview.virtual_size.height - int(preview.scroll_y) - preview.scrollable_content_region.height
+        above = int(preview.scroll_y)
+        what = "command" if self.request.kind == "command" else "change"
+        if below > 0:
+            more.update(Content.styled(f"▼ the {what} continues below: {below} more line{'s' if below > 1 else ''}"
+                                       f" (pgdn){f' · {above} above' if above else ''}", MARK))
+        elif above > 0:
+            more.update(Content.styled(f"▲ end of the {what} · {above} line{'s' if above > 1 else ''} above (pgup)",
+                                       "$text-muted"))
+        more.display = below > 0 or above > 0
 
     def _uncover(self) -> None:
         """Lift the conversation's end above the dialog (it docks over the box and status line)."""
