@@ -72,6 +72,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.turn_worker: Worker[str] | None = None
         self._queued: str | None = None
         """A message sent before the session opened (its bubble is already shown)."""
+        self.open_failed = False
+        """Opening the first session failed: no session until /new, /resume or a message tries again."""
         self.gauge = GaugeFeed(self._deliver_gauge, self.set_timer)
         self.typing = TypingGuard()
         """When the user last typed: keys of a burst never answer an approval (ui/typing_guard)."""
@@ -143,6 +145,11 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     def turn_running(self) -> bool:
         return self.turn_worker is not None and self.turn_worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
 
+    @property
+    def session_opening(self) -> bool:
+        """A session is being opened (the first one, or /new, /resume, /model)."""
+        return any(w.group == "session" and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)
+
     # start-up: paint first, then load ------------------------------------------------------------
     def on_mount(self) -> None:
         self.call_after_refresh(self._after_first_frame)
@@ -198,17 +205,39 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     # the turn -------------------------------------------------------------------------------------
     @on(TaskSubmitted)
     async def _task_submitted(self, message: TaskSubmitted) -> None:
-        if self.turn_running or self._queued is not None:
+        if self.turn_running:
             self.main.prompt.restore(message.text)
             self.notify("A turn is running: your message is back in the box; send it when the turn ends, "
                         "or press esc to cancel the turn.", severity="warning")
             return
+        if self._queued is not None:
+            self.main.prompt.restore(message.text)
+            self.notify("The session is still opening and your first message waits for it: this one is back in "
+                        "the box; send it once the first is on its way.", severity="warning")
+            return
         await self.main.conversation.add_user(message.text, pending=True)
         if self.controller is None:
             self._queued = message.text
+            if self.open_failed and not self.session_opening:  # opening failed before: a message tries again
+                self.open_session(self.options.session, "")
             self.main.status.state = "opening session… (your message is sent when it is ready)"
             return
         self.turn_worker = self.run_turn(message.text)
+
+    def _give_back_queued(self) -> None:
+        """No session to send the waiting message to: it goes back into the box (or onto ↑ when the user
+        typed something else meanwhile), its bubble marked not sent."""
+        text, self._queued = self._queued, None
+        if text is None:
+            return
+        self.main.conversation.unsent()
+        prompt = self.main.prompt
+        if prompt.restore(text):
+            self.notify("Your message was not sent: it is back in the box.", severity="warning")
+        else:
+            prompt.inputs.add(text, keep_long=True)
+            self.notify("Your message was not sent: it is on ↑ in the box (you had typed something else).",
+                        severity="warning")
 
     def _send_queued(self) -> None:
         """The session opened: send what the user typed while it was opening."""
@@ -326,7 +355,9 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 return
             self.main.status.mcp = "failed"
         elif worker.group == "session" and self.controller is None:
-            self.main.status.state = "no session"
+            self.open_failed = True
+            self.main.status.state = "no session: /new, /resume ID or a message tries again"
+            self._give_back_queued()
         elif worker.group == "turn":
             self._turn_over("error", self.controller.engine.turn if self.controller else 0)
         elif worker.group in ("agent",):

@@ -34,8 +34,13 @@ class CommandsMixin:
             self.notify(f"unknown command /{name}", severity="error")
             return
         if name not in ("help", "quit", "mcp") and self.controller is None:
-            self.notify("The session is still opening; try again in a moment.", severity="warning")
-            return
+            if self.session_opening or not self.open_failed:
+                self.notify("The session is still opening; try again in a moment.", severity="warning")
+                return
+            if name not in ("new", "resume"):
+                self.notify("No session is open (opening it failed): /new starts a fresh one, /resume ID reopens "
+                            "one, and a message tries again.", severity="warning")
+                return
         handler(arg)
 
     def _idle(self: AgentApp, what: str) -> bool:
@@ -104,6 +109,10 @@ class CommandsMixin:
             return
         if arg:
             self.open_session(self.options.session.resume(arg), f"resumed session {arg}")
+            return
+        if self.controller is None:
+            self.notify("No session is open to list the others: /resume ID reopens one, /new starts a fresh one.",
+                        severity="warning")
             return
         from agent_tui.ui.screens.sessions import SessionsScreen
 

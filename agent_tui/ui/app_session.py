@@ -54,6 +54,7 @@ class SessionMixin:
         if opened.controller is self.controller:
             return
         old, self.controller = self.controller, opened.controller
+        self.open_failed = False
         ctl = opened.controller
         if old is not None:
             old.close()

@@ -51,6 +51,13 @@ class Conversation(VerticalScroll):
         await self.mount(message)
         self.follow()
 
+    def unsent(self) -> None:
+        """The shown bubble of a message that could not be sent is marked so (its text went back to the box)."""
+        if self._pending is not None:
+            self._pending.border_title = "you · not sent"
+            self._pending.add_class("-unsent")
+            self._pending = None
+
     @property
     def following(self) -> bool:
         """New content is followed (the user has not scrolled up to read; Textual keeps the anchor but

@@ -210,7 +210,10 @@ class PromptInput(TextArea):
         elif character:
             self.insert(character)
 
-    def restore(self, text: str) -> None:
-        """Put back a message the app could not take (only into an empty box: never over new typing)."""
-        if not self.text.strip():
-            self.value = text
+    def restore(self, text: str) -> bool:
+        """Put back a message the app could not take (only into an empty box: never over new typing).
+        True when it is back in the box."""
+        if self.text.strip():
+            return False
+        self.value = text
+        return True
