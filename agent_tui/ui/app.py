@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from textual import events, on, work
@@ -78,6 +81,9 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.typing = TypingGuard()
         """When the user last typed: keys of a burst never answer an approval (ui/typing_guard)."""
         self.theme = options.theme or pick_theme()
+        self._signal_loop: asyncio.AbstractEventLoop | None = None
+        self._old_handlers: dict[int, Any] = {}
+        """The SIGHUP / SIGTERM handlers before ours (put back when the app ends)."""
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -152,7 +158,36 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
 
     # start-up: paint first, then load ------------------------------------------------------------
     def on_mount(self) -> None:
+        self._catch_stop_signals()
         self.call_after_refresh(self._after_first_frame)
+
+    def _catch_stop_signals(self) -> None:
+        """SIGHUP (the terminal closed) and SIGTERM end the app like a quit, the unsent draft written first
+        (their default action killed the process with the typing since the last pause unsaved)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self._signal_loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            try:
+                self._old_handlers[sig] = signal.signal(sig, self._stop_signalled)
+            except (OSError, ValueError):
+                continue
+
+    def _stop_signalled(self, signum: int, frame: FrameType | None) -> None:
+        try:
+            self.main.prompt.save_draft()
+        except Exception:  # no box any more: nothing typed to keep; exit all the same
+            pass
+        if self._signal_loop is not None and not self._signal_loop.is_closed():
+            self._signal_loop.call_soon_threadsafe(self.exit, 128 + signum)
+
+    def _restore_signal_handlers(self) -> None:
+        for sig, handler in self._old_handlers.items():
+            try:
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+            except (OSError, ValueError):
+                continue
+        self._old_handlers.clear()
 
     def _after_first_frame(self) -> None:
         if self.options.first_frame_probe:
@@ -402,6 +437,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             self.main.status.state = "ready"
 
     async def on_unmount(self) -> None:
+        self._restore_signal_handlers()
         if self.mcp is not None:
             try:
                 await asyncio.wait_for(self.mcp.close(), 5)

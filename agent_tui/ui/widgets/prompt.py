@@ -13,6 +13,7 @@ kill or a quit loses no typing).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,6 +36,8 @@ PLACEHOLDER = "Ask the agent · enter sends · ctrl+j new line · ↑ history ·
 
 DRAFT_DELAY = 0.4
 """Seconds of no typing before the draft is written (and at once when the app closes)."""
+DRAFT_MAX_WAIT = 1.5
+"""… but while typing goes on, at least this often (steady typing never pauses DRAFT_DELAY)."""
 
 Completer = Callable[[str], "str | None"]
 """Completes the whole input (``/comp`` → ``/compact ``), None when nothing fits."""
@@ -65,6 +68,8 @@ class PromptInput(TextArea):
         self.pastes: dict[int, str] = {}
         self._paste_no = 0
         self._draft_timer: Timer | None = None
+        self._unsaved_since: float | None = None
+        """When the box first changed after the draft was last written."""
 
     # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
     def _on_mount(self) -> None:
@@ -79,9 +84,13 @@ class PromptInput(TextArea):
             self.notify(f"The message you had not sent is in ↑ history.{more}", title="Draft restored")
 
     def _on_text_area_changed(self) -> None:
+        now = time.monotonic()
+        if self._unsaved_since is None:
+            self._unsaved_since = now
         if self._draft_timer is not None:
             self._draft_timer.stop()
-        self._draft_timer = self.set_timer(DRAFT_DELAY, self.save_draft)
+        delay = min(DRAFT_DELAY, max(0.02, self._unsaved_since + DRAFT_MAX_WAIT - now))  # (a 0 s timer divides by 0)
+        self._draft_timer = self.set_timer(delay, self.save_draft)
 
     def _on_unmount(self) -> None:
         self.save_draft()
@@ -90,7 +99,10 @@ class PromptInput(TextArea):
     def save_draft(self) -> None:
         """Write the user's unsent text beside the input history: the box (pastes expanded), or, while
         ↑ shows an earlier message unchanged, what was typed before browsing started."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
         self._draft_timer = None
+        self._unsaved_since = None
         h = self.inputs
         browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
         self.inputs.save_draft(h.draft if browsing else self.expanded())
