@@ -253,3 +253,18 @@ async def test_demo_task_is_offered_once(demo_workspace: Path, recorder: Recorde
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert len({id(m) for m in recorder.of(TaskSubmitted)}) == 1 and not app.turn_running
+
+
+async def test_a_paste_ending_in_a_newline_counts_the_same_lines_in_the_token_and_the_block(
+        demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    big = "".join(f"log line {n}\n" for n in range(20))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.main.prompt.clear()
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        assert app.main.prompt.value == "[paste #1 · 20 lines]"
+        block = app.main.query_one("#pastes Collapsible", Collapsible)
+        assert block.title == "paste #1 · 20 lines"
+

@@ -25,7 +25,7 @@ from agent_tui.ui.messages import (
 from agent_tui.ui.widgets.budget import BudgetPanel
 from agent_tui.ui.widgets.chat_items import Banner, ThresholdOffer
 from agent_tui.ui.widgets.conversation import Conversation
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.prompt import PromptInput, line_count
 from agent_tui.ui.widgets.status_line import StatusLine
 
 NARROW = 100
@@ -180,7 +180,7 @@ class MainScreen(Screen[None]):
 
     @on(PromptInput.PasteFolded)
     async def _paste_folded(self, message: PromptInput.PasteFolded) -> None:
-        lines = message.text.count("\n") + 1
+        lines = line_count(message.text)
         block = Collapsible(Static(message.text, markup=False), title=f"paste #{message.number} · {lines:,} lines",
                             collapsed=True)
         await self.query_one("#pastes").mount(block)

@@ -43,6 +43,11 @@ Completer = Callable[[str], "str | None"]
 """Completes the whole input (``/comp`` → ``/compact ``), None when nothing fits."""
 
 
+def line_count(text: str) -> int:
+    """Lines of a pasted text (a final newline ends the last line, it does not start another)."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
 class PromptInput(TextArea):
     """The message box."""
 
@@ -160,7 +165,7 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        lines = line_count(text)
         if lines > FOLD_LINES or len(text) > FOLD_CHARS:
             event.stop()
             event.prevent_default()
