@@ -73,6 +73,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.mcp: Any | None = None
         self.llm_ready = asyncio.Event()
         self.turn_worker: Worker[str] | None = None
+        self._turn_task = ""
+        """The message the running (or last) turn was sent."""
         self._queued: str | None = None
         """A message sent before the session opened (its bubble is already shown)."""
         self.open_failed = False
@@ -284,6 +286,7 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     async def run_turn(self, task: str) -> str:
         ctl = self.controller
         assert ctl is not None
+        self._turn_task = task
         status_line = self.main.status
         status_line.busy = True
         await self._model_ready()
@@ -413,6 +416,12 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self._turn_over("cut", self.controller.engine.turn if self.controller else 0)
 
     def _turn_over(self, status: str, turn: int) -> None:
+        from agent_tui.ui.input_history import MAX_CHARS
+
+        if status == "error" and len(self._turn_task) > MAX_CHARS:
+            # too long for the history when sent, but its turn failed: ↑ brings it back to send again
+            self.main.prompt.inputs.add(self._turn_task, keep_long=True)
+        self._turn_task = ""
         self.main.status.busy = False
         self.main.status.state = "ready"
         self.gauge.output(0)

@@ -21,7 +21,7 @@ from agent_tui.ui.screens.inspector import InspectorScreen
 from agent_tui.ui.widgets.chat_items import ThresholdOffer, UserMessage
 from tests.support.fake_openai import FakeOpenAI, Reply
 
-from .conftest import HANG, Recorder, demo_app, denied_demo_turn, ready, wait_for
+from .conftest import HANG, Recorder, demo_app, denied_demo_turn, ready, turn_done, wait_for
 
 
 async def test_multiline_message_and_three_line_paste_arrive_whole(demo_workspace: Path, recorder: Recorder) -> None:
@@ -268,3 +268,23 @@ async def test_a_paste_ending_in_a_newline_counts_the_same_lines_in_the_token_an
         block = app.main.query_one("#pastes Collapsible", Collapsible)
         assert block.title == "paste #1 · 20 lines"
 
+
+async def test_a_message_too_long_for_the_history_comes_back_on_up_when_its_turn_fails(
+        fake_llm: FakeOpenAI, fake_app: AgentApp) -> None:
+    from agent_tui.ui.input_history import MAX_CHARS
+
+    long = "please read this log:\n" + "a log line that goes on\n" * (MAX_CHARS // 20)
+    fake_llm.script(*[Reply.error(400, "bad request", type="invalid_request_error")] * 4)
+    app = fake_app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        app.post_message(events.Paste(long))
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.turn_worker is not None, "the turn")
+        await turn_done(pilot)
+        assert prompt.value == ""
+        await pilot.press("up")
+        assert prompt.value == long.strip("\n")
