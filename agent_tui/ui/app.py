@@ -226,7 +226,8 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 TrustStore().remember(Path(report.root), report.fingerprint)
             except OSError as exc:
                 self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
-        self.options.session = replace(self.options.session, trust=trusted)
+        # trusted: exactly the asks the dialog listed (a config changed while it was open is not applied)
+        self.options.session = replace(self.options.session, trust=report.fingerprint if trusted else False)
         if trusted:
             self.adopt_history()
         from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume

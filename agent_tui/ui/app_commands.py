@@ -146,13 +146,13 @@ class CommandsMixin:
             if not answer:
                 self.notify(refusal, title="Sessions hidden", severity="warning", timeout=12)
                 return
-            trust: bool | None = None  # the trust store decides: a config changed meanwhile is asked again
+            trust: bool | str | None = None  # the trust store decides: a config changed meanwhile is asked again
             try:
                 if report.pending:
                     TrustStore().remember(Path(report.root), report.fingerprint)
             except OSError as exc:
                 self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
-                trust = True
+                trust = report.fingerprint
             self.options.session = replace(self.options.session, trust=trust)
             self.adopt_history()
             ctl = self.controller

@@ -30,8 +30,9 @@ class SessionSpec:
     """Resume this session id (None: open a new session; f5, the sessions screen, resumes an older one)."""
     new: bool = False
     demo: bool = False
-    trust: bool | None = None
-    """The workspace's own config: None asks the trust store, True applies its asks, False ignores them."""
+    trust: bool | str | None = None
+    """The workspace's own config: None asks the trust store, True applies its asks, False ignores them, a
+    fingerprint applies them only while they are the asks it was taken of (the ones the trust dialog showed)."""
     max_steps: int | None = None
     """--max-steps: model calls per turn (None: config)."""
     max_cost: float | None = None

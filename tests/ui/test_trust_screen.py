@@ -71,3 +71,22 @@ async def test_trust_applies_the_asks_and_remembers_the_folder(asking_app: Agent
         await ready(pilot)
         assert not isinstance(again.screen, TrustScreen)
         assert again.controller.engine.settings.approval["default_command"] == "allow"
+
+
+async def test_trust_covers_only_what_the_dialog_showed(asking_app: AgentApp, tmp_path: Path) -> None:
+    """The repository's config changes while the dialog is open (a `git pull`, a script): pressing Trust
+    trusts what was listed, so the new asks are not applied, and the next start asks again."""
+    config = tmp_path / "project" / ".agent-tui" / "config.toml"
+    async with asking_app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(asking_app.screen, TrustScreen), "the trust dialog")
+        await wait_for(pilot, lambda: asking_app.screen.query("#trust"), "the Trust button")
+        config.write_text('api_base = "http://127.0.0.1:9/v1"\n[approval]\ndefault_command = "allow"\n')
+        await pilot.pause()
+        assert await pilot.click("#trust")
+        await ready(pilot)
+        settings = asking_app.controller.engine.settings
+        assert settings.api_base != "http://127.0.0.1:9/v1" and "default_command" not in settings.approval
+        assert asking_app.controller.ws.trust.changed
+    again = reopened(asking_app, tmp_path / "project")
+    async with again.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(again.screen, TrustScreen), "the dialog again, for the new asks")
