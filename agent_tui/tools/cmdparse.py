@@ -33,8 +33,9 @@ _CONTROL = frozenset({
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
-#: A line's first word when it is plain (nothing the shell expands, quotes or treats as syntax) and holds an ``@``.
-_FIRST_WITH_AT = re.compile(r"([ \t]*)([\w+:,./-][\w%+:,./-]*@[\w@%+:,./-]*|@[\w@%+:,./-]*)(?=[ \t\n;&|)]|$)",
+#: A line's first word when it is plain (nothing the shell expands, quotes or treats as syntax) and holds an ``@``
+#: or, after its first character, a ``%``.
+_FIRST_WITH_AT = re.compile(r"([ \t]*)([\w+:,./-][\w%@+:,./-]*[@%][\w@%+:,./-]*|@[\w@%+:,./-]*)(?=[ \t\n;&|)]|$)",
                             re.ASCII)
 
 
@@ -148,8 +149,9 @@ def parse_command(source: str) -> ParsedCommand:
         return result
     root = tree.root_node
     if root.has_error and (first := _FIRST_WITH_AT.match(source)) is not None:
-        # tree-sitter-bash reads a first word holding `@` (`a@b x`) as the start of an array subscript and
-        # fails; the same word in single quotes means the same to bash, and the grammar reads it
+        # tree-sitter-bash reads a first word holding `@` (`a@b x`) as the start of an array subscript, or `%`
+        # after a character (`1%`) as an expansion, and fails; the same word in single quotes means the same
+        # to bash, and the grammar reads it
         quoted = f"{first.group(1)}'{first.group(2)}'{source[first.end():]}"
         tree = _parser().parse(quoted.encode("utf-8", errors="surrogateescape"))
         root = tree.root_node

@@ -229,6 +229,8 @@ _WORD = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_WORD, min_size=1, max_size=6))
 @example(["1@"])  # tree-sitter-bash misreads a first word holding `@`
+@example(["1%"])  # or `%` after its first character
+@example(["a%b", "x"])
 @example(["user@host", "-p", "22"])
 def test_quoted_words_parse_back_to_the_same_argv(argv: list[str]) -> None:
     assume(argv[0] not in _RESERVED)  # shlex leaves `if`, `{`, `!` bare: they are shell syntax, not a program
