@@ -81,8 +81,9 @@ _PLACEHOLDER_RE = re.compile(
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
 _ASSIGN_ANCHOR = Anchor(("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat"),
                         re.compile(r"[A-Za-z0-9_.-]{0,80}[\"']?[ \t]*[=:][ \t]*[\"']?[^\s\"'`,;#}]{8}"))
-#: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``).
-_CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*)?$")
+#: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``, the
+#: ``API_KEY)`` of ``Client(api_key=API_KEY)``).
+_CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\)+)?$")
 
 #: detect-secrets plugins used (by class name), with the kind shown in ``[REDACTED:kind]``.
 _PLUGINS: dict[str, str] = {
@@ -182,14 +183,29 @@ def _assignments(text: str, view: TextView | None = None) -> Iterator[Finding]:
         spans = _ASSIGN_ANCHOR.lines(view)
         if spans == [] or (spans is None and not view.anchored(_ASSIGN_ANCHOR)):
             return
-    matches = (m for a, b in spans for m in _ASSIGN_RE.finditer(text, a, b)) if spans is not None \
-        else _ASSIGN_RE.finditer(text)
-    for m in matches:
+    for a, b in spans if spans is not None else ((0, len(text)),):
+        yield from _assignments_in(text, a, b)
+
+
+def _assignments_in(text: str, start: int, stop: int) -> Iterator[Finding]:
+    """``NAME=value`` findings in ``text[start:stop]``.  A match does not hide the ones that start
+    inside it: neither one that is no finding (``client = Client(api_key="…")``: name ``client``,
+    value ``Client(api_key=``) nor one that is (``token: api_key="…"``: value ``api_key=``, the
+    overlapping findings are merged).  The search resumes right after the match's first character,
+    not after its end, so every match a search from any position finds is found; unless no secret
+    name can start inside it: such a name (at most 81 ASCII characters) holds an anchor word between
+    that character and 81 characters past the match (a name further on is found from the match's end,
+    with the whitespace before it), and without one the search resumes after the match (which keeps
+    a line like ``f(a=f(a=f(a=…`` linear)."""
+    search, pos, words = _ASSIGN_RE.search, start, _ASSIGN_ANCHOR.words
+    while (m := search(text, pos, stop)) is not None:
         name, value = m.group("name"), m.group("value")
         if secret_name(name) and _plausible(value) and not value.replace(".", "").isdigit():
             yield Finding(
                 m.start("value"), m.end("value"), name.upper() if name.isupper() else "secret"
             )
+        inner = text[m.start() + 1 : m.end() + 81].lower()
+        pos = m.start() + 1 if any(w in inner for w in words) else m.end()
 
 
 def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:

@@ -108,7 +108,8 @@ texts = st.lists(
     st.one_of(st.text(max_size=30), st.sampled_from(KEYS).flatmap(variants),
               st.sampled_from(["key", "KEY", "pass", "token", "secret", "sl", "cl", "://", "-us", "AP", "\n",
                                " = ", ": ", '"', "'", "export", "export\n", " export ", ";", "{", "\t",
-                               "API_TOKEN=abcdefgh12345678", "db_password: 'Zx9kQ2mP7vL4'", *FOLD_CHARS])),
+                               "API_TOKEN=abcdefgh12345678", "db_password: 'Zx9kQ2mP7vL4'", *FOLD_CHARS,
+                               "(", "client = Client(", 'api_key="Kw7pQ2mZx9vL4rT8")', "f(token=self.token)"])),
     max_size=12,
 ).map("".join)
 
@@ -156,3 +157,32 @@ def test_same_findings_on_every_recorded_session_text() -> None:
     assert len(texts_) > 5000
     differ = [t[:200] for t in texts_ if find_secrets(t) != find_secrets(t, prefilter=False)]
     assert differ == []
+
+
+def _every_assignment(text: str) -> set[int]:
+    """The characters of every NAME=value finding of a match starting at any position (no match
+    hides another): what the scanner's resume rule must find."""
+    from agent_tui.core.secrets import _ASSIGN_RE, _plausible, secret_name
+
+    out: set[int] = set()
+    for p in range(len(text) + 1):
+        m = _ASSIGN_RE.search(text, p)
+        if m is None:
+            break
+        name, value = m.group("name"), m.group("value")
+        if secret_name(name) and _plausible(value) and not value.replace(".", "").isdigit():
+            out.update(range(m.start("value"), m.end("value")))
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=5), st.sampled_from([
+    "(", "{", "f(a=", "client = Client(", 'api_key="Kw7pQ2mZx9vL4rT8")', "key=", "token: ", " ", "\n", "=", ",",
+    '"', "'", '\\"', "\\n", "\\", "n", "Kw7pQ2mZx9vL4rT8", "secret_key", "password=", "export", "x" * 60])),
+    max_size=15).map("".join))
+def test_no_assignment_hides_another(text: str) -> None:
+    # (found once: in '(\\npassword=…' the name 'npassword' after '(' and '\\' hid 'password' after '\\n')
+    from agent_tui.core.secrets import _assignments
+
+    found = {i for f in _assignments(text) for i in range(f.start, f.end)}
+    assert _every_assignment(text) <= found

@@ -1,0 +1,46 @@
+"""Secrets the scanner missed, found by review: each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui.core.redact import Redactor
+from agent_tui.core.secrets import find_secrets
+
+
+def masked(text: str, secret: str) -> str:
+    out = Redactor()(text)
+    assert secret not in out and "[REDACTED:" in out, (text, out)
+    assert find_secrets(text) == find_secrets(text, prefilter=False)
+    return out
+
+
+@pytest.mark.parametrize("text", [
+    'client = Client(api_key="Kw7pQ2mZx9vL4rT8")',
+    'client = Client(timeout=30, api_key="Kw7pQ2mZx9vL4rT8")',
+    "conn = connect(host=db, password=Kw7pQ2mZx9vL4rT8)",
+    'self.client = OpenAI(base_url=URL,api_key="Kw7pQ2mZx9vL4rT8")',
+    "cfg = {token: 'Kw7pQ2mZx9vL4rT8'}",
+    "conn = psycopg2.connect(password=Kw7pQ2mZx9vL4rT8)",
+    "headers = dict(Authorization_Token=Kw7pQ2mZx9vL4rT8)",
+    "x = wrap(build(secret='Kw7pQ2mZx9vL4rT8'))",
+])
+def test_an_assignment_inside_a_non_secret_ones_value_is_found(text: str) -> None:
+    out = masked(text, "Kw7pQ2mZx9vL4rT8")
+    assert out.startswith(text[:text.index("=")]), "the outer name stays readable"
+
+
+def test_an_assignment_inside_a_secret_ones_value_is_found() -> None:
+    # the outer match (name token, value 'api_key=') is a finding, and hid the real one
+    masked('token: api_key="Kw7pQ2mZx9vL4rT8"', "Kw7pQ2mZx9vL4rT8")
+
+
+@pytest.mark.parametrize("text", [
+    "client = Client(api_key=API_KEY)",
+    "client = Client(token=self.token)",
+    "result = compute(sort_keys=True_and_more)",
+    "f(api_key=API_KEY)",
+    "f(token=self.token)",
+])
+def test_code_inside_a_call_is_still_left_alone(text: str) -> None:
+    assert Redactor()(text) == text
