@@ -59,11 +59,14 @@ _SECRET_ANY_WORDS = frozenset({"secret", "password", "passwd"})
 #: Shortest value treated as a secret (shorter ones are flags, ports, placeholders).
 MIN_SECRET_LEN = 8
 
+#: ``NAME=value``.  Also as a JSON string holds it (a tool call's arguments, JSON in JSON): the quotes
+#: around the name and the value may be escaped (``{\"token\": \"…\"}``), an escaped newline or tab
+#: may come before the name (``"A=1\\nDB_PASSWORD=…"``), and the value ends before one.
 _ASSIGN_RE = re.compile(
-    r"(?m)(?:^|[\s;,{(])(?:export\s+)?"
-    r"[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?"
+    r"(?m)(?:^|[\s;,{(]|\\[nrt])(?:export\s+)?"
+    r"\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?"
     r"[ \t]*(?:=|:)[ \t]*"
-    r"(?P<q>[\"']?)(?P<value>[^\s\"'`,;#}]{8,400})(?P=q)"
+    r"(?P<q>\\?[\"']|)(?P<value>(?:[^\s\"'`,;#}\\]|\\(?![nrt\"'])){8,400})(?P=q)"
 )
 _URL_PASSWORD_RE = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>]{1,200})@"
@@ -80,7 +83,7 @@ _PLACEHOLDER_RE = re.compile(
 #: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
 _ASSIGN_ANCHOR = Anchor(("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat"),
-                        re.compile(r"[A-Za-z0-9_.-]{0,80}[\"']?[ \t]*[=:][ \t]*[\"']?[^\s\"'`,;#}]{8}"))
+                        re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?[^\s\"'`,;#}]{8}"))
 #: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``, the
 #: ``API_KEY)`` of ``Client(api_key=API_KEY)``).
 _CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\)+)?$")

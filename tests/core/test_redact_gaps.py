@@ -44,3 +44,20 @@ def test_an_assignment_inside_a_secret_ones_value_is_found() -> None:
 ])
 def test_code_inside_a_call_is_still_left_alone(text: str) -> None:
     assert Redactor()(text) == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ('{"env": "{\\"deploy_token\\": \\"a8FqZ3xK9mP2vL7w\\"}"}', "a8FqZ3xK9mP2vL7w"),
+    ("{\\'api_key\\': \\'a8FqZ3xK9mP2vL7w\\'}", "a8FqZ3xK9mP2vL7w"),
+    ('{"path": ".env", "content": "DEBUG=1\\nDB_PASSWORD=hunter22\\nPORT=80"}', "hunter22"),
+    ('{"path": ".env", "content": "# local settings for the app\\nDEBUG=1\\nDB_PASSWORD=hunter22xyz\\nPORT=8080\\n"}',
+     "hunter22xyz"),
+    ('{"content": "\\tapi_key: \\"a8FqZ3xK9mP2vL7w\\"\\n"}', "a8FqZ3xK9mP2vL7w"),
+])
+def test_an_assignment_in_a_json_string_is_found(text: str, secret: str) -> None:
+    masked(text, secret)
+
+
+def test_an_escaped_newline_ends_the_value() -> None:
+    text = "log: DEBUG=1\\nA_TOKEN=a8FqZ3xK9mP2vL7w\\nB=2"
+    assert Redactor()(text) == "log: DEBUG=1\\nA_TOKEN=[REDACTED:A_TOKEN]\\nB=2"

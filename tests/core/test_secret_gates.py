@@ -109,7 +109,9 @@ texts = st.lists(
               st.sampled_from(["key", "KEY", "pass", "token", "secret", "sl", "cl", "://", "-us", "AP", "\n",
                                " = ", ": ", '"', "'", "export", "export\n", " export ", ";", "{", "\t",
                                "API_TOKEN=abcdefgh12345678", "db_password: 'Zx9kQ2mP7vL4'", *FOLD_CHARS,
-                               "(", "client = Client(", 'api_key="Kw7pQ2mZx9vL4rT8")', "f(token=self.token)"])),
+                               "(", "client = Client(", 'api_key="Kw7pQ2mZx9vL4rT8")', "f(token=self.token)",
+                               "\\", '\\"', "\\n", '{\\"deploy_token\\": \\"a8FqZ3xK9mP2vL7w\\"}',
+                               "\\nDB_PASSWORD=hunter22xyz\\n"])),
     max_size=12,
 ).map("".join)
 
