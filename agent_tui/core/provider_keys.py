@@ -13,8 +13,8 @@ import re
 
 #: Keys of the model providers agent-tui talks to that detect-secrets 1.5 has no plugin for (Anthropic,
 #: Google AI Studio, DeepSeek, OpenRouter, Hugging Face, Groq, xAI) or finds only with the legacy
-#: ``T3BlbkFJ`` marker (OpenAI project, service-account and admin keys): a key pasted alone, with no
-#: ``NAME=`` before it, into the prompt, a file or a command's output.
+#: ``T3BlbkFJ`` marker (OpenAI project, service-account and admin keys), and GitHub's fine-grained
+#: tokens: a key pasted alone, with no ``NAME=`` before it, into the prompt, a file or a command's output.
 PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic-key", re.compile(r"sk-ant-(?:api|admin|oat|ort|sid)\d\d-[A-Za-z0-9_\-]{32,}")),
     ("openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}")),
@@ -24,9 +24,11 @@ PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}")),
     ("groq-key", re.compile(r"gsk_[A-Za-z0-9]{48,}")),
     ("xai-key", re.compile(r"xai-[A-Za-z0-9]{48,}")),
+    # GitHub's fine-grained personal access tokens (detect-secrets 1.5 knows only ghp_/gho_/…)
+    ("github-token", re.compile(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}")),
 )
 
-PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-")
+PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-", "github_pat_")
 """Every match of :data:`PROVIDER_KEYS` starts with one of these."""
 
 _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(PROVIDER_KEYS)))

@@ -61,3 +61,22 @@ def test_an_assignment_in_a_json_string_is_found(text: str, secret: str) -> None
 def test_an_escaped_newline_ends_the_value() -> None:
     text = "log: DEBUG=1\\nA_TOKEN=a8FqZ3xK9mP2vL7w\\nB=2"
     assert Redactor()(text) == "log: DEBUG=1\\nA_TOKEN=[REDACTED:A_TOKEN]\\nB=2"
+
+
+GITHUB_PAT = "github_pat_" + "11ABCDEFG0" + "aB3cD4eF5gH6" + "_" + ("Kw7pQ2mZx9vL4rT8" * 4)[:59]
+
+
+@pytest.mark.parametrize("text", [
+    GITHUB_PAT, f"use {GITHUB_PAT} for this", f"git clone https://{GITHUB_PAT}@github.com/o/r.git",
+    f"gh auth login --with-token <<< '{GITHUB_PAT}'", f"({GITHUB_PAT})",
+])
+def test_a_github_fine_grained_token_is_masked(text: str) -> None:
+    assert len(GITHUB_PAT) == 93
+    masked(text, GITHUB_PAT)
+    if "'" not in text:  # (in quotes, the base64-entropy rule finds the same span first)
+        assert "[REDACTED:github-token]" in Redactor()(text)
+
+
+def test_a_github_fine_grained_token_shape_in_a_name_is_left_alone() -> None:
+    text = "my" + GITHUB_PAT
+    assert Redactor()(text) == text
