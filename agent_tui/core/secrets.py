@@ -8,7 +8,8 @@ baseline files, no git), plus three rules of our own:
 
 - ``NAME=value`` / ``NAME: value`` where NAME says it is secret (``*_KEY``,
   ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``…), as in ``.env`` files and ``env`` output;
-- ``scheme://user:password@host`` (the password only, so the URL stays readable);
+- ``scheme://user:password@host`` (the password only, so the URL stays readable), and
+  ``scheme://TOKEN@host`` when the user name looks like a token (long, letters and digits);
 - PEM private-key blocks, body included;
 - the credentials of an ``Authorization:`` header or a ``Bearer`` token (an HTTP client's debug
   output, a server's request dump), which no detect-secrets plugin covers when the token has no
@@ -68,8 +69,10 @@ _ASSIGN_RE = re.compile(
     r"[ \t]*(?:=|:)[ \t]*"
     r"(?P<q>\\?[\"']|)(?P<value>(?:[^\s\"'`,;#}\\]|\\(?![nrt\"'])){8,400})(?P=q)"
 )
+#: ``scheme://user:password@``, or ``scheme://TOKEN@`` (a token as the user, no password: ``git clone
+#: https://TOKEN@github.com/…``; masked when it looks like one, see ``_token_like``).
 _URL_PASSWORD_RE = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>]{1,200})@"
+    r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?:[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>]{1,200})|(?P<user>[A-Za-z0-9_]{20,200}))@"
 )
 _AUTH_HEADER_RE = re.compile(
     r"(?i)(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest|bot)[ \t]+)?|\bbearer[ \t]+)"
@@ -211,12 +214,25 @@ def _assignments_in(text: str, start: int, stop: int) -> Iterator[Finding]:
         pos = m.start() + 1 if any(w in inner for w in words) else m.end()
 
 
+def _token_like(user: str) -> bool:
+    """A URL's user name that is a token, not a name (``git``, ``deploy_bot_2024``): at least 20
+    characters with a part of 16 or more between underscores, letters and digits both, not repetitive."""
+    if len(max(user.split("_"), key=len)) < 16:
+        return False
+    if not any(c.isdigit() for c in user) or not any(c.isalpha() for c in user):
+        return False
+    return len(set(user)) >= 10
+
+
 def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:
     if view is not None and "://" not in text:
         return
     for m in _URL_PASSWORD_RE.finditer(text):
         pw = m.group("pw")
-        if len(pw) >= 3 and not _PLACEHOLDER_RE.search(pw):
+        if pw is None:
+            if _token_like(m.group("user")):
+                yield Finding(m.start("user"), m.end("user"), "url-token")
+        elif len(pw) >= 3 and not _PLACEHOLDER_RE.search(pw):
             yield Finding(m.start("pw"), m.end("pw"), "url-password")
 
 

@@ -80,3 +80,24 @@ def test_a_github_fine_grained_token_is_masked(text: str) -> None:
 def test_a_github_fine_grained_token_shape_in_a_name_is_left_alone() -> None:
     text = "my" + GITHUB_PAT
     assert Redactor()(text) == text
+
+
+@pytest.mark.parametrize("token", [
+    "Kw7pQ2mZx9vL4rT8aB3cD4",  # 22 random characters
+    "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f",  # an old 40-hex OAuth token
+    "npm_Kw7pQ2mZx9vL4rT8aB3cD4eF5gH6iJ7kL8m",
+    "abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst",  # base32 (an Azure DevOps PAT's shape)
+])
+def test_a_token_as_a_urls_user_is_masked(token: str) -> None:
+    for text in (f"git clone https://{token}@github.com/o/r.git", f"remote: https://{token}@gitlab.com/o/r"):
+        out = masked(text, token)
+        assert "[REDACTED:url-token]@github.com" in out or "[REDACTED:url-token]@gitlab.com" in out
+
+
+@pytest.mark.parametrize("text", [
+    "git clone https://git@github.com/o/r.git", "ssh://user@host:22/repo", "git@github.com:o/r.git",
+    "https://deploy_bot_production_2024@ci.example.com/", "https://averyveryverylongusername@host/x",
+    "https://jenkins_build_user_2021@git.example.com/r.git", "mailto://someone_with_a_long_name@example.com",
+])
+def test_a_name_as_a_urls_user_stays_readable(text: str) -> None:
+    assert Redactor()(text) == text

@@ -111,7 +111,8 @@ texts = st.lists(
                                "API_TOKEN=abcdefgh12345678", "db_password: 'Zx9kQ2mP7vL4'", *FOLD_CHARS,
                                "(", "client = Client(", 'api_key="Kw7pQ2mZx9vL4rT8")', "f(token=self.token)",
                                "\\", '\\"', "\\n", '{\\"deploy_token\\": \\"a8FqZ3xK9mP2vL7w\\"}',
-                               "\\nDB_PASSWORD=hunter22xyz\\n"])),
+                               "\\nDB_PASSWORD=hunter22xyz\\n", "https://", "@", "Kw7pQ2mZx9vL4rT8aB3cD4@github.com",
+                               "github_pat_" + "A1b2C3d4E5" * 2 + "Ab_" + "Kw7pQ2mZx9" * 5 + "Kw7pQ2mZx"])),
     max_size=12,
 ).map("".join)
 
