@@ -4,13 +4,14 @@ Masking only the values of this process's environment misses most real leaks: a 
 in a workspace ``.env`` file, a ``DATABASE_URL`` password, a token a command prints.
 detect-secrets (Yelp; maintained, used in pre-commit hooks) knows the formats of the
 common providers' keys; its plugins run here in-process on the text itself (no
-baseline files, no git), plus three rules of our own:
+baseline files, no git), plus rules of our own:
 
 - ``NAME=value`` / ``NAME: value`` where NAME says it is secret (``*_KEY``,
   ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``…), as in ``.env`` files and ``env`` output;
 - ``scheme://user:password@host`` (the password only, so the URL stays readable), and
   ``scheme://TOKEN@host`` when the user name looks like a token (long, letters and digits);
 - PEM private-key blocks, body included;
+- the password of a ``.netrc`` entry (``machine HOST login USER password VALUE``, one line or several);
 - the credentials of an ``Authorization:`` header or a ``Bearer`` token (an HTTP client's debug
   output, a server's request dump), which no detect-secrets plugin covers when the token has no
   known format.
@@ -78,6 +79,14 @@ _AUTH_HEADER_RE = re.compile(
     r"(?i)(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest|bot)[ \t]+)?|\bbearer[ \t]+)"
     r"(?P<value>[A-Za-z0-9._~+/=:-]{8,400})"
 )
+#: A ``.netrc`` entry's password: ``machine HOST`` (or ``default``) at a line's start, then ``login``/
+#: ``account``/``port`` pairs, then ``password VALUE``, on one line or several (netrc is whitespace-separated).
+#: The entry must have a ``login`` too, before or right after (``_NETRC_LOGIN_RE``): prose such as
+#: "machine learning password strength" is not an entry.
+_NETRC_RE = re.compile(
+    r"(?m)^[ \t]*(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<value>\S+)"
+)
+_NETRC_LOGIN_RE = re.compile(r"\s+login\s+\S")
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 _PLACEHOLDER_RE = re.compile(
     r"^(?:\$\{?[A-Za-z_]|\{\{|<[^>]*>$|x{6,}$|\*{3,}|\[REDACTED|changeme$|example|your[_-]|None$|null$|true$|false$)",
@@ -244,6 +253,18 @@ def _auth_headers(text: str, view: TextView | None = None) -> Iterator[Finding]:
             yield Finding(m.start("value"), m.end("value"), "authorization")
 
 
+def _netrc_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    if view is not None and ("password" not in text or ("machine" not in text and "default" not in text)):
+        return
+    for m in _NETRC_RE.finditer(text):
+        value = m.group("value")
+        if not (_NETRC_LOGIN_RE.search(text, m.start(), m.start("value"))
+                or _NETRC_LOGIN_RE.match(text, m.end())):
+            continue
+        if len(value) >= 3 and not _PLACEHOLDER_RE.search(value):
+            yield Finding(m.start("value"), m.end("value"), "netrc-password")
+
+
 def _private_keys(text: str) -> Iterator[Finding]:
     pos = 0
     while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
@@ -287,7 +308,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     spans = sorted(
         [*_known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
          *_assignments(text, view), *_url_passwords(text, view),
-         *_auth_headers(text, view), *_private_keys(text)],
+         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text)],
         key=lambda f: (f.start, -f.end),
     )
     merged: list[Finding] = []

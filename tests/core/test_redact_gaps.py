@@ -101,3 +101,27 @@ def test_a_token_as_a_urls_user_is_masked(token: str) -> None:
 ])
 def test_a_name_as_a_urls_user_stays_readable(text: str) -> None:
     assert Redactor()(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "machine api.example.com login me password Xy7pQ2mZ",
+    "machine api.example.com\n  login me\n  password Xy7pQ2mZ\n",
+    "$ cat ~/.netrc\nmachine a.example.com login u password other1\nmachine api.example.com\nlogin me\npassword Xy7pQ2mZ",
+    "machine api.example.com password Xy7pQ2mZ login me",
+    "default login anonymous password Xy7pQ2mZ",
+    "machine api.example.com\n\n  password Xy7pQ2mZ\n  login me\n",
+    "machine h port 443 account acct login me\tpassword Xy7pQ2mZ",
+])
+def test_a_netrc_password_is_masked(text: str) -> None:
+    out = masked(text, "Xy7pQ2mZ")
+    assert "password [REDACTED:netrc-password]" in out.replace("\n", " ").replace("\t", " ")
+    assert "machine" in out or "default" in out
+
+
+@pytest.mark.parametrize("text", [
+    "the password is wrong", "Reset the password if login fails", "machine learning password strength models",
+    "by default the password is hashed", "  default\n  password: $PASSWORD", "machine h password hunter22",
+    "machine learning login password reset flow",
+])
+def test_prose_about_passwords_is_left_alone(text: str) -> None:
+    assert Redactor()(text) == text

@@ -112,7 +112,8 @@ texts = st.lists(
                                "(", "client = Client(", 'api_key="Kw7pQ2mZx9vL4rT8")', "f(token=self.token)",
                                "\\", '\\"', "\\n", '{\\"deploy_token\\": \\"a8FqZ3xK9mP2vL7w\\"}',
                                "\\nDB_PASSWORD=hunter22xyz\\n", "https://", "@", "Kw7pQ2mZx9vL4rT8aB3cD4@github.com",
-                               "github_pat_" + "A1b2C3d4E5" * 2 + "Ab_" + "Kw7pQ2mZx9" * 5 + "Kw7pQ2mZx"])),
+                               "github_pat_" + "A1b2C3d4E5" * 2 + "Ab_" + "Kw7pQ2mZx9" * 5 + "Kw7pQ2mZx",
+                               "machine api.example.com", "default", " login me", "\npassword Xy7pQ2mZ", " password "])),
     max_size=12,
 ).map("".join)
 
