@@ -26,9 +26,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_tui.core.secrets import MIN_SECRET_LEN, find_secrets
+from agent_tui.core.secrets import MIN_SECRET_LEN, find_secrets, secret_env_name, url_credentials
 
-SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.I)
 MIN_LEN = MIN_SECRET_LEN
 #: Message fields never rewritten: provider reasoning data whose signatures are verified.
 UNTOUCHED_FIELDS = frozenset(
@@ -39,11 +38,20 @@ CACHE_SIZE = 4096
 
 
 def secrets_from_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """{value: NAME} of environment variables whose names look secret (long enough to be real)."""
+    """{value: NAME} of environment variables whose names look secret (``secrets.secret_env_name``),
+    and of the password in a URL any variable holds (``DATABASE_URL=postgres://u:PW@h/db``: PW, so a
+    command printing it alone shows it masked); long enough to be real."""
     env = os.environ if env is None else env
-    return {
-        v: k for k, v in env.items() if SECRET_NAME.search(k) and len(v) >= MIN_LEN and " " not in v
-    }
+    found: dict[str, str] = {}
+    for k, v in env.items():
+        if "://" in v:
+            for pw in url_credentials(v):
+                if len(pw) >= MIN_LEN:
+                    found.setdefault(pw, k)
+    found.update(
+        {v: k for k, v in env.items() if secret_env_name(k) and len(v) >= MIN_LEN and " " not in v}
+    )
+    return found
 
 
 def mask(kind: str) -> str:

@@ -36,8 +36,6 @@ from typing import Any
 from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_gates import Anchor, TextView, gate_for, min_width
 
-#: Names that say a value is secret (environment variables, assignments).
-SECRET_NAME_RE = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH)", re.I)
 _NAME_PARTS_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 #: A name's last word that marks its value secret (``OPENAI_API_KEY``, ``githubToken``).
 _SECRET_LAST_WORDS = frozenset(
@@ -189,6 +187,38 @@ def secret_name(name: str) -> bool:
     return words[-1] in _SECRET_LAST_WORDS or any(w in _SECRET_ANY_WORDS for w in words)
 
 
+#: Environment variables a secret word names that hold no secret: the shell's working directories.
+_ENV_NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+#: Words that end a secret environment variable's name before a qualifier (``OPENAI_API_KEY_2``,
+#: ``STRIPE_KEY_LIVE``): dropped from its end before ``secret_name`` looks at its last word.
+_ENV_QUALIFIERS = frozenset({"old", "new", "prod", "production", "dev", "test", "staging", "live", "backup"})
+#: Endings of a word that mark an environment variable secret wherever the word is in its name, also
+#: glued to another word (``PGPASSWORD``, ``GITHUBTOKEN``, ``TF_TOKEN_app_terraform_io``, ``SECRETS_JSON``).
+_ENV_SECRET_ENDINGS = ("token", "secret", "secrets", "password", "passwd", "passphrase", "credential",
+                       "credentials")
+
+
+def secret_env_name(name: str) -> bool:
+    """True when an environment variable's name says its value is secret: the one rule for the
+    values the Redactor masks (``core.redact.secrets_from_env``) and the variables commands never get
+    (``tools.cmd_env.command_env``).
+
+    ``secret_name`` (by the last word: ``DB_PASS``, ``MYSQL_PWD``, ``GH_PAT``, ``OPENAI_API_KEY``; not
+    ``KEY_FILE``, ``MAX_TOKENS``, ``PASSENGER_ENV``, ``AWS_ACCESS_KEY_ID``) after dropping a numeric or
+    ``_ENV_QUALIFIERS`` suffix, or a word ending with one of ``_ENV_SECRET_ENDINGS``, or the word
+    ``auth`` anywhere (``DOCKER_AUTH_CONFIG``; also ``SSH_AUTH_SOCK``, as before); never ``PWD``."""
+    if name in _ENV_NOT_SECRET:
+        return False
+    words = [w.lower() for w in _NAME_PARTS_RE.findall(name)]
+    while len(words) > 1 and (words[-1].isdigit() or words[-1] in _ENV_QUALIFIERS):
+        words.pop()
+    if not words:
+        return False
+    if words[-1] in _SECRET_LAST_WORDS:
+        return True
+    return any(w == "auth" or w.endswith(_ENV_SECRET_ENDINGS) for w in words)
+
+
 def _assignments(text: str, view: TextView | None = None) -> Iterator[Finding]:
     """``NAME=value`` findings.  With a ``view``, only the lines holding the anchor are searched: a
     match's name, separator and value are on one line (only the ``export`` before the name can span
@@ -231,6 +261,11 @@ def _token_like(user: str) -> bool:
     if not any(c.isdigit() for c in user) or not any(c.isalpha() for c in user):
         return False
     return len(set(user)) >= 10
+
+
+def url_credentials(text: str) -> list[str]:
+    """The passwords (and token user names) of the URLs in ``text`` (``postgres://u:PW@h/db``)."""
+    return [text[f.start:f.end] for f in _url_passwords(text)]
 
 
 def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:

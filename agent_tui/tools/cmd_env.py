@@ -4,10 +4,12 @@ A command the model runs executes the repository's code (``pytest`` runs its
 ``conftest.py``, ``npm test`` its scripts).  Inheriting the environment as is handed that
 code the user's ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY`` or ``GITHUB_TOKEN`` — the key
 the repository must never receive without the user's say.  So every command, sandboxed or
-not, gets the environment without variables whose names look secret (the same names the
-Redactor masks: ``KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD``, ``CREDENTIAL``, ``AUTH``) and
+not, gets the environment without variables whose names look secret (the names the Redactor masks,
+``core.secrets.secret_env_name``: ``*_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*_PASS``,
+``*_PWD``, ``*_PAT``, ``*CREDENTIALS*``, ``*AUTH*``…; not ``KEY_FILE``, ``MAX_TOKENS``, ``PWD``) and
 without any variable holding a registered API key, except the names the user lists in
-``[sandbox] pass_env``.
+``[sandbox] pass_env``.  A variable holding a URL with a password (``DATABASE_URL``) is kept unless
+its name is secret: the Redactor masks the password wherever it shows.
 
 Sandboxed commands also lose the variables that point at a way out: an ssh or gpg agent
 (``SSH_AUTH_SOCK`` signs as the user), the session bus, docker, the terminal, editor or window
@@ -22,7 +24,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from agent_tui.core.redact import SECRET_NAME, default_redactor
+from agent_tui.core.redact import default_redactor
+from agent_tui.core.secrets import secret_env_name
 
 #: Variables naming a socket or service that acts outside the sandbox (dropped for sandboxed commands).
 AGENT_VARS = frozenset({
@@ -51,7 +54,7 @@ def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
     known = set(default_redactor().values)
     gone = AGENT_VARS | GIT_VARS if sandboxed else frozenset()
     return {k: v for k, v in env.items()
-            if k in kept or not (SECRET_NAME.search(k) or v in known or k in gone
+            if k in kept or not (secret_env_name(k) or v in known or k in gone
                                  or (sandboxed and k.startswith(_GIT_PREFIXES)))}
 
 

@@ -125,3 +125,47 @@ def test_a_netrc_password_is_masked(text: str) -> None:
 ])
 def test_prose_about_passwords_is_left_alone(text: str) -> None:
     assert Redactor()(text) == text
+
+
+ENV = {
+    "DB_PASS": "Xy7pQ2mZ-db-pass", "MYSQL_PWD": "Xy7pQ2mZ-mysql", "GH_PAT": "Xy7pQ2mZ-gh-pat",
+    "PGPASSWORD": "Xy7pQ2mZ-pg", "OPENAI_API_KEY_2": "Xy7pQ2mZ-openai-2", "GPG_PASSPHRASE": "Xy7pQ2mZ phrase",
+    "DOCKER_AUTH_CONFIG": "Xy7pQ2mZ-docker", "TF_TOKEN_app_terraform_io": "Xy7pQ2mZ-terraform",
+    "KEY_FILE": "/etc/ssl/private/server.pem", "MAX_TOKENS": "100000000", "PASSENGER_ENV": "production",
+    "PWD": "/home/user/project", "OLDPWD": "/home/user", "TOKENIZERS_PARALLELISM": "false-value",
+    "GIT_AUTHOR_NAME": "Jane Q Developer", "PATH": "/usr/local/bin:/usr/bin",
+    "DATABASE_URL": "postgres://app:Sup3rS3cretPw@db.example.com:5432/app",
+    "SHORT_URL": "redis://:pw@localhost:6379/0",
+}
+
+
+def test_environment_secrets_by_name_and_url_password() -> None:
+    from agent_tui.core.redact import secrets_from_env
+
+    found = secrets_from_env(ENV)
+    for name in ("DB_PASS", "MYSQL_PWD", "GH_PAT", "PGPASSWORD", "OPENAI_API_KEY_2", "DOCKER_AUTH_CONFIG",
+                 "TF_TOKEN_app_terraform_io"):
+        assert found.get(ENV[name]) == name, name
+    assert found.get("Sup3rS3cretPw") == "DATABASE_URL", "a URL's password, whatever the variable's name"
+    for name in ("KEY_FILE", "MAX_TOKENS", "PASSENGER_ENV", "PWD", "OLDPWD", "TOKENIZERS_PARALLELISM",
+                 "GIT_AUTHOR_NAME", "PATH", "DATABASE_URL", "GPG_PASSPHRASE"):  # (a value with a space: not)
+        assert ENV[name] not in found, name
+    out = Redactor(found)("password is Sup3rS3cretPw; cwd /home/user/project; pass Xy7pQ2mZ-db-pass")
+    assert out == ("password is [REDACTED:env:DATABASE_URL]; cwd /home/user/project; "
+                   "pass [REDACTED:env:DB_PASS]")
+
+
+@pytest.mark.parametrize("name, secret", [
+    ("DB_PASS", True), ("MYSQL_PWD", True), ("GH_PAT", True), ("PGPASSWORD", True), ("GITHUBTOKEN", True),
+    ("OPENAI_API_KEY_2", True), ("STRIPE_KEY_LIVE", True), ("GPG_PASSPHRASE", True), ("SECRETS_JSON", True),
+    ("DOCKER_AUTH_CONFIG", True), ("TF_TOKEN_app_terraform_io", True), ("npm_config__authToken", True),
+    ("AWS_SECRET_ACCESS_KEY", True), ("AWS_SESSION_TOKEN", True), ("GOOGLE_APPLICATION_CREDENTIALS", True),
+    ("SSH_AUTH_SOCK", True), ("HF_TOKEN", True), ("ANTHROPIC_API_KEY", True),
+    ("KEY_FILE", False), ("MAX_TOKENS", False), ("PASSENGER_ENV", False), ("PWD", False), ("OLDPWD", False),
+    ("PATH", False), ("TOKENIZERS_PARALLELISM", False), ("GIT_AUTHOR_NAME", False), ("KEYBOARD_LAYOUT", False),
+    ("AWS_ACCESS_KEY_ID", False), ("DATABASE_URL", False), ("HISTCONTROL", False), ("TEST", False),
+])
+def test_secret_environment_names(name: str, secret: bool) -> None:
+    from agent_tui.core.secrets import secret_env_name
+
+    assert secret_env_name(name) is secret
