@@ -172,11 +172,12 @@ def test_demo_refuses_a_folder_of_the_users_and_touches_nothing_there(tmp_path: 
     (ws / "tests").mkdir(parents=True)
     (ws / "README.md").write_text("mine\n")
     (ws / "tests" / "test_zz.py").write_text("import pathlib\npathlib.Path('RAN_REPO_CODE').write_text('x')\n")
+    (ws / ".agent-tui-demo").write_text("a marker a repository could ship\n")  # only the user's own record counts
     for argv in ([BIN, "run", "--demo", "--workspace", str(ws)], [BIN, "--demo", "--workspace", str(ws)]):
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
                               env={**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
         assert proc.returncode == 2 and "not an empty folder" in proc.stderr, proc.stderr[-2000:]
     assert (ws / "README.md").read_text() == "mine\n"
-    assert sorted(p.name for p in ws.rglob("*")) == ["README.md", "test_zz.py", "tests"]
+    assert sorted(p.name for p in ws.rglob("*")) == [".agent-tui-demo", "README.md", "test_zz.py", "tests"]
     again = make_demo_workspace(tmp_path / "new")  # a new folder, then the same copy again: fine
     assert make_demo_workspace(again) == again and (again / "inventory").is_dir()
