@@ -67,3 +67,36 @@ def _notify_markup_calls() -> list[str]:
 def test_no_notify_call_asks_for_markup() -> None:
     assert (UI / "app.py").exists()
     assert _notify_markup_calls() == [], "notifications are plain text: build styled text another way"
+
+
+async def test_labels_that_show_item_ids_or_questions_show_markup_literally(
+        fake_llm: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item id holds a repository's file name (``f:[@click=app.quit]x.py``), and a question can quote a
+    model name: the inspector's reason line and the ask dialog show them as text and do not crash."""
+    from textual.widgets import Label
+
+    from agent_tui.ui.screens.ask import AskScreen
+    from agent_tui.ui.screens.inspector import InspectorScreen
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    project = tmp_path / "project"
+    project.mkdir()
+    app = make_app(UiOptions(workspace=project, theme="textual-dark", preload_llm=False, mcp=False,
+                             session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url, trust=False)))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(pilot)
+        app.push_screen(AskScreen(f"Switch from {EVIL}?", ""))
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen) and app.screen.query("#ask-question"),
+                       "the question")
+        assert EVIL in str(app.screen.query_one("#ask-question", Label).render())
+        app.pop_screen()
+        with app.controller.lock:
+            app.controller.engine.note_file_read("[/x]evil.py", "x = 1\n")
+        app.push_screen(InspectorScreen())
+        await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen) and app.screen.query("#why"),
+                       "the inspector")
+        screen = app.screen
+        screen.query_one("#why", Label).update(f"f:{EVIL}: in the last request")
+        await pilot.pause()
+        assert EVIL in str(screen.query_one("#why", Label).render())
+        assert app.is_running

@@ -25,7 +25,7 @@ class AskScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ask-dialog"):
-            yield Label(self.question, id="ask-question")
+            yield Label(self.question, id="ask-question", markup=False)
             yield Input(self.value, placeholder=self.placeholder, id="answer")
 
     @on(Input.Submitted)

@@ -57,9 +57,9 @@ class InspectorScreen(Screen[None]):
             yield Label("Context items", id="inspector-title")
             yield Input(self.query_text, placeholder="filter: text, cat:history, state:evicted, pinned, out",
                         id="filter")
-        yield Label("", id="flags")
+        yield Label("", id="flags", markup=False)
         yield DataTable(id="items", cursor_type="row", zebra_stripes=True)
-        yield Label("", id="why")
+        yield Label("", id="why", markup=False)
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -97,7 +97,8 @@ class InspectorScreen(Screen[None]):
             table.add_column(name, key=name, width=width)
         for r, c in zip(shown, cells, strict=True):
             table.add_row(
-                c[0], c[1], c[2], c[3], Content.styled(r.state, STATE_STYLE.get(r.state, "")), c[5],
+                Content(c[0]), Content(c[1]), Content(c[2]), Content(c[3]),  # (a str cell is read as markup:
+                Content.styled(r.state, STATE_STYLE.get(r.state, "")), Content(c[5]),  # an id holds a file name)
                 Content(clip(c[6], widths[6])), key=r.id,
             )
         if keep is not None and any(r.id == keep for r in shown):

@@ -63,6 +63,6 @@ class McpScreen(ModalScreen[None]):
             table.add_row(Content.styled(s.name, "bold"), Content.styled(s.state, colour), "", "",
                           Content(s.error or s.transport))
             for t in s.tools:
-                table.add_row(f"  {t.name}", "loaded" if t.loaded else "", f"{t.tokens_raw:,}",
+                table.add_row(Content(f"  {t.name}"), "loaded" if t.loaded else "", f"{t.tokens_raw:,}",
                               f"{t.tokens_shaped:,}", "")
 

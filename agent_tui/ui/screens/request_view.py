@@ -50,7 +50,7 @@ class RequestScreen(Screen[None]):
                     yield Static("", id="diff-text")
             with TabPane("Trace", id="trace"):
                 yield DataTable(id="trace-table", cursor_type="row", zebra_stripes=True)
-                yield Label("", id="trace-why")
+                yield Label("", id="trace-why", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -100,7 +100,7 @@ class RequestScreen(Screen[None]):
             table.add_column(name, key=name, width=width)
         for t, (item, _, tokens, reason) in zip(trace, cells, strict=True):
             mark = Content.styled("✓", "$success") if t["included"] else Content.styled("✗", "$error")
-            table.add_row(clip(item, widths[0]), mark, tokens, Content(clip(reason, widths[3])))
+            table.add_row(Content(clip(item, widths[0])), mark, Content(tokens), Content(clip(reason, widths[3])))
         if cells:
             table.move_cursor(row=min(keep, len(cells) - 1))
         self._explain_trace()

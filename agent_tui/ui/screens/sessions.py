@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
@@ -52,7 +53,7 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
         options = self.query_one(OptionList)
-        options.add_options([Option(session_label(r, self.current), id=r["id"]) for r in rows])
+        options.add_options([Option(Content(session_label(r, self.current)), id=r["id"]) for r in rows])
         if rows:
             options.highlighted = 0
         options.focus()
