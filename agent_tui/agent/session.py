@@ -20,6 +20,7 @@ from agent_tui.core.config import MemoryConfig, Settings, load_config
 from agent_tui.core.results import SessionResults
 from agent_tui.core.trust import TrustReport
 from agent_tui.store.workspace import Workspace
+from agent_tui.tools.git_safe import tracked_by_own_repo
 
 
 @dataclass
@@ -92,6 +93,11 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     ws = Workspace(workspace, settings, trusted=report.trusted if report.asks else None)
     ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
+    tracked = tracked_by_own_repo(ws.root, ws.store.path)
+    if tracked is not None:  # the user's sessions would leave with the next commit and push
+        engine.warnings.append(f"git tracks the memory store {tracked}: your sessions (redacted) are written to it "
+                               f"and would go out with your next commit; untrack it (git rm --cached {tracked}) or "
+                               "set store_path")
     policy = Policy.from_config(settings.approval, yes=opts.yes, interactive=opts.interactive, workspace=ws.root)
     runner = ToolRunner(builtin_registry(), mcp=mcp, tool_settings=settings.tools)
     loop_opts = LoopOptions(max_steps=settings.max_steps, max_cost=settings.budget.max_cost,

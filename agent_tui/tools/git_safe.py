@@ -180,3 +180,18 @@ def run_git(
         env=safe_env(),
         stdin=None if input_bytes is not None else subprocess.DEVNULL,
     )
+
+
+def tracked_by_own_repo(workspace: Path, path: Path) -> str | None:
+    """``path``'s name in the workspace's own repository when git tracks it (None otherwise, or when
+    git cannot tell)."""
+    top = own_repo(workspace)
+    target = path.resolve()
+    if top is None or not target.is_relative_to(top):
+        return None
+    rel = target.relative_to(top).as_posix()
+    try:
+        done = run_git(top, "ls-files", "--error-unmatch", "--", rel)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return rel if done.returncode == 0 else None

@@ -140,3 +140,22 @@ def test_a_store_with_triggers_it_did_not_make_is_refused_untouched(tmp_path: Pa
     own = tmp_path / "own.db"
     open_db(own).conn.close()
     open_db(own).conn.close()  # the migrations' own triggers are ours: the user's store opens again
+
+
+def test_a_store_git_tracks_is_warned_about(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    """The user's sessions are written to the store; if the repository tracks that file they would go
+    out with the next commit and push: the run says so (and says nothing for an untracked store)."""
+    root = _shipping_repo(tmp_path)
+    user = tmp_path / "user-xdg"
+    fake_llm.default_reply = lambda req: Reply.text("hi")
+    quiet = _run(user, root, fake_llm)
+    assert quiet.returncode == 0 and "git tracks the memory store" not in quiet.stdout + quiet.stderr
+    subprocess.run(["git", "add", "-f", ".agent-tui/memory.db"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "ship the store"], cwd=root, check=True, capture_output=True)
+    from tests.support.fixtures import FAKE_MODEL
+
+    warned = agent_tui(root, "run", "say hi", "--model", FAKE_MODEL, "--api-base", fake_llm.base_url,
+                       env={"XDG_CONFIG_HOME": str(user)})
+    assert warned.returncode == 0, warned.stderr[-2000:]
+    said = warned.stdout + warned.stderr
+    assert "git tracks the memory store .agent-tui/memory.db" in said and "git rm --cached .agent-tui/memory.db" in said
