@@ -237,6 +237,16 @@ class ErrorEvent(Event):
 
 
 @dataclass
+class WarningRaised(Event):
+    """Something the user should know that does not stop the turn: an instruction file not loaded, the
+    session's cost not saved.  Each engine warning is raised once."""
+
+    type: ClassVar[str] = "warning"
+    message: str
+    """The warning, one sentence."""
+
+
+@dataclass
 class TurnFinished(Event):
     type: ClassVar[str] = "turn_finished"
     turn: int
@@ -267,6 +277,21 @@ class TrustReported(Event):
     """One line per ignored ask (empty when trusted)."""
     problems: list[str] = field(default_factory=list)
     """Workspace files that could not be read (a broken .mcp.json)."""
+
+
+@dataclass
+class SessionOpened(Event):
+    """Which session runs, on which model, and what the engine warned about on opening (before the turn)."""
+
+    type: ClassVar[str] = "session"
+    session: str
+    """Session id."""
+    model: str
+    """The model string the session calls."""
+    window: int
+    """The context window in tokens."""
+    warnings: list[str] = field(default_factory=list)
+    """Warnings of the opening: a repaired sandbox, a memory store git tracks, a window the model cannot take."""
 
 
 @dataclass

@@ -50,6 +50,8 @@ def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
         out.write(f"[memo {e.memo_id} ({e.kind})]\n")
     elif isinstance(e, (ev.ErrorEvent, ev.ThresholdCrossed, ev.Retrying)):
         out.write(printable(redact_text(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}")) + "\n")
+    elif isinstance(e, ev.WarningRaised):
+        out.write(printable(redact_text(f"[warning] {e.message}")) + "\n")
     elif isinstance(e, ev.TurnFinished):
         out.write(f"\n[turn {e.turn} {e.status} after {e.steps} steps]\n")
     out.flush()
@@ -92,10 +94,14 @@ async def prepare(agent: Agent, ws: Workspace, opts: SessionOptions, as_json: bo
         from agent_tui.agent.demo import register_demo_provider
 
         await asyncio.to_thread(register_demo_provider)
-    if not as_json:
-        print(f"session {agent.engine.session_id} · {agent.engine.settings.model} · window "
-              f"{agent.engine.plan.window:,}", file=sys.stderr)
-        for w in agent.engine.warnings:
+    engine = agent.engine
+    if as_json:
+        print_event(ev.SessionOpened(session=engine.session_id, model=engine.settings.model,
+                                     window=engine.plan.window, warnings=agent.new_warnings()), True, sys.stdout)
+    else:
+        print(f"session {engine.session_id} · {engine.settings.model} · window {engine.plan.window:,}",
+              file=sys.stderr)
+        for w in agent.new_warnings():
             print(f"warning: {w}", file=sys.stderr)
     return None
 

@@ -89,6 +89,7 @@ class Agent:
         self.session_prompt_tokens = spent.prompt_tokens
         self.session_cached_tokens = spent.cached_tokens
         self._announced: set[str] = set()
+        self._warned = 0
         model = str(getattr(llm, "model", "") or "")
         self.calibration = Calibration(model, store if model else None)
         if abs(self.calibration.factor - 1.0) > 1e-9:
@@ -96,6 +97,13 @@ class Agent:
         self.engine.set_system_prompt(render_prompt("system", workspace=str(workspace)))
         key = getattr(llm, "api_key", None)
         self.engine.add_secret(None if key == LOCAL_KEY else key)
+
+    def new_warnings(self) -> list[str]:
+        """The engine's warnings not handed out yet (a front-end shows the opening ones; the loop raises
+        the later ones as events), each once."""
+        fresh = self.engine.warnings[self._warned:]
+        self._warned = len(self.engine.warnings)
+        return list(fresh)
 
     # helpers ------------------------------------------------------------------------
     async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
@@ -292,6 +300,8 @@ class Agent:
                 step += 1
                 for e in await self.compact():
                     yield e
+                for warning in self.new_warnings():
+                    yield ev.WarningRaised(warning)
                 yield ev.StepStarted(step)
                 overflow_retry = False
                 while True:
@@ -372,6 +382,8 @@ class Agent:
             yield ev.ErrorEvent(str(exc), fatal=True)
         if status == "done" and not memo_saved_this_turn and self._was_task():
             yield await self.write_memo("auto")
+        for warning in self.new_warnings():
+            yield ev.WarningRaised(warning)
         yield ev.TurnFinished(eng.turn, step, final_text, status)
 
     def _reply_provenance(self, completion: Any, finish: str) -> dict[str, Any] | None:

@@ -18,14 +18,13 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
+from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.tools.base import ToolError
 from agent_tui.tools.ignore import IgnoreMatcher, walk_files
 from agent_tui.tools.workspace import AGENT_DIR, SKIP_DIRS, SNIFF_BYTES
 
 #: Matches collected at most; beyond this the count is a lower bound.
 MAX_HITS = 5000
-#: Files larger than this are skipped by the Python fallback.
-MAX_FILE_BYTES = 5_000_000
 #: Set this environment variable to force the Python fallback even when rg exists.
 NO_RG_ENV = "AGENT_TUI_NO_RG"
 RG_TIMEOUT = 60.0
@@ -169,7 +168,7 @@ def search_python(
         if not glob_matches(rel, glob):
             continue
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
+            if path.stat().st_size > MAX_READ_BYTES:  # what the file tools read at most
                 continue
             data = path.read_bytes()
         except OSError:

@@ -66,7 +66,7 @@ class SessionMixin:
                                              cost_usd=agent.session_cost, cache_hit_pct=round(cache_pct, 1)))
         self.gauge.show(opened.breakdown, reset=True)
         self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
-        for warning in ctl.engine.warnings:
+        for warning in agent.new_warnings():
             self.notify(warning, severity="warning")
         if ctl.ws.trust.pending:
             self.notify(ctl.ws.trust.notice(), title="Workspace config ignored", severity="warning", timeout=12)

@@ -78,3 +78,30 @@ async def test_init_drafts_agents_md_as_a_diff_to_approve(fake_llm: FakeOpenAI, 
     task = next(m["content"] for m in fake_llm.requests[0].messages if m["role"] == "user")
     assert "Write an AGENTS.md" in task and "never invent commands" in task
     assert "python -m pytest -q" in fake_llm.requests[2].messages[0]["content"]  # sent from the next step
+
+
+async def test_a_warning_raised_mid_turn_shows_in_the_conversation(fake_llm: FakeOpenAI, recorder: Recorder,
+                                                                     tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.agent import events as ev
+    from agent_tui.ui.widgets.chat_items import EventNote
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    project = tmp_path / "project"
+    (project / "web").mkdir(parents=True)
+    (tmp_path / "elsewhere.md").write_text("A rule from outside the project.\n")
+    (project / "web" / "AGENTS.md").symlink_to(tmp_path / "elsewhere.md")
+    (project / "web" / "app.js").write_text("console.log(1)\n")
+    fake_llm.script(Reply.tool_call("read_file", {"path": "web/app.js"}), Reply.text("It logs 1."))
+    app = make_app(UiOptions(workspace=project, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                             theme="textual-dark"))
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.click("#prompt")
+        await pilot.press(*"what does web/app.js do", "enter")
+        await turn_done(pilot)
+        raised = [e.message for e in recorder.events(ev.WarningRaised)]
+        assert len(raised) == 1 and raised[0].startswith("web/AGENTS.md links outside the project"), raised
+        notes = [n for n in app.main.conversation.query(EventNote) if n.kind == "warning"]
+        assert [str(n.render()) for n in notes] == [f"warning: {raised[0]}"]
+        assert not any("from outside the project" in json.dumps(r.messages) for r in fake_llm.requests)

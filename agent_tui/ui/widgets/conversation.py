@@ -130,6 +130,8 @@ class Conversation(VerticalScroll):
             await self.mount(ThresholdOffer(e.level, e.message))
         elif isinstance(e, ev.Retrying):
             await self.note(f"retrying ({e.attempt}) in {e.delay:.1f}s: {e.reason}", "retry")
+        elif isinstance(e, ev.WarningRaised):
+            await self.note(f"warning: {e.message}", "warning")
         elif isinstance(e, ev.ErrorEvent):
             await self.end_reply()
             await self.note(e.message, "error")
