@@ -4,10 +4,14 @@ litellm converts OpenAI-format messages for every provider, but a few things
 only the caller knows:
 
 * **Reasoning state.**  Anthropic extended thinking rejects a tool loop whose
-  assistant turn lost its signed ``thinking`` blocks; DeepSeek's thinking mode
-  wants ``reasoning_content`` back after tool calls.  Both are kept per
+  assistant turn lost its signed ``thinking`` blocks: they are kept per
   assistant message (by its tool-call ids) and sent back for the current tool
   loop only — the messages after the last user message — and dropped elsewhere.
+  DeepSeek's thinking mode (its default) refuses a request with tools unless
+  *every* assistant message, earlier turns included, carries
+  ``reasoning_content``: the kept text where there is one, else a one-space
+  placeholder (what DeepSeek accepts; litellm adds it only when ``thinking`` is
+  sent explicitly, which agent-tui does not do for DeepSeek).
 * **Sampling.**  Temperature is unset unless configured; Anthropic allows only
   1 with thinking, so it is never sent then; ``max_tokens`` must exceed the
   thinking budget.
@@ -80,24 +84,55 @@ def reasoning_key(message: Mapping[str, Any]) -> str | None:
     return str(calls[0].get("id")) if calls and calls[0].get("id") else None
 
 
+#: ``reasoning_content`` for a DeepSeek assistant message whose reasoning was not kept (a single space:
+#: DeepSeek refuses a missing or empty one; the model then sees a blank chain for that message).
+BLANK_REASONING = " "
+
+
+def deepseek_thinking(config: LLMConfig) -> bool:
+    """True unless this DeepSeek model runs without thinking: ``deepseek-chat`` (the non-thinking alias),
+    ``reasoning_effort = "none"`` or ``thinking = {type = "disabled"}`` in the model's extra arguments."""
+    if config.model.lower().rsplit("/", 1)[-1].startswith("deepseek-chat"):
+        return False
+    if (config.reasoning_effort or "").lower() == "none":
+        return False
+    for where in (config.extra, config.extra.get("extra_body") or {}):
+        switch = where.get("thinking") if isinstance(where, Mapping) else None
+        if isinstance(switch, Mapping) and switch.get("type") == "disabled":
+            return False
+    return True
+
+
 def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
-                      reasoning: Mapping[str, Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Which assistant messages (by index) get which provider data back: the current tool
-    loop's thinking blocks for Anthropic with thinking on, its reasoning_content for DeepSeek."""
+                      reasoning: Mapping[str, Mapping[str, Any]], tools: bool = True) -> dict[int, dict[str, Any]]:
+    """Which assistant messages (by index) get which provider data back: the current tool loop's
+    thinking blocks for Anthropic with thinking on; for DeepSeek in thinking mode, every assistant
+    message's reasoning_content (kept, else :data:`BLANK_REASONING` when the request has ``tools``)."""
     fam = family(config.model)
     out: dict[int, dict[str, Any]] = {}
-    if fam not in ("anthropic", "deepseek") or not reasoning:
+    if fam == "deepseek":
+        return _deepseek_reasoning(config, messages, reasoning, tools)
+    if fam != "anthropic" or not reasoning:
         return out
     for i in range(current_loop_start(messages), len(messages)):
         m = messages[i]
         key = reasoning_key(m) if m.get("role") == "assistant" else None
         data = reasoning.get(key) if key else None
-        if not data:
-            continue
-        if fam == "anthropic" and data.get("thinking_blocks") and config.thinking:
+        if data and data.get("thinking_blocks") and config.thinking:
             out[i] = {"thinking_blocks": copy.deepcopy(list(data["thinking_blocks"]))}
-        elif fam == "deepseek" and data.get("reasoning_content"):
-            out[i] = {"reasoning_content": data["reasoning_content"]}
+    return out
+
+
+def _deepseek_reasoning(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
+                        reasoning: Mapping[str, Mapping[str, Any]], tools: bool) -> dict[int, dict[str, Any]]:
+    kept = {i: str(data["reasoning_content"]) for i, m in enumerate(messages)
+            if m.get("role") == "assistant" and (key := reasoning_key(m))
+            and (data := reasoning.get(key)) and data.get("reasoning_content")}
+    out = {i: {"reasoning_content": text} for i, text in kept.items()}
+    if tools and (kept or deepseek_thinking(config)):
+        for i, m in enumerate(messages):
+            if m.get("role") == "assistant" and i not in out:
+                out[i] = {"reasoning_content": BLANK_REASONING}
     return out
 
 
@@ -106,17 +141,17 @@ def reasoning_text(sent: Mapping[int, Mapping[str, Any]]) -> str:
     parts: list[str] = []
     for data in sent.values():
         parts += [b.get("thinking") or b.get("data") or "" for b in data.get("thinking_blocks") or []]
-        parts.append(str(data.get("reasoning_content") or ""))
+        parts.append(str(data.get("reasoning_content") or "").strip())
     return "\n".join(p for p in parts if p)
 
 
 def attach_reasoning(config: LLMConfig, messages: list[dict[str, Any]],
-                     reasoning: Mapping[str, Mapping[str, Any]]) -> int:
-    """Put kept thinking blocks / reasoning_content back on the current loop's assistant messages.
+                     reasoning: Mapping[str, Mapping[str, Any]], tools: bool = True) -> int:
+    """Put kept thinking blocks / reasoning_content back on the assistant messages that need them.
 
     Returns the number of messages that got provider data.
     """
-    sent = reasoning_to_send(config, messages, reasoning)
+    sent = reasoning_to_send(config, messages, reasoning, tools)
     for i, data in sent.items():
         messages[i].update(data)
     return len(sent)
@@ -178,8 +213,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         kw["api_key"] = config.api_key
     if tools:
         kw["tools"] = list(tools)
-    if reasoning:
-        attach_reasoning(config, msgs, reasoning)
+    if reasoning or fam == "deepseek":
+        attach_reasoning(config, msgs, reasoning or {}, bool(tools))
     if config.cache:
         if fam == "anthropic":
             mark_cache(msgs, breakpoints)

@@ -3,8 +3,13 @@
 * unparsable or non-object ``arguments`` in a history tool call (vLLM re-parses them: 400);
 * ``reasoning`` mode (o-series / GPT-5): ``temperature`` other than 1 and ``max_tokens``
   (must be ``max_completion_tokens``); usage reports ``reasoning_tokens``;
-* ``deepseek`` mode (thinking): streams ``reasoning_content`` and requires it back, exactly
-  as issued, on the current tool loop's assistant messages.
+* ``deepseek`` mode (thinking, DeepSeek's default): streams ``reasoning_content``; a request that carries
+  ``tools`` must bring ``reasoning_content`` back on every assistant message of the history, earlier turns
+  included ("must be fully passed back to the API in all subsequent requests — even for turns where the
+  model did not perform a tool call", api-docs.deepseek.com/guides/thinking_mode; missing or empty: 400).
+  On the current tool loop's calls the fake wants it exactly as issued (stricter than DeepSeek, which
+  takes any non-empty placeholder: the tests want the real text back); ``placeholders`` counts the
+  assistant messages that came back with text the fake never issued.
 
 Streams OpenAI chunks (text, reasoning_content, index-based tool calls, a usage chunk with
 ``prompt_tokens_details.cached_tokens`` from the prefix shared with the previous request).
@@ -28,6 +33,7 @@ class FakeStrictOpenAI(FakeDialect):
         self.usages: list[dict[str, Any]] = []
         self._issued: set[str] = set()
         self._prev: list[Any] | None = None
+        self.placeholders = 0
 
     def check(self, path: str, body: dict[str, Any]) -> None:
         if not path.rstrip("/").endswith("/chat/completions"):
@@ -41,6 +47,16 @@ class FakeStrictOpenAI(FakeDialect):
                                "'max_completion_tokens' instead.")
         msgs = body.get("messages") or []
         last_user = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
+        thinking = self.mode == "deepseek" and (body.get("thinking") or {}).get("type") != "disabled"
+        if thinking and body.get("tools"):
+            for m in msgs:
+                if m.get("role") != "assistant":
+                    continue
+                kept = m.get("reasoning_content")
+                if not isinstance(kept, str) or not kept:
+                    raise Rejected("The reasoning_content in the thinking mode must be passed back to the API.")
+                if kept not in self._issued:
+                    self.placeholders += 1
         open_calls: set[str] = set()
         for n, m in enumerate(msgs):
             if m.get("role") == "assistant":
@@ -54,7 +70,7 @@ class FakeStrictOpenAI(FakeDialect):
                     if not ok:
                         raise Rejected(f"messages[{n}]: invalid tool call arguments (not a JSON object): {raw!r}")
                     open_calls.add(c.get("id"))
-                if (self.mode == "deepseek" and n > last_user and m.get("tool_calls")
+                if (thinking and n > last_user and m.get("tool_calls")
                         and m.get("reasoning_content") not in self._issued):
                     raise Rejected("The reasoning_content in the thinking mode must be passed back to the API.")
             elif m.get("role") == "tool" and m.get("tool_call_id") not in open_calls:

@@ -1,0 +1,138 @@
+"""Realistic sessions on each real dialect, against fakes that refuse what the real APIs refuse:
+several tool rounds with parallel calls, compaction summaries and memos written by the model,
+a second turn, and the ways a turn can end without a final answer (an empty reply)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.agent import events as ev
+from tests.agent.helpers import make_repo, run_turn
+from tests.providers.helpers import provider_agent
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.fake_dialect import Turn
+from tests.support.fake_gemini import FakeGemini
+from tests.support.fake_ollama import FakeOllama
+from tests.support.fake_strict_openai import FakeStrictOpenAI
+
+DIALECTS: dict[str, tuple[Any, str, str, dict[str, Any]]] = {
+    "claude": (FakeAnthropic, "anthropic/claude-sonnet-4-5", "", {"thinking": 2048, "max_output_tokens": 4096}),
+    "gemini3": (FakeGemini, "gemini/gemini-3-pro-preview", "/v1beta",
+                {"reasoning_effort": "low", "api_key": "AIza-test-key", "max_output_tokens": 4096}),
+    "deepseek": (lambda: FakeStrictOpenAI("deepseek"), "deepseek/deepseek-reasoner", "/v1", {"max_output_tokens": 4096}),
+    "ollama": (FakeOllama, "ollama/qwen2.5-coder", "", {"max_output_tokens": 4096}),
+}
+
+
+def last_text(body: dict[str, Any]) -> str:
+    """The text of a request's last message, whatever the dialect."""
+    if "contents" in body:
+        return " ".join(p.get("text", "") for p in body["contents"][-1].get("parts") or [])
+    content = body["messages"][-1].get("content")
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return str(content or "")
+
+
+def data_repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "p")
+    (root / "data").mkdir()
+    for n in range(9):
+        (root / "data" / f"d{n}.txt").write_text("\n".join(f"record {n}-{i}: value={i * 7 % 13}" for i in range(260)))
+    return root
+
+
+def long_turn(steps: int = 16) -> Any:
+    """A reply per request: summaries and memos when asked, else reads (some parallel) and commands."""
+    state = {"k": 0}
+
+    def reply(body: dict[str, Any]) -> Turn:
+        text = last_text(body)
+        if "Summarise" in text:
+            return Turn(thinking="Fold it in.", text="Summary: read the data files one by one.")
+        if "Write a progress memo" in text:
+            return Turn(thinking="Memo.", text="Changed: nothing. Why: survey. Left: nothing.")
+        state["k"] += 1
+        k = state["k"]
+        if k >= steps:
+            return Turn(thinking="Done.", text="All data files read.")
+        if k % 5 == 0:
+            return Turn(thinking=f"Two at once {k}.", calls=[("read_file", {"path": f"data/d{k % 9}.txt"}),
+                                                             ("read_file", {"path": f"data/d{(k + 1) % 9}.txt"})])
+        if k % 3 == 0:
+            return Turn(thinking=f"Run {k}.", text="Running it.",
+                        calls=[("run_command", {"command": f"python -c \"print('line {k} ' * 600)\""})])
+        return Turn(thinking=f"Read {k}.", calls=[("read_file", {"path": f"data/d{k % 9}.txt"})])
+
+    return reply
+
+
+@pytest.mark.parametrize("dialect", ["gemini3", "deepseek", "ollama"])
+async def test_long_session_with_compaction_and_a_second_turn(tmp_path: Path, dialect: str) -> None:
+    """16 steps in a 16K window: the model writes the compaction summaries (nothing refused, no fallback)
+    and the memo, and the next turn's tool loop goes through as well."""
+    cls, model, suffix, table = DIALECTS[dialect]
+    root = data_repo(tmp_path)
+    with cls() as fake:
+        fake.default = long_turn()
+        agent, ws = provider_agent(root, model, fake.base_url + suffix, table, window=16_000)
+        agent.opts.memo_writer = "llm"
+        try:
+            first = await run_turn(agent, "Read the data files and tell me what is in them.")
+            fake.default = long_turn(4)
+            second = await run_turn(agent, "Once more, and run the script.")
+        finally:
+            ws.close()
+    assert fake.rejections == []
+    assert first[-1].status == "done" and second[-1].status == "done"
+    compactions = [e for e in first + second if isinstance(e, ev.Compacted)]
+    assert compactions and all(c.summariser == "llm" and c.error is None for c in compactions)
+    memos = [e for e in first + second if isinstance(e, ev.MemoSaved) and e.kind == "auto"]
+    assert memos and memos[0].text.startswith("Changed: nothing.")
+
+
+async def test_deepseek_second_turn_brings_back_every_reasoning_content(tmp_path: Path) -> None:
+    """DeepSeek's thinking mode (its default) wants reasoning_content back on every assistant message of a
+    request with tools, earlier turns included; the turn after a tool turn used to be refused."""
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking="Read it.", calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Say so.", text="add subtracts."),
+                    Turn(thinking="Look again.", calls=[("list_dir", {"path": "."})]),
+                    Turn(thinking="Answer.", text="Three files."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            first = await run_turn(agent, "what does add do?")
+            second = await run_turn(agent, "and what files are there?")
+        finally:
+            ws.close()
+    assert fake.rejections == []
+    assert first[-1].text == "add subtracts." and second[-1].text == "Three files."
+    last = fake.answered[-1].body["messages"]
+    sent = [m.get("reasoning_content") for m in last if m["role"] == "assistant"]
+    assert len(sent) == 3 and all(isinstance(r, str) and r for r in sent)
+    assert sent[-1] == "Look again."  # the current loop's own reasoning, not a placeholder
+
+
+def test_deepseek_placeholder_only_where_thinking_runs() -> None:
+    from agent_tui.agent.llm_provider import BLANK_REASONING, request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+               {"role": "user", "content": "go on"}]
+    tools = [{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": {}}}}]
+
+    def sent(model: str, tools_: Any = tools, **cfg: Any) -> list[Any]:
+        kw = request_kwargs(LLMConfig(model=model, **cfg), history, tools_)
+        return [m.get("reasoning_content") for m in kw["messages"] if m["role"] == "assistant"]
+
+    assert sent("deepseek/deepseek-reasoner") == [BLANK_REASONING]
+    assert sent("deepseek/deepseek-v4-flash") == [BLANK_REASONING]  # thinking is DeepSeek's default
+    assert sent("deepseek/deepseek-reasoner", None) == [None]  # no tools: DeepSeek ignores it
+    assert sent("deepseek/deepseek-chat") == [None]  # the non-thinking alias
+    assert sent("deepseek/deepseek-v4-flash", extra={"thinking": {"type": "disabled"}}) == [None]
+    assert sent("deepseek/deepseek-v4-flash", reasoning_effort="none") == [None]
+    assert not any("reasoning_content" in m for m in history)  # the caller's messages are not touched
