@@ -12,6 +12,10 @@ only the caller knows:
   ``reasoning_content``: the kept text where there is one, else a one-space
   placeholder (what DeepSeek accepts; litellm adds it only when ``thinking`` is
   sent explicitly, which agent-tui does not do for DeepSeek).
+* **Empty replies.**  A reply with no text and no tool call (Gemini's
+  ``MALFORMED_FUNCTION_CALL``, a thoughts-only answer) is kept in the history
+  as an empty assistant message; Gemini refuses the ``{"text": ""}`` part
+  litellm makes of it, so it is left out of Gemini requests.
 * **Sampling.**  Temperature is unset unless configured; Anthropic allows only
   1 with thinking, so it is never sent then; ``max_tokens`` must exceed the
   thinking budget.
@@ -172,6 +176,13 @@ def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> li
     return marks
 
 
+def is_empty_reply(message: Mapping[str, Any]) -> bool:
+    """An assistant message with neither text nor tool calls."""
+    content = message.get("content")
+    return (message.get("role") == "assistant" and not message.get("tool_calls")
+            and (content is None or content == "" or content == []))
+
+
 def cache_key(session_id: str) -> str:
     """A stable ``prompt_cache_key`` for a session (no ids leak to the provider)."""
     return "agent-tui-" + hashlib.sha256(session_id.encode()).hexdigest()[:16]
@@ -220,5 +231,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
             mark_cache(msgs, breakpoints)
         elif fam == "openai" and session_id:
             kw["prompt_cache_key"] = cache_key(session_id)
+    if fam == "gemini":
+        msgs[:] = [m for m in msgs if not is_empty_reply(m)]
     kw.update(config.extra)
     return kw

@@ -118,6 +118,8 @@ USER = {"role": "user", "parts": [{"text": "go"}]}
      "gemini-2.5-flash", "function call turn comes immediately after"),
     ([USER, {"role": "assistant", "parts": [{"text": "hi"}]}], "gemini-2.5-flash", "valid role"),
     ([USER, {"role": "model", "parts": []}], "gemini-2.5-flash", "must not be empty"),
+    ([USER, {"role": "model", "parts": [{"text": ""}]}, USER], "gemini-2.5-flash",
+     "contents[1].parts[0].data: required oneof field 'data' must have one initialized field"),
 ])
 def test_fake_gemini_refuses_what_gemini_refuses(contents: list[dict[str, Any]], model: str, needle: str) -> None:
     with FakeGemini() as fake:

@@ -136,3 +136,25 @@ def test_deepseek_placeholder_only_where_thinking_runs() -> None:
     assert sent("deepseek/deepseek-v4-flash", extra={"thinking": {"type": "disabled"}}) == [None]
     assert sent("deepseek/deepseek-v4-flash", reasoning_effort="none") == [None]
     assert not any("reasoning_content" in m for m in history)  # the caller's messages are not touched
+
+
+@pytest.mark.parametrize("empty", [Turn(finish="malformed"), Turn(thinking="Hmm.", text="")])
+async def test_gemini_empty_reply_does_not_poison_the_session(tmp_path: Path, empty: Turn) -> None:
+    """Gemini sometimes answers nothing (MALFORMED_FUNCTION_CALL with no parts, or only thoughts). That reply
+    was kept as an empty assistant message, sent back as {"text": ""}, which Gemini refuses ("required oneof
+    field 'data' must have one initialized field") on every later request of the session."""
+    root = make_repo(tmp_path / "p")
+    with FakeGemini() as fake:
+        fake.script(Turn(thinking="Read.", calls=[("read_file", {"path": "calc.py"})]), empty,
+                    Turn(thinking="Again.", calls=[("list_dir", {"path": "."})]), Turn(thinking="Ok.", text="Listed."))
+        agent, ws = provider_agent(root, "gemini/gemini-3-pro-preview", fake.base_url + "/v1beta",
+                                   {"reasoning_effort": "low", "api_key": "AIza-test-key"})
+        try:
+            first = await run_turn(agent, "read calc.py")
+            second = await run_turn(agent, "continue")
+        finally:
+            ws.close()
+    assert first[-1].status == "empty"
+    assert fake.rejections == [] and second[-1].status == "done" and second[-1].text == "Listed."
+    model_turns = [c for c in fake.answered[-1].body["contents"] if c["role"] == "model"]
+    assert all(p for c in model_turns for p in c["parts"])

@@ -7,6 +7,8 @@ parts carrying a ``thoughtSignature``, ``finishReason`` STOP / MAX_TOKENS, a
 with Gemini's 400 ``INVALID_ARGUMENT`` what Gemini refuses:
 
 * no ``x-goog-api-key`` header (403), a role other than ``user`` / ``model``, an empty ``parts``;
+* a part with no data, e.g. ``{"text": ""}`` (proto3 cannot tell an empty string from unset: "required
+  oneof field 'data' must have one initialized field"), in the contents or the system instruction;
 * ``functionCall.args`` that is not an object (a Struct);
 * a function-call turn not right after a user turn or a function-response turn, and a
   function-response turn whose number of parts differs from the calls it answers;
@@ -41,6 +43,11 @@ SCHEMA_FIELDS = frozenset({
     "propertyOrdering", "default", "items", "minimum", "maximum",
     "max_items", "min_items", "property_ordering", "any_of", "min_length", "max_length",
 })
+
+#: A Part's ``data`` oneof (camelCase and snake_case, as the REST API accepts both).
+DATA_FIELDS = ("text", "inlineData", "inline_data", "functionCall", "function_call", "functionResponse",
+               "function_response", "fileData", "file_data", "executableCode", "executable_code",
+               "codeExecutionResult", "code_execution_result")
 
 
 def sign(what: str) -> str:
@@ -84,6 +91,9 @@ class FakeGemini(FakeDialect):
         for t, tool in enumerate(body.get("tools") or []):
             for d, decl in enumerate(_get(tool, "functionDeclarations", "function_declarations") or []):
                 self._check_schema(decl.get("parameters"), f"tools[{t}].function_declarations[{d}].parameters")
+        system = body.get("systemInstruction") or body.get("system_instruction")
+        if isinstance(system, dict):
+            self._check_parts(system.get("parts") or [], "system_instruction")
         contents = body.get("contents") or []
         if not contents:
             raise Rejected("* GenerateContentRequest.contents: contents is not specified")
@@ -98,6 +108,7 @@ class FakeGemini(FakeDialect):
                 raise Rejected(f"Please use a valid role: user, model. (contents[{n}].role = {role!r})")
             if not parts:
                 raise Rejected(f"* GenerateContentRequest.contents[{n}].parts: contents.parts must not be empty.")
+            self._check_parts(parts, f"contents[{n}]")
             calls = [p for p in parts if _get(p, "functionCall", "function_call") is not None]
             responses = [p for p in parts if _get(p, "functionResponse", "function_response") is not None]
             for k, p in enumerate(calls):
@@ -117,6 +128,15 @@ class FakeGemini(FakeDialect):
                                    "number of function call parts of the function call turn.")
             prev_calls = len(calls) if calls else None
             prev_kind = "responses" if responses else ("calls" if calls else str(role))
+
+    @staticmethod
+    def _check_parts(parts: list[Any], where: str) -> None:
+        """Every part holds data: a text part with an empty string is a part with nothing set (proto3)."""
+        for k, p in enumerate(parts):
+            data = [key for key in DATA_FIELDS if key in p and (key != "text" or p[key] != "")]
+            if not isinstance(p, dict) or not data:
+                raise Rejected(f"* GenerateContentRequest.{where}.parts[{k}].data: required oneof field 'data' must "
+                               "have one initialized field")
 
     def check_headers(self, path: str, headers: dict[str, str]) -> None:
         if not (headers.get("x-goog-api-key") or "key=" in path):
