@@ -12,6 +12,14 @@ only the caller knows:
   ``reasoning_content``: the kept text where there is one, else a one-space
   placeholder (what DeepSeek accepts; litellm adds it only when ``thinking`` is
   sent explicitly, which agent-tui does not do for DeepSeek).
+* **A turn that ended inside its tool loop** (cancelled during a tool call,
+  stopped by max_steps or an error) leaves tool results right before the next
+  user message; litellm merges them into one Anthropic user turn, so the old
+  loop never ended and, with thinking on, its last assistant message needed
+  the thinking blocks the loop no longer has (400 ``Expected `thinking` ...``,
+  or thinking silently off per Anthropic's newer "graceful degradation").  The
+  same shape comes from a summary or memo instruction sent mid-loop.  A short
+  assistant message closes such a loop in Anthropic requests with thinking on.
 * **Empty replies.**  A reply with no text and no tool call (Gemini's
   ``MALFORMED_FUNCTION_CALL``, a thoughts-only answer) is kept in the history
   as an empty assistant message; Gemini refuses the ``{"text": ""}`` part
@@ -176,6 +184,30 @@ def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> li
     return marks
 
 
+#: The assistant message that closes a tool loop whose turn ended without a reply (Anthropic, thinking on).
+LOOP_CLOSED = "[No reply: the turn stopped after these tool results.]"
+
+
+def close_open_loops(messages: list[dict[str, Any]]) -> int:
+    """Put :data:`LOOP_CLOSED` between tool results and a user message that follows them (engine notes and
+    system messages in between do not count); returns how many were put in."""
+    out: list[dict[str, Any]] = []
+    after_results = False
+    added = 0
+    for m in messages:
+        role = m.get("role")
+        if said_by_user(m) and after_results:
+            out.append({"role": "assistant", "content": LOOP_CLOSED})
+            added += 1
+        if role in ("tool", "function"):
+            after_results = True
+        elif role == "assistant" or said_by_user(m):
+            after_results = False
+        out.append(m)
+    messages[:] = out
+    return added
+
+
 def is_empty_reply(message: Mapping[str, Any]) -> bool:
     """An assistant message with neither text nor tool calls."""
     content = message.get("content")
@@ -231,6 +263,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
             mark_cache(msgs, breakpoints)
         elif fam == "openai" and session_id:
             kw["prompt_cache_key"] = cache_key(session_id)
+    if fam == "anthropic" and thinking:
+        close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
     if fam == "gemini":
         msgs[:] = [m for m in msgs if not is_empty_reply(m)]
     kw.update(config.extra)

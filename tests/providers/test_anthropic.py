@@ -147,3 +147,57 @@ async def test_reading_a_file_keeps_the_head_of_the_prompt_cached(tmp_path: Path
     assert all(u["cache_read_input_tokens"] > 0 for u in fake.usages[1:]), fake.usages
     system = fake.answered[2].body["system"]  # the head: the files live in the block and in file notes
     assert "cache_control" in system[0] and not any("## Active files" in b["text"] for b in system[:1])
+
+
+# ---- the fake refuses what Anthropic refuses (raw requests, no litellm in between) -------------------
+def _use(i: str = "toolu_1") -> dict:
+    return {"type": "tool_use", "id": i, "name": "read_file", "input": {"path": "a.py"}}
+
+
+def _result(i: str = "toolu_1") -> dict:
+    return {"type": "tool_result", "tool_use_id": i, "content": "x"}
+
+
+def _text(t: str = "go") -> dict:
+    return {"type": "text", "text": t}
+
+
+@pytest.mark.parametrize(("messages", "needle"), [
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [_use("toolu_1"), _use("toolu_2")]},
+      {"role": "user", "content": [_result("toolu_1"), _text()]}],
+     "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_2"),
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [_use()]},
+      {"role": "user", "content": [_text(), _result()]}],
+     "Did not find 1 `tool_result` block(s) at the beginning of this message"),
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [_use()]},
+      {"role": "user", "content": [_result(), _result()]}], "each tool_use must have a single result"),
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [_use()]},
+      {"role": "assistant", "content": [_text("hm")]}], "were found without `tool_result` blocks"),
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [_text("\n\n"), _use()]},
+      {"role": "user", "content": [_result()]}], "text content blocks must contain non-whitespace text"),
+    ([{"role": "user", "content": [_text("")]}], "text content blocks must be non-empty"),
+    ([{"role": "user", "content": [{**_text(""), "cache_control": {"type": "ephemeral"}}]}],
+     "cache_control cannot be set for empty text blocks"),
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": []}, {"role": "user", "content": "x"}],
+     "all messages must have non-empty content"),
+    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [_use()]},
+      {"role": "user", "content": [_result()]}, {"role": "assistant", "content": [_use()]},
+      {"role": "user", "content": [_result()]}], "`tool_use` ids must be unique"),
+])
+def test_fake_anthropic_refuses_what_anthropic_refuses(messages: list[dict], needle: str) -> None:
+    import httpx
+
+    with FakeAnthropic() as fake:
+        r = httpx.post(f"{fake.base_url}/v1/messages", json={"model": "claude-sonnet-4-5", "max_tokens": 100,
+                                                             "messages": messages})
+    assert r.status_code == 400 and needle in r.json()["error"]["message"], r.json()
+
+
+def test_fake_anthropic_accepts_results_first_then_text() -> None:
+    import httpx
+
+    with FakeAnthropic() as fake:
+        r = httpx.post(f"{fake.base_url}/v1/messages", json={"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [
+            {"role": "user", "content": "go"}, {"role": "assistant", "content": [_text("Reading."), _use()]},
+            {"role": "user", "content": [_result(), _text("[file note: a.py]")]}]})
+    assert r.status_code == 200

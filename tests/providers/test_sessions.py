@@ -4,6 +4,7 @@ a second turn, and the ways a turn can end without a final answer (an empty repl
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def long_turn(steps: int = 16) -> Any:
     return reply
 
 
-@pytest.mark.parametrize("dialect", ["gemini3", "deepseek", "ollama"])
+@pytest.mark.parametrize("dialect", list(DIALECTS))
 async def test_long_session_with_compaction_and_a_second_turn(tmp_path: Path, dialect: str) -> None:
     """16 steps in a 16K window: the model writes the compaction summaries (nothing refused, no fallback)
     and the memo, and the next turn's tool loop goes through as well."""
@@ -158,3 +159,84 @@ async def test_gemini_empty_reply_does_not_poison_the_session(tmp_path: Path, em
     assert fake.rejections == [] and second[-1].status == "done" and second[-1].text == "Listed."
     model_turns = [c for c in fake.answered[-1].body["contents"] if c["role"] == "model"]
     assert all(p for c in model_turns for p in c["parts"])
+
+
+CLAUDE, THINKING = "anthropic/claude-sonnet-4-5", {"thinking": 2048, "max_output_tokens": 8192}
+
+
+def _wire(req: Any) -> list[tuple[str, list[str]]]:
+    return [(m["role"], [b["type"] for b in m["content"]]) for m in req.body["messages"]]
+
+
+async def test_claude_thinking_turn_after_a_loop_stopped_by_max_steps(tmp_path: Path) -> None:
+    """A turn stopped by max_steps ends on tool results; the next user message used to be merged into them
+    (one user turn), so the old loop's last assistant message needed thinking blocks nobody had any more."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Both.", calls=[("read_file", {"path": "calc.py"}), ("list_dir", {"path": "."})]),
+                    Turn(thinking="Again.", calls=[("git_status", {})]), Turn(thinking="Done.", text="Clean."))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        agent.opts.max_steps = 1
+        try:
+            first = await run_turn(agent, "look around")
+            agent.opts.max_steps = 10
+            second = await run_turn(agent, "go on")
+        finally:
+            ws.close()
+    assert first[-1].status != "done" and second[-1].status == "done" and second[-1].text == "Clean."
+    assert fake.rejections == []
+    step2 = fake.answered[1]
+    assert step2.body["thinking"]["type"] == "enabled"
+    assert _wire(step2)[1:] == [("assistant", ["tool_use", "tool_use"]), ("user", ["tool_result", "tool_result"]),
+                                ("assistant", ["text"]), ("user", ["text"])]
+    step3 = fake.answered[2].body["messages"]  # the new loop's blocks go back as usual
+    assert step3[-2]["content"][0]["type"] == "thinking"
+
+
+async def test_claude_thinking_turn_after_a_tool_call_cancelled_by_the_user(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Slow one.", calls=[("read_file", {"path": "calc.py"}),
+                                                      ("run_command", {"command": "sleep 20"})]))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        try:
+            seen: list[Any] = []
+
+            async def consume() -> None:
+                async for e in agent.run("look"):
+                    seen.append(e)
+
+            task = asyncio.create_task(consume())
+            for _ in range(1000):
+                await asyncio.sleep(0.01)
+                if any(isinstance(e, ev.ToolCallStarted) and e.name == "run_command" for e in seen):
+                    break
+            await asyncio.sleep(0.2)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            fake.script(Turn(thinking="Fine.", text="Stopped, as asked."))
+            second = await run_turn(agent, "never mind")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and second[-1].status == "done" and second[-1].text == "Stopped, as asked."
+    assert _wire(fake.answered[-1])[-2:] == [("assistant", ["text"]), ("user", ["text"])]
+
+
+def test_loop_closed_only_before_the_user_and_only_with_thinking() -> None:
+    from agent_tui.agent.llm_provider import LOOP_CLOSED, request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    call = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    history = [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
+               {"role": "assistant", "content": None, "tool_calls": [call]},
+               {"role": "tool", "tool_call_id": "c1", "content": "r"},
+               {"role": "user", "content": "[file note: a.py]"}, {"role": "user", "content": "summarise please"}]
+
+    def roles(**cfg: Any) -> list[str]:
+        kw = request_kwargs(LLMConfig(model=CLAUDE, **cfg), history, None, breakpoints=[0])
+        return [m["role"] + ("*" if m.get("content") == LOOP_CLOSED else "") for m in kw["messages"]]
+
+    assert roles(thinking=2048) == ["system", "user", "assistant", "tool", "user", "assistant*", "user"]
+    assert roles() == ["system", "user", "assistant", "tool", "user", "user"]
+    assert len(history) == 6

@@ -10,8 +10,17 @@ with ``input_json_delta``, message_delta with ``stop_reason``), reports
 * a tool loop whose last assistant message does not start with a signed thinking block
   (thinking enabled), or a thinking block whose signature this server did not issue;
 * a ``tool_use`` whose ``input`` is not an object or whose ``id`` breaks ``^[a-zA-Z0-9_-]+$`` (a Gemini
-  id carrying its thought signature); a ``tool_result`` answering no call;
+  id carrying its thought signature), or repeats an earlier id; a ``tool_result`` answering no call;
+* a message after ``tool_use`` blocks that is not a user message beginning with one ``tool_result`` per
+  call ("`tool_use` ids were found without `tool_result` blocks immediately after", "Did not find N
+  `tool_result` block(s) at the beginning of this message"), or that answers a call twice;
+* an empty or whitespace-only text block (also in the system prompt and inside a tool_result), a
+  ``cache_control`` on an empty one, a message with no content;
 * more than four ``cache_control`` breakpoints.
+
+The thinking-block rule above is Anthropic's documented 400 (and litellm's issues #9020, #14194); its newer
+docs describe a "graceful degradation" where such a request instead runs with thinking silently off.
+Either way the loop loses its reasoning, so the fake refuses it.
 
 A turn with ``finish="length"`` stops with ``stop_reason: max_tokens`` — mid-``tool_use``
 when it has a call (its JSON is cut).
@@ -72,13 +81,24 @@ class FakeAnthropic(FakeDialect):
         marks = sum(1 for b in self._flat(body) if b[1])
         if marks > 4:
             raise Rejected(f"A maximum of 4 blocks with cache_control may be provided. Found {marks}.")
+        self._check_text(body.get("system"), "system")
         open_calls: set[str] = set()
+        seen_uses: set[str] = set()
         for n, m in enumerate(msgs):
-            blocks = _blocks(m.get("content"))
+            blocks = _blocks(m.get("content")) if m.get("content") != "" else []
+            if not blocks and not (n == len(msgs) - 1 and m.get("role") == "assistant"):
+                raise Rejected(f"messages.{n}: all messages must have non-empty content except for the optional "
+                               "final assistant message")
+            self._check_text(m.get("content"), f"messages.{n}")
+            if open_calls:
+                self._check_answers(n, m, blocks, open_calls)
             if m.get("role") == "assistant":
                 open_calls = set()
                 for k, b in enumerate(blocks):
                     if b.get("type") == "tool_use":
+                        if b.get("id") in seen_uses:
+                            raise Rejected(f"messages.{n}.content.{k}: `tool_use` ids must be unique")
+                        seen_uses.add(b.get("id"))
                         if not isinstance(b.get("input"), dict):
                             raise Rejected(f"messages.{n}.content.{k}.tool_use.input: Input should be a valid "
                                            "dictionary")
@@ -95,6 +115,10 @@ class FakeAnthropic(FakeDialect):
                                        f"{b.get('tool_use_id')}. Each `tool_result` block must have a "
                                        "corresponding `tool_use` block in the previous message.")
                 open_calls = set()
+        if open_calls:
+            raise Rejected(f"messages.{len(msgs) - 1}: `tool_use` ids were found without `tool_result` blocks "
+                           f"immediately after: {', '.join(sorted(open_calls))}. Each `tool_use` block must have a "
+                           "corresponding `tool_result` block in the next message.")
         last = msgs[-1]
         in_loop = any(b.get("type") == "tool_result" for b in _blocks(last.get("content")))
         if thinking and in_loop:
@@ -105,6 +129,49 @@ class FakeAnthropic(FakeDialect):
                                f"`{first}`. When `thinking` is enabled, a final `assistant` message must start "
                                "with a thinking block (preceeding the lastmost set of `tool_use` and "
                                "`tool_result` blocks).")
+
+    @staticmethod
+    def _check_text(content: Any, where: str) -> None:
+        """Text blocks (also inside a tool_result) must hold non-whitespace text; no cache mark on an empty one."""
+        if isinstance(content, str) and content and not content.strip():
+            raise Rejected(f"{where}: text content blocks must contain non-whitespace text")
+        if isinstance(content, str) or not content:
+            return
+        for k, b in enumerate(_blocks(content)):
+            if b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+                FakeAnthropic._check_text(b["content"], f"{where}.content.{k}.content")
+            if b.get("type") != "text":
+                continue
+            text = b.get("text")
+            if not isinstance(text, str) or not text:
+                if "cache_control" in b:
+                    raise Rejected(f"{where}.content.{k}.text: cache_control cannot be set for empty text blocks")
+                raise Rejected(f"{where}: text content blocks must be non-empty")
+            if not text.strip():
+                raise Rejected(f"{where}: text content blocks must contain non-whitespace text")
+
+    @staticmethod
+    def _check_answers(n: int, m: dict[str, Any], blocks: list[dict[str, Any]], open_calls: set[str]) -> None:
+        """The message after tool_use blocks: a user message that begins with one tool_result per call."""
+        lead: list[str] = []
+        for b in blocks:
+            if b.get("type") != "tool_result":
+                break
+            lead.append(str(b.get("tool_use_id")))
+        answered = {str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"}
+        missing = sorted(open_calls - answered) if m.get("role") == "user" else sorted(open_calls)
+        if missing:
+            raise Rejected(f"messages.{n - 1}: `tool_use` ids were found without `tool_result` blocks immediately "
+                           f"after: {', '.join(missing)}. Each `tool_use` block must have a corresponding "
+                           "`tool_result` block in the next message.")
+        for k, tid in enumerate(lead):
+            if tid in lead[:k]:
+                raise Rejected(f"messages.{n}.content.{k}: each tool_use must have a single result. Found multiple "
+                               f"`tool_result` blocks with id: {tid}")
+        if len(set(lead) & open_calls) < len(open_calls):
+            raise Rejected(f"messages.{n}: Did not find {len(open_calls)} `tool_result` block(s) at the beginning of "
+                           "this message. Messages following `tool_use` blocks must begin with a matching number of "
+                           "`tool_result` blocks.")
 
     # ---- prompt cache
     def _flat(self, body: dict[str, Any]) -> list[tuple[str, bool]]:
