@@ -76,18 +76,16 @@ class Anchor:
         """The (start, end) of every line holding a word followed by ``tail``, in order (end: the
         line's newline or the text's end); None when positions in the lowercased text are not the
         text's.  A pattern whose every match holds such a hit on the line of its other parts runs on
-        these lines alone."""
-        low = text.lowered
-        if low is None:
+        these lines alone.  The words are looked up once per text for every anchor with the same words
+        (``TextView.hits``): the secret-name rules share theirs."""
+        hits = text.hits(self.words)
+        if hits is None:
             return None
         raw, match = text.text, self.tail.match
         starts: set[int] = set()
-        for word in self.words:
-            at = low.find(word)
-            while at != -1:
-                if match(raw, at + len(word)):
-                    starts.add(raw.rfind("\n", 0, at) + 1)
-                at = low.find(word, at + 1)
+        for at, end in hits:
+            if match(raw, end):
+                starts.add(raw.rfind("\n", 0, at) + 1)
         out = []
         for start in sorted(starts):
             end = raw.find("\n", start)
@@ -131,13 +129,14 @@ class Gate:
 class TextView:
     """A text with its lowercased copy and anchor results, made once, on first use, for every gate."""
 
-    __slots__ = ("text", "_lower", "_foldsafe", "_anchors")
+    __slots__ = ("text", "_lower", "_foldsafe", "_anchors", "_hits")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
         self._foldsafe: bool | None = None
         self._anchors: dict[int, bool] = {}
+        self._hits: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
     @property
     def lower(self) -> str:
@@ -154,6 +153,24 @@ class TextView:
         if self._foldsafe is None:
             self._foldsafe = _FOLD_RE.search(self.text) is None
         return self.lower if self._foldsafe else None
+
+    def hits(self, words: tuple[str, ...]) -> list[tuple[int, int]] | None:
+        """The (start, end) of every occurrence of each of ``words`` in ``lowered`` (None when it is
+        None), remembered for the other anchors with the same words: the lookup is a scan of the
+        text per word, the bulk of an anchor's cost."""
+        low = self.lowered
+        if low is None:
+            return None
+        found = self._hits.get(words)
+        if found is None:
+            found = []
+            for word in words:
+                size, at = len(word), low.find(word)
+                while at != -1:
+                    found.append((at, at + size))
+                    at = low.find(word, at + 1)
+            self._hits[words] = found
+        return found
 
     def anchored(self, anchor: Anchor) -> bool:
         """``anchor.found(self)``, remembered for the other gates that share it."""

@@ -11,7 +11,21 @@ baseline files, no git), plus rules of our own:
 - ``scheme://user:password@host`` (the password only, so the URL stays readable), and
   ``scheme://TOKEN@host`` when the user name looks like a token (long, letters and digits);
 - PEM private-key blocks, body included;
-- the password of a ``.netrc`` entry (``machine HOST login USER password VALUE``, one line or several);
+- the value of a URL's query parameter whose name says it is secret (``?api_key=…``, ``&access_token=…``,
+  ``&amp;client_secret=…``): API docs, curl commands and access logs carry keys there, and the
+  assignment rule does not see a name glued to ``?``/``&``; the value only, up to ``&``/``#``/a quote/
+  whitespace, so the URL stays readable.  Not a template's (``?key={key}``, ``?token=${T}``, ``%s``);
+- a YAML value on the line(s) below its secret-named key (``password:`` then an indented line;
+  ``token: |`` / ``token: >-`` then indented lines), which the assignment rule cannot see across the
+  newline; only when every line of the value is one token: a mapping, a list, a comment, prose or code
+  below the key (``free(buf);``, ``process.env.X,``, a tab-indented Makefile recipe) is left alone;
+- the password of a ``.netrc`` entry (``machine HOST login USER password VALUE``, one line or several),
+  a double-quoted one whole (``password "my secret pass"``, with ``\\"`` escapes, as curl and Python's
+  netrc read it: its first word alone hid nothing);
+- an AWS secret access key (40 base64 characters, mixed case, not hex) on the line of an AWS access key
+  id (``AKIA…``/``ASIA…``) or the line after, as in IAM's CSV credentials export: detect-secrets masks
+  the id, which is no secret, and not the key, which has no marker of its own (alone, anywhere else, a
+  40-character word is too common to mask);
 - the credentials of an ``Authorization:`` header or a ``Bearer`` token (an HTTP client's debug
   output, a server's request dump), which no detect-secrets plugin covers when the token has no
   known format.
@@ -32,6 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_gates import Anchor, TextView, gate_for, min_width
@@ -77,26 +92,83 @@ _AUTH_HEADER_RE = re.compile(
     r"(?i)(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest|bot)[ \t]+)?|\bbearer[ \t]+)"
     r"(?P<value>[A-Za-z0-9._~+/=:-]{8,400})"
 )
+#: A ``.netrc`` login/account/port value, quoted or a word, in an atomic group: ``login "a login b"`` never
+#: also parses as two pairs, so no text makes ``_NETRC_RE``'s repetition of pairs backtrack exponentially.
+_NETRC_WORD = r'(?>"(?:[^"\\\n]|\\[^\n]){0,400}"|\S+)'
 #: A ``.netrc`` entry's password: ``machine HOST`` (or ``default``) at a line's start, then ``login``/
 #: ``account``/``port`` pairs, then ``password VALUE``, on one line or several (netrc is whitespace-separated).
 #: The entry must have a ``login`` too, before or right after (``_NETRC_LOGIN_RE``): prose such as
-#: "machine learning password strength" is not an entry.
+#: "machine learning password strength" is not an entry.  A value may be double-quoted, with backslash
+#: escapes (``password "my \"secret\" pass"``, as curl and Python's netrc read it), on one line: the
+#: password is masked whole, quotes included (an unclosed quote runs to the line's end).
 _NETRC_RE = re.compile(
-    r"(?m)^[ \t]*(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<value>\S+)"
+    r"(?m)^[ \t]*(?:machine[ \t]+\S+|default)"
+    rf"(?:\s+(?:login|account|port)\s+{_NETRC_WORD})*"
+    r"\s+password\s+(?P<value>\"(?P<inner>(?:[^\"\\\n]|\\[^\n]){0,400})\"?|\S+)"
 )
 _NETRC_LOGIN_RE = re.compile(r"\s+login\s+\S")
+#: A backslash escape in a quoted ``.netrc`` value (``\"`` is ``"``).
+_NETRC_ESCAPE_RE = re.compile(r"\\(.)")
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 _PLACEHOLDER_RE = re.compile(
     r"^(?:\$\{?[A-Za-z_]|\{\{|<[^>]*>$|x{6,}$|\*{3,}|\[REDACTED|changeme$|example|your[_-]|None$|null$|true$|false$)",
     re.I,
 )
+#: Every name ``secret_name`` accepts holds one of these words (lowercased): the anchors' words.
+_SECRET_NAME_WORDS = ("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat")
 #: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
-_ASSIGN_ANCHOR = Anchor(("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat"),
+_ASSIGN_ANCHOR = Anchor(_SECRET_NAME_WORDS,
                         re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?[^\s\"'`,;#}]{8}"))
 #: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``, the
 #: ``API_KEY)`` of ``Client(api_key=API_KEY)``).
 _CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\)+)?$")
+
+#: A query parameter, ``?name=value`` or ``&name=value`` (``&amp;`` in HTML): the value runs to ``&``,
+#: ``#``, ``?``, whitespace, a quote, ``<``/``>``, a bracket or brace (a template's ``{key}``, a markdown
+#: link's ``)``) or a backslash.  No match starts inside another's value, so ``finditer`` misses none.
+#: Not ``==`` (minified code: ``a&&this.key==b.key``).
+_QUERY_PARAM_RE = re.compile(
+    r"(?:[?&]|&amp;)(?P<name>[A-Za-z_][A-Za-z0-9_.\[\]-]{0,80})=(?!=)(?P<value>[^\s&#?\"'`<>(){}\[\]\\|^]{1,400})"
+)
+#: Where a secret query parameter can be: a secret name's word, the rest of the name, ``=`` and 8
+#: characters of value (``_query_params``' findings are at least that long).
+_QUERY_ANCHOR = Anchor(_SECRET_NAME_WORDS, re.compile(r"[A-Za-z0-9_.\[\]-]{0,80}=[^\s&#?\"'`<>(){}\[\]\\|^]{8}"))
+
+#: A YAML key alone at the end of its line (``password:``), or with a block scalar's header (``token: |``,
+#: ``token: >-``): its value, if any, is on the lines below.  Indented with spaces (YAML allows no tab),
+#: maybe a list item's (``- password:``), the key maybe quoted.
+_YAML_KEY_RE = re.compile(
+    r"(?m)^(?P<indent> *)(?:- +)?(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P=q)[ \t]*:"
+    r"(?:[ \t]+(?P<block>[|>][1-9+-]{0,2}))?[ \t]*\r?(?=\n|\Z)"
+)
+#: Where such a key can be: a secret name's word, the rest of the name, the colon, maybe a block header,
+#: then the line's end.
+_YAML_ANCHOR = Anchor(_SECRET_NAME_WORDS,
+                      re.compile(r"[A-Za-z0-9_.-]{0,80}[\"']?[ \t]*:(?:[ \t]+[|>][1-9+-]{0,2})?[ \t]*\r?(?:\n|\Z)"))
+#: A line below such a key: its indentation (spaces), then one token (or nothing), then the line's end.
+#: A line indented with a tab, or holding two words, does not match.  (The token starts with no space and
+#: only blank lines may hold a tab, so the spaces are read one way only: linear on any line.)
+_YAML_LINE_RE = re.compile(r"(?P<indent> *)(?:(?P<token>\S{1,400})[ \t]*|(?:\t[ \t]*)?)\r?(?=\n|\Z)")
+#: A line's indentation.
+_SPACES_RE = re.compile(" *")
+#: Lines a YAML value below its key may span (a longer block is data, not a secret).
+_YAML_MAX_LINES = 200
+#: The first characters of a token below a secret key that make it no secret value: YAML's indicators
+#: (a list item, a comment, an anchor or alias, a tag, a flow collection, a quoted string), a path's.
+_YAML_NOT_FIRST = frozenset("-#?:,[]{}&*!|>'\"%@`/.~=<(")
+#: A token below a secret key that ends so, or holds a parenthesis, a brace or an ``=`` before more than
+#: ``=`` (base64's padding), is code, a template, a nested key or a field (``free(buf);``,
+#: ``process.env.TOKEN,``, ``${{secrets.PW}}``, ``host:``, the ``version=0`` / ``modulus=…`` lines a
+#: pretty-printer writes under ``RSAPrivateKey:``), or a URL.
+_YAML_CODE_RE = re.compile(r"[(){};]|=[^=]|[,:\[\\]$|://")
+
+#: An AWS access key id: ``AKIA`` (a user's) or ``ASIA`` (temporary), then 16 capitals or digits.
+_AWS_KEY_ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])")
+#: A word of exactly 40 base64 characters: an AWS secret access key's shape.
+_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+#: A word of hex digits only (a commit id, a SHA-1): not an AWS secret key.
+_HEX_RE = re.compile(r"[0-9a-fA-F]+")
 
 #: detect-secrets plugins used (by class name), with the kind shown in ``[REDACTED:kind]``.
 _PLUGINS: dict[str, str] = {
@@ -264,8 +336,33 @@ def _token_like(user: str) -> bool:
 
 
 def url_credentials(text: str) -> list[str]:
-    """The passwords (and token user names) of the URLs in ``text`` (``postgres://u:PW@h/db``)."""
-    return [text[f.start:f.end] for f in _url_passwords(text)]
+    """The passwords (and token user names) of the URLs in ``text`` (``postgres://u:PW@h/db``), and the
+    values of their secret query parameters (``https://h/hook?token=VALUE``)."""
+    return [text[f.start:f.end] for f in (*_url_passwords(text), *_query_params(text))]
+
+
+def _lines_to_scan(anchor: Anchor, text: str, view: TextView | None) -> list[tuple[int, int]]:
+    """Where a rule whose every finding is on a line holding a hit of ``anchor`` must look: those lines
+    (with a view), or the whole text (without one, or when the view cannot place the hits)."""
+    if view is None:
+        return [(0, len(text))]
+    spans = anchor.lines(view)
+    return [(0, len(text))] if spans is None else spans
+
+
+def _query_params(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """Values of secret-named query parameters (``?api_key=VALUE&page=2``: VALUE).  The value is
+    percent-decoded before the plausibility checks (``%3Capi-key%3E`` is the placeholder ``<api-key>``);
+    a value holding a brace after decoding is a template's (``%7Bkey%7D``)."""
+    if view is not None and ("=" not in text or ("?" not in text and "&" not in text)):
+        return
+    for a, b in _lines_to_scan(_QUERY_ANCHOR, text, view):
+        for m in _QUERY_PARAM_RE.finditer(text, a, b):
+            if not secret_name(m.group("name")):
+                continue
+            value = unquote(m.group("value"))
+            if _plausible(value) and not value.replace(".", "").isdigit() and "{" not in value and "}" not in value:
+                yield Finding(m.start("value"), m.end("value"), "url-param")
 
 
 def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:
@@ -296,8 +393,80 @@ def _netrc_passwords(text: str, view: TextView | None = None) -> Iterator[Findin
         if not (_NETRC_LOGIN_RE.search(text, m.start(), m.start("value"))
                 or _NETRC_LOGIN_RE.match(text, m.end())):
             continue
+        if m.group("inner") is not None:  # quoted: the value unescaped is checked, the quotes masked too
+            value = _NETRC_ESCAPE_RE.sub(r"\1", m.group("inner"))
         if len(value) >= 3 and not _PLACEHOLDER_RE.search(value):
             yield Finding(m.start("value"), m.end("value"), "netrc-password")
+
+
+def _yaml_values(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """The token of each line of a YAML value below its secret-named key (``_YAML_KEY_RE``): the lines
+    right below it, indented deeper than the key's line, up to the first line that is not (a block
+    scalar's may have blank lines between).  Every such line must hold a single token that is no
+    indicator, path, URL or code (``_YAML_NOT_FIRST``, ``_YAML_CODE_RE``), and together they must be
+    ``_plausible``; else the key has something else below it (a mapping, a list, a comment, prose,
+    code) and nothing is masked.  Each line's token is its own finding (a mask takes out no newline)."""
+    for a, b in _lines_to_scan(_YAML_ANCHOR, text, view):
+        for m in _YAML_KEY_RE.finditer(text, a, b):
+            name = m.group("name")
+            if secret_name(name):
+                yield from _yaml_value(text, m.end(), len(m.group("indent")), m.group("block") is not None,
+                                       name.upper() if name.isupper() else "secret")
+
+
+def _yaml_value(text: str, end: int, indent: int, block: bool, kind: str) -> list[Finding]:
+    """The findings of the value below a YAML key whose line ends at ``end`` (see ``_yaml_values``)."""
+    found: list[Finding] = []
+    pos = end
+    for _ in range(_YAML_MAX_LINES):
+        nl = text.find("\n", pos)
+        if nl == -1:
+            break
+        line = _YAML_LINE_RE.match(text, nl + 1)
+        if line is None:  # more than one word (or a tab-indented line): past the value, or no value
+            if len(_SPACES_RE.match(text, nl + 1).group()) <= indent:
+                break
+            return []
+        pos = line.end()
+        token = line.group("token")
+        if token is None:
+            if block:  # a blank line inside a block scalar
+                continue
+            break
+        if len(line.group("indent")) <= indent:  # the next key, outdented
+            break
+        if token[0] in _YAML_NOT_FIRST or _YAML_CODE_RE.search(token):
+            return []
+        found.append(Finding(line.start("token"), line.end("token"), kind))
+    else:
+        return []  # a longer value than any secret's
+    value = "".join(text[f.start:f.end] for f in found)
+    if not found or not _plausible(value) or value.replace(".", "").isdigit():
+        return []
+    return found
+
+
+def _aws_secret_keys(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """AWS secret access keys (``_AWS_SECRET_RE``: 40 base64 characters with capitals, small letters
+    and a digit, ``/`` or ``+``; not hex) on the line of an AWS access key id or the line after it."""
+    if view is not None and "AKIA" not in text and "ASIA" not in text:
+        return
+    regions: list[tuple[int, int]] = []
+    for m in _AWS_KEY_ID_RE.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        stop = text.find("\n", m.end())
+        stop = len(text) if stop == -1 else text.find("\n", stop + 1)
+        stop = len(text) if stop == -1 else stop
+        if regions and start <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(stop, regions[-1][1]))
+        else:
+            regions.append((start, stop))
+    for a, b in regions:
+        for k in _AWS_SECRET_RE.finditer(text, a, b):
+            key = k.group()
+            if (any(c.isupper() for c in key) and any(c.islower() for c in key)
+                    and any(c.isdigit() or c in "/+" for c in key) and not _HEX_RE.fullmatch(key)):
+                yield Finding(k.start(), k.end(), "aws-secret-key")
 
 
 def _private_keys(text: str) -> Iterator[Finding]:
@@ -342,7 +511,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     view = TextView(text) if prefilter else None
     spans = sorted(
         [*_known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
-         *_assignments(text, view), *_url_passwords(text, view),
+         *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
+         *_yaml_values(text, view), *_aws_secret_keys(text, view),
          *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text)],
         key=lambda f: (f.start, -f.end),
     )

@@ -85,6 +85,11 @@ KEYS = [
     "postgres://admin:Sup3rS3cret@db.example.com:5432/app",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
     'token = "Zm9vYmFyYmF6cXV4cXV1eDEyMzQ1Njc4OTA="',
+    "https://h.example.com/x?api_key=AbC123xyz987qwe&page=2",
+    "password:\n    Xk39s!dk29sLq",
+    "token: >-\n    Xk39s/dk29sLqAbc+\n    more9Lines9X==",
+    'machine h login u password "my secret pass"',
+    "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 ]
 
 
@@ -113,7 +118,9 @@ texts = st.lists(
                                "\\", '\\"', "\\n", '{\\"deploy_token\\": \\"a8FqZ3xK9mP2vL7w\\"}',
                                "\\nDB_PASSWORD=hunter22xyz\\n", "https://", "@", "Kw7pQ2mZx9vL4rT8aB3cD4@github.com",
                                "github_pat_" + "A1b2C3d4E5" * 2 + "Ab_" + "Kw7pQ2mZx9" * 5 + "Kw7pQ2mZx",
-                               "machine api.example.com", "default", " login me", "\npassword Xy7pQ2mZ", " password "])),
+                               "machine api.example.com", "default", " login me", "\npassword Xy7pQ2mZ", " password ",
+                               "?api_key=", "&amp;access_token=", "AbC123xyz987qwe", "password:", ": |", "\n    ",
+                               "Xk39s!dk29sLq", ' "my secret pass"', ",wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"])),
     max_size=12,
 ).map("".join)
 
@@ -121,6 +128,27 @@ texts = st.lists(
 @settings(max_examples=600, deadline=None)
 @given(texts)
 def test_prefilter_finds_exactly_what_the_full_scan_finds(text: str) -> None:
+    assert find_secrets(text) == find_secrets(text, prefilter=False)
+
+
+#: Pieces of the texts the line rules (query parameters, YAML values below their key, quoted .netrc
+#: passwords, AWS secret keys beside their id) find secrets in, and of the near misses around them.
+LINE_RULE_PARTS = [
+    "https://h.example.com/x", "?", "&", "&amp;", "=", "api_key", "access_token", "data[token]", "=AbC123xyz987qwe",
+    "?page=2", "#top", "{api_key}", "%3C", "password", "token", "secret", ":", ": |", ": >-", " ", "\n", "\r\n",
+    "  ", "    ", "- ", "\t", "Xk39s!dk29sLq", "more9Lines9X==", "host: db", '"', "machine h", " login u",
+    ' login "me too"', " password ", '"my secret pass"', '"a\\"b c', "\\", "AKIAIOSFODNN7EXAMPLE",
+    "ASIAY34FZKBOKMUTVV7A", ",", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f",
+    "?api_key=AbC123xyz987qwe", "&access_token=AbC123xyz987qwe", "&amp;token=Xk39s!dk29sLq", "\npassword:",
+    "\n  token: |", "\n    Xk39s!dk29sLq", "\nmachine h login u password", "\ndefault login u password ",
+    "\nAKIAIOSFODNN7EXAMPLE,", "\npassword:\n    Xk39s!dk29sLq", "\n  api_key: |-\n    more9Lines9X==", *FOLD_CHARS,
+]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(LINE_RULE_PARTS).flatmap(variants), st.text(max_size=6)),
+                max_size=16).map("".join))
+def test_prefilter_finds_exactly_what_the_full_scan_finds_with_the_line_rules(text: str) -> None:
     assert find_secrets(text) == find_secrets(text, prefilter=False)
 
 
