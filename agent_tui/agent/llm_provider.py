@@ -3,7 +3,7 @@
 litellm converts OpenAI-format messages for every provider, but a few things
 only the caller knows:
 
-* **Reasoning state.**  Anthropic extended thinking rejects a tool loop whose
+* **Reasoning state.**  Anthropic thinking rejects a tool loop whose
   assistant turn lost its signed ``thinking`` blocks: they are kept per
   assistant message (by its tool-call ids) and sent back for the current tool
   loop only — the messages after the last user message — and dropped elsewhere.
@@ -19,7 +19,8 @@ only the caller knows:
   the thinking blocks the loop no longer has (400 ``Expected `thinking` ...``,
   or thinking silently off per Anthropic's newer "graceful degradation").  The
   same shape comes from a summary or memo instruction sent mid-loop.  A short
-  assistant message closes such a loop in Anthropic requests with thinking on.
+  assistant message closes such a loop in Anthropic requests (thinking may be
+  on without being configured: the newest Claude models think by default).
 * **Empty replies.**  A reply with no text and no tool call (Gemini's
   ``MALFORMED_FUNCTION_CALL``, a thoughts-only answer) is kept in the history
   as an empty assistant message; Gemini refuses the ``{"text": ""}`` part
@@ -118,7 +119,8 @@ def deepseek_thinking(config: LLMConfig) -> bool:
 def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
                       reasoning: Mapping[str, Mapping[str, Any]], tools: bool = True) -> dict[int, dict[str, Any]]:
     """Which assistant messages (by index) get which provider data back: the current tool loop's
-    thinking blocks for Anthropic with thinking on; for DeepSeek in thinking mode, every assistant
+    thinking blocks for Anthropic (whenever a reply had some: the newest Claude models think without
+    being asked, so ``config.thinking`` says nothing); for DeepSeek in thinking mode, every assistant
     message's reasoning_content (kept, else :data:`BLANK_REASONING` when the request has ``tools``)."""
     fam = family(config.model)
     out: dict[int, dict[str, Any]] = {}
@@ -130,7 +132,7 @@ def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
         m = messages[i]
         key = reasoning_key(m) if m.get("role") == "assistant" else None
         data = reasoning.get(key) if key else None
-        if data and data.get("thinking_blocks") and config.thinking:
+        if data and data.get("thinking_blocks"):  # kept only if the reply thought: also by default (Sonnet 5...)
             out[i] = {"thinking_blocks": copy.deepcopy(list(data["thinking_blocks"]))}
     return out
 
@@ -184,7 +186,7 @@ def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> li
     return marks
 
 
-#: The assistant message that closes a tool loop whose turn ended without a reply (Anthropic, thinking on).
+#: The assistant message that closes a tool loop whose turn ended without a reply (Anthropic requests).
 LOOP_CLOSED = "[No reply: the turn stopped after these tool results.]"
 
 
@@ -263,7 +265,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
             mark_cache(msgs, breakpoints)
         elif fam == "openai" and session_id:
             kw["prompt_cache_key"] = cache_key(session_id)
-    if fam == "anthropic" and thinking:
+    if fam == "anthropic":  # thinking may be on without being asked (Claude Sonnet 5, Opus 5, Fable 5...)
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
     if fam == "gemini":
         msgs[:] = [m for m in msgs if not is_empty_reply(m)]

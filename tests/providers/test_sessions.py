@@ -223,7 +223,7 @@ async def test_claude_thinking_turn_after_a_tool_call_cancelled_by_the_user(tmp_
     assert _wire(fake.answered[-1])[-2:] == [("assistant", ["text"]), ("user", ["text"])]
 
 
-def test_loop_closed_only_before_the_user_and_only_with_thinking() -> None:
+def test_loop_closed_only_before_the_user_and_only_for_claude() -> None:
     from agent_tui.agent.llm_provider import LOOP_CLOSED, request_kwargs
     from agent_tui.agent.llm_types import LLMConfig
 
@@ -233,10 +233,32 @@ def test_loop_closed_only_before_the_user_and_only_with_thinking() -> None:
                {"role": "tool", "tool_call_id": "c1", "content": "r"},
                {"role": "user", "content": "[file note: a.py]"}, {"role": "user", "content": "summarise please"}]
 
-    def roles(**cfg: Any) -> list[str]:
-        kw = request_kwargs(LLMConfig(model=CLAUDE, **cfg), history, None, breakpoints=[0])
+    def roles(model: str, **cfg: Any) -> list[str]:
+        kw = request_kwargs(LLMConfig(model=model, **cfg), history, None, breakpoints=[0])
         return [m["role"] + ("*" if m.get("content") == LOOP_CLOSED else "") for m in kw["messages"]]
 
-    assert roles(thinking=2048) == ["system", "user", "assistant", "tool", "user", "assistant*", "user"]
-    assert roles() == ["system", "user", "assistant", "tool", "user", "user"]
+    closed = ["system", "user", "assistant", "tool", "user", "assistant*", "user"]
+    assert roles(CLAUDE, thinking=2048) == closed
+    assert roles("anthropic/claude-sonnet-5") == closed  # thinks by default, nothing configured
+    assert roles("openai/gpt-5") == roles("gemini/gemini-3-pro-preview") == ["system", "user", "assistant", "tool",
+                                                                             "user", "user"]
     assert len(history) == 6
+
+
+async def test_claude_that_thinks_by_default_gets_its_thinking_blocks_back(tmp_path: Path) -> None:
+    """Claude Sonnet 5 / Opus 5 / Fable 5 think when the request says nothing about thinking: their signed
+    blocks must come back in the tool loop although no thinking budget is configured."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read first.", calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Now the folder.", calls=[("list_dir", {"path": "."})]),
+                    Turn(thinking="Enough.", text="add subtracts."))
+        agent, ws = provider_agent(root, "anthropic/claude-sonnet-5", fake.base_url, {"temperature": 0.2})
+        try:
+            events = await run_turn(agent, "what does add do?")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done" and events[-1].text == "add subtracts."
+    for req in fake.answered[1:]:
+        assert "thinking" not in req.body and "temperature" not in req.body
+        assert req.body["messages"][-2]["content"][0]["type"] == "thinking"

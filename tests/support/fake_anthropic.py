@@ -6,9 +6,10 @@ with ``input_json_delta``, message_delta with ``stop_reason``), reports
 ``cache_read_input_tokens`` / ``cache_creation_input_tokens`` from the request's
 ``cache_control`` breakpoints like Anthropic's prompt cache, and refuses with 400:
 
-* ``temperature`` other than 1 with thinking enabled; ``max_tokens`` not above the budget;
+* ``temperature`` other than 1 with thinking on; ``max_tokens`` not above the budget;
 * a tool loop whose last assistant message does not start with a signed thinking block
-  (thinking enabled), or a thinking block whose signature this server did not issue;
+  (thinking on: ``enabled``, ``adaptive``, or a model that thinks by default such as claude-sonnet-5),
+  or a thinking block whose signature this server did not issue;
 * a ``tool_use`` whose ``input`` is not an object or whose ``id`` breaks ``^[a-zA-Z0-9_-]+$`` (a Gemini
   id carrying its thought signature), or repeats an earlier id; a ``tool_result`` answering no call;
 * a message after ``tool_use`` blocks that is not a user message beginning with one ``tool_result`` per
@@ -41,6 +42,22 @@ _KEY = b"fake-anthropic-signing-key"
 STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 
 
+#: Models that think when the request says nothing about thinking (adaptive, on by default; the first three
+#: cannot turn it off). As litellm 1.110's model map flags them (thinking_on_by_default / _always_on).
+THINK_BY_DEFAULT = frozenset({"claude-fable-5", "claude-fable-5-1", "claude-mythos-5", "claude-mythos-5-1",
+                              "claude-sonnet-5", "claude-sonnet-5-5", "claude-opus-5", "claude-opus-5-5",
+                              "claude-haiku-5-5"})
+
+
+def thinks(body: dict[str, Any]) -> bool:
+    """Whether the request runs with thinking: ``enabled`` (extended) or ``adaptive``, or nothing said to a
+    model that thinks by default."""
+    kind = (body.get("thinking") or {}).get("type")
+    if kind is None:
+        return str(body.get("model") or "") in THINK_BY_DEFAULT
+    return kind in ("enabled", "adaptive")
+
+
 def sign(thinking: str) -> str:
     return hmac.new(_KEY, thinking.encode(), hashlib.sha256).hexdigest()
 
@@ -68,12 +85,13 @@ class FakeAnthropic(FakeDialect):
     def check(self, path: str, body: dict[str, Any]) -> None:
         if not path.rstrip("/").endswith("/v1/messages"):
             raise Rejected(f"no route {path}", 404)
-        thinking = (body.get("thinking") or {}).get("type") == "enabled"
+        thinking = thinks(body)
         if thinking:
             if "temperature" in body and body["temperature"] != 1:
                 raise Rejected("`temperature` may only be set to 1 when thinking is enabled or in interleaved "
                                "thinking mode.")
-            if int(body.get("max_tokens") or 0) <= int(body["thinking"].get("budget_tokens") or 0):
+            budget = (body.get("thinking") or {}).get("budget_tokens")
+            if budget is not None and int(body.get("max_tokens") or 0) <= int(budget):
                 raise Rejected("`max_tokens` must be greater than `thinking.budget_tokens`.")
         msgs = body.get("messages") or []
         if not msgs or msgs[0].get("role") != "user":
@@ -218,7 +236,7 @@ class FakeAnthropic(FakeDialect):
     # ---- replies
     def _content(self, turn: Turn, body: dict[str, Any]) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = []
-        if turn.thinking and (body.get("thinking") or {}).get("type") == "enabled":
+        if turn.thinking and thinks(body):
             content.append({"type": "thinking", "thinking": turn.thinking, "signature": sign(turn.thinking)})
         if turn.text:
             content.append({"type": "text", "text": turn.text})
