@@ -8,7 +8,9 @@ metadata, the logged request), the ``--json`` event stream and log records.  It 
 - the values of this process's secret-named environment variables and the configured
   API key, as ``[REDACTED:env:NAME]``;
 - secrets found in the text itself (``core.secrets``: known key formats, secret-named
-  assignments as in ``.env`` files, URL passwords, private keys), as ``[REDACTED:kind]``.
+  assignments as in ``.env`` files or YAML, URL passwords and secret query parameters, private keys,
+  ``.netrc`` passwords, AWS secret keys beside their ids, ``Authorization`` headers), as
+  ``[REDACTED:kind]``.
 
 The replacement names what was there, so the model can still reason ("the key in
 .env is set") and the same secret always reads the same.  Provider reasoning data
@@ -26,7 +28,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_tui.core.secrets import MIN_SECRET_LEN, find_secrets, secret_env_name, url_credentials
+from agent_tui.core.secret_names import secret_env_name
+from agent_tui.core.secrets import MIN_SECRET_LEN, find_secrets, url_credentials
 
 MIN_LEN = MIN_SECRET_LEN
 #: Message fields never rewritten: provider reasoning data whose signatures are verified.
@@ -38,7 +41,7 @@ CACHE_SIZE = 4096
 
 
 def secrets_from_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """{value: NAME} of environment variables whose names look secret (``secrets.secret_env_name``),
+    """{value: NAME} of environment variables whose names look secret (``secret_names.secret_env_name``),
     and of the password in a URL any variable holds (``DATABASE_URL=postgres://u:PW@h/db``: PW, so a
     command printing it alone shows it masked); long enough to be real."""
     env = os.environ if env is None else env

@@ -23,7 +23,7 @@ from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent_tui.core.redact import register_secret
-from agent_tui.core.secrets import secret_name
+from agent_tui.core.secret_names import secret_name
 from agent_tui.mcp.config import ServerConfig
 from agent_tui.mcp.errors import McpCallError, describe
 from agent_tui.mcp.rpc import ServerRequests, all_pages

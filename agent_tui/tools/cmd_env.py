@@ -5,7 +5,7 @@ A command the model runs executes the repository's code (``pytest`` runs its
 code the user's ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY`` or ``GITHUB_TOKEN`` — the key
 the repository must never receive without the user's say.  So every command, sandboxed or
 not, gets the environment without variables whose names look secret (the names the Redactor masks,
-``core.secrets.secret_env_name``: ``*_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*_PASS``,
+``core.secret_names.secret_env_name``: ``*_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*_PASS``,
 ``*_PWD``, ``*_PAT``, ``*CREDENTIALS*``, ``*AUTH*``…; not ``KEY_FILE``, ``MAX_TOKENS``, ``PWD``) and
 without any variable holding a registered API key, except the names the user lists in
 ``[sandbox] pass_env``.  A variable holding a URL with a password (``DATABASE_URL``) is kept unless
@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from agent_tui.core.redact import default_redactor
-from agent_tui.core.secrets import secret_env_name
+from agent_tui.core.secret_names import secret_env_name
 
 #: Variables naming a socket or service that acts outside the sandbox (dropped for sandboxed commands).
 AGENT_VARS = frozenset({
@@ -48,7 +48,8 @@ _GIT_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
                 sandboxed: bool = False) -> dict[str, str]:
     """``base`` (default: this process's environment) without secret-named or key-holding variables
-    (and, for a sandboxed command, without :data:`AGENT_VARS`)."""
+    (and, for a sandboxed command, without :data:`AGENT_VARS`; an unsandboxed one keeps them: ``git push``
+    over ssh needs ``SSH_AUTH_SOCK``, which names a socket, not a secret)."""
     env = dict(os.environ if base is None else base)
     kept = set(keep)
     known = set(default_redactor().values)

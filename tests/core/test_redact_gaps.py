@@ -160,12 +160,13 @@ def test_environment_secrets_by_name_and_url_password() -> None:
     ("OPENAI_API_KEY_2", True), ("STRIPE_KEY_LIVE", True), ("GPG_PASSPHRASE", True), ("SECRETS_JSON", True),
     ("DOCKER_AUTH_CONFIG", True), ("TF_TOKEN_app_terraform_io", True), ("npm_config__authToken", True),
     ("AWS_SECRET_ACCESS_KEY", True), ("AWS_SESSION_TOKEN", True), ("GOOGLE_APPLICATION_CREDENTIALS", True),
-    ("SSH_AUTH_SOCK", True), ("HF_TOKEN", True), ("ANTHROPIC_API_KEY", True),
+    ("HF_TOKEN", True), ("ANTHROPIC_API_KEY", True),
     ("KEY_FILE", False), ("MAX_TOKENS", False), ("PASSENGER_ENV", False), ("PWD", False), ("OLDPWD", False),
     ("PATH", False), ("TOKENIZERS_PARALLELISM", False), ("GIT_AUTHOR_NAME", False), ("KEYBOARD_LAYOUT", False),
     ("AWS_ACCESS_KEY_ID", False), ("DATABASE_URL", False), ("HISTCONTROL", False), ("TEST", False),
+    ("SSH_AUTH_SOCK", False),  # a socket path; sandboxed commands lose it with the other agent sockets
 ])
 def test_secret_environment_names(name: str, secret: bool) -> None:
-    from agent_tui.core.secrets import secret_env_name
+    from agent_tui.core.secret_names import secret_env_name
 
     assert secret_env_name(name) is secret

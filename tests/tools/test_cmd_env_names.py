@@ -1,4 +1,4 @@
-"""Which variables commands lose: the Redactor's rule for secret names (core.secrets.secret_env_name)."""
+"""Which variables commands lose: the Redactor's rule for secret names (core.secret_names.secret_env_name)."""
 
 from __future__ import annotations
 

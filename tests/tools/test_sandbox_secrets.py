@@ -167,6 +167,7 @@ async def test_sandboxed_commands_lose_agent_and_editor_variables(tmp_path: Path
         assert [k for k in planted if f"{k}=" in boxed.text] == [], boxed.text
         free = await run_command({"command": "env", "outside_sandbox": True}, agent.ctx)
         assert "NVIM=/x/nvim.sock" in free.text and "TMUX=" in free.text, free.text
+        assert "SSH_AUTH_SOCK=/x/agent.sock" in free.text, free.text  # `git push` over ssh, asked, needs it
     finally:
         wsp.close()
 
