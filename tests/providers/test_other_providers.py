@@ -63,3 +63,16 @@ async def test_ollama_chat_loop_with_num_ctx(tmp_path: Path, model: str) -> None
     assert_loop(root, fake, events, second)
     assert all(r.path.endswith("/api/chat") for r in fake.answered)
     assert fake.num_ctx and all(n == 64_000 for n in fake.num_ctx)
+
+
+def test_fake_ollama_refuses_string_arguments_and_array_content() -> None:
+    import httpx
+
+    call = {"function": {"name": "read_file", "arguments": '{"path": "a.py"}'}}
+    with FakeOllama() as fake:
+        as_string = httpx.post(f"{fake.base_url}/api/chat", json={"model": "m", "messages": [
+            {"role": "user", "content": "go"}, {"role": "assistant", "content": "", "tool_calls": [call]}]})
+        as_array = httpx.post(f"{fake.base_url}/api/chat", json={"model": "m", "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "go"}]}]})
+    assert as_string.status_code == 400 and "cannot unmarshal string" in as_string.json()["error"]
+    assert as_array.status_code == 400 and "cannot unmarshal array" in as_array.json()["error"]

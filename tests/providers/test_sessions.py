@@ -262,3 +262,39 @@ async def test_claude_that_thinks_by_default_gets_its_thinking_blocks_back(tmp_p
     for req in fake.answered[1:]:
         assert "thinking" not in req.body and "temperature" not in req.body
         assert req.body["messages"][-2]["content"][0]["type"] == "thinking"
+
+
+async def test_claude_redacted_thinking_goes_back_untouched(tmp_path: Path) -> None:
+    """A reply can carry an encrypted redacted_thinking block beside its thinking; the tool loop must echo
+    both, in order and unchanged."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read first.", redacted=True, calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Enough.", text="add subtracts."))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        try:
+            events = await run_turn(agent, "what does add do?")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    sent = fake.answered[1].body["messages"][-2]["content"]
+    assert [b["type"] for b in sent] == ["redacted_thinking", "thinking", "tool_use"]
+
+
+async def test_fake_claude_refuses_a_tool_loop_that_dropped_the_redacted_block(tmp_path: Path,
+                                                                                monkeypatch: Any) -> None:
+    from agent_tui.agent.llm_assemble import ReplyAssembler
+
+    keep = ReplyAssembler.thinking_blocks
+    monkeypatch.setattr(ReplyAssembler, "thinking_blocks",
+                        lambda self: [b for b in keep(self) if b.get("type") == "thinking"])
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read first.", redacted=True, calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Enough.", text="add subtracts."))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        try:
+            events = await run_turn(agent, "what does add do?")
+        finally:
+            ws.close()
+    assert events[-1].status == "error" and "cannot be modified" in fake.rejections[0]

@@ -9,7 +9,8 @@ with ``input_json_delta``, message_delta with ``stop_reason``), reports
 * ``temperature`` other than 1 with thinking on; ``max_tokens`` not above the budget;
 * a tool loop whose last assistant message does not start with a signed thinking block
   (thinking on: ``enabled``, ``adaptive``, or a model that thinks by default such as claude-sonnet-5),
-  or a thinking block whose signature this server did not issue;
+  or a thinking block whose signature this server did not issue; the latest assistant message's
+  ``thinking`` / ``redacted_thinking`` blocks changed from the reply (one dropped, reordered, edited);
 * a ``tool_use`` whose ``input`` is not an object or whose ``id`` breaks ``^[a-zA-Z0-9_-]+$`` (a Gemini
   id carrying its thought signature), or repeats an earlier id; a ``tool_result`` answering no call;
 * a message after ``tool_use`` blocks that is not a user message beginning with one ``tool_result`` per
@@ -77,6 +78,7 @@ class FakeAnthropic(FakeDialect):
         super().__init__()
         self.usages: list[dict[str, int]] = []
         self._cache: set[str] = set()
+        self._thought: dict[str, list[dict[str, Any]]] = {}
 
     def error_body(self, message: str, status: int) -> dict[str, Any]:
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
@@ -141,7 +143,16 @@ class FakeAnthropic(FakeDialect):
         in_loop = any(b.get("type") == "tool_result" for b in _blocks(last.get("content")))
         if thinking and in_loop:
             n = max(i for i, m in enumerate(msgs) if m.get("role") == "assistant")
-            first = _blocks(msgs[n].get("content"))[0].get("type")
+            blocks = _blocks(msgs[n].get("content"))
+            first = blocks[0].get("type")
+            uses = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
+            issued = self._thought.get(uses[0]) if uses else None
+            sent = [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks
+                    if b.get("type") in ("thinking", "redacted_thinking")]
+            if issued and sent and sent != issued:
+                raise Rejected(f"messages.{n}.content: `thinking` or `redacted_thinking` blocks in the latest "
+                               "assistant message cannot be modified. These blocks must remain as they were in the "
+                               "original response.")
             if first not in ("thinking", "redacted_thinking"):
                 raise Rejected(f"messages.{n}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
                                f"`{first}`. When `thinking` is enabled, a final `assistant` message must start "
@@ -236,12 +247,18 @@ class FakeAnthropic(FakeDialect):
     # ---- replies
     def _content(self, turn: Turn, body: dict[str, Any]) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = []
+        if turn.redacted and thinks(body):
+            content.append({"type": "redacted_thinking", "data": "Eo" + sign(new_id("redacted"))})
         if turn.thinking and thinks(body):
             content.append({"type": "thinking", "thinking": turn.thinking, "signature": sign(turn.thinking)})
         if turn.text:
             content.append({"type": "text", "text": turn.text})
         for name, args in turn.calls:
             content.append({"type": "tool_use", "id": new_id("toolu_"), "name": name, "input": args})
+        uses = [b["id"] for b in content if b["type"] == "tool_use"]
+        if uses:
+            with self.lock:
+                self._thought[uses[0]] = [b for b in content if b["type"] in ("thinking", "redacted_thinking")]
         return content
 
     def respond(self, path: str, body: dict[str, Any], turn: Turn) -> tuple[bool, Any, str]:
@@ -266,7 +283,9 @@ class FakeAnthropic(FakeDialect):
             "id": new_id("msg_"), "type": "message", "role": "assistant", "model": model, "content": [],
             "stop_reason": None, "stop_sequence": None, "usage": start_usage}})
         for i, b in enumerate(content):
-            if b["type"] == "thinking":
+            if b["type"] == "redacted_thinking":
+                yield sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": b})
+            elif b["type"] == "thinking":
                 yield sse("content_block_start", {"type": "content_block_start", "index": i,
                                                   "content_block": {"type": "thinking", "thinking": ""}})
                 for k in range(0, len(b["thinking"]), 12):

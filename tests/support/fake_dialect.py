@@ -45,6 +45,8 @@ class Turn:
     """Tool calls ``(name, arguments)``; a string is sent verbatim (malformed or cut JSON)."""
     finish: str | None = None
     """stop, length or tool_calls (default: tool_calls when there are calls, else stop)."""
+    redacted: bool = False
+    """Anthropic: a ``redacted_thinking`` block (encrypted, no text) before the thinking block."""
 
     @property
     def finish_reason(self) -> str:

@@ -1,7 +1,7 @@
 """A fake Ollama ``POST /api/chat`` (NDJSON stream), rejecting what Ollama rejects.
 
-Tool-call ``arguments`` in the history must be JSON objects (Ollama's Go struct refuses a
-string); tool calls are answered whole in one line, as Ollama does; the final line carries
+Tool-call ``arguments`` in the history must be JSON objects and ``content`` a string (Ollama's Go
+struct refuses a string / an array); tool calls are answered whole in one line, as Ollama does; the final line carries
 ``done_reason`` (``stop`` or ``length``), ``prompt_eval_count`` and ``eval_count``.  The
 ``options.num_ctx`` of every request is recorded in ``num_ctx``.
 """
@@ -32,6 +32,10 @@ class FakeOllama(FakeDialect):
         if not path.rstrip("/").endswith("/api/chat"):
             raise Rejected(f"404 page not found: {path}", 404)
         for m in body.get("messages") or []:
+            if not isinstance(m.get("content", ""), str | None):
+                kind = "array" if isinstance(m["content"], list) else "object"
+                raise Rejected(f"json: cannot unmarshal {kind} into Go struct field ChatRequest.messages.content of "
+                               "type string")
             for c in m.get("tool_calls") or []:
                 args = (c.get("function") or {}).get("arguments")
                 if not isinstance(args, dict):
