@@ -31,7 +31,10 @@ only the caller knows:
 * **Prompt caching.**  Anthropic caches only up to explicit ``cache_control``
   breakpoints: one at the end of each stable segment of the request (the
   assembler's ``cache_breakpoints``, at most three) and one on the last message (the active
-  files live in the compaction block and in file notes, never in the head).
+  files live in the compaction block and in file notes, never in the head).  Anthropic
+  looks for an earlier cache entry at most 20 blocks before a breakpoint, so after a step
+  that added more (a dozen parallel calls) the previous step's end gets a breakpoint too.
+  A bare tool-call message is marked on its last tool call.
   OpenAI routes requests with the same ``prompt_cache_key`` to the same cache.
 * **Ollama.**  ``ollama/`` models go through ``/api/generate`` in JSON mode;
   ``ollama_chat/`` is the chat endpoint with tools, and ``num_ctx`` must be sent
@@ -51,6 +54,8 @@ from .llm_types import LLMConfig
 
 #: Anthropic accepts at most four cache_control breakpoints per request.
 MAX_ANTHROPIC_BREAKPOINTS = 4
+#: Anthropic checks for a cache hit at most this many content blocks before each breakpoint.
+CACHE_LOOKBACK_BLOCKS = 20
 EPHEMERAL = {"type": "ephemeral"}
 
 
@@ -171,17 +176,47 @@ def attach_reasoning(config: LLMConfig, messages: list[dict[str, Any]],
     return len(sent)
 
 
+def wire_blocks(message: Mapping[str, Any]) -> int:
+    """How many Anthropic content blocks a message becomes (thinking, text and tool_use blocks; else one)."""
+    if message.get("role") != "assistant":
+        return 1
+    return (len(message.get("thinking_blocks") or []) + (1 if message.get("content") else 0)
+            + len(message.get("tool_calls") or []))
+
+
+def lookback_bridge(messages: Sequence[Mapping[str, Any]], marks: Sequence[int]) -> int | None:
+    """Where the previous step's request ended (the message before the latest assistant reply), when the
+    blocks from there to the next breakpoint are more than Anthropic's cache lookback can span."""
+    replies = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    if not replies or replies[-1] < 1:
+        return None
+    end = replies[-1] - 1
+    later = [i for i in marks if i > end]
+    if end in marks or not later:
+        return None
+    gap = sum(wire_blocks(messages[i]) for i in range(end + 1, later[0] + 1))
+    return end if gap > CACHE_LOOKBACK_BLOCKS else None
+
+
 def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> list[int]:
-    """Anthropic ``cache_control`` on the stable segments' last messages and the last message."""
+    """Anthropic ``cache_control`` on the stable segments' last messages and the last message, and on the
+    previous step's end when one step added more blocks than the cache lookback spans (a dozen parallel
+    calls): then the oldest segment mark gives way."""
     if not messages:
         return []
     last = len(messages) - 1
     marks = sorted({i for i in breakpoints if 0 <= i < last} or {0})
     marks = marks[-(MAX_ANTHROPIC_BREAKPOINTS - 1):] + [last]
+    bridge = lookback_bridge(messages, marks)
+    if bridge is not None:
+        marks = sorted(({*marks[1:]} if len(marks) >= MAX_ANTHROPIC_BREAKPOINTS else {*marks}) | {bridge})
     for i in marks:
         m = messages[i]
-        if not m.get("content") and m.get("role") == "assistant":
-            continue  # a bare tool-call message: its tool_use blocks carry no text to mark
+        if not m.get("content") and m.get("role") == "assistant" and m.get("tool_calls"):
+            calls = [dict(c) for c in m["tool_calls"]]  # the assembly's dicts stay untouched
+            calls[-1]["cache_control"] = dict(EPHEMERAL)  # litellm puts it on the last tool_use block
+            m["tool_calls"] = calls
+            continue
         m["cache_control"] = dict(EPHEMERAL)
     return marks
 

@@ -298,3 +298,39 @@ async def test_fake_claude_refuses_a_tool_loop_that_dropped_the_redacted_block(t
         finally:
             ws.close()
     assert events[-1].status == "error" and "cannot be modified" in fake.rejections[0]
+
+
+async def test_claude_cache_survives_a_step_with_many_parallel_calls(tmp_path: Path) -> None:
+    """Anthropic looks for a cache entry at most 20 blocks before each breakpoint. A step with a dozen
+    parallel reads adds ~25 blocks, so the next request found none of the history in the cache and wrote it
+    all again (at 1.25x instead of 0.1x) unless a breakpoint bridges the gap."""
+    root = data_repo(tmp_path)
+    reads = [Turn(calls=[("read_file", {"path": f"data/d{k}.txt"})]) for k in range(4)]
+    many = Turn(calls=[("list_dir", {"path": "."})] * 12)
+    with FakeAnthropic() as fake:
+        fake.script(*reads, many, Turn(calls=[("git_status", {})]), Turn(text="done"))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, {})
+        try:
+            events = await run_turn(agent, "read the data files")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    big, after = fake.usages[4], fake.usages[5]  # the request that held the history before the big step, the next
+    history = big["cache_read_input_tokens"] + big["cache_creation_input_tokens"]
+    assert after["cache_read_input_tokens"] >= history, fake.usages
+
+
+def test_a_bare_tool_call_message_is_marked_on_its_last_call() -> None:
+    from agent_tui.agent.llm_provider import request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    calls = [{"id": f"c{k}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+             for k in range(2)]
+    history = [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
+               {"role": "assistant", "content": None, "tool_calls": calls},
+               {"role": "tool", "tool_call_id": "c0", "content": "a"},
+               {"role": "tool", "tool_call_id": "c1", "content": "b"}]
+    kw = request_kwargs(LLMConfig(model=CLAUDE), history, None, breakpoints=[0, 2])
+    sent = kw["messages"][2]["tool_calls"]
+    assert "cache_control" in sent[-1] and "cache_control" not in sent[0]
+    assert not any("cache_control" in c for c in calls)  # the assembly's dicts are untouched

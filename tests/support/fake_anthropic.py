@@ -50,6 +50,10 @@ THINK_BY_DEFAULT = frozenset({"claude-fable-5", "claude-fable-5-1", "claude-myth
                               "claude-haiku-5-5"})
 
 
+#: How many blocks before a breakpoint Anthropic checks for a cache hit ("the 20-block lookback window").
+LOOKBACK = 20
+
+
 def thinks(body: dict[str, Any]) -> bool:
     """Whether the request runs with thinking: ``enabled`` (extended) or ``adaptive``, or nothing said to a
     model that thinks by default."""
@@ -230,10 +234,10 @@ class FakeAnthropic(FakeDialect):
             hashes.append(h.copy().hexdigest())
         marks = [i for i, (_, m) in enumerate(flat) if m]
         read_to = 0
-        if marks:
-            for i in range(marks[-1], -1, -1):
+        for mark in marks:  # each breakpoint looks back at most LOOKBACK blocks for an earlier cache entry
+            for i in range(mark, max(-1, mark - LOOKBACK - 1), -1):
                 if hashes[i] in self._cache:
-                    read_to = i + 1
+                    read_to = max(read_to, i + 1)
                     break
         write_to = marks[-1] + 1 if marks else 0
         with self.lock:
