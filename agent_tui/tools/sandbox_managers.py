@@ -11,7 +11,7 @@ So when a hooks folder holds such a script, the files it reads become protected 
 * **pre-commit**: the config its hook names (``--config=``, ``.pre-commit-config.yaml`` by
   default), and each program a ``repo: local`` hook names by a path (``entry: ./scripts/lint.sh``);
 * **lefthook**: every name lefthook looks its config up under (main and ``-local``, each format,
-  at the top and in ``.config``), the script folders (``.lefthook``, ``.lefthook-local`` or the
+  at the top and in ``.config``, and the file the user's ``LEFTHOOK_CONFIG`` names), the script folders (``.lefthook``, ``.lefthook-local`` or the
   configured ``source_dir``), files named by ``extends`` and ``rc``, and each program a ``run``
   line names by a path.
 
@@ -64,7 +64,7 @@ MANAGER_NAMES = frozenset({*LEFTHOOK_NAMES, *LEFTHOOK_SOURCES, ".pre-commit-conf
 PROGRAM = "manager program"
 
 _lock = threading.Lock()
-_cache: dict[tuple[str, str], tuple[tuple[object, ...], dict[Path, str]]] = {}
+_cache: dict[tuple[str, str, str], tuple[tuple[object, ...], dict[Path, str]]] = {}
 
 
 def _head(path: Path, size: int) -> str:
@@ -167,9 +167,17 @@ def _pre_commit(script: str, top: Path, out: dict[Path, str]) -> None:
                     out.setdefault(program, PROGRAM)
 
 
+def _config_override(top: Path) -> list[Path]:
+    """The main config the user's ``LEFTHOOK_CONFIG`` names (lefthook 1.12+; relative to the work tree's
+    top), which lefthook reads instead of ``lefthook.yml``: any path a command could plant."""
+    value = os.environ.get("LEFTHOOK_CONFIG", "").strip()
+    return [top / os.path.expanduser(value)] if value else []
+
+
 def _lefthook(top: Path, out: dict[Path, str]) -> None:
-    """Every config name, the script folders, and what each config (and each file it extends) names."""
-    configs = [top / name for name in LEFTHOOK_NAMES]
+    """Every config name (and the one ``LEFTHOOK_CONFIG`` names), the script folders, and what each config
+    (and each file it extends) names."""
+    configs = [top / name for name in LEFTHOOK_NAMES] + _config_override(top)
     out.update({path: "manager" for path in configs})
     out.update({top / name: "manager" for name in LEFTHOOK_SOURCES})
     todo, seen, budget = [(c, 0) for c in configs], set(), [MAX_NODES]
@@ -244,7 +252,7 @@ def manager_paths(hooks: Path, installed: list[str], top: Path) -> dict[Path, st
     """Paths (absolute, not resolved) that the hooks ``installed`` (names) in the folder ``hooks``
     make the user's git run or read, for a work tree whose top is ``top``: ``manager`` (a config
     file or script folder) or :data:`PROGRAM`.  Cached by the ``stat`` of the hooks and configs read."""
-    key = (str(hooks), str(top))
+    key = (str(hooks), str(top), os.environ.get("LEFTHOOK_CONFIG", ""))
     with _lock:
         cached = _cache.get(key)
     if cached is not None and stat_signature(_watched(hooks, installed, cached[1])) == cached[0]:

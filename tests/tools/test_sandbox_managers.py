@@ -281,3 +281,25 @@ def test_a_dead_agents_record_moves_a_made_manager_config_aside(tmp_path: Path,
     status = sandbox_for(ws)
     assert (ws / "lefthook-local.yml.replaced-1").read_text() == "planted\n", status.repaired
     assert (ws / "README.md").read_text() == "mine\n"
+
+
+async def test_the_config_lefthook_config_names_is_protected_with_its_programs(box: Sandbox,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user who sets ``LEFTHOOK_CONFIG=ci/lefthook-ci.yml`` has lefthook read that file instead of
+    ``lefthook.yml``: a command must not plant in it, nor in the program it runs."""
+    ws = box.workspace
+    git(ws, "init", "-q")
+    (ws / "ci").mkdir()
+    (ws / "ci" / "lefthook-ci.yml").write_text("pre-commit:\n  jobs:\n    - run: ci/check.sh\n")
+    (ws / "ci" / "check.sh").write_text("#!/bin/sh\n")
+    install(ws, LEFTHOOK_HOOK)
+    assert manager_paths(ws / ".git" / "hooks", ["pre-commit"], ws).get(ws / "ci" / "lefthook-ci.yml") is None
+    monkeypatch.setenv("LEFTHOOK_CONFIG", "ci/lefthook-ci.yml")
+    found = manager_paths(ws / ".git" / "hooks", ["pre-commit"], ws)
+    assert found.get(ws / "ci" / "lefthook-ci.yml") == "manager" and found.get(ws / "ci" / "check.sh") == PROGRAM
+    for path in ("ci/lefthook-ci.yml", "ci/check.sh"):
+        code, out = await sh(box, f"echo 'touch pwned' >> {path}")
+        assert code != 0 and "Read-only file system" in out, (path, out)
+        with pytest.raises(WorkspaceError, match="hook manager"):
+            refuse_protected(ws, resolve(ws, path))
+    assert "pwned" not in (ws / "ci" / "lefthook-ci.yml").read_text() + (ws / "ci" / "check.sh").read_text()
