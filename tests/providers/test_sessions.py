@@ -200,21 +200,7 @@ async def test_claude_thinking_turn_after_a_tool_call_cancelled_by_the_user(tmp_
                                                       ("run_command", {"command": "sleep 20"})]))
         agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
         try:
-            seen: list[Any] = []
-
-            async def consume() -> None:
-                async for e in agent.run("look"):
-                    seen.append(e)
-
-            task = asyncio.create_task(consume())
-            for _ in range(1000):
-                await asyncio.sleep(0.01)
-                if any(isinstance(e, ev.ToolCallStarted) and e.name == "run_command" for e in seen):
-                    break
-            await asyncio.sleep(0.2)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+            await cancel_during_command(agent, "look")
             fake.script(Turn(thinking="Fine.", text="Stopped, as asked."))
             second = await run_turn(agent, "never mind")
         finally:
@@ -334,3 +320,41 @@ def test_a_bare_tool_call_message_is_marked_on_its_last_call() -> None:
     sent = kw["messages"][2]["tool_calls"]
     assert "cache_control" in sent[-1] and "cache_control" not in sent[0]
     assert not any("cache_control" in c for c in calls)  # the assembly's dicts are untouched
+
+
+async def cancel_during_command(agent: Any, task: str) -> None:
+    """Run ``task`` and cancel it while its run_command call runs (the user's ctrl+c)."""
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        async for e in agent.run(task):
+            seen.append(e)
+
+    job = asyncio.create_task(consume())
+    for _ in range(1000):
+        await asyncio.sleep(0.01)
+        if any(isinstance(e, ev.ToolCallStarted) and e.name == "run_command" for e in seen):
+            break
+    await asyncio.sleep(0.2)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+
+
+@pytest.mark.parametrize("dialect", list(DIALECTS))
+async def test_a_turn_after_a_cancelled_parallel_call_goes_through(tmp_path: Path, dialect: str) -> None:
+    """Cancelled while the second of two parallel calls runs: the pending call is answered as cancelled, and
+    the next turn (a tool round, then an answer) is accepted by every dialect."""
+    cls, model, suffix, table = DIALECTS[dialect]
+    root = make_repo(tmp_path / "p")
+    with cls() as fake:
+        fake.script(Turn(thinking="Two.", calls=[("read_file", {"path": "calc.py"}),
+                                                 ("run_command", {"command": "sleep 20"})]))
+        agent, ws = provider_agent(root, model, fake.base_url + suffix, table)
+        try:
+            await cancel_during_command(agent, "look")
+            fake.script(Turn(thinking="Again.", calls=[("list_dir", {"path": "."})]), Turn(thinking="Ok.", text="Here."))
+            second = await run_turn(agent, "never mind, list the folder")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and second[-1].status == "done" and second[-1].text == "Here."

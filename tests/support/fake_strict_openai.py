@@ -1,6 +1,7 @@
 """A strict OpenAI-style chat server: rejects what vLLM, OpenAI's reasoning models and DeepSeek reject.
 
-* unparsable or non-object ``arguments`` in a history tool call (vLLM re-parses them: 400);
+* unparsable or non-object ``arguments`` in a history tool call (vLLM re-parses them: 400); a tool call
+  left without its tool message before the next message, a tool message answering no (open) call;
 * ``reasoning`` mode (o-series / GPT-5): ``temperature`` other than 1 and ``max_tokens``
   (must be ``max_completion_tokens``); usage reports ``reasoning_tokens``;
 * ``deepseek`` mode (thinking, DeepSeek's default): streams ``reasoning_content``; a request that carries
@@ -59,6 +60,10 @@ class FakeStrictOpenAI(FakeDialect):
                     self.placeholders += 1
         open_calls: set[str] = set()
         for n, m in enumerate(msgs):
+            if m.get("role") != "tool" and open_calls:
+                raise Rejected("An assistant message with 'tool_calls' must be followed by tool messages responding "
+                               "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                               + ", ".join(sorted(open_calls)))
             if m.get("role") == "assistant":
                 open_calls = set()
                 for c in m.get("tool_calls") or []:
@@ -73,8 +78,10 @@ class FakeStrictOpenAI(FakeDialect):
                 if (thinking and n > last_user and m.get("tool_calls")
                         and m.get("reasoning_content") not in self._issued):
                     raise Rejected("The reasoning_content in the thinking mode must be passed back to the API.")
-            elif m.get("role") == "tool" and m.get("tool_call_id") not in open_calls:
-                raise Rejected(f"messages[{n}]: tool message answers no tool call")
+            elif m.get("role") == "tool":
+                if m.get("tool_call_id") not in open_calls:
+                    raise Rejected(f"messages[{n}]: tool message answers no tool call")
+                open_calls.discard(m.get("tool_call_id"))
 
     def _cached(self, body: dict[str, Any]) -> int:
         msgs = body.get("messages") or []
