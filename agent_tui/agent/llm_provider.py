@@ -107,18 +107,21 @@ def reasoning_key(message: Mapping[str, Any]) -> str | None:
 BLANK_REASONING = " "
 
 
+#: DeepSeek models that do not think unless asked (the V4 models and deepseek-reasoner think by default).
+DEEPSEEK_NO_THINKING = ("deepseek-chat", "deepseek-v3", "deepseek-coder")
+
+
 def deepseek_thinking(config: LLMConfig) -> bool:
-    """True unless this DeepSeek model runs without thinking: ``deepseek-chat`` (the non-thinking alias),
-    ``reasoning_effort = "none"`` or ``thinking = {type = "disabled"}`` in the model's extra arguments."""
-    if config.model.lower().rsplit("/", 1)[-1].startswith("deepseek-chat"):
-        return False
-    if (config.reasoning_effort or "").lower() == "none":
-        return False
+    """Whether this DeepSeek model runs in thinking mode: ``thinking = {type = ...}`` in the model's extra
+    arguments or a ``reasoning_effort`` (``"none"``: off) decide; else the model's default (on, except
+    ``deepseek-chat``, the non-thinking alias, and the V3 / coder models)."""
     for where in (config.extra, config.extra.get("extra_body") or {}):
         switch = where.get("thinking") if isinstance(where, Mapping) else None
-        if isinstance(switch, Mapping) and switch.get("type") == "disabled":
-            return False
-    return True
+        if isinstance(switch, Mapping) and switch.get("type") in ("enabled", "disabled"):
+            return switch.get("type") == "enabled"
+    if config.reasoning_effort:
+        return config.reasoning_effort.lower() != "none"
+    return not config.model.lower().rsplit("/", 1)[-1].startswith(DEEPSEEK_NO_THINKING)
 
 
 def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],

@@ -136,6 +136,8 @@ def test_deepseek_placeholder_only_where_thinking_runs() -> None:
     assert sent("deepseek/deepseek-chat") == [None]  # the non-thinking alias
     assert sent("deepseek/deepseek-v4-flash", extra={"thinking": {"type": "disabled"}}) == [None]
     assert sent("deepseek/deepseek-v4-flash", reasoning_effort="none") == [None]
+    assert sent("deepseek/deepseek-v3.2") == [None]  # thinks only when asked...
+    assert sent("deepseek/deepseek-v3.2", extra={"thinking": {"type": "enabled"}}) == [BLANK_REASONING]  # ...here
     assert not any("reasoning_content" in m for m in history)  # the caller's messages are not touched
 
 
