@@ -26,8 +26,8 @@ only the caller knows:
   as an empty assistant message; Gemini refuses the ``{"text": ""}`` part
   litellm makes of it, so it is left out of Gemini requests.
 * **Sampling.**  Temperature is unset unless configured; Anthropic allows only
-  1 with thinking, so it is never sent then; ``max_tokens`` must exceed the
-  thinking budget.
+  1 with thinking, so it is never sent then (a budget, or a ``reasoning_effort``
+  that litellm turns into thinking); ``max_tokens`` must exceed the thinking budget.
 * **Prompt caching.**  Anthropic caches only up to explicit ``cache_control``
   breakpoints: one at the end of each stable segment of the request (the
   assembler's ``cache_breakpoints``, at most three) and one on the last message (the active
@@ -86,6 +86,18 @@ def chat_model(model: str) -> str:
     if model.lower().startswith("ollama/"):
         return "ollama_chat/" + model.split("/", 1)[1]
     return model
+
+
+def claude_thinks(config: LLMConfig) -> bool:
+    """True when the request asks Claude to think: a budget, a ``reasoning_effort`` (litellm turns it into
+    thinking) or ``thinking`` enabled/adaptive in the extra arguments. (Models that think by default
+    lose ``temperature`` in litellm already.)"""
+    if config.thinking:
+        return True
+    switch = config.extra.get("thinking")
+    if isinstance(switch, Mapping) and switch.get("type") in ("enabled", "adaptive"):
+        return True
+    return bool(config.reasoning_effort) and str(config.reasoning_effort).lower() != "none"
 
 
 def current_loop_start(messages: Sequence[Mapping[str, Any]]) -> int:
@@ -278,7 +290,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         "num_retries": 0,
     }
     thinking = config.thinking if fam in ("anthropic", "gemini") else None
-    if config.temperature is not None and not (thinking and fam == "anthropic"):
+    if config.temperature is not None and not (fam == "anthropic" and claude_thinks(config)):
         kw["temperature"] = config.temperature
     if config.max_output_tokens:
         kw["max_tokens"] = config.max_output_tokens

@@ -360,3 +360,20 @@ async def test_a_turn_after_a_cancelled_parallel_call_goes_through(tmp_path: Pat
         finally:
             ws.close()
     assert fake.rejections == [] and second[-1].status == "done" and second[-1].text == "Here."
+
+
+@pytest.mark.parametrize("model", [CLAUDE, "anthropic/claude-sonnet-4-6"])
+async def test_claude_reasoning_effort_with_a_temperature_is_not_refused(tmp_path: Path, model: str) -> None:
+    """reasoning_effort turns thinking on for Claude (litellm sends a budget or adaptive thinking); a
+    temperature configured beside it (the README's top-level `temperature = 0.1`) made every request a 400."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read.", calls=[("read_file", {"path": "calc.py"})]), Turn(thinking="Ok.", text="Read."))
+        agent, ws = provider_agent(root, model, fake.base_url, {"reasoning_effort": "low", "temperature": 0.1})
+        try:
+            events = await run_turn(agent, "read calc.py")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done" and events[-1].text == "Read."
+    assert all("temperature" not in r.body and r.body["thinking"]["type"] in ("enabled", "adaptive")
+               for r in fake.answered)
