@@ -46,7 +46,7 @@ def data_repo(tmp_path: Path) -> Path:
     return root
 
 
-def long_turn(steps: int = 16) -> Any:
+def long_turn(steps: int = 11) -> Any:
     """A reply per request: summaries and memos when asked, else reads (some parallel) and commands."""
     state = {"k": 0}
 
@@ -73,7 +73,7 @@ def long_turn(steps: int = 16) -> Any:
 
 @pytest.mark.parametrize("dialect", list(DIALECTS))
 async def test_long_session_with_compaction_and_a_second_turn(tmp_path: Path, dialect: str) -> None:
-    """16 steps in a 16K window: the model writes the compaction summaries (nothing refused, no fallback)
+    """11 steps in a 16K window: the model writes the compaction summaries (nothing refused, no fallback)
     and the memo, and the next turn's tool loop goes through as well."""
     cls, model, suffix, table = DIALECTS[dialect]
     root = data_repo(tmp_path)
