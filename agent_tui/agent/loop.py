@@ -108,13 +108,14 @@ class Agent:
     # helpers ------------------------------------------------------------------------
     async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
                              cache_breakpoints: Sequence[int] = ()) -> str:
-        """A plain model call (summaries, memos); ``tools`` and ``cache_breakpoints`` are sent only
-        to keep a cached prefix identical and marked, the answer is text."""
+        """A plain model call (summaries, memos); ``tools``, ``cache_breakpoints`` and the turn's kept
+        reasoning are sent to keep the cached prefix identical and marked (a DeepSeek step's
+        reasoning_content, not a placeholder), the answer is text."""
         from agent_tui.agent.llm import Completion, stream_completion
 
         text = ""
         async for e in stream_completion(self.llm, messages, tools, cache_breakpoints=cache_breakpoints,
-                                         session_id=self.engine.session_id):
+                                         session_id=self.engine.session_id, reasoning=self._reasoning_map()):
             if isinstance(e, Completion):
                 text = e.text
                 await self._count_usage(e)

@@ -33,7 +33,7 @@ def test_models_example_loads_and_each_request_is_as_documented(monkeypatch: pyt
     gpt = _request("openai/gpt-5")
     assert gpt["reasoning_effort"] == "medium" and gpt["max_tokens"] == 32000
     assert _request("gemini/gemini-2.5-pro")["thinking"] == {"type": "enabled", "budget_tokens": 8192}
-    assert _request("deepseek/deepseek-reasoner")["api_key"] == "sk-deepseek-test-0123456789"
+    assert _request("deepseek/deepseek-v4-flash")["api_key"] == "sk-deepseek-test-0123456789"
     ollama = _request("ollama/qwen2.5-coder:14b")
     assert ollama["model"] == "ollama_chat/qwen2.5-coder:14b" and ollama["num_ctx"] == 32768
     local = settings_from_dict({**tomllib.loads(MODELS_TOML), "model": "openai/qwen3-coder"}).for_model()

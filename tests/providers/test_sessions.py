@@ -377,3 +377,35 @@ async def test_claude_reasoning_effort_with_a_temperature_is_not_refused(tmp_pat
     assert fake.rejections == [] and events[-1].status == "done" and events[-1].text == "Read."
     assert all("temperature" not in r.body and r.body["thinking"]["type"] in ("enabled", "adaptive")
                for r in fake.answered)
+
+
+async def test_deepseek_summaries_and_memos_get_the_turns_reasoning_not_placeholders(tmp_path: Path) -> None:
+    """A compaction summary or memo written mid-turn carries the cached request plus an instruction: its
+    assistant messages must bring the same reasoning_content the steps sent (the summariser reads the real
+    reasoning, and the prefix stays the one DeepSeek's cache holds), not the blank placeholder."""
+    from agent_tui.agent.llm_provider import BLANK_REASONING
+
+    root = data_repo(tmp_path)
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.default = long_turn()
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {}, window=16_000)
+        agent.opts.memo_writer = "llm"
+        try:
+            events = await run_turn(agent, "Read the data files and tell me what is in them.")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    housekeeping = [r for r in fake.answered if "Summarise" in last_text(r.body)
+                    or "Write a progress memo" in last_text(r.body)]
+    assert any("Summarise" in last_text(r.body) for r in housekeeping)
+    for req in housekeeping:
+        sent = [m.get("reasoning_content") for m in req.body["messages"] if m["role"] == "assistant"]
+        assert sent and BLANK_REASONING not in sent, sent
+    steps = [r for r in fake.answered if r not in housekeeping]
+    for req in housekeeping:  # the step before it sent the same reasoning for the messages both carry
+        before = [r for r in steps if fake.answered.index(r) < fake.answered.index(req)][-1]
+        mine = {str(m.get("tool_calls")): m.get("reasoning_content") for m in req.body["messages"]
+                if m["role"] == "assistant"}
+        theirs = {str(m.get("tool_calls")): m.get("reasoning_content") for m in before.body["messages"]
+                  if m["role"] == "assistant"}
+        assert all(mine[k] == v for k, v in theirs.items() if k in mine)
