@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agent_tui.core.notes import is_engine_note
+
 CONTINUATION = "[Earlier turns are summarised in the system message.]"
 """The user turn put before a conversation that would otherwise open with the assistant."""
 
@@ -36,7 +38,13 @@ def normalise(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": CONTINUATION})
             prev = out[-1]
         if role == "user" and prev["role"] == "user":
-            prev["content"] = f"{prev['content']}\n\n{m['content']}"
+            if is_engine_note(prev) and not is_engine_note(m):
+                # the user's words first: an engine note before them (a file note for a file changed between
+                # two turns) must not make the merged message read as the engine's (notes.said_by_user), or the
+                # provider code takes the new turn for the middle of the old tool loop (llm_provider)
+                prev["content"] = f"{m['content']}\n\n{prev['content']}"
+            else:
+                prev["content"] = f"{prev['content']}\n\n{m['content']}"
             continue
         if role == "assistant" and prev["role"] == "assistant" and not prev.get("tool_calls"):
             merged = "\n\n".join(x for x in (prev.get("content"), m.get("content")) if x)

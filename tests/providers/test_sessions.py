@@ -195,6 +195,49 @@ async def test_claude_thinking_turn_after_a_loop_stopped_by_max_steps(tmp_path: 
     assert step3[-2]["content"][0]["type"] == "thinking"
 
 
+async def test_claude_thinking_turn_after_a_loop_whose_file_changed_between_the_turns(tmp_path: Path) -> None:
+    """The turn stopped inside its tool loop; the user then edits the file the loop read, and something assembles
+    the request before the next message (the TUI's gauge after /pin or an item action, or opening the session
+    on /resume): a file note lands after the tool results, before the user's message.  The two were merged with
+    the note first, so the message read as the engine's and the loop was not closed: a 400 on Claude with
+    thinking.  The user's words now come first in the merged message."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read.", calls=[("read_file", {"path": "calc.py"})]), Turn(thinking="Ok.", text="Seen."))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        agent.opts.max_steps = 1
+        try:
+            first = await run_turn(agent, "look around")
+            (root / "calc.py").write_text((root / "calc.py").read_text() + "\n# edited by the user\n")
+            agent.engine.assemble(agent.runner.schemas(agent.engine), auto_compact=False)  # what the TUI does
+            agent.opts.max_steps = 10
+            second = await run_turn(agent, "go on")
+        finally:
+            ws.close()
+    assert first[-1].status == "step_limit"
+    assert fake.rejections == [] and second[-1].status == "done" and second[-1].text == "Seen."
+    sent = fake.answered[-1].body["messages"]
+    assert _wire(fake.answered[-1])[-2:] == [("assistant", ["text"]), ("user", ["text"])]
+    assert sent[-1]["content"][0]["text"].startswith("go on\n\n[file note: current text of calc.py")
+
+
+def test_a_users_message_merged_with_a_note_before_it_still_reads_as_the_users() -> None:
+    from agent_tui.core.notes import said_by_user
+    from agent_tui.core.pairing import normalise
+
+    call = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    head = [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
+            {"role": "assistant", "content": None, "tool_calls": [call]}, {"role": "tool", "tool_call_id": "c1",
+                                                                          "content": "r"}]
+    note = "[file note: current text of a.py, changed on disk]\nx = 1"
+    merged = normalise([*head, {"role": "user", "content": note}, {"role": "user", "content": "next"}])[-1]
+    assert merged["content"] == f"next\n\n{note}" and said_by_user(merged)
+    kept = normalise([*head, {"role": "user", "content": "next"}, {"role": "user", "content": note}])[-1]
+    assert kept["content"] == f"next\n\n{note}"  # a note after the user's message stays after it
+    notes = normalise([*head, {"role": "user", "content": note}, {"role": "user", "content": "[context: 5%]"}])[-1]
+    assert notes["content"] == f"{note}\n\n[context: 5%]" and not said_by_user(notes)
+
+
 async def test_claude_thinking_turn_after_a_tool_call_cancelled_by_the_user(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "p")
     with FakeAnthropic() as fake:
