@@ -90,6 +90,7 @@ class Agent:
         self.session_cached_tokens = spent.cached_tokens
         self._announced: set[str] = set()
         self._warned = 0
+        self._handed: set[str] = set()
         model = str(getattr(llm, "model", "") or "")
         self.calibration = Calibration(model, store if model else None)
         if abs(self.calibration.factor - 1.0) > 1e-9:
@@ -100,10 +101,15 @@ class Agent:
 
     def new_warnings(self) -> list[str]:
         """The engine's warnings not handed out yet (a front-end shows the opening ones; the loop raises
-        the later ones as events), each once."""
-        fresh = self.engine.warnings[self._warned:]
+        the later ones as events), each once: one said again (the store failing at every call: "session
+        cost not saved") is not handed out again."""
+        fresh = []
+        for warning in self.engine.warnings[self._warned:]:
+            if warning not in self._handed:
+                self._handed.add(warning)
+                fresh.append(warning)
         self._warned = len(self.engine.warnings)
-        return list(fresh)
+        return fresh
 
     # helpers ------------------------------------------------------------------------
     async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,

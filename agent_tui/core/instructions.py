@@ -181,8 +181,11 @@ class Instructions:
     def _put(self, engine: Any, path: Path, item_id: str, note: str, stamp: tuple[float, int]) -> None:
         try:
             data = path.read_bytes()
-        except OSError as exc:
-            self.warnings.append(f"{self.display(path)}: cannot read it ({exc.strerror or exc}); not loaded")
+        except OSError as exc:  # tried again at every refresh: warned once
+            warning = f"{self.display(path)}: cannot read it ({exc.strerror or exc}); not loaded"
+            if warning not in self.warnings:
+                self.warnings.append(warning)
+                engine.warnings.append(warning)
             return
         text = data[:MAX_BYTES].decode("utf-8", "replace")
         if len(data) > MAX_BYTES:
