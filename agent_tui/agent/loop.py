@@ -172,12 +172,17 @@ class Agent:
         return bd
 
     def _reasoning_map(self) -> dict[str, dict[str, Any]]:
-        """Kept provider reasoning state of this turn's assistant messages, by first tool-call id."""
+        """Kept provider reasoning state of this turn's assistant messages, by first tool-call id; on DeepSeek
+        of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
+        turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached)."""
+        from agent_tui.agent.llm_provider import family
+
+        every_turn = family(str(getattr(self.llm, "model", "") or "")) == "deepseek"
         out: dict[str, dict[str, Any]] = {}
         eng = self.engine
         for i in reversed(eng.order):
             it = eng.items[i]
-            if it.turn != eng.turn:
+            if it.turn != eng.turn and not every_turn:
                 break
             data = it.provenance.get("provider_data") if it.role == "assistant" else None
             if data and it.tool_calls and it.tool_calls[0].get("id"):

@@ -118,6 +118,31 @@ async def test_deepseek_second_turn_brings_back_every_reasoning_content(tmp_path
     assert sent[-1] == "Look again."  # the current loop's own reasoning, not a placeholder
 
 
+async def test_deepseek_next_turn_keeps_the_previous_turns_reasoning_and_its_cached_prefix(tmp_path: Path) -> None:
+    """DeepSeek keeps a tool turn's reasoning_content in the context of every later turn. The previous turn's
+    tool calls went back with the blank placeholder once a new turn began, where that turn's own steps had sent
+    the real reasoning: the prompt changed right after the first user message, so every turn's first request
+    read the previous turn from scratch instead of from DeepSeek's prefix cache."""
+    root = data_repo(tmp_path)
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.default = long_turn(6)
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {}, window=200_000)
+        try:
+            await run_turn(agent, "Read the data files.")
+            n = len(fake.answered)
+            fake.default = long_turn(3)
+            second = await run_turn(agent, "Again.")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and second[-1].status == "done"
+    before, after = fake.answered[n - 1].body["messages"], fake.answered[n].body["messages"]
+    assert after[:len(before)] == before  # the previous turn's last request is a prefix of the next one
+    calls = [m for m in after if m["role"] == "assistant" and m.get("tool_calls")]
+    assert len(calls) == 5 and all(m["reasoning_content"].strip() for m in calls)
+    usage = fake.usages[n]
+    assert usage["prompt_tokens_details"]["cached_tokens"] > 0.8 * usage["prompt_tokens"]
+
+
 def test_deepseek_placeholder_only_where_thinking_runs() -> None:
     from agent_tui.agent.llm_provider import BLANK_REASONING, request_kwargs
     from agent_tui.agent.llm_types import LLMConfig
