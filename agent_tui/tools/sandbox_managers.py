@@ -169,9 +169,13 @@ def _pre_commit(script: str, top: Path, out: dict[Path, str]) -> None:
 
 def _config_override(top: Path) -> list[Path]:
     """The main config the user's ``LEFTHOOK_CONFIG`` names (lefthook 1.12+; relative to the work tree's
-    top), which lefthook reads instead of ``lefthook.yml``: any path a command could plant."""
+    top), which lefthook reads instead of ``lefthook.yml``: any path a command could plant.  Lefthook does
+    not expand ``~`` (``~/x.yml`` unexpanded is ``<top>/~/x.yml`` to it); the shell usually has, so both."""
     value = os.environ.get("LEFTHOOK_CONFIG", "").strip()
-    return [top / os.path.expanduser(value)] if value else []
+    if not value:
+        return []
+    paths = [top / value, top / os.path.expanduser(value)]
+    return paths[:1] if paths[0] == paths[1] else paths
 
 
 def _lefthook(top: Path, out: dict[Path, str]) -> None:

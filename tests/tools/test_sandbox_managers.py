@@ -303,3 +303,18 @@ async def test_the_config_lefthook_config_names_is_protected_with_its_programs(b
         with pytest.raises(WorkspaceError, match="hook manager"):
             refuse_protected(ws, resolve(ws, path))
     assert "pwned" not in (ws / "ci" / "lefthook-ci.yml").read_text() + (ws / "ci" / "check.sh").read_text()
+
+
+
+async def test_a_lefthook_config_named_with_an_unexpanded_tilde_cannot_be_planted(box: Sandbox,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lefthook joins a relative ``LEFTHOOK_CONFIG`` to the work tree's top without expanding ``~`` (set from a
+    dotenv file or quoted, it stays literal): it reads ``<top>/~/lh.yml``, which a command could create."""
+    ws = box.workspace
+    git(ws, "init", "-q")
+    install(ws, LEFTHOOK_HOOK)
+    monkeypatch.setenv("LEFTHOOK_CONFIG", "~/lh.yml")
+    found = manager_paths(ws / ".git" / "hooks", ["pre-commit"], ws)
+    assert found.get(ws / "~" / "lh.yml") == "manager" and found.get(Path.home() / "lh.yml") == "manager"
+    await sh(box, "mkdir -p './~' && echo 'pre-commit: {jobs: [{run: touch pwned}]}' > './~/lh.yml'")
+    assert not (ws / "~" / "lh.yml").exists()
