@@ -12,7 +12,7 @@ baseline files, no git), plus rules of our own:
   ``scheme://TOKEN@host`` when the user name looks like a token (long, letters and digits);
 - PEM private-key blocks, body included;
 - the value of a URL's query parameter whose name says it is secret (``?api_key=…``, ``&access_token=…``,
-  ``&amp;client_secret=…``): API docs, curl commands and access logs carry keys there, and the
+  ``&amp;client_secret=…``) or that signs the URL (Azure SAS ``&sig=…``, CloudFront ``&Signature=…``): API docs, curl commands and access logs carry keys there, and the
   assignment rule does not see a name glued to ``?``/``&``; the value only, up to ``&``/``#``/a quote/
   whitespace, so the URL stays readable.  Not a template's (``?key={key}``, ``?token=${T}``, ``%s``);
 - a YAML value on the line(s) below its secret-named key (``password:`` then an indented line;
@@ -112,9 +112,13 @@ _CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*
 _QUERY_PARAM_RE = re.compile(
     r"(?:[?&]|&amp;)(?P<name>[A-Za-z_][A-Za-z0-9_.\[\]-]{0,80})=(?!=)(?P<value>[^\s&#?\"'`<>(){}\[\]\\|^]{1,400})"
 )
-#: Where a secret query parameter can be: a secret name's word, the rest of the name, ``=`` and 8
+#: A query parameter that signs its URL (Azure SAS ``sig``, CloudFront ``Signature``, S3 ``X-Amz-Signature``,
+#: ``oauth_signature``): with the rest of the URL in view, the URL is a working credential until it expires.
+_QUERY_SIGNATURE_RE = re.compile(r"(?i)(?:^|[-_.])(?:sig|signature)$")
+#: Where a secret query parameter can be: a secret name's word (or ``sig``), the rest of the name, ``=`` and 8
 #: characters of value (``_query_params``' findings are at least that long).
-_QUERY_ANCHOR = Anchor(_SECRET_NAME_WORDS, re.compile(r"[A-Za-z0-9_.\[\]-]{0,80}=[^\s&#?\"'`<>(){}\[\]\\|^]{8}"))
+_QUERY_ANCHOR = Anchor((*_SECRET_NAME_WORDS, "sig"),
+                       re.compile(r"[A-Za-z0-9_.\[\]-]{0,80}=[^\s&#?\"'`<>(){}\[\]\\|^]{8}"))
 
 #: A YAML key alone at the end of its line (``password:``), or with a block scalar's header (``token: |``,
 #: ``token: >-``): its value, if any, is on the lines below.  Indented with spaces (YAML allows no tab),
@@ -298,7 +302,7 @@ def _query_params(text: str, view: TextView | None = None) -> Iterator[Finding]:
         return
     for a, b in _lines_to_scan(_QUERY_ANCHOR, text, view):
         for m in _QUERY_PARAM_RE.finditer(text, a, b):
-            if not secret_name(m.group("name")):
+            if not (secret_name(m.group("name")) or _QUERY_SIGNATURE_RE.search(m.group("name"))):
                 continue
             value = unquote(m.group("value"))
             if _plausible(value) and not value.replace(".", "").isdigit() and "{" not in value and "}" not in value:

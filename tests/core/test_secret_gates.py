@@ -139,7 +139,7 @@ LINE_RULE_PARTS = [
     "  ", "    ", "- ", "\t", "Xk39s!dk29sLq", "more9Lines9X==", "host: db", '"', "machine h", " login u",
     ' login "me too"', " password ", '"my secret pass"', '"a\\"b c', "\\", "AKIAIOSFODNN7EXAMPLE",
     "ASIAY34FZKBOKMUTVV7A", ",", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f",
-    "?api_key=AbC123xyz987qwe", "&access_token=AbC123xyz987qwe", "&amp;token=Xk39s!dk29sLq", "\npassword:",
+    "?api_key=AbC123xyz987qwe", "&access_token=AbC123xyz987qwe", "&sig=", "Signature", "X-Amz-", "design", "&amp;token=Xk39s!dk29sLq", "\npassword:",
     "\n  token: |", "\n    Xk39s!dk29sLq", "\nmachine h login u password", "\ndefault login u password ",
     "\nAKIAIOSFODNN7EXAMPLE,", "\npassword:\n    Xk39s!dk29sLq", "\n  api_key: |-\n    more9Lines9X==", *FOLD_CHARS,
 ]

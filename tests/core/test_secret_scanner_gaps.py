@@ -69,6 +69,34 @@ def test_ordinary_query_strings_and_url_templates_are_left_alone(text: str) -> N
     assert redacted(text) == text
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z"
+     "&spr=https&sig=Xk39sdk29sLqAbC%2Bq1w2e3r4t5y6u7i8o9p0%3D",
+     "https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z"
+     "&spr=https&sig=[REDACTED:url-param]"),  # an Azure SAS URL: the signature makes it a working credential
+    ("https://d111.cloudfront.net/v.mp4?Expires=1767225600&Signature=Xk39sdk29sLqAbC~q1w2e3r4t5y6u7i8o9p0__"
+     "&Key-Pair-Id=K2JCJMDEHXQW5F",
+     "https://d111.cloudfront.net/v.mp4?Expires=1767225600&Signature=[REDACTED:url-param]"
+     "&Key-Pair-Id=K2JCJMDEHXQW5F"),
+    ("https://b.s3.amazonaws.com/o?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600"
+     "&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404",
+     "https://b.s3.amazonaws.com/o?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600"
+     "&X-Amz-Signature=[REDACTED:url-param]"),
+])
+def test_a_query_parameter_that_signs_the_url_is_masked(text: str, expected: str) -> None:
+    assert redacted(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "https://h.example.com/x?sig=1&signature=sha256",
+    "https://h.example.com/x?design=modern_layout_v2&assign=reviewer_group",
+    "https://h.example.com/x?oauth_signature_method=HMAC-SHA1&page=2",
+    "if (a&&sig=computeSignature(b)) { send(sig) }",
+])
+def test_other_parameters_near_signature_names_are_left_alone(text: str) -> None:
+    assert redacted(text) == text
+
+
 def test_an_environment_urls_secret_query_parameter_is_a_known_secret() -> None:
     found = secrets_from_env({"HOOK_URL": "https://hooks.example.com/in?token=AbC123xyz987qwe&channel=ops"})
     assert found.get("AbC123xyz987qwe") == "HOOK_URL"
