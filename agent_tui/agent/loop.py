@@ -174,10 +174,13 @@ class Agent:
     def _reasoning_map(self) -> dict[str, dict[str, Any]]:
         """Kept provider reasoning state of this turn's assistant messages, by first tool-call id; on DeepSeek
         of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
-        turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached)."""
-        from agent_tui.agent.llm_provider import family
+        turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached).
+        (Not when this DeepSeek model does not think: a session switched to deepseek-chat gets none.)"""
+        from agent_tui.agent.llm_provider import deepseek_thinking, family
 
-        every_turn = family(str(getattr(self.llm, "model", "") or "")) == "deepseek"
+        llm = self.llm
+        every_turn = (llm is not None and family(str(getattr(llm, "model", "") or "")) == "deepseek"
+                      and deepseek_thinking(llm))
         out: dict[str, dict[str, Any]] = {}
         eng = self.engine
         for i in reversed(eng.order):

@@ -143,6 +143,29 @@ async def test_deepseek_next_turn_keeps_the_previous_turns_reasoning_and_its_cac
     assert usage["prompt_tokens_details"]["cached_tokens"] > 0.8 * usage["prompt_tokens"]
 
 
+async def test_deepseek_earlier_reasoning_goes_back_only_while_the_model_thinks(tmp_path: Path) -> None:
+    """The earlier turns' kept reasoning goes back only to a DeepSeek model that thinks: a session switched to
+    deepseek-chat (/model: the non-thinking alias) hands over this turn's alone, as before."""
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking="Read it.", calls=[("read_file", {"path": "calc.py"})]), Turn(text="Read."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            await run_turn(agent, "read calc.py")
+            session = agent.engine.session_id
+        finally:
+            ws.close()
+    kept = {}
+    for model in ("deepseek/deepseek-reasoner", "deepseek/deepseek-chat"):
+        agent, ws = provider_agent(root, model, "http://127.0.0.1:9/v1", {}, session=session)
+        try:
+            agent.engine.add_user("next")
+            kept[model] = [data.get("reasoning_content") for data in agent._reasoning_map().values()]
+        finally:
+            ws.close()
+    assert kept == {"deepseek/deepseek-reasoner": ["Read it."], "deepseek/deepseek-chat": []}
+
+
 def test_deepseek_placeholder_only_where_thinking_runs() -> None:
     from agent_tui.agent.llm_provider import BLANK_REASONING, request_kwargs
     from agent_tui.agent.llm_types import LLMConfig
