@@ -34,7 +34,7 @@ from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
-from agent_tui.core.items import Category, State
+from agent_tui.core.items import Category, ContextItem, State
 from agent_tui.core.summary import ExtractiveSummariser
 from agent_tui.store.db import StoreError
 from agent_tui.store.store import SessionUsage
@@ -89,6 +89,7 @@ class Agent:
         self.session_prompt_tokens = spent.prompt_tokens
         self.session_cached_tokens = spent.cached_tokens
         self._announced: set[str] = set()
+        engine.reasoning_cost = self._reasoning_tokens
         self._warned = 0
         self._handed: set[str] = set()
         model = str(getattr(llm, "model", "") or "")
@@ -171,16 +172,35 @@ class Agent:
         bd["used_pct"] = round(100.0 * bd["total"] / budget, 2) if budget else bd["used_pct"]
         return bd
 
+    def _every_turn_reasoning(self) -> bool:
+        """Whether every turn's kept reasoning goes back, not only this turn's (DeepSeek thinking)."""
+        from agent_tui.agent.llm_provider import deepseek_thinking, family
+
+        llm = self.llm
+        return (llm is not None and family(str(getattr(llm, "model", "") or "")) == "deepseek"
+                and deepseek_thinking(llm))
+
+    def _reasoning_tokens(self, item: ContextItem) -> int:
+        """Tokens of the reasoning the next request sends back with ``item`` (see ``_reasoning_map``):
+        counted once per message, kept on it."""
+        data = item.provenance.get("provider_data")
+        if not data or not item.tool_calls or (item.turn != self.engine.turn and not self._every_turn_reasoning()):
+            return 0
+        n = item.provenance.get("reasoning_tokens")
+        if n is None:
+            from agent_tui.agent.llm_provider import reasoning_text
+
+            sent = {"thinking_blocks": data["thinking_blocks"]} if data.get("thinking_blocks") else {
+                "reasoning_content": data.get("reasoning_content")}  # Claude's replies carry both: one goes back
+            n = item.provenance["reasoning_tokens"] = self.engine.counter.count(reasoning_text({0: sent}))
+        return int(n)
+
     def _reasoning_map(self) -> dict[str, dict[str, Any]]:
         """Kept provider reasoning state of this turn's assistant messages, by first tool-call id; on DeepSeek
         of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
         turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached).
         (Not when this DeepSeek model does not think: a session switched to deepseek-chat gets none.)"""
-        from agent_tui.agent.llm_provider import deepseek_thinking, family
-
-        llm = self.llm
-        every_turn = (llm is not None and family(str(getattr(llm, "model", "") or "")) == "deepseek"
-                      and deepseek_thinking(llm))
+        every_turn = self._every_turn_reasoning()
         out: dict[str, dict[str, Any]] = {}
         eng = self.engine
         for i in reversed(eng.order):

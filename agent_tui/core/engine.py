@@ -18,7 +18,7 @@ event, which the cost model (:mod:`agent_tui.core.costmodel`) schedules and
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
@@ -110,6 +110,10 @@ class ContextEngine:
         self.last: Assembly | None = None
         self.log_requests = log_requests
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
+        self.reasoning_cost: Callable[[ContextItem], int] | None = None
+        """Tokens of provider reasoning the next request sends back with an assistant message (set by
+        the agent, which knows the provider: DeepSeek's thinking mode resends every turn's, Claude its
+        tool loop's); the compaction trigger counts them, as the provider does."""
         self.head = Head(self.counter)
         """The stable head: system prompt, tool definitions, pins (core/head)."""
         self.history = HistoryIndex()
@@ -357,6 +361,8 @@ class ContextEngine:
         head = self.system.tokens + sum(i.tokens + 12 for i in carried)
         head += sum(it.tokens + 1 for it in self.head.pins(self.history.blocks()))
         history = sum(self.history.group_cost(g, self._group_cost) for g in groups)
+        if self.reasoning_cost is not None:  # not remembered per group: what goes back changes with the turn
+            history += sum(self.reasoning_cost(it) for g in groups for it in g.items if it.role == "assistant")
         return head + self.block.tokens + history + self.head.tools_tokens + 80
 
     def _group_cost(self, group: Group) -> int:

@@ -500,3 +500,53 @@ async def test_deepseek_summaries_and_memos_get_the_turns_reasoning_not_placehol
         theirs = {str(m.get("tool_calls")): m.get("reasoning_content") for m in before.body["messages"]
                   if m["role"] == "assistant"}
         assert all(mine[k] == v for k, v in theirs.items() if k in mine)
+
+
+async def test_the_compaction_trigger_counts_the_reasoning_deepseek_gets_back(tmp_path: Path) -> None:
+    """DeepSeek's thinking mode resends every turn's kept reasoning_content: the engine's estimate of the
+    next request (what decides a compaction, and the window's hard limit) counts it, as DeepSeek bills it;
+    for a provider that gets none back it counts nothing."""
+    root = make_repo(tmp_path / "p")
+    thought = "Let me weigh each branch of the parser carefully. " * 200
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking=thought, calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Say so.", text="add subtracts."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            await run_turn(agent, "what does add do?")
+            engine = agent.engine
+            engine.add_user("next question")  # a later turn: the first turn's reasoning still goes back
+            with_reasoning = engine.request_estimate()
+            agent.llm.model = "openai/gpt-4o"  # a provider that is sent no reasoning
+            without = engine.request_estimate()
+        finally:
+            ws.close()
+    counted = engine.counter.count(thought.strip())
+    assert with_reasoning - without == counted and counted > 1500
+
+
+async def test_claude_thinking_counts_in_its_tool_loop_only(tmp_path: Path) -> None:
+    """Claude gets its thinking blocks back inside the tool loop only: the estimate counts them during the
+    turn and not once the next turn starts."""
+    root = make_repo(tmp_path / "p")
+    thought = "Consider the call graph before touching anything here. " * 150
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking=thought, calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Done.", text="add subtracts."))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        try:
+            await run_turn(agent, "what does add do?")
+            engine = agent.engine
+            inside = engine.request_estimate()  # still this turn: its loop's blocks go back
+            engine.reasoning_cost = None
+            inside_bare = engine.request_estimate()
+            engine.reasoning_cost = agent._reasoning_tokens
+            engine.add_user("next question")
+            after = engine.request_estimate()
+            engine.reasoning_cost = None
+            bare = engine.request_estimate()
+        finally:
+            ws.close()
+    assert fake.rejections == []
+    assert abs((inside - inside_bare) - engine.counter.count(thought.strip())) <= 3  # the block as the fake wrote it
+    assert after == bare  # the old loop's thinking is not sent any more
