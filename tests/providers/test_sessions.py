@@ -343,9 +343,8 @@ async def test_claude_that_thinks_by_default_gets_its_thinking_blocks_back(tmp_p
         assert req.body["messages"][-2]["content"][0]["type"] == "thinking"
 
 
-async def test_claude_redacted_thinking_goes_back_untouched(tmp_path: Path) -> None:
-    """A reply can carry an encrypted redacted_thinking block beside its thinking; the tool loop must echo
-    both, in order and unchanged."""
+async def _redacted_thinking_turn(tmp_path: Path) -> tuple[list[Any], FakeAnthropic]:
+    """A Claude turn whose first reply carries a redacted_thinking block beside its thinking."""
     root = make_repo(tmp_path / "p")
     with FakeAnthropic() as fake:
         fake.script(Turn(thinking="Read first.", redacted=True, calls=[("read_file", {"path": "calc.py"})]),
@@ -355,6 +354,13 @@ async def test_claude_redacted_thinking_goes_back_untouched(tmp_path: Path) -> N
             events = await run_turn(agent, "what does add do?")
         finally:
             ws.close()
+    return events, fake
+
+
+async def test_claude_redacted_thinking_goes_back_untouched(tmp_path: Path) -> None:
+    """A reply can carry an encrypted redacted_thinking block beside its thinking; the tool loop must echo
+    both, in order and unchanged."""
+    events, fake = await _redacted_thinking_turn(tmp_path)
     assert fake.rejections == [] and events[-1].status == "done"
     sent = fake.answered[1].body["messages"][-2]["content"]
     assert [b["type"] for b in sent] == ["redacted_thinking", "thinking", "tool_use"]
@@ -367,15 +373,7 @@ async def test_fake_claude_refuses_a_tool_loop_that_dropped_the_redacted_block(t
     keep = ReplyAssembler.thinking_blocks
     monkeypatch.setattr(ReplyAssembler, "thinking_blocks",
                         lambda self: [b for b in keep(self) if b.get("type") == "thinking"])
-    root = make_repo(tmp_path / "p")
-    with FakeAnthropic() as fake:
-        fake.script(Turn(thinking="Read first.", redacted=True, calls=[("read_file", {"path": "calc.py"})]),
-                    Turn(thinking="Enough.", text="add subtracts."))
-        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
-        try:
-            events = await run_turn(agent, "what does add do?")
-        finally:
-            ws.close()
+    events, fake = await _redacted_thinking_turn(tmp_path)
     assert events[-1].status == "error" and "cannot be modified" in fake.rejections[0]
 
 
