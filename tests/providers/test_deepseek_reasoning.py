@@ -1,0 +1,167 @@
+"""DeepSeek's thinking mode: reasoning_content goes back on every assistant message of a request with
+tools (the kept text where there is one, so the cached prefix holds across steps, summaries and turns;
+a placeholder elsewhere), only while the model thinks, and the compaction trigger counts it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.agent.helpers import make_repo, run_turn
+from tests.providers.helpers import provider_agent
+from tests.providers.session_support import (
+    data_repo,
+    last_text,
+    long_turn,
+)
+from tests.support.fake_dialect import Turn
+from tests.support.fake_strict_openai import FakeStrictOpenAI
+
+
+async def test_deepseek_second_turn_brings_back_every_reasoning_content(tmp_path: Path) -> None:
+    """DeepSeek's thinking mode (its default) wants reasoning_content back on every assistant message of a
+    request with tools, earlier turns included; the turn after a tool turn used to be refused."""
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking="Read it.", calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Say so.", text="add subtracts."),
+                    Turn(thinking="Look again.", calls=[("list_dir", {"path": "."})]),
+                    Turn(thinking="Answer.", text="Three files."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            first = await run_turn(agent, "what does add do?")
+            second = await run_turn(agent, "and what files are there?")
+        finally:
+            ws.close()
+    assert fake.rejections == []
+    assert first[-1].text == "add subtracts." and second[-1].text == "Three files."
+    last = fake.answered[-1].body["messages"]
+    sent = [m.get("reasoning_content") for m in last if m["role"] == "assistant"]
+    assert len(sent) == 3 and all(isinstance(r, str) and r for r in sent)
+    assert sent[-1] == "Look again."  # the current loop's own reasoning, not a placeholder
+
+
+async def test_deepseek_next_turn_keeps_the_previous_turns_reasoning_and_its_cached_prefix(tmp_path: Path) -> None:
+    """DeepSeek keeps a tool turn's reasoning_content in the context of every later turn. The previous turn's
+    tool calls went back with the blank placeholder once a new turn began, where that turn's own steps had sent
+    the real reasoning: the prompt changed right after the first user message, so every turn's first request
+    read the previous turn from scratch instead of from DeepSeek's prefix cache."""
+    root = data_repo(tmp_path)
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.default = long_turn(6)
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {}, window=200_000)
+        try:
+            await run_turn(agent, "Read the data files.")
+            n = len(fake.answered)
+            fake.default = long_turn(3)
+            second = await run_turn(agent, "Again.")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and second[-1].status == "done"
+    before, after = fake.answered[n - 1].body["messages"], fake.answered[n].body["messages"]
+    assert after[:len(before)] == before  # the previous turn's last request is a prefix of the next one
+    calls = [m for m in after if m["role"] == "assistant" and m.get("tool_calls")]
+    assert len(calls) == 5 and all(m["reasoning_content"].strip() for m in calls)
+    usage = fake.usages[n]
+    assert usage["prompt_tokens_details"]["cached_tokens"] > 0.8 * usage["prompt_tokens"]
+
+
+async def test_deepseek_earlier_reasoning_goes_back_only_while_the_model_thinks(tmp_path: Path) -> None:
+    """The earlier turns' kept reasoning goes back only to a DeepSeek model that thinks: a session switched to
+    deepseek-chat (/model: the non-thinking alias) hands over this turn's alone, as before."""
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking="Read it.", calls=[("read_file", {"path": "calc.py"})]), Turn(text="Read."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            await run_turn(agent, "read calc.py")
+            session = agent.engine.session_id
+        finally:
+            ws.close()
+    kept = {}
+    for model in ("deepseek/deepseek-reasoner", "deepseek/deepseek-chat"):
+        agent, ws = provider_agent(root, model, "http://127.0.0.1:9/v1", {}, session=session)
+        try:
+            agent.engine.add_user("next")
+            kept[model] = [data.get("reasoning_content") for data in agent._reasoning_map().values()]
+        finally:
+            ws.close()
+    assert kept == {"deepseek/deepseek-reasoner": ["Read it."], "deepseek/deepseek-chat": []}
+
+
+def test_deepseek_placeholder_only_where_thinking_runs() -> None:
+    from agent_tui.agent.llm_provider import BLANK_REASONING, request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+               {"role": "user", "content": "go on"}]
+    tools = [{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": {}}}}]
+
+    def sent(model: str, tools_: Any = tools, **cfg: Any) -> list[Any]:
+        kw = request_kwargs(LLMConfig(model=model, **cfg), history, tools_)
+        return [m.get("reasoning_content") for m in kw["messages"] if m["role"] == "assistant"]
+
+    assert sent("deepseek/deepseek-reasoner") == [BLANK_REASONING]
+    assert sent("deepseek/deepseek-v4-flash") == [BLANK_REASONING]  # thinking is DeepSeek's default
+    assert sent("deepseek/deepseek-reasoner", None) == [None]  # no tools: DeepSeek ignores it
+    assert sent("deepseek/deepseek-chat") == [None]  # the non-thinking alias
+    assert sent("deepseek/deepseek-v4-flash", extra={"thinking": {"type": "disabled"}}) == [None]
+    assert sent("deepseek/deepseek-v4-flash", reasoning_effort="none") == [None]
+    assert sent("deepseek/deepseek-v3.2") == [None]  # thinks only when asked...
+    assert sent("deepseek/deepseek-v3.2", extra={"thinking": {"type": "enabled"}}) == [BLANK_REASONING]  # ...here
+    assert not any("reasoning_content" in m for m in history)  # the caller's messages are not touched
+
+
+async def test_deepseek_summaries_and_memos_get_the_turns_reasoning_not_placeholders(tmp_path: Path) -> None:
+    """A compaction summary or memo written mid-turn carries the cached request plus an instruction: its
+    assistant messages must bring the same reasoning_content the steps sent (the summariser reads the real
+    reasoning, and the prefix stays the one DeepSeek's cache holds), not the blank placeholder."""
+    from agent_tui.agent.llm_provider import BLANK_REASONING
+
+    root = data_repo(tmp_path)
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.default = long_turn()
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {}, window=16_000)
+        agent.opts.memo_writer = "llm"
+        try:
+            events = await run_turn(agent, "Read the data files and tell me what is in them.")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    housekeeping = [r for r in fake.answered if "Summarise" in last_text(r.body)
+                    or "Write a progress memo" in last_text(r.body)]
+    assert any("Summarise" in last_text(r.body) for r in housekeeping)
+    for req in housekeeping:
+        sent = [m.get("reasoning_content") for m in req.body["messages"] if m["role"] == "assistant"]
+        assert sent and BLANK_REASONING not in sent, sent
+    steps = [r for r in fake.answered if r not in housekeeping]
+    for req in housekeeping:  # the step before it sent the same reasoning for the messages both carry
+        before = [r for r in steps if fake.answered.index(r) < fake.answered.index(req)][-1]
+        mine = {str(m.get("tool_calls")): m.get("reasoning_content") for m in req.body["messages"]
+                if m["role"] == "assistant"}
+        theirs = {str(m.get("tool_calls")): m.get("reasoning_content") for m in before.body["messages"]
+                  if m["role"] == "assistant"}
+        assert all(mine[k] == v for k, v in theirs.items() if k in mine)
+
+
+async def test_the_compaction_trigger_counts_the_reasoning_deepseek_gets_back(tmp_path: Path) -> None:
+    """DeepSeek's thinking mode resends every turn's kept reasoning_content: the engine's estimate of the
+    next request (what decides a compaction, and the window's hard limit) counts it, as DeepSeek bills it;
+    for a provider that gets none back it counts nothing."""
+    root = make_repo(tmp_path / "p")
+    thought = "Let me weigh each branch of the parser carefully. " * 200
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking=thought, calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Say so.", text="add subtracts."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-reasoner", fake.base_url + "/v1", {})
+        try:
+            await run_turn(agent, "what does add do?")
+            engine = agent.engine
+            engine.add_user("next question")  # a later turn: the first turn's reasoning still goes back
+            with_reasoning = engine.request_estimate()
+            agent.llm.model = "openai/gpt-4o"  # a provider that is sent no reasoning
+            without = engine.request_estimate()
+        finally:
+            ws.close()
+    counted = engine.counter.count(thought.strip())
+    assert with_reasoning - without == counted and counted > 1500
