@@ -93,6 +93,12 @@ class Redactor:
         name = self.names.get(match.group(0), "")
         return mask(f"env:{name}" if name else "secret")
 
+    def known_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, mask) of each known secret value in ``text``, as ``__call__`` masks them."""
+        if self._pattern is None:
+            return []
+        return [(m.start(), m.end(), self._known(m)) for m in self._pattern.finditer(text)]
+
     def _redact(self, text: str) -> str:
         if self._pattern is not None:
             text = self._pattern.sub(self._known, text)

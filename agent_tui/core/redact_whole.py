@@ -20,19 +20,21 @@ def redact_whole(text: str) -> str:
 
 def redact_keeping_lines(text: str) -> str:
     """``text`` redacted with its line count kept, so line numbers still match the file: a secret that
-    spans lines (a private key's block) leaves its mask on its first line and its other lines empty.
-    One scan when no mask spans a line (the Redactor remembers it); the spans are looked up only when
-    one did."""
+    spans lines (a private key's block, a known value holding newlines) leaves its mask on its first line
+    and its other lines empty.  One scan when no mask spans a line (the Redactor remembers it); the
+    spans are looked up only when one did."""
     done = redact_whole(text)
     if done.count("\n") == text.count("\n"):
         return done
-    found = [f for f in find_secrets(text) if "\n" in text[f.start:f.end]]
+    spans = default_redactor().known_spans(text) + [(f.start, f.end, mask(f.kind)) for f in find_secrets(text)]
     parts: list[str] = []
     pos = 0
-    for f in found:
-        parts += [text[pos:f.start], mask(f.kind), "\n" * text.count("\n", f.start, f.end)]
-        pos = f.end
+    for start, end, shown in sorted(s for s in spans if "\n" in text[s[0]:s[1]]):
+        if start < pos:  # inside a span already masked
+            continue
+        parts += [text[pos:start], shown, "\n" * text.count("\n", start, end)]
+        pos = end
     kept = redact_whole("".join(parts) + text[pos:])
     if kept.count("\n") == text.count("\n"):
         return kept
-    return "\n".join(redact_whole(line) for line in text.split("\n"))  # a masked value held a newline
+    return "\n".join(redact_whole(line) for line in text.split("\n"))  # a mask made by the second pass took a newline

@@ -38,3 +38,18 @@ def test_a_command_output_is_redacted_before_its_lines_are_cut() -> None:
 def test_keeping_lines_leaves_text_without_secrets_alone() -> None:
     text = "a = 1\nb = 2\n\nc = 3"
     assert redact_keeping_lines(text) == text
+
+
+def test_a_known_secret_spanning_lines_is_masked_on_every_line_of_a_range() -> None:
+    """A secret the Redactor knows by value (a key given in config or an environment variable) may hold
+    newlines: redacted with its lines kept, none of its lines may show, and line numbers still match."""
+    from agent_tui.core import redact
+
+    secret = "Zq9Lw2Xv8Rt5Ny1Bk7Hs4Mj6Pd3Cf0Ga\nYu2Ie5Ot8Wr1Qp4As7Df0Gh3Jk6Lz9Xc\nVb2Nm5Qw8Er1Ty4Ui7Op0As3Df6Gh9Jk"
+    redact.register_secret(secret, "MULTILINE_KEY")
+    text = f"header\nkey = '''{secret}'''\nfooter = 1\n"
+    kept = redact_keeping_lines(text)
+    assert kept.count("\n") == text.count("\n")
+    assert not any(part in kept for part in secret.split("\n")), kept
+    assert kept.split("\n")[0] == "header" and kept.split("\n")[4] == "footer = 1"
+    assert "[REDACTED:env:MULTILINE_KEY]" in kept.split("\n")[1]
