@@ -9,6 +9,8 @@ workspace whose index holds 50,000 files, and prints the first ("cold") look and
 the later ("warm") ones.  The look also walks the folders on disk for repositories registered nowhere
 (``tools/sandbox_placed.py``), and the check after each command walks them again: the last rows are
 real folder trees with clones placed in them, and the check after a command that changed nothing.
+The very last row is the 20,000-folder tree whose pre-commit hook is a hard link of a work-tree
+script (``tools/sandbox_hardlinks.py``: a walk comparing inodes, then remembered).
 A benchmark, not a test: nothing is asserted.
 
     .venv/bin/python scripts/bench_sandbox_look.py [--subs 10 100 250] [--repeat 5]
@@ -24,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_tui.tools import sandbox_hooks, sandbox_nested, sandbox_placed
+from agent_tui.tools import sandbox_hardlinks, sandbox_hooks, sandbox_nested, sandbox_placed
 from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.sandbox_placed import check_made, placed_repos
 
@@ -85,6 +87,7 @@ def measure(ws: Path, label: str, repeat: int) -> None:
     sandbox_nested._cache.clear()
     sandbox_hooks._cache.clear()
     sandbox_placed._memos.clear()
+    sandbox_hardlinks._cache.clear()
     began = time.perf_counter()
     flags = hook_flags(ws, [])
     cold = time.perf_counter() - began
@@ -125,6 +128,10 @@ def main() -> None:
             label = f"{folders:,} folders, {clones} clones"
             measure(ws, label, args.repeat)
             measure_check(ws, label, args.repeat)
+        script = ws / "p199" / "d19999" / "pre-commit"  # the last folder of the tree
+        script.write_text("#!/bin/sh\n")
+        (ws / ".git" / "hooks" / "pre-commit").hardlink_to(script)
+        measure(ws, "20,000 folders, a hard-linked hook", args.repeat)
 
 
 if __name__ == "__main__":

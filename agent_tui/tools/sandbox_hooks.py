@@ -35,8 +35,9 @@ filter, diff or merge driver, an editor or credential helper given as ``./script
 inside the workspace is protected too; a bare name is looked up in ``PATH``, out of the workspace.
 Besides ``core.hooksPath``: the repository's own ``hooks`` folder, when it or a hook in it is a
 link into the work tree (``.git/hooks/pre-commit -> ../../scripts/pre-commit.sh``), protects the
-target; and a global or system git config file that lives in the workspace (a dotfiles repository)
-is protected like an included one.  A hook created where none was, in a hooks folder that is the
+target; a hook, config file or program that is hard-linked protects its other names in the work
+tree (``tools/sandbox_hardlinks.py``); and a global or system git config file that lives in the
+workspace (a dotfiles repository) is protected like an included one.  A hook created where none was, in a hooks folder that is the
 workspace root, is moved aside after the command (a placeholder for each of git's hook names would
 litter the root while every command runs).
 
@@ -73,6 +74,7 @@ from pathlib import Path
 
 from agent_tui.tools.sandbox_after import remember
 from agent_tui.tools.sandbox_git import stat_signature
+from agent_tui.tools.sandbox_hardlinks import other_names
 from agent_tui.tools.sandbox_managers import PROGRAM, manager_paths
 from agent_tui.tools.sandbox_nested import MAX_REPOS, gitdir_named, nested_repos, run_git
 from agent_tui.tools.sandbox_placed import Placed, placed_repos, remember_before
@@ -234,6 +236,8 @@ class _Found:
     """The real folders holding those links (pinned, so the repair never goes through a swapped one)."""
     placed: Placed = field(default_factory=Placed)
     """The repositories found by walking the workspace (``tools/sandbox_placed.py``)."""
+    files: set[Path] = field(default_factory=set)
+    """Hooks and config files git runs or reads, wherever they are (their hard links are protected)."""
 
 
 def _walk(path: Path, root: Path, found: _Found) -> Path:
@@ -299,6 +303,7 @@ def _add_paths(paths: GitPaths, root: Path, found: _Found, done: set[Path]) -> N
             for named, kind in manager_paths(real, installed, paths.top).items():
                 if (target := _walked(named, root, found)) is not None and _inside(target, root) and target != root:
                     found.wanted.setdefault(target, kind)
+        found.files.update(real / name for name in installed if name not in linked)
         if hooks in done:
             continue
         done.add(hooks)
@@ -375,7 +380,11 @@ def _look(workspace: Path) -> _Found:
             found.wanted.setdefault(repo, "repo")
     done: set[Path] = set()
     for top in dict.fromkeys(tops):
-        _add_paths(git_paths(top), root, found, done)
+        paths = git_paths(top)
+        found.files.update(paths.watched)
+        _add_paths(paths, root, found, done)
+    for path in other_names(root, [*found.files, *found.wanted]):  # `ln scripts/pre-commit .git/hooks/`
+        found.wanted.setdefault(path, "hard link")
     return found
 
 
@@ -384,7 +393,8 @@ def run_later_paths(workspace: Path) -> dict[Path, str]:
     with what it is: ``hooks`` (a folder), ``hook`` (one hook file, when the hooks folder is the
     workspace root), ``config`` (a file), ``program`` (one that config names by a path), ``repo``
     (a submodule's, worktree's or placed repository's ``.git``, a bare repository, or a git folder
-    such a ``.git`` file leads to),
+    such a ``.git`` file leads to), ``hard link`` (another name of a hook, config or program:
+    ``tools/sandbox_hardlinks.py``),
     ``submodule`` (the folder of a submodule not checked out), ``shut`` (a folder on the way
     that a command made unsearchable), ``manager`` (a file or folder an installed hook manager
     reads) or ``manager program`` (a program its config names by a path)."""

@@ -143,7 +143,8 @@ def refuse_protected(workspace: Path, target: Path) -> None:
             what = {"hooks": "in the hooks folder", "hook": "a hook file", "program": "a program",
                     "repo": "in a nested repository's git folder (a submodule, a worktree, a clone in a subfolder)",
                     "submodule": "in a submodule folder not checked out (a .git made there would be run)",
-                    "shut": "in a folder made unreadable on the way to what git runs"}.get(
+                    "shut": "in a folder made unreadable on the way to what git runs",
+                    "hard link": "the same file (a hard link) as a hook, config file or program"}.get(
                         kind, "a config file")
             raise WorkspaceError(
                 f"Refused: '{relative(workspace, target)}' is {what} git uses for this repository, so "

@@ -1,0 +1,104 @@
+"""The other names, in the work tree, of a hook or git config file that is hard-linked.
+
+A hook, a config file or a program git runs is kept out of a command's reach by a read-only mount
+of its *path* (``.git`` as a whole, a hooks folder, an included file).  A mount guards a path, not
+the file behind it: when the user made a hook a hard link of a tracked script (``ln
+scripts/pre-commit .git/hooks/pre-commit``, one way projects share hooks), a command writing
+``scripts/pre-commit`` in place would rewrite the hook itself, and the user's next commit would run
+it unsandboxed.  So every such file's other names in the workspace are protected too.
+
+Finding them means comparing inode numbers over the whole work tree (``os.scandir`` gives them
+without a ``stat`` per file).  That walk happens only when a protected file has more than one link,
+and its answer is kept until a link count changes (a link made or removed changes it) or a name
+found no longer leads to the file.  A command cannot make a new link to a protected file: the
+protected folders are mount points, and ``link()`` across them fails.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+MAX_ENTRIES = 300_000
+"""Folder entries one walk looks at, at most (a workspace this large with a hard-linked hook keeps
+the names found so far)."""
+
+Inode = tuple[int, int]
+"""(device, inode number) of a file."""
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, tuple[tuple[int, int, int], ...]], dict[Path, Inode]] = {}
+
+
+def _linked(files: Iterable[Path]) -> dict[Inode, tuple[int, set[Path]]]:
+    """Per regular file with more than one link among ``files``: its link count and the names given."""
+    out: dict[Inode, tuple[int, set[Path]]] = {}
+    for path in files:
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            key = (st.st_dev, st.st_ino)
+            out.setdefault(key, (st.st_nlink, set()))[1].add(path)
+    return out
+
+
+def _still(path: Path, inode: Inode) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == inode
+
+
+def _walk(root: Path, linked: dict[Inode, tuple[int, set[Path]]]) -> dict[Path, Inode]:
+    """Every name below ``root`` (``.git`` folders aside: they are protected whole) of a file in
+    ``linked`` that is not one of its names already known; stops once every link is accounted for."""
+    inos = {ino for _, ino in linked}
+    missing = {key: nlink - len(names) for key, (nlink, names) in linked.items()}
+    known = {p for _, names in linked.values() for p in names}
+    found: dict[Path, Inode] = {}
+    todo = [root]
+    seen = 0
+    while todo and seen < MAX_ENTRIES and any(n > 0 for n in missing.values()):
+        folder = todo.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.name == ".git":
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(Path(entry.path))
+                    elif entry.inode() in inos and entry.is_file(follow_symlinks=False):
+                        st = entry.stat(follow_symlinks=False)
+                        key, path = (st.st_dev, st.st_ino), Path(entry.path)
+                        if key in missing and path not in known and path not in found:
+                            found[path] = key
+                            missing[key] -= 1
+        except OSError:  # a folder that cannot be read: the user's git cannot find a hook there either
+            continue
+    return found
+
+
+def other_names(root: Path, files: Iterable[Path]) -> dict[Path, Inode]:
+    """The names below ``root`` of the hard-linked regular files among ``files`` (other than the
+    names given), each with the file it leads to; {} when none of them has a second link."""
+    linked = _linked(files)
+    if not linked:
+        return {}
+    key = (str(root), tuple(sorted((dev, ino, nlink) for (dev, ino), (nlink, _) in linked.items())))
+    with _lock:
+        cached = _cache.get(key)
+    if cached is not None and all(_still(p, inode) for p, inode in cached.items()):
+        return dict(cached)
+    found = _walk(root, linked)
+    with _lock:
+        if len(_cache) > 64:
+            _cache.clear()
+        _cache[key] = found
+    return dict(found)
