@@ -244,23 +244,41 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     @on(TaskSubmitted)
     async def _task_submitted(self, message: TaskSubmitted) -> None:
         if self.turn_running:
-            self.main.prompt.restore(message.text)
-            self.notify("A turn is running: your message is back in the box; send it when the turn ends, "
+            where = self._give_back(message.text)
+            self.notify(f"A turn is running: your message is {where}; send it when the turn ends, "
                         "or press esc to cancel the turn.", severity="warning")
             return
         if self._queued is not None:
-            self.main.prompt.restore(message.text)
-            self.notify("The session is still opening and your first message waits for it: this one is back in "
-                        "the box; send it once the first is on its way.", severity="warning")
+            where = self._give_back(message.text)
+            self.notify(f"The session is still opening and your first message waits for it: this one is {where}; "
+                        "send it once the first is on its way.", severity="warning")
             return
         await self.main.conversation.add_user(message.text, pending=True)
-        if self.controller is None:
+        if self.controller is None or self.switching:
+            # no session yet, or one about to replace it (/model, /new, /resume): a turn run on the old one
+            # now would be missing from the new one, which is read from the store before the turn is written
             self._queued = message.text
-            if self.open_failed and not self.session_opening:  # opening failed before: a message tries again
-                self.open_session(self.options.session, "")
-            self.main.status.state = "opening session… (your message is sent when it is ready)"
+            if self.controller is None and self.open_failed and not self.session_opening:
+                self.open_session(self.options.session, "")  # opening failed before: a message tries again
+            what = "opening session…" if self.controller is None else "switching session…"
+            self.main.status.state = f"{what} (your message is sent when it is ready)"
             return
         self.turn_worker = self.run_turn(message.text)
+
+    @property
+    def switching(self) -> bool:
+        """A session is being opened, or a model checked before one is (its turn waits for it)."""
+        return any(w.group in ("session", "model-check") and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                   for w in self.workers)
+
+    def _give_back(self, text: str) -> str:
+        """A message the app cannot take now goes back into the box, or onto ↑ when the user has typed
+        something else meanwhile (never over their typing, never dropped); returns where it went."""
+        prompt = self.main.prompt
+        if prompt.restore(text):
+            return "back in the box"
+        prompt.inputs.add(text, keep_long=True)
+        return "on ↑ in the box (you had typed something else)"
 
     def _give_back_queued(self) -> None:
         """No session to send the waiting message to: it goes back into the box (or onto ↑ when the user
@@ -269,17 +287,11 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         if text is None:
             return
         self.main.conversation.unsent()
-        prompt = self.main.prompt
-        if prompt.restore(text):
-            self.notify("Your message was not sent: it is back in the box.", severity="warning")
-        else:
-            prompt.inputs.add(text, keep_long=True)
-            self.notify("Your message was not sent: it is on ↑ in the box (you had typed something else).",
-                        severity="warning")
+        self.notify(f"Your message was not sent: it is {self._give_back(text)}.", severity="warning")
 
     def _send_queued(self) -> None:
         """The session opened: send what the user typed while it was opening."""
-        if self._queued is not None and self.controller is not None and not self.turn_running:
+        if self._queued is not None and self.controller is not None and not self.turn_running and not self.switching:
             task, self._queued = self._queued, None
             self.turn_worker = self.run_turn(task)
 
@@ -397,6 +409,9 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             self.open_failed = True
             self.main.status.state = "no session: /new, /resume ID or a message tries again"
             self._give_back_queued()
+        elif worker.group in ("session", "model-check"):  # no switch after all: the session in use takes it
+            self.main.status.state = "ready"
+            self.call_later(self._send_queued)
         elif worker.group == "turn":
             self._turn_over("error", self.controller.engine.turn if self.controller else 0)
         elif worker.group in ("agent",):
@@ -419,8 +434,9 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     def _turn_over(self, status: str, turn: int) -> None:
         from agent_tui.ui.input_history import MAX_CHARS
 
-        if status == "error" and len(self._turn_task) > MAX_CHARS:
-            # too long for the history when sent, but its turn failed: ↑ brings it back to send again
+        if status in ("error", "cut") and len(self._turn_task) > MAX_CHARS:
+            # too long for the history when sent, but its turn failed or was cancelled (often to fix the
+            # message): ↑ brings it back to send again
             self.main.prompt.inputs.add(self._turn_task, keep_long=True)
         self._turn_task = ""
         self.main.status.busy = False
