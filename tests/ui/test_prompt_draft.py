@@ -326,3 +326,45 @@ def test_sighup_and_sigterm_write_the_draft_and_end_the_app(tmp_path: Path) -> N
             os.close(fd)
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 128 + sig, status
         assert draft_text(workspace) == "unsent words typed just before the end"
+
+
+async def test_sending_a_recalled_message_gives_back_what_was_typed_before(demo_workspace: Path) -> None:
+    """Typed, ↑ to an earlier message, enter: the typing was dropped with no copy anywhere."""
+    big = "\n".join(f"line {n} of the log" for n in range(40))
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"/memos", "enter")
+        await pilot.pause()
+        await pilot.press("escape", *"my unsent idea: ")
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        await pilot.press("home", "up")
+        assert prompt.value == "/memos"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("escape")
+        assert prompt.value == f"my unsent idea: {big}"
+
+
+async def test_quitting_while_up_keeps_a_folded_paste_of_the_draft_whole(demo_workspace: Path) -> None:
+    """The draft written while ↑ showed an old message kept the paste's token, not its text."""
+    big = "\n".join(f"line {n} of the log" for n in range(40))
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"/memos", "enter")
+        await pilot.pause()
+        await pilot.press("escape", *"see: ")
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        await pilot.press("home", "up")
+        assert prompt.value == "/memos"
+    again = demo_app(demo_workspace)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert again.main.prompt.value == f"see: {big}"

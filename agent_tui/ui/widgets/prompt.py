@@ -110,7 +110,7 @@ class PromptInput(TextArea):
         self._unsaved_since = None
         h = self.inputs
         browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
-        self.inputs.save_draft(h.draft if browsing else self.expanded())
+        self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded())
 
     # compatibility with the one-line Input the tests and app used ------------------------------------
     @property
@@ -180,20 +180,25 @@ class PromptInput(TextArea):
             self.insert(text)
 
     # sending -------------------------------------------------------------------------------------------
-    def expanded(self) -> str:
-        """The box's text with each paste token replaced by the pasted text."""
-        return TOKEN.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), self.text)
+    def expanded(self, text: str | None = None) -> str:
+        """``text`` (the box's by default) with each paste token replaced by the pasted text."""
+        return TOKEN.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), self.text if text is None else text)
 
     def send(self) -> None:
-        """Send the box: a command to the app, anything else to the agent."""
+        """Send the box: a command to the app, anything else to the agent.  Sending a message recalled
+        with ↑ puts back what was typed before browsing (it was not sent, and had no other copy)."""
         text = self.expanded()
         if not text.strip():
             if not self.default_task:
                 return
             text = self.default_task
-        self.inputs.add(text)
+        h = self.inputs
+        typed_before = self.expanded(h.draft) if h.cursor < len(h.entries) else ""
+        h.add(text)
         self.load_text("")
         self.pastes.clear()
+        if typed_before.strip() and typed_before != text:
+            self.value = typed_before
         self.save_draft()
         self.post_message(self.Sent())
         stripped = text.strip()
