@@ -119,6 +119,24 @@ def with_endings(old: str, new_lf: str, default: str) -> str:
     return "".join(out)
 
 
+BOM = "\ufeff"
+
+
+def in_file_format(old: str, new: str) -> str:
+    """``new``, the whole new text of a file that held ``old``, in ``old``'s format: its line endings
+    (unless ``new`` has CRLF of its own, the model's choice), its byte order mark and its final newline.
+    The model never sees the BOM and often leaves out the last newline; dropping either is a change the
+    user did not ask for (a BOM some tools need, a "no newline at end of file" in every diff)."""
+    if "\r\n" not in new:
+        new = with_endings(old, new, newline_of(old))
+    old_lines, old_ends = split_ends(old)
+    if new and not new.endswith(("\n", "\r")) and old_lines[-1] == "" and len(old_ends) > 1:
+        new += old_ends[-2]  # (the ending of old's last line)
+    if old.startswith(BOM) and not new.startswith(BOM):
+        new = BOM + new
+    return new
+
+
 def unified(old: str, new: str, rel: str, context: int = 3) -> str:
     """A unified diff between two LF texts, ``a/rel`` → ``b/rel``."""
     return "\n".join(

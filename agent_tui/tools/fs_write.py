@@ -3,9 +3,10 @@
 Creating a file is the common case and needs no prior read.  Overwriting an existing
 file throws its content away, so it is held to the same rule as an edit: the model
 must have read the current version.  Parent folders are created (inside the workspace
-only: the path guard runs first).  An overwritten file keeps its line endings: given
-LF content, a line kept from the old file keeps its ending and a new line takes that of
-the line it replaces or follows (so a CRLF file stays CRLF).  The write is atomic (``fs_atomic``): a full disk leaves the old file whole.
+only: the path guard runs first).  An overwritten file keeps its format (``in_file_format``):
+its line endings (given LF content, a line kept from the old file keeps its ending and a new
+line takes that of the line it replaces or follows, so a CRLF file stays CRLF), its byte order
+mark and its final newline.  The write is atomic (``fs_atomic``): a full disk leaves the old file whole.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
     compact_diff,
     diff_stats,
-    newline_of,
+    in_file_format,
     require_fresh,
     to_lf,
     unified,
-    with_endings,
 )
 from agent_tui.tools.workspace import (
     decode_text,
@@ -65,8 +65,7 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if target.exists():
         old = decode_text(read_file_bytes(target, rel), target, rel)
         require_fresh(ctx, rel, old, "overwrite")
-        if "\r\n" not in content:
-            content = with_endings(old, content, newline_of(old))
+        content = in_file_format(old, content)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, content.encode("utf-8"), rel)
     ctx.note_edit(rel, content, kind="create" if old is None else "write")

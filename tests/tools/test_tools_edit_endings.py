@@ -88,8 +88,33 @@ async def test_write_over_uniform_files_keeps_their_style(ws: Path, call: Call) 
     (ws / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
     await call("read_file", path="crlf.txt")
     await call("write_file", path="crlf.txt", content="1\n2\n3")
-    assert (ws / "crlf.txt").read_bytes() == b"1\r\n2\r\n3"
+    assert (ws / "crlf.txt").read_bytes() == b"1\r\n2\r\n3\r\n"  # (its final newline too)
     (ws / "lf.txt").write_bytes(b"one\ntwo\n")
     await call("read_file", path="lf.txt")
     await call("write_file", path="lf.txt", content="1\r\n2\r\n")  # explicit CRLF content is the model's choice
     assert (ws / "lf.txt").read_bytes() == b"1\r\n2\r\n"
+
+
+async def test_write_over_a_file_keeps_its_bom_and_final_newline(ws: Path, call: Call, ctx: FakeContext) -> None:
+    """The model never sees a BOM and often leaves the last newline out: neither is dropped behind
+    the user's back (nor shown as a change in the diff)."""
+    (ws / "b.cs").write_bytes(b"\xef\xbb\xbfusing System;\r\nclass A {}\r\n")
+    await call("read_file", path="b.cs")
+    result = await call("write_file", path="b.cs", content="using System;\nclass B {}")
+    assert not result.is_error, result.text
+    assert (ws / "b.cs").read_bytes() == b"\xef\xbb\xbfusing System;\r\nclass B {}\r\n"
+    assert "+1 -1 lines" in result.text and "-class A {}" in result.text and "-\ufeffusing" not in result.text
+    assert ctx.edits[-1][1] == "\ufeffusing System;\r\nclass B {}\r\n", "the engine holds what is on disk"
+    (ws / "lf.txt").write_bytes(b"one\ntwo\n")
+    await call("read_file", path="lf.txt")
+    await call("write_file", path="lf.txt", content="1\n2")
+    assert (ws / "lf.txt").read_bytes() == b"1\n2\n"
+    (ws / "none.txt").write_bytes(b"one\ntwo")  # no final newline, no BOM: none added
+    await call("read_file", path="none.txt")
+    await call("write_file", path="none.txt", content="1\n2")
+    assert (ws / "none.txt").read_bytes() == b"1\n2"
+    await call("read_file", path="lf.txt")
+    await call("write_file", path="lf.txt", content="")  # emptied on purpose: stays empty
+    assert (ws / "lf.txt").read_bytes() == b""
+    await call("write_file", path="new.txt", content="\ufeffx\r\ny")  # a new file is written as given
+    assert (ws / "new.txt").read_bytes() == b"\xef\xbb\xbfx\r\ny"
