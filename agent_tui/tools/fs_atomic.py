@@ -8,6 +8,9 @@ the target (atomic on POSIX); the folder is fsynced so the rename survives a cra
 A target with more than one link, or one that is not a regular file, is refused; so
 is a read-only one (no write bit, or no write access for us): the rename needs only the
 folder's permission, so without this check the user's write protection would be ignored.
+So is a target that no longer holds the text the change was made from, checked just
+before the rename (the user saved it while the new text was written and synced: the
+rename would have dropped that save silently).
 On any failure the temp file is removed and the message says the old file is intact.
 """
 
@@ -88,11 +91,32 @@ def _failure(rel: str, existed: bool, exc: OSError) -> WorkspaceError:
     return WorkspaceError(f"Write failed ({exc.strerror or exc}); {what}.")
 
 
-def atomic_write(target: Path, data: bytes, rel: str) -> None:
+def _changed_meanwhile(target: Path, rel: str, expected: bytes | None) -> WorkspaceError | None:
+    """The refusal when ``target`` no longer holds ``expected`` (None: when it exists now), else None."""
+    try:
+        now: bytes | None = target.read_bytes()
+    except FileNotFoundError:
+        now = None
+    except OSError as exc:
+        return _failure(rel, True, exc)
+    if now == expected:
+        return None
+    what = "was created" if expected is None else "was deleted" if now is None else "changed on disk"
+    return WorkspaceError(
+        f"Refused: '{rel}' {what} while this write was being made (the user or another program "
+        "saved it); it was left as it is now, nothing was overwritten. Read it again and redo the "
+        "change against its current content."
+    )
+
+
+def atomic_write(target: Path, data: bytes, rel: str, *, expected: bytes | None) -> None:
     """Replace ``target`` (already resolved inside the workspace) with ``data`` atomically.
 
     Keeps the old file's permission bits; WorkspaceError (saying the old file is intact)
     on a hard-linked or special target, or on any write failure such as a full disk.
+    ``expected``: the bytes the edit was made from (None: the file did not exist).  The
+    target is compared with it just before the rename, so a save by the user while the new
+    text was written and synced is refused, never overwritten.
     """
     st = _check_target(target, rel)
     mode = stat.S_IMODE(st.st_mode) if st else _new_file_mode()
@@ -116,6 +140,9 @@ def atomic_write(target: Path, data: bytes, rel: str) -> None:
             os.close(fd)
         if st is not None:
             _check_target(target, rel)  # swapped for a link while we wrote: still refuse
+        refusal = _changed_meanwhile(target, rel, expected)
+        if refusal is not None:
+            raise refusal
         os.replace(tmp, target)
     except WorkspaceError:
         tmp.unlink(missing_ok=True)

@@ -151,7 +151,7 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             "surrounding lines so it is unique, or set replace_all=true to change all of them."
         )
     updated = replaced(current, spans, new_text)
-    atomic_write(target, updated.encode("utf-8"), rel)
+    atomic_write(target, updated.encode("utf-8"), rel, expected=current.encode("utf-8"))
     ctx.note_edit(rel, updated)
     diff = unified(current, updated, rel)
     added, removed = diff_stats(diff)

@@ -67,7 +67,7 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         require_fresh(ctx, rel, old, "overwrite")
         content = in_file_format(old, content)
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, content.encode("utf-8"), rel)
+    atomic_write(target, content.encode("utf-8"), rel, expected=None if old is None else old.encode("utf-8"))
     ctx.note_edit(rel, content, kind="create" if old is None else "write")
     lines = len(split_lines(content))
     size = len(content.encode("utf-8"))

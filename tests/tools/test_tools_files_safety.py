@@ -322,3 +322,56 @@ def test_active_file_grown_huge_is_dropped_without_reading_it(
     assert "content dropped" in files.render(files.files["notes.txt"])
     assert "too large to read whole" in files.render(files.files["notes.txt"])
     assert counter.bytes == 0
+
+
+@pytest.mark.parametrize("how", ["in place", "by rename", "deleted"])
+async def test_a_save_by_the_user_while_the_edit_is_written_is_never_overwritten(
+    ws: Path, call: Call, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """The new text is written and synced to a temp file before the rename (on a slow disk, a while):
+    an editor saving the file meanwhile lost that save to the rename."""
+    target = ws / "app.py"
+    target.write_text("x = 1\ny = 2\n")
+    await _read(call, "app.py")
+    real_fsync = os.fsync
+    saved = {"done": False}
+
+    def user_saves_meanwhile(fd: int) -> None:
+        if not saved["done"]:
+            saved["done"] = True
+            if how == "in place":
+                target.write_text("x = 1\ny = 3  # the user's fix\n")
+            elif how == "by rename":
+                (ws / "app.py.swp").write_text("x = 1\ny = 3  # the user's fix\n")
+                os.replace(ws / "app.py.swp", target)
+            else:
+                target.unlink()
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", user_saves_meanwhile)
+    result = await call("edit_file", path="app.py", old_text="x = 1", new_text="x = 10")
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert result.is_error and "nothing was overwritten" in result.text and "Read it again" in result.text
+    if how == "deleted":
+        assert not target.exists() and "was deleted" in result.text
+    else:
+        assert target.read_text() == "x = 1\ny = 3  # the user's fix\n" and "changed on disk" in result.text
+    assert [p.name for p in ws.iterdir()] == ([] if how == "deleted" else ["app.py"]), "no temp file left"
+
+
+async def test_a_file_created_by_the_user_while_write_file_creates_it_is_kept(
+    ws: Path, call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = ws / "notes.md"
+    real_fsync = os.fsync
+
+    def user_creates_it(fd: int) -> None:
+        if not target.exists():
+            target.write_text("the user's notes\n")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", user_creates_it)
+    result = await call("write_file", path="notes.md", content="the agent's notes\n")
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert result.is_error and "was created" in result.text
+    assert target.read_text() == "the user's notes\n"
