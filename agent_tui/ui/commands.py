@@ -64,7 +64,8 @@ def parse(text: str) -> tuple[SlashCommand, str] | None:
     if cmd is None:
         close = difflib.get_close_matches(name.lower(), list(BY_NAME), n=1)
         hint = f" (did you mean /{close[0]}?)" if close else ""
-        raise UnknownCommand(f"unknown command /{name}{hint}; /help lists them")
+        raise UnknownCommand(f"unknown command /{name}{hint}; /help lists them, and //… sends a message "
+                             "that starts with /")
     return cmd, arg.strip()
 
 

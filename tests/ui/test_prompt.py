@@ -288,3 +288,25 @@ async def test_a_message_too_long_for_the_history_comes_back_on_up_when_its_turn
         assert prompt.value == ""
         await pilot.press("up")
         assert prompt.value == long.strip("\n")
+
+
+async def test_an_unknown_command_stays_in_the_box_to_fix(demo_workspace: Path, recorder: Recorder) -> None:
+    """A typo (/modle) or a message that starts with a path (/etc/hosts …) was cleared from the box
+    with the error; it stays there now, and the error says how to send a message starting with /."""
+    from agent_tui.ui.messages import ActionFailed
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"/etc/hosts has a typo in line 3", "enter")
+        await wait_for(pilot, lambda: recorder.of(ActionFailed), "the error")
+        assert "unknown command /etc/hosts" in recorder.of(ActionFailed)[0].message
+        assert "//" in recorder.of(ActionFailed)[0].message
+        assert prompt.value == "/etc/hosts has a typo in line 3"
+        assert not recorder.of(TaskSubmitted)
+        await pilot.press("home", "/", "enter")
+        await wait_for(pilot, lambda: recorder.of(TaskSubmitted), "the message")
+        assert recorder.of(TaskSubmitted)[0].text == "/etc/hosts has a typo in line 3"
+        assert prompt.value == ""

@@ -193,6 +193,15 @@ class PromptInput(TextArea):
                 return
             text = self.default_task
         h = self.inputs
+        stripped = text.strip()
+        parsed = None
+        if "\n" not in stripped:
+            try:
+                parsed = commands.parse(stripped)
+            except commands.UnknownCommand as exc:  # a typo, or a message that starts with a path: the
+                h.add(text)  # text stays in the box to fix (and on ↑)
+                self.post_message(ActionFailed(str(exc)))
+                return
         typed_before = self.expanded(h.draft) if h.cursor < len(h.entries) else ""
         h.add(text)
         self.load_text("")
@@ -201,13 +210,7 @@ class PromptInput(TextArea):
             self.value = typed_before
         self.save_draft()
         self.post_message(self.Sent())
-        stripped = text.strip()
         if "\n" not in stripped:
-            try:
-                parsed = commands.parse(stripped)
-            except commands.UnknownCommand as exc:
-                self.post_message(ActionFailed(str(exc)))
-                return
             if parsed is not None:
                 cmd, arg = parsed
                 self.post_message(CommandEntered(cmd.name, arg))
