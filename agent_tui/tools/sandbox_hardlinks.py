@@ -34,16 +34,21 @@ _cache: dict[tuple[str, tuple[tuple[int, int, int], ...]], dict[Path, Inode]] = 
 
 
 def _linked(files: Iterable[Path]) -> dict[Inode, tuple[int, set[Path]]]:
-    """Per regular file with more than one link among ``files``: its link count and the names given."""
+    """Per regular file with more than one link among ``files``: its link count and the names given,
+    each as its real folder and name.  One link may be given under several spellings (an include
+    written ``../.gitconfig`` is ``.git/../.gitconfig``, and the real path is given too): counted once
+    per spelling, the links known would reach the link count and the walk would not look for the
+    other name."""
     out: dict[Inode, tuple[int, set[Path]]] = {}
     for path in files:
         try:
             st = os.lstat(path)
+            name = Path(os.path.realpath(path.parent)) / path.name
         except (OSError, ValueError):
             continue
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
             key = (st.st_dev, st.st_ino)
-            out.setdefault(key, (st.st_nlink, set()))[1].add(path)
+            out.setdefault(key, (st.st_nlink, set()))[1].add(name)
     return out
 
 

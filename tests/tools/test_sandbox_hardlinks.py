@@ -106,3 +106,21 @@ async def test_a_command_cannot_rewrite_the_hook_through_its_other_name(box: San
     assert not users_git_runs_it(ws, marker)
     code, out = await sh(box, "echo ok > scripts/other.sh && cat scripts/other.sh")  # the folder stays writable
     assert code == 0 and out.strip() == "ok", out
+
+
+async def test_an_included_config_named_through_dot_dot_protects_its_other_name(box: Sandbox, tmp_path: Path) -> None:
+    """``include.path = ../.gitconfig`` names the file twice (as ``.git/../.gitconfig`` and as the real
+    path): each spelling once counted as a link of its own, so the walk took both links for known and
+    never looked for ``conf/gitconfig``, which a command could then append ``core.fsmonitor`` to."""
+    ws = box.workspace
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "include.path", "../.gitconfig"], cwd=ws, check=True)
+    (ws / ".gitconfig").write_text("[core]\n")
+    other = ws / "conf" / "gitconfig"
+    other.parent.mkdir()
+    os.link(ws / ".gitconfig", other)
+    assert run_later_paths(ws).get(other.resolve()) == "hard link"
+    marker = tmp_path / "pwned"
+    code, out = await sh(box, f"printf '\\tfsmonitor = \"touch {marker}; false\"\\n' >> conf/gitconfig")
+    assert code != 0 and "Read-only file system" in out, out
+    assert not users_git_runs_it(ws, marker)
