@@ -310,3 +310,28 @@ async def test_an_unknown_command_stays_in_the_box_to_fix(demo_workspace: Path, 
         await wait_for(pilot, lambda: recorder.of(TaskSubmitted), "the message")
         assert recorder.of(TaskSubmitted)[0].text == "/etc/hosts has a typo in line 3"
         assert prompt.value == ""
+
+
+async def test_an_unknown_command_recalled_with_up_keeps_what_was_typed_before(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    """Typed, ↑ to an earlier unknown command, enter: the command stays in the box, and the typing from
+    before ↑ was dropped (the history's add cleared its draft, with no copy on disk or on ↑)."""
+    from agent_tui.ui.messages import ActionFailed
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"/etc/hosts x", "enter")
+        await wait_for(pilot, lambda: recorder.of(ActionFailed), "the error")
+        prompt.clear()
+        await pilot.press(*"my unsent idea", "home", "up")
+        assert prompt.value == "/etc/hosts x"
+        errors = len(recorder.of(ActionFailed))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(recorder.of(ActionFailed)) > errors, "the second error")
+        assert prompt.value == "/etc/hosts x"
+        prompt.clear()
+        await pilot.press("up")
+        assert prompt.value == "my unsent idea"

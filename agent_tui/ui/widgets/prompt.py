@@ -193,6 +193,7 @@ class PromptInput(TextArea):
                 return
             text = self.default_task
         h = self.inputs
+        typed_before = self.expanded(h.draft) if h.cursor < len(h.entries) else ""
         stripped = text.strip()
         parsed = None
         if "\n" not in stripped:
@@ -200,9 +201,10 @@ class PromptInput(TextArea):
                 parsed = commands.parse(stripped)
             except commands.UnknownCommand as exc:  # a typo, or a message that starts with a path: the
                 h.add(text)  # text stays in the box to fix (and on ↑)
+                if typed_before.strip() and typed_before != text:  # (it was recalled: what was typed before
+                    h.add(typed_before, keep_long=True)  # ↑ goes first on ↑, as the box holds the command)
                 self.post_message(ActionFailed(str(exc)))
                 return
-        typed_before = self.expanded(h.draft) if h.cursor < len(h.entries) else ""
         h.add(text)
         self.load_text("")
         self.pastes.clear()
