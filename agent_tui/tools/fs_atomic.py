@@ -92,13 +92,35 @@ def _failure(rel: str, existed: bool, exc: OSError) -> WorkspaceError:
 
 
 def _changed_meanwhile(target: Path, rel: str, expected: bytes | None) -> WorkspaceError | None:
-    """The refusal when ``target`` no longer holds ``expected`` (None: when it exists now), else None."""
+    """The refusal when ``target`` no longer holds ``expected`` (None: when it exists now), else None.
+    Read without following a link, without blocking (a FIFO made there meanwhile would wait for a
+    writer, holding up the app) and no further than ``expected`` and one byte: a link or anything
+    but a regular file counts as a change."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    now: bytes | None
     try:
-        now: bytes | None = target.read_bytes()
+        fd = os.open(target, flags)
     except FileNotFoundError:
         now = None
     except OSError as exc:
-        return _failure(rel, True, exc)
+        if exc.errno != errno.ELOOP:  # (ELOOP: a symbolic link is there now)
+            return _failure(rel, True, exc)
+        now = b"\0 a link"  # never equal to the text expected
+    else:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                now = b"\0 not a regular file"
+            else:
+                chunks: list[bytes] = []
+                room = len(expected or b"") + 1
+                while room > 0 and (chunk := os.read(fd, min(room, 1 << 20))):
+                    chunks.append(chunk)
+                    room -= len(chunk)
+                now = b"".join(chunks)
+        except OSError as exc:
+            return _failure(rel, True, exc)
+        finally:
+            os.close(fd)
     if now == expected:
         return None
     what = "was created" if expected is None else "was deleted" if now is None else "changed on disk"

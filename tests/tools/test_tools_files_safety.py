@@ -375,3 +375,44 @@ async def test_a_file_created_by_the_user_while_write_file_creates_it_is_kept(
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert result.is_error and "was created" in result.text
     assert target.read_text() == "the user's notes\n"
+
+
+def test_a_fifo_made_at_a_new_files_name_meanwhile_is_refused_without_blocking(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check before the rename opened the target to compare it: a FIFO made there while the text
+    was written (by a command still running, say) blocked that open until a writer came, holding up
+    the app (the write tools run on its event loop)."""
+    import threading
+
+    from agent_tui.tools import fs_atomic
+    from agent_tui.tools.workspace import WorkspaceError
+
+    target = ws / "new.txt"
+    real_fsync = os.fsync
+
+    def fifo_made_meanwhile(fd: int) -> None:
+        if not target.exists():
+            os.mkfifo(target)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fifo_made_meanwhile)
+    outcome: list[BaseException | None] = []
+
+    def write() -> None:
+        try:
+            fs_atomic.atomic_write(target, b"hello\n", "new.txt", expected=None)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            outcome.append(exc)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(5)
+    if thread.is_alive():
+        with open(target, "wb"):  # (lets the blocked open go on, so the test ends)
+            pass
+        thread.join(5)
+        pytest.fail("the check before the rename blocked on the FIFO")
+    assert isinstance(outcome[0], WorkspaceError) and "was created" in str(outcome[0])
+    assert target.is_fifo() and [p.name for p in ws.iterdir()] == ["new.txt"], "no temp file left"
