@@ -1,6 +1,6 @@
 """Cheap necessary conditions that let the secret scanner skip regexes that cannot match.
 
-``core.secrets`` runs every detect-secrets plugin regex over every new text, and most of
+``core.secret_plugins`` runs every detect-secrets plugin regex over every new text, and most of
 those regexes start with optional groups, lookbehinds or character classes that the
 regex engine must try at every position: scanning was a third of the context engine's
 per-step time.  A :class:`Gate` states what every match of one regex needs, in a form
@@ -44,6 +44,12 @@ _KEY_WORDS_PW = ("key", "pw", "pass", "token")
 _Q = "(?:\"|\\'|)"
 _LB = r"(?:(?<=\W)|(?<=^))(?:\[|)" + _Q
 _SEP = r"(?:\]|)(?: *)(?:=|:|:=|=>| +|::)(?: *)" + _Q
+#: The same separator read one way only.  In ``_SEP`` a run of spaces splits between its three space
+#: parts in as many ways as the cube of its length, all tried where no value follows: ``key`` and 2,000
+#: spaces took 45 seconds.  What follows the separator is never a space (a quote, or the value's first
+#: character, and the operators are none), so a match takes every space of the run: reading them
+#: possessively finds the same matches.
+_SEP_LINEAR = r"(?:\]|)(?: *+(?:=|:|:=|=>|::) *+| ++)" + _Q
 
 
 @dataclass(frozen=True)
@@ -193,10 +199,10 @@ def _needs(tail: str) -> Gate:
 #: The keyword-and-value plugins (cloudant, ibm cloud iam, ibm cos hmac, softlayer): each match has one
 #: of these keywords, then the separator they all share, then a value of at least 24 of these characters.
 KEY_VALUE = Anchor(("key", "pwd", "pw", "password", "pass", "token"),
-                   re.compile(_Q + _SEP + r"[a-zA-Z0-9_\-]{24}", re.I))
+                   re.compile(_Q + _SEP_LINEAR + r"[a-zA-Z0-9_\-]{24}", re.I))
 
 
-#: Gates by pattern source, for the detect-secrets 1.5 denylists used by core.secrets.
+#: Gates by pattern source, for the detect-secrets 1.5 denylists used by core.secret_plugins.
 GATES: dict[str, Gate | None] = {
     # None: the regex starts with a literal, which the regex engine finds faster than any word test
     # artifactory
@@ -235,7 +241,7 @@ GATES: dict[str, Gate | None] = {
     # jwt, mailchimp, npm, openai, pypi, sendgrid
     r"eyJ[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?[A-Za-z0-9-_.+/=]*?": None,
     r"[0-9a-z]{32}-us[0-9]{1,2}": _needs(r"-us[0-9]{1,2}"),
-    r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*": None,
+    r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*": None,  # (run on its lines alone: core.secret_plugins)
     r"sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}": None,
     r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9-_]{70,}": None,
     r"pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9-_]{70,}": None,
@@ -271,6 +277,14 @@ def min_width(pattern: re.Pattern[str]) -> int:
         return max(0, int(_parser.parse(pattern.pattern, pattern.flags).getwidth()[0]))
     except Exception:  # another Python's private parser: skip nothing
         return 0
+
+
+def linear(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The regex the scanner runs for a plugin's ``pattern``: the same matches, in time linear in the
+    text's length (the keyword-and-value plugins' separator read one way, ``_SEP_LINEAR``)."""
+    if _SEP not in pattern.pattern:
+        return pattern
+    return re.compile(pattern.pattern.replace(_SEP, _SEP_LINEAR), pattern.flags)
 
 
 def gate_for(pattern: re.Pattern[str]) -> Gate | None:

@@ -18,15 +18,16 @@ from hypothesis import strategies as st
 
 from agent_tui.bench.adapters import load_sessions
 from agent_tui.core.redact import Redactor
-from agent_tui.core.secret_gates import FOLD_CHARS, GATES, Gate, TextView, min_width
-from agent_tui.core.secrets import _detectors, find_secrets
+from agent_tui.core.secret_gates import FOLD_CHARS, GATES, Gate, TextView, linear, min_width
+from agent_tui.core.secret_plugins import detectors
+from agent_tui.core.secrets import find_secrets
 from tests.bench.helpers import SHARED_TRACES
 
 FIXTURE_TRACES = Path(__file__).resolve().parents[1] / "bench" / "fixtures"
 
 
 def plugin_patterns() -> list[tuple[str, re.Pattern[str], Gate | None]]:
-    patterns, _ = _detectors()
+    patterns, _ = detectors()
     return [(kind, regex, gate) for kind, regex, gate, _ in patterns]
 
 
@@ -142,6 +143,12 @@ LINE_RULE_PARTS = [
     "?api_key=AbC123xyz987qwe", "&access_token=AbC123xyz987qwe", "&sig=", "Signature", "X-Amz-", "design", "&amp;token=Xk39s!dk29sLq", "\npassword:",
     "\n  token: |", "\n    Xk39s!dk29sLq", "\nmachine h login u password", "\ndefault login u password ",
     "\nAKIAIOSFODNN7EXAMPLE,", "\npassword:\n    Xk39s!dk29sLq", "\n  api_key: |-\n    more9Lines9X==", *FOLD_CHARS,
+    # (the rules added later: config set, the line before an id, YAML props and diffs, netrc mid-line, flags)
+    "aws configure set ", "npm config set ", "aws_secret_access_key ", "aws_access_key_id ", "--profile p ",
+    "ABIAIOSFODNN7EXAMPLE", "ACCA", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", " # c", "!!str ", "!Ref ",
+    "&tok ", "*tok", "\n+", "\n-", "+", "-", "+  password:", "\n+    Xk39s!dk29sLq", " machine b login v password ",
+    "default ", "--password=", "--kms-key=", "projects/p/x/", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "eyJ",
+    "/:_authToken=", "//", "npm_abcdefghij", "Ab1" * 140,
 ]
 
 
@@ -157,6 +164,27 @@ def test_each_known_key_is_still_found_and_masked(key: str) -> None:
     found = find_secrets(f"output:\n  {key}\n")
     assert found and found == find_secrets(f"output:\n  {key}\n", prefilter=False)
     assert "[REDACTED:" in Redactor()(f"output:\n  {key}\n")
+
+
+SEP_PATTERNS = [(kind, regex) for kind, regex, _ in plugin_patterns() if linear(regex) is not regex]
+
+
+def test_the_keyword_value_plugins_run_with_the_linear_separator() -> None:
+    assert {kind for kind, _ in SEP_PATTERNS} == {"cloudant-password", "ibm-cloud-key", "ibm-cos-key", "softlayer-key"}
+
+
+@pytest.mark.parametrize("kind, regex", SEP_PATTERNS, ids=lambda v: v if isinstance(v, str) else "")
+def test_the_linear_separator_finds_what_the_plugin_regex_finds(kind: str, regex: re.Pattern[str]) -> None:
+    fast = linear(regex)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.one_of(st.from_regex(regex, fullmatch=True), st.sampled_from(
+        [" ", "  ", "=", ":", ":=", "=>", "::", "]", '"', "'", "key", "pass", "token", "\n", "x"]), st.text(max_size=4)),
+        max_size=8).map("".join))
+    def check(text: str) -> None:
+        assert [m.span() for m in fast.finditer(text)] == [m.span() for m in regex.finditer(text)]
+
+    check()
 
 
 def test_a_letter_ignorecase_folds_disables_skipping() -> None:
@@ -194,15 +222,14 @@ def test_same_findings_on_every_recorded_session_text() -> None:
 def _every_assignment(text: str) -> set[int]:
     """The characters of every NAME=value finding of a match starting at any position (no match
     hides another): what the scanner's resume rule must find."""
-    from agent_tui.core.secrets import _ASSIGN_RE, _plausible, secret_name
+    from agent_tui.core.secrets import _ASSIGN_RE, assigned_secret
 
     out: set[int] = set()
     for p in range(len(text) + 1):
         m = _ASSIGN_RE.search(text, p)
         if m is None:
             break
-        name, value = m.group("name"), m.group("value")
-        if secret_name(name) and _plausible(value) and not value.replace(".", "").isdigit():
+        if assigned_secret(m):
             out.update(range(m.start("value"), m.end("value")))
     return out
 

@@ -1,0 +1,173 @@
+"""The secret formats detect-secrets knows, run in-process on a text (no baseline files, no git).
+
+Its regex plugins' denylists, each behind its gate (``core.secret_gates``), and its base64 entropy plugin.
+Some of its regexes are run otherwise than as written, to find the same or more in linear time: the
+keyword-and-value plugins' separator (``secret_gates.linear``), npm's token (on the lines holding it),
+and the JWT (followed to the end of its signature, which its lazy end left readable).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from agent_tui.core.secret_gates import TextView, gate_for, linear, min_width
+from agent_tui.core.secret_values import MIN_SECRET_LEN, Finding
+
+#: Plugin regexes whose every match is on one line holding this literal (``.`` crosses no newline), by
+#: kind: they run on those lines alone.  npm's ``//.+/:_authToken=`` reads from every ``//`` of a line
+#: (every URL, every comment) to the line's end and back: a long minified line cost its length squared.
+_LINE_LITERALS = {"npm-token": "/:_authToken="}
+_SPACE_RUN_RE = re.compile(r"\s*+")
+
+#: A JWT's header and payload characters (the detect-secrets regex's ``[A-Za-z0-9-_=]``).
+_JWT_RUN_RE = re.compile(r"[A-Za-z0-9_=-]*+")
+#: What follows that regex's match: the rest of the signature, and more parts (a JWE has five), in base64url
+#: (no ``/``: a JWT in a URL's path ends before the next segment).
+_JWT_TAIL_RE = re.compile(r"[A-Za-z0-9_=-]*+(?:\.[A-Za-z0-9_=-]++)*+")
+
+#: detect-secrets plugins used (by class name), with the kind shown in ``[REDACTED:kind]``.
+_PLUGINS: dict[str, str] = {
+    "ArtifactoryDetector": "artifactory-token",
+    "AWSKeyDetector": "aws-key",
+    "AzureStorageKeyDetector": "azure-storage-key",
+    "CloudantDetector": "cloudant-password",
+    "DiscordBotTokenDetector": "discord-token",
+    "GitHubTokenDetector": "github-token",
+    "GitLabTokenDetector": "gitlab-token",
+    "IbmCloudIamDetector": "ibm-cloud-key",
+    "IbmCosHmacDetector": "ibm-cos-key",
+    "JwtTokenDetector": "jwt",
+    "MailchimpDetector": "mailchimp-key",
+    "NpmDetector": "npm-token",
+    "OpenAIDetector": "openai-key",
+    "PypiTokenDetector": "pypi-token",
+    "SendGridDetector": "sendgrid-key",
+    "SlackDetector": "slack-token",
+    "SoftlayerDetector": "softlayer-key",
+    "SquareOAuthDetector": "square-secret",
+    "StripeDetector": "stripe-key",
+    "TelegramBotTokenDetector": "telegram-token",
+    "TwilioKeyDetector": "twilio-key",
+}
+#: Base64 strings in quotes with at least this Shannon entropy are flagged (detect-secrets' default).
+BASE64_ENTROPY_LIMIT = 4.5
+
+
+_PLUGIN_MODULES = ("artifactory", "aws", "azure_storage_key", "cloudant", "discord", "github_token", "gitlab_token",
+                   "ibm_cloud_iam", "ibm_cos_hmac", "jwt", "mailchimp", "npm", "openai", "pypi_token", "sendgrid",
+                   "slack", "softlayer", "square_oauth", "stripe", "telegram_token", "twilio")
+"""detect-secrets' regex plugin modules whose denylists we use."""
+
+
+Detector = tuple[str, re.Pattern[str], Any, int]
+"""One plugin regex: its kind, the pattern, its gate (``core.secret_gates.Gate``) or None, and the
+length of its shortest match (a shorter text cannot hold one)."""
+
+
+@lru_cache(maxsize=1)
+def detectors() -> tuple[list[Detector], Any]:
+    """Every regex of the plugins (``Detector``), and the base64 entropy plugin (or None)."""
+    import importlib
+
+    try:
+        high_entropy_strings = importlib.import_module("detect_secrets.plugins.high_entropy_strings")
+        modules = [importlib.import_module(f"detect_secrets.plugins.{m}") for m in _PLUGIN_MODULES]
+    except ImportError:  # the detector is optional at run time: our own rules still apply
+        return [], None
+    found: list[Detector] = []
+    for module in modules:
+        for name, kind in _PLUGINS.items():
+            cls = getattr(module, name, None)
+            if cls is None:
+                continue
+            patterns = [p for p in getattr(cls, "denylist", ()) if isinstance(p, re.Pattern)]
+            if patterns:
+                found += [(kind, p, gate_for(p), min_width(p)) for p in patterns]
+    entropy = high_entropy_strings.Base64HighEntropyString(limit=BASE64_ENTROPY_LIMIT)
+    return found, entropy
+
+
+@lru_cache(maxsize=1)
+def _scanners() -> tuple[tuple[re.Pattern[str], str | None], ...]:
+    """How each detector of ``detectors()`` runs (same order): the regex (the plugin's own, or the same
+    matches read in linear time, ``secret_gates.linear``), and how: ``"jwt"`` (``_jwts``), a literal
+    its matches' lines hold (``_LINE_LITERALS``), or None (over the whole text)."""
+    out: list[tuple[re.Pattern[str], str | None]] = []
+    for kind, regex, _, _ in detectors()[0]:
+        literal = _LINE_LITERALS.get(kind)
+        if kind == "jwt" and regex.pattern.startswith("eyJ"):
+            out.append((regex, "jwt"))
+        elif literal is not None and literal in regex.pattern.replace("\\", ""):
+            out.append((regex, literal))
+        else:
+            out.append((linear(regex), None))
+    return tuple(out)
+
+
+def _lines_with(text: str, literal: str) -> list[tuple[int, int]]:
+    """The (start, end) of the lines a match holding ``literal`` can span, merged where they touch: the
+    line of each occurrence, through the line where the whitespace after it ends (npm's ``=\\s*`` may
+    cross a newline).  Linear: each whitespace run is read once, and a line end is looked for only past
+    the last span."""
+    out: list[tuple[int, int]] = []
+    at = text.find(literal)
+    while at != -1:
+        ws = _SPACE_RUN_RE.match(text, at + len(literal)).end()
+        if out and at < out[-1][1]:  # inside the last span: only its whitespace may reach further
+            if ws >= out[-1][1]:
+                out[-1] = (out[-1][0], _line_end(text, ws))
+        else:
+            out.append((text.rfind("\n", out[-1][1] if out else 0, at) + 1, _line_end(text, ws)))
+        at = text.find(literal, at + len(literal))
+    return out
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Where the line holding ``pos`` ends (its newline, or the text's end)."""
+    end = text.find("\n", pos)
+    return len(text) if end == -1 else end
+
+
+def _jwts(text: str, regex: re.Pattern[str]) -> Iterator[Finding]:
+    """The JWTs detect-secrets' ``regex`` finds, each whole, in linear time.  Its regex ends lazily
+    (``[…]*?``), so its match stopped before the signature, which stayed readable: it is followed here
+    to its end.  And where a run of header characters from an ``eyJ`` holds no JWT (no ``.`` and
+    payload after it), no later ``eyJ`` of that run starts one: the search goes on after the run, not
+    at the next ``eyJ`` (``eyJeyJeyJ…`` cost its length squared)."""
+    pos = 0
+    while (at := text.find("eyJ", pos)) != -1:
+        m = regex.match(text, at)
+        if m is None:
+            pos = _JWT_RUN_RE.match(text, at + 3).end()
+            continue
+        pos = _JWT_TAIL_RE.match(text, m.end()).end()
+        if pos - at >= MIN_SECRET_LEN:
+            yield Finding(at, pos, "jwt")
+
+
+def known_formats(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """What detect-secrets' plugins find in ``text``: their regexes (those a ``view`` shows cannot match
+    skipped), and quoted base64 strings of high entropy."""
+    patterns, entropy = detectors()
+    size = len(text)
+    for (kind, _, gate, shortest), (scan, how) in zip(patterns, _scanners(), strict=True):
+        if view is not None and (size < shortest or (gate is not None and not gate.admits(view))):
+            continue
+        if how == "jwt":
+            yield from _jwts(text, scan)
+            continue
+        for a, b in ((0, size),) if how is None else _lines_with(text, how):
+            for m in scan.finditer(text, a, b):
+                if m.end() - m.start() >= MIN_SECRET_LEN:
+                    yield Finding(m.start(), m.end(), kind)
+    if entropy is not None and ('"' in text or "'" in text):
+        for m in entropy.regex.finditer(text):
+            value = m.group(2)
+            if (
+                len(value) >= 20
+                and entropy.calculate_shannon_entropy(value) > entropy.entropy_limit
+            ):
+                yield Finding(m.start(2), m.end(2), "high-entropy-string")
