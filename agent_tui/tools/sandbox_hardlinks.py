@@ -35,15 +35,16 @@ _cache: dict[tuple[str, tuple[tuple[int, int, int], ...]], dict[Path, Inode]] = 
 
 def _linked(files: Iterable[Path]) -> dict[Inode, tuple[int, set[Path]]]:
     """Per regular file with more than one link among ``files``: its link count and the names given,
-    each as its real folder and name.  One link may be given under several spellings (an include
-    written ``../.gitconfig`` is ``.git/../.gitconfig``, and the real path is given too): counted once
-    per spelling, the links known would reach the link count and the walk would not look for the
-    other name."""
+    each as its real path.  A symbolic link counts as the file it leads to (git runs or reads that
+    file: ``.git/hooks/pre-commit -> ~/hooks/pre-commit``, itself a hard link of a work-tree script).
+    One link may be given under several spellings (an include written ``../.gitconfig`` is
+    ``.git/../.gitconfig``, and the real path is given too): counted once per spelling, the links
+    known would reach the link count and the walk would not look for the other name."""
     out: dict[Inode, tuple[int, set[Path]]] = {}
     for path in files:
         try:
-            st = os.lstat(path)
-            name = Path(os.path.realpath(path.parent)) / path.name
+            st = os.stat(path)
+            name = Path(os.path.realpath(path))
         except (OSError, ValueError):
             continue
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:

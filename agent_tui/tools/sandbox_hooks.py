@@ -303,7 +303,9 @@ def _add_paths(paths: GitPaths, root: Path, found: _Found, done: set[Path]) -> N
             for named, kind in manager_paths(real, installed, paths.top).items():
                 if (target := _walked(named, root, found)) is not None and _inside(target, root) and target != root:
                     found.wanted.setdefault(target, kind)
-        found.files.update(real / name for name in installed if name not in linked)
+        found.files.update(real / name for name in installed)  # (a symlinked one: the file it leads to)
+        if real.name == "_":  # husky: the wrappers in `_` run the scripts of the same names one level up
+            found.files.update(real.parent / name for name in _present_hooks(real.parent)[0])
         if hooks in done:
             continue
         done.add(hooks)

@@ -124,3 +124,32 @@ async def test_an_included_config_named_through_dot_dot_protects_its_other_name(
     code, out = await sh(box, f"printf '\\tfsmonitor = \"touch {marker}; false\"\\n' >> conf/gitconfig")
     assert code != 0 and "Read-only file system" in out, out
     assert not users_git_runs_it(ws, marker)
+
+
+def test_a_husky_script_run_by_its_wrapper_protects_its_other_name(ws: Path) -> None:
+    """core.hooksPath is .husky/_, whose wrappers run .husky/<hook>: only the wrappers' links were
+    looked for, so a hard link of .husky/pre-commit elsewhere in the work tree stayed writable."""
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", ".husky/_"], cwd=ws, check=True)
+    (ws / ".husky" / "_").mkdir(parents=True)
+    (ws / ".husky" / "_" / "pre-commit").write_text('#!/bin/sh\n. "$(dirname "$0")/../pre-commit"\n')
+    (ws / ".husky" / "pre-commit").write_text("npm test\n")
+    other = ws / "scripts" / "pre-commit"
+    other.parent.mkdir()
+    os.link(ws / ".husky" / "pre-commit", other)
+    assert run_later_paths(ws).get(other.resolve()) == "hard link"
+    with pytest.raises(WorkspaceError, match="hard link"):
+        refuse_protected(ws, other.resolve())
+
+
+def test_a_symlinked_hook_whose_target_is_hard_linked_into_the_work_tree(ws: Path, tmp_path: Path) -> None:
+    """``.git/hooks/pre-commit -> ~/hooks/pre-commit`` (outside the workspace), that file a hard link
+    of a work-tree script: a symlinked hook was left out of the files whose links are looked for."""
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    outside = tmp_path / "hooks" / "pre-commit"
+    outside.parent.mkdir()
+    outside.write_text(HOOK)
+    (ws / ".git" / "hooks" / "pre-commit").symlink_to(outside)
+    other = ws / "hook.sh"
+    os.link(outside, other)
+    assert run_later_paths(ws).get(other.resolve()) == "hard link"
