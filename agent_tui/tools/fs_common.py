@@ -127,11 +127,12 @@ def in_file_format(old: str, new: str) -> str:
     (unless ``new`` has CRLF of its own, the model's choice), its byte order mark and its final newline.
     The model never sees the BOM and often leaves out the last newline; dropping either is a change the
     user did not ask for (a BOM some tools need, a "no newline at end of file" in every diff)."""
-    if "\r\n" not in new:
+    own_crlf = "\r\n" in new
+    if not own_crlf:
         new = with_endings(old, new, newline_of(old))
     old_lines, old_ends = split_ends(old)
     if new and not new.endswith(("\n", "\r")) and old_lines[-1] == "" and len(old_ends) > 1:
-        new += old_ends[-2]  # (the ending of old's last line)
+        new += "\r\n" if own_crlf else old_ends[-2]  # (the model's CRLF, else the ending of old's last line)
     if old.startswith(BOM) and not new.startswith(BOM):
         new = BOM + new
     return new

@@ -118,3 +118,12 @@ async def test_write_over_a_file_keeps_its_bom_and_final_newline(ws: Path, call:
     assert (ws / "lf.txt").read_bytes() == b""
     await call("write_file", path="new.txt", content="\ufeffx\r\ny")  # a new file is written as given
     assert (ws / "new.txt").read_bytes() == b"\xef\xbb\xbfx\r\ny"
+
+
+async def test_the_final_newline_added_to_crlf_content_is_crlf(ws: Path, call: Call) -> None:
+    """Content with CRLF of its own (the model's choice) over an LF file that ended with a newline: the
+    newline added at its end was the old file's LF, a mixed-ending file nobody asked for."""
+    (ws / "lf.txt").write_bytes(b"one\ntwo\n")
+    await call("read_file", path="lf.txt")
+    await call("write_file", path="lf.txt", content="1\r\n2")
+    assert (ws / "lf.txt").read_bytes() == b"1\r\n2\r\n"
