@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,7 +31,7 @@ Inode = tuple[int, int]
 """(device, inode number) of a file."""
 
 _lock = threading.Lock()
-_cache: dict[tuple[str, tuple[tuple[int, int, int], ...]], dict[Path, Inode]] = {}
+_cache: dict[tuple[str, tuple[tuple[int, int, int], ...]], dict[Path, str]] = {}
 
 
 def _linked(files: Iterable[Path]) -> dict[Inode, tuple[int, set[Path]]]:
@@ -53,25 +54,31 @@ def _linked(files: Iterable[Path]) -> dict[Inode, tuple[int, set[Path]]]:
     return out
 
 
-def _still(path: Path, inode: Inode) -> bool:
+def _still(path: Path, linked: dict[Inode, tuple[int, set[Path]]]) -> bool:
+    """``path`` still leads to one of the ``linked`` files (a name found before was not moved)."""
     try:
         st = os.lstat(path)
     except OSError:
         return False
-    return (st.st_dev, st.st_ino) == inode
+    return (st.st_dev, st.st_ino) in linked
 
 
-def _walk(root: Path, linked: dict[Inode, tuple[int, set[Path]]]) -> dict[Path, Inode]:
+def _walk(root: Path, linked: dict[Inode, tuple[int, set[Path]]]) -> dict[Path, str]:
     """Every name below ``root`` (``.git`` folders aside: they are protected whole) of a file in
-    ``linked`` that is not one of its names already known; stops once every link is accounted for."""
+    ``linked`` that is not one of its names already known (kind ``hard link``); stops once every
+    link is accounted for.  Breadth first: a shared hook's other name sits near the top (``scripts/``,
+    ``.githooks/``), and a deep ``node_modules`` must not use up ``MAX_ENTRIES`` before it is reached.
+    While a link is still unaccounted for, each folder that could not be read is returned too (kind
+    ``shut``): kept read-only, a command cannot open it again to reach a name inside."""
     inos = {ino for _, ino in linked}
     missing = {key: nlink - len(names) for key, (nlink, names) in linked.items()}
     known = {p for _, names in linked.values() for p in names}
-    found: dict[Path, Inode] = {}
-    todo = [root]
+    found: dict[Path, str] = {}
+    shut: list[Path] = []
+    todo = deque([root])
     seen = 0
     while todo and seen < MAX_ENTRIES and any(n > 0 for n in missing.values()):
-        folder = todo.pop()
+        folder = todo.popleft()
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -84,23 +91,29 @@ def _walk(root: Path, linked: dict[Inode, tuple[int, set[Path]]]) -> dict[Path, 
                         st = entry.stat(follow_symlinks=False)
                         key, path = (st.st_dev, st.st_ino), Path(entry.path)
                         if key in missing and path not in known and path not in found:
-                            found[path] = key
+                            found[path] = "hard link"
                             missing[key] -= 1
-        except OSError:  # a folder that cannot be read: the user's git cannot find a hook there either
+        except PermissionError:
+            if folder != root:
+                shut.append(folder)
+        except OSError:  # gone meanwhile, or not a folder any more
             continue
+    if any(n > 0 for n in missing.values()):
+        found.update((folder, "shut") for folder in shut)
     return found
 
 
-def other_names(root: Path, files: Iterable[Path]) -> dict[Path, Inode]:
+def other_names(root: Path, files: Iterable[Path]) -> dict[Path, str]:
     """The names below ``root`` of the hard-linked regular files among ``files`` (other than the
-    names given), each with the file it leads to; {} when none of them has a second link."""
+    names given), each with its kind (``hard link``, or ``shut`` for an unreadable folder that may
+    hold one: ``_walk``); {} when none of them has a second link."""
     linked = _linked(files)
     if not linked:
         return {}
     key = (str(root), tuple(sorted((dev, ino, nlink) for (dev, ino), (nlink, _) in linked.items())))
     with _lock:
         cached = _cache.get(key)
-    if cached is not None and all(_still(p, inode) for p, inode in cached.items()):
+    if cached is not None and all(kind != "hard link" or _still(p, linked) for p, kind in cached.items()):
         return dict(cached)
     found = _walk(root, linked)
     with _lock:

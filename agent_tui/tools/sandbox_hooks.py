@@ -385,8 +385,8 @@ def _look(workspace: Path) -> _Found:
         paths = git_paths(top)
         found.files.update(paths.watched)
         _add_paths(paths, root, found, done)
-    for path in other_names(root, [*found.files, *found.wanted]):  # `ln scripts/pre-commit .git/hooks/`
-        found.wanted.setdefault(path, "hard link")
+    for path, kind in other_names(root, [*found.files, *found.wanted]).items():  # `ln scripts/x .git/hooks/`
+        found.wanted.setdefault(path, kind)
     return found
 
 

@@ -87,11 +87,54 @@ def test_the_walk_stops_once_every_link_is_found(ws: Path, monkeypatch: pytest.M
         return real_scandir(path)
 
     monkeypatch.setattr(sandbox_hardlinks.os, "scandir", scandir)
-    assert sandbox_hardlinks.other_names(ws, [hook]) == {top: sandbox_hardlinks._linked([hook]).popitem()[0]}
+    assert sandbox_hardlinks.other_names(ws, [hook]) == {top: "hard link"}
     assert folders == [str(ws)]  # both names known after the first folder: no folder below is read
     os.link(hook, ws / "d7" / "g")
     monkeypatch.setattr(sandbox_hardlinks, "MAX_ENTRIES", 3)  # a huge tree: what was found so far
     assert ws / "d7" / "g" not in sandbox_hardlinks.other_names(ws, [hook])
+
+
+def test_a_shallow_name_is_found_before_a_deep_tree_uses_up_the_walk(ws: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Breadth first: a `node_modules` hundreds of folders deep, listed before `scripts/`, must not use
+    up the entries the walk may look at before the shared hook's other name is reached."""
+    deep = ws / "node_modules"
+    for i in range(40):
+        deep = deep / f"p{i}"
+        for j in range(5):
+            (deep / f"f{j}").parent.mkdir(parents=True, exist_ok=True)
+            (deep / f"f{j}").write_text("x")
+    script = shared_hook(ws)
+    monkeypatch.setattr(sandbox_hardlinks, "MAX_ENTRIES", 60)  # fewer than node_modules holds (240)
+    sandbox_hardlinks._cache.clear()
+    assert run_later_paths(ws).get(script.resolve()) == "hard link"
+
+
+def test_an_unreadable_folder_is_kept_shut_while_a_link_is_unaccounted_for(ws: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder the walk cannot read may hold the other name: read-only, a command cannot open it
+    again (`chmod 700`) and write through the link.  When every link is found, it is left alone."""
+    shared_hook(ws)
+    locked = ws / "private"
+    locked.mkdir()
+    hidden = locked / "hook-copy"
+    os.link(ws / "scripts" / "pre-commit", hidden)
+    real_scandir = os.scandir
+
+    def scandir(path: str | os.PathLike[str]) -> object:
+        if Path(path) == locked.resolve():
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(sandbox_hardlinks.os, "scandir", scandir)
+    sandbox_hardlinks._cache.clear()
+    later = run_later_paths(ws)
+    assert later.get(locked.resolve()) == "shut" and hidden.resolve() not in later
+    with pytest.raises(WorkspaceError, match="unreadable"):
+        refuse_protected(ws, hidden.resolve())
+    hidden.unlink()  # every link now known: the folder is not kept shut
+    sandbox_hardlinks._cache.clear()
+    assert locked.resolve() not in run_later_paths(ws)
 
 
 async def test_a_command_cannot_rewrite_the_hook_through_its_other_name(box: Sandbox, tmp_path: Path) -> None:
