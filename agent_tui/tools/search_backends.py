@@ -13,10 +13,10 @@ import asyncio
 import contextlib
 import fnmatch
 import os
-import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.tools.base import ToolError
@@ -52,16 +52,53 @@ def smart_case(pattern: str) -> bool:
     return not any(c.isupper() for c in pattern)
 
 
-def compile_pattern(pattern: str, regex: bool) -> re.Pattern[str]:
-    """The pattern as a Python regex (escaped unless ``regex``), smart case."""
-    flags = re.IGNORECASE if smart_case(pattern) else 0
+class LinePattern(Protocol):
+    """A compiled search pattern (RE2's, see ``compile_pattern``)."""
+
+    def search(self, text: str, pos: int = ..., endpos: int = ...) -> Any: ...
+
+
+def compile_pattern(pattern: str, regex: bool) -> LinePattern:
+    """The pattern compiled by RE2 (google-re2), escaped unless ``regex``, smart case, never matching
+    across a line end (``never_nl``: every match lies within one line, as ripgrep's do).
+
+    RE2, not Python's ``re``: the pattern is the model's and the text is the repository's, and a
+    backtracking engine can take exponential time on a pattern like ``(a+)+$`` against a long line
+    of a's, which would hold up the tool.  RE2 is linear in the text, and its syntax is ripgrep's
+    (no look-around, no backreferences), so the fallback accepts what ripgrep accepts and the
+    message for a pattern it rejects is the same on both paths."""
+    import re2  # google-re2 (a compiled extension; imported when a search first runs)
+
+    options = re2.Options()
+    options.log_errors = False  # (RE2 would print the parse error on the terminal)
+    options.never_nl = True
+    options.case_sensitive = not smart_case(pattern)
     try:
-        return re.compile(pattern if regex else re.escape(pattern), flags)
-    except re.error as exc:
+        return re2.compile("(?m)" + (pattern if regex else re2.escape(pattern)), options=options)
+    except re2.error as exc:
+        why = exc.args[0] if exc.args else exc
+        why = why.decode("utf-8", "replace") if isinstance(why, bytes) else str(why)
         raise ToolError(
-            f"Invalid regular expression {pattern!r}: {exc}. Fix it, or set regex=false "
-            "to search for the literal text."
+            f"Invalid regular expression {pattern!r}: {why}. The syntax is ripgrep's: no look-around or "
+            "backreferences. Fix it, or set regex=false to search for the literal text."
         ) from None
+
+
+def matching_lines(compiled: LinePattern, text: str) -> Iterator[tuple[int, str]]:
+    """(1-based number, text) of each line of ``text`` holding a match: one search per matching line
+    over the whole text, not one call per line (RE2's per-call cost is what a line-by-line loop pays)."""
+    pos, number, counted = 0, 1, 0
+    while pos <= len(text):
+        found = compiled.search(text, pos)
+        if found is None:
+            return
+        start = text.rfind("\n", 0, found.start()) + 1
+        number += text.count("\n", counted, start)
+        counted = start
+        end = text.find("\n", found.start())
+        end = len(text) if end < 0 else end
+        yield number, text[start:end]
+        pos = end + 1
 
 
 def glob_matches(rel: str, glob: str | None) -> bool:
@@ -176,9 +213,8 @@ def search_python(
         if b"\x00" in data[:SNIFF_BYTES]:
             continue
         text = data.decode("utf-8", errors="replace")
-        for number, line in enumerate(text.split("\n"), start=1):
-            if compiled.search(line):
-                hits.append(Hit(rel, number, line.rstrip("\r")))
-                if len(hits) >= MAX_HITS:
-                    return hits
+        for number, line in matching_lines(compiled, text):
+            hits.append(Hit(rel, number, line.rstrip("\r")))
+            if len(hits) >= MAX_HITS:
+                return hits
     return hits

@@ -160,3 +160,38 @@ async def test_search_ripgrep_matches_fallback(
     monkeypatch.setenv(NO_RG_ENV, "1")
     fallback = await call("search", pattern="needle")
     assert with_rg.text == fallback.text
+
+
+def test_fallback_runs_a_backtracking_pattern_in_linear_time(ws: Path) -> None:
+    """`(a+)+$` against a long line of a's ending in b: Python's backtracking `re` takes exponential
+    time (minutes at 40 characters), which held up the tool; RE2 answers at once, and correctly."""
+    (ws / "trap.txt").write_text("a" * 40 + "b\n" + "aaa\n")
+    hits = search_python(ws, ws, r"(a+)+$", None, True)
+    assert [(h.line, h.text) for h in hits] == [(2, "aaa")]
+
+
+def test_fallback_numbers_lines_as_a_line_by_line_search_does(ws: Path) -> None:
+    text = "héllo world\r\nsecond\n\nworld again world\nlast world"
+    (ws / "t.txt").write_text(text, newline="")
+    lines = text.split("\n")
+    for pattern in ["world", "^$", "^", r"d\s*$", r"o\s+w", "W", r"\s+s"]:
+        expected = [(n, line.rstrip("\r")) for n, line in enumerate(lines, 1)
+                    if __import__("re").search(pattern, line, 0 if any(c.isupper() for c in pattern) else 2)]
+        got = [(h.line, h.text) for h in search_python(ws, ws, pattern, None, True)]
+        assert got == expected, pattern  # a match never spans two lines: `\s+s` finds no "\nsecond"
+
+
+async def test_fallback_refuses_what_ripgrep_refuses_with_the_same_message(
+    ws: Path, call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Look-around and backreferences are not ripgrep's syntax: the fallback said nothing and searched
+    with them, ripgrep found nothing (its error was not shown). Both paths now say why."""
+    (ws / "t.txt").write_text("foo bar\n")
+    for backend in ("1", ""):
+        if backend:
+            monkeypatch.setenv(NO_RG_ENV, backend)
+        else:
+            monkeypatch.delenv(NO_RG_ENV, raising=False)
+        for pattern in (r"(?<=foo )bar", r"(o)\1"):
+            result = await call("search", pattern=pattern, regex=True)
+            assert result.is_error and "ripgrep's: no look-around or backreferences" in result.text, result.text
