@@ -55,7 +55,7 @@ def smart_case(pattern: str) -> bool:
 class LinePattern(Protocol):
     """A compiled search pattern (RE2's, see ``compile_pattern``)."""
 
-    def search(self, text: str, pos: int = ..., endpos: int = ...) -> Any: ...
+    def search(self, text: bytes, pos: int = ..., endpos: int = ...) -> Any: ...
 
 
 def compile_pattern(pattern: str, regex: bool) -> LinePattern:
@@ -74,7 +74,9 @@ def compile_pattern(pattern: str, regex: bool) -> LinePattern:
     options.never_nl = True
     options.case_sensitive = not smart_case(pattern)
     try:
-        return re2.compile("(?m)" + (pattern if regex else re2.escape(pattern)), options=options)
+        # bytes: RE2 searches UTF-8, and a str would be encoded again at every call
+        return re2.compile(("(?m)" + (pattern if regex else re2.escape(pattern))).encode("utf-8", "surrogatepass"),
+                           options=options)
     except re2.error as exc:
         why = exc.args[0] if exc.args else exc
         why = why.decode("utf-8", "replace") if isinstance(why, bytes) else str(why)
@@ -84,20 +86,21 @@ def compile_pattern(pattern: str, regex: bool) -> LinePattern:
         ) from None
 
 
-def matching_lines(compiled: LinePattern, text: str) -> Iterator[tuple[int, str]]:
-    """(1-based number, text) of each line of ``text`` holding a match: one search per matching line
-    over the whole text, not one call per line (RE2's per-call cost is what a line-by-line loop pays)."""
-    pos, number, counted = 0, 1, 0
-    while pos <= len(text):
-        found = compiled.search(text, pos)
+def matching_lines(compiled: LinePattern, data: bytes) -> Iterator[tuple[int, str]]:
+    """(1-based number, text) of each line of ``data`` (UTF-8) holding a match: one search per
+    matching line over the whole file, not one call per line (RE2's per-call cost is what a
+    line-by-line loop pays); a line that is not UTF-8 is shown with replacement characters."""
+    pos, number, counted, size = 0, 1, 0, len(data)
+    while pos <= size:
+        found = compiled.search(data, pos)
         if found is None:
             return
-        start = text.rfind("\n", 0, found.start()) + 1
-        number += text.count("\n", counted, start)
+        start = data.rfind(b"\n", 0, found.start()) + 1
+        number += data.count(b"\n", counted, start)
         counted = start
-        end = text.find("\n", found.start())
-        end = len(text) if end < 0 else end
-        yield number, text[start:end]
+        end = data.find(b"\n", found.start())
+        end = size if end < 0 else end
+        yield number, data[start:end].decode("utf-8", errors="replace")
         pos = end + 1
 
 
@@ -212,8 +215,7 @@ def search_python(
             continue
         if b"\x00" in data[:SNIFF_BYTES]:
             continue
-        text = data.decode("utf-8", errors="replace")
-        for number, line in matching_lines(compiled, text):
+        for number, line in matching_lines(compiled, data):
             hits.append(Hit(rel, number, line.rstrip("\r")))
             if len(hits) >= MAX_HITS:
                 return hits
