@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
@@ -328,21 +329,29 @@ def test_sighup_and_sigterm_write_the_draft_and_end_the_app(tmp_path: Path) -> N
         assert draft_text(workspace) == "unsent words typed just before the end"
 
 
+async def type_a_paste_then_browse_up(pilot: Any, app: Any, typed: str) -> str:
+    """Send `/memos`, type ``typed`` and paste a folded 40-line log after it, then ↑ to `/memos`;
+    returns the paste."""
+    big = "\n".join(f"line {n} of the log" for n in range(40))
+    prompt = app.main.prompt
+    prompt.clear()
+    await pilot.press(*"/memos", "enter")
+    await pilot.pause()
+    await pilot.press("escape", *typed)
+    app.post_message(events.Paste(big))
+    await pilot.pause()
+    await pilot.press("home", "up")
+    assert prompt.value == "/memos"
+    return big
+
+
 async def test_sending_a_recalled_message_gives_back_what_was_typed_before(demo_workspace: Path) -> None:
     """Typed, ↑ to an earlier message, enter: the typing was dropped with no copy anywhere."""
-    big = "\n".join(f"line {n} of the log" for n in range(40))
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"/memos", "enter")
-        await pilot.pause()
-        await pilot.press("escape", *"my unsent idea: ")
-        app.post_message(events.Paste(big))
-        await pilot.pause()
-        await pilot.press("home", "up")
-        assert prompt.value == "/memos"
+        big = await type_a_paste_then_browse_up(pilot, app, "my unsent idea: ")
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("escape")
@@ -351,19 +360,10 @@ async def test_sending_a_recalled_message_gives_back_what_was_typed_before(demo_
 
 async def test_quitting_while_up_keeps_a_folded_paste_of_the_draft_whole(demo_workspace: Path) -> None:
     """The draft written while ↑ showed an old message kept the paste's token, not its text."""
-    big = "\n".join(f"line {n} of the log" for n in range(40))
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"/memos", "enter")
-        await pilot.pause()
-        await pilot.press("escape", *"see: ")
-        app.post_message(events.Paste(big))
-        await pilot.pause()
-        await pilot.press("home", "up")
-        assert prompt.value == "/memos"
+        big = await type_a_paste_then_browse_up(pilot, app, "see: ")
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
