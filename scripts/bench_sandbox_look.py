@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_tui.tools import sandbox_hardlinks, sandbox_hooks, sandbox_nested, sandbox_placed
+from agent_tui.tools import sandbox_gitpaths, sandbox_hardlinks, sandbox_nested, sandbox_placed
 from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.sandbox_placed import check_made, placed_repos
 
@@ -85,7 +85,7 @@ def with_tree(base: Path, folders: int, clones: int) -> Path:
 
 def measure(ws: Path, label: str, repeat: int) -> None:
     sandbox_nested._cache.clear()
-    sandbox_hooks._cache.clear()
+    sandbox_gitpaths._cache.clear()
     sandbox_placed._memos.clear()
     sandbox_hardlinks._cache.clear()
     began = time.perf_counter()

@@ -41,6 +41,7 @@ from agent_tui.tools.sandbox_after import (
     remove_hook_placeholders,
     through_links,
 )
+from agent_tui.tools.sandbox_gitpaths import HOOK_NAMES
 from agent_tui.tools.sandbox_guard import (
     PROTECTED,
     lock_file,
@@ -48,7 +49,6 @@ from agent_tui.tools.sandbox_guard import (
     repair_links,
     state_folder,
 )
-from agent_tui.tools.sandbox_hooks import HOOK_NAMES
 from agent_tui.tools.sandbox_managers import MANAGER_NAMES
 from agent_tui.tools.sandbox_placed import Placed, check_made
 from agent_tui.tools.sandbox_placed import pending as placed_before
