@@ -44,6 +44,12 @@ def plausible(value: str) -> bool:
     return True
 
 
+def named_value(value: str) -> bool:
+    """A value given to a secret name that could be the secret: ``plausible``, and not a number or a dotted
+    version (``PASSWORD_MIN_LENGTH=12345678``, ``key_version: 1.2.3.4``)."""
+    return plausible(value) and not value.replace(".", "").isdigit()
+
+
 def name_kind(name: str) -> str:
     """The kind a secret-named value is masked as: an upper-case name itself (``DB_PASSWORD``, as an
     environment variable reads), else ``secret``."""

@@ -28,7 +28,7 @@ from agent_tui.core.secret_values import (
     Finding,
     lines_to_scan,
     name_kind,
-    plausible,
+    named_value,
 )
 
 #: A YAML key at a line's start, maybe a list item's (``- password:``), maybe quoted, maybe on a diff's line
@@ -78,7 +78,7 @@ def yaml_values(text: str, view: TextView | None = None) -> Iterator[Finding]:
     Below the key, the token of each line of the value: the lines right below it, indented deeper than the
     key's line, up to the first line that is not (blank and comment lines between are skipped).  Every
     such line must hold a single token that is no indicator, path, URL or code (``_YAML_NOT_FIRST``,
-    ``_YAML_CODE_RE``), and together they must be ``plausible``; else the key has something else below
+    ``_YAML_CODE_RE``), and together they must be a ``named_value``; else the key has something else below
     it (a mapping, a list, prose, code) and nothing is masked.  Each line's token is its own finding (a
     mask takes out no newline).  A key on a diff's line is read with the diff's first column taken off
     each line, when reading it as plain YAML found nothing."""
@@ -142,7 +142,7 @@ def _inline_value(text: str, pos: int, stop: int, kind: str) -> list[Finding]:
         while end > start and text[end - 1] in " \t\r":
             end -= 1
     value = text[start:end]
-    if not plausible(value) or value.replace(".", "").isdigit():
+    if not named_value(value):
         return []
     return [Finding(start, end, kind)]
 
@@ -183,6 +183,6 @@ def _value_below(text: str, end: int, indent: int, block: bool, kind: str, colum
     else:
         return []  # a longer value than any secret's
     value = "".join(text[f.start:f.end] for f in found)
-    if not found or not plausible(value) or value.replace(".", "").isdigit():
+    if not found or not named_value(value):
         return []
     return found

@@ -57,6 +57,7 @@ from agent_tui.core.secret_values import (
     RunEnds,
     lines_to_scan,
     name_kind,
+    named_value,
     plausible,
 )
 from agent_tui.core.secret_yaml import yaml_values
@@ -207,7 +208,7 @@ def assigned_secret(m: re.Match[str]) -> bool:
     YAML anchor, tag or alias: ``token: &tok …`` is ``core.secret_yaml``'s); for a flag, the stricter
     name, ``=`` and no path (``_FLAG_SECRET_RE``, ``_FLAG_PATH_RE``)."""
     name, value = m.group("name"), m.group("value")
-    if not secret_name(name) or not plausible(value) or value.replace(".", "").isdigit():
+    if not secret_name(name) or not named_value(value):
         return False
     if m.group("sep") == ":" and not m.group("q") and _YAML_PROPERTY_RE.fullmatch(value):
         return False
@@ -242,7 +243,7 @@ def _query_params(text: str, view: TextView | None = None) -> Iterator[Finding]:
             if not (secret_name(m.group("name")) or _QUERY_SIGNATURE_RE.search(m.group("name"))):
                 continue
             value = unquote(m.group("value"))
-            if plausible(value) and not value.replace(".", "").isdigit() and "{" not in value and "}" not in value:
+            if named_value(value) and "{" not in value and "}" not in value:
                 yield Finding(m.start("value"), m.end("value"), "url-param")
 
 
@@ -294,7 +295,7 @@ def _config_set_values(text: str, view: TextView | None = None) -> Iterator[Find
         value = m.group(group)
         if group != "sq" and _SHELL_EXPANSION_RE.search(value):  # computed by the shell: no literal secret
             continue
-        if plausible(value) and not value.replace(".", "").isdigit():
+        if named_value(value):
             yield Finding(m.start(group), m.end(group), kind or name_kind(name))
 
 
