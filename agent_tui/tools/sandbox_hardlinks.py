@@ -45,12 +45,12 @@ def _linked(files: Iterable[Path]) -> dict[Inode, tuple[int, set[Path]]]:
     for path in files:
         try:
             st = os.stat(path)
-            name = Path(os.path.realpath(path))
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+                continue
+            name = Path(os.path.realpath(path))  # (only here: a look before every command stats them all)
         except (OSError, ValueError):
             continue
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            key = (st.st_dev, st.st_ino)
-            out.setdefault(key, (st.st_nlink, set()))[1].add(name)
+        out.setdefault((st.st_dev, st.st_ino), (st.st_nlink, set()))[1].add(name)
     return out
 
 
