@@ -22,23 +22,25 @@ _SECRET_LAST_WORDS = frozenset(
         "passwd",
         "pwd",
         "pass",
+        "passphrase",
         "credential",
         "credentials",
         "auth",
         "pat",
     }
 )
-#: Words that mark a value secret wherever they are in the name (``SECRET_KEY_BASE``).
-_SECRET_ANY_WORDS = frozenset({"secret", "password", "passwd"})
+#: Endings of a word that mark a value secret wherever the word is in the name (``SECRET_KEY_BASE``), also
+#: glued to another word (``PGPASSWORD``, ``clientsecret``).
+_SECRET_ANY_ENDINGS = ("secret", "password", "passwd", "passphrase")
 
 
 def secret_name(name: str) -> bool:
-    """True when a variable/key name says its value is a secret (``DB_PASSWORD``, ``apiKey``;
-    not ``max_tokens``, ``sort_keys``, ``KEY_FILE``)."""
+    """True when a variable/key name says its value is a secret (``DB_PASSWORD``, ``apiKey``, ``PGPASSWORD``,
+    ``GPG_PASSPHRASE``; not ``max_tokens``, ``sort_keys``, ``KEY_FILE``)."""
     words = [w.lower() for w in _NAME_PARTS_RE.findall(name)]
     if not words:
         return False
-    return words[-1] in _SECRET_LAST_WORDS or any(w in _SECRET_ANY_WORDS for w in words)
+    return words[-1] in _SECRET_LAST_WORDS or any(w.endswith(_SECRET_ANY_ENDINGS) for w in words)
 
 
 #: Environment variables a secret word names that hold no secret: the shell's working directories, and

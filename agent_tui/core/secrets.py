@@ -24,6 +24,8 @@ baseline files, no git), plus rules of our own:
   several entries on a line), a double-quoted one whole (``password "my secret pass"``, with ``\\"``
   escapes, as curl and Python's netrc read it: its first word alone hid nothing);
 - an AWS secret access key beside its access key id (``core.secret_aws``);
+- a secret given on a command line with no ``=`` (``curl -u user:PASS``, ``mysql -pPASS``, ``--token VALUE``)
+  and a quoted passphrase with blanks (``DB_PASSWORD="correct horse battery staple"``): ``core.secret_cli``;
 - the credentials of an ``Authorization:`` header or a ``Bearer`` token (an HTTP client's debug
   output, a server's request dump), which no detect-secrets plugin covers when the token has no
   known format.
@@ -46,6 +48,7 @@ from urllib.parse import unquote
 
 from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_aws import aws_secret_keys
+from agent_tui.core.secret_cli import command_line_secrets, quoted_passphrases
 from agent_tui.core.secret_gates import Anchor, TextView
 from agent_tui.core.secret_names import secret_name
 from agent_tui.core.secret_plugins import known_formats
@@ -324,7 +327,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         [*known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
-         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text)],
+         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text),
+         *command_line_secrets(text, view), *quoted_passphrases(text, view)],
         key=lambda f: (f.start, -f.end),
     )
     merged: list[Finding] = []

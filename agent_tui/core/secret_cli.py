@@ -1,0 +1,242 @@
+"""Secrets given to a program on its command line, where no ``NAME=`` says so; and passphrases.
+
+An agent runs commands and reads the ones READMEs, scripts and shell histories hold: ``curl -u
+user:PASS``, ``mysql -uroot -pPASS``, ``sshpass -p PASS``, ``redis-cli -a PASS``, ``docker login -u me -p
+PASS``, ``gh … --token VALUE``, ``keytool -storepass VALUE``, ``openssl … -passin pass:VALUE``.  The
+assignment rule (``core.secrets``) sees a flag's value only after ``=``.  Here:
+
+- a long flag whose last word is secret (``--password``, ``--api-key``, ``--auth-token``, ``-token``)
+  takes its value from the next word too, for any program (not a path, a variable, another flag);
+- a short option means a password only for the programs that read it so (``-p`` is a port or a
+  parent folder elsewhere, ``-u`` a user or "unified", ``-a`` "all"), so those are found by the program
+  before them on the command's line (continued lines included): mysql/mariadb's glued ``-pPASS``
+  (``-p PASS`` prompts, and PASS is the database), sshpass's ``-p``, redis-cli's ``-a``, ``-p`` after a
+  ``login`` (docker, podman, helm registry, oc, az, cf), and curl's/httpie's/xh's ``user:PASS``
+  (the password only: the user stays readable);
+- a quoted value with blanks given to a password's or a secret's name (``DB_PASSWORD="correct horse
+  battery staple"``): the assignment rule reads a value to its first blank and never saw it.  A label
+  or a message is left alone (it names the thing, ends like a sentence, or is a template).
+
+Every rule reads its text once: options are found by one regex starting with a literal ``-``, and the
+programs of each command line are looked up once per line, whatever the number of options on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agent_tui.core.secret_gates import Anchor, TextView
+from agent_tui.core.secret_values import PLACEHOLDER_RE, Finding, lines_to_scan, named_value
+
+#: Words one of which every finding of ``command_line_secrets`` needs in its text (lowercased): a secret
+#: flag's word or a program with a password option.
+_WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "mysql", "mariadb", "redis", "valkey", "keydb",
+          "login", "curl", "http", "xh")
+#: An option: a dash after a blank, ``;``, ``|``, ``&`` or ``(`` (checked by the caller), its name read whole.
+_OPTION_RE = re.compile(r"-(?P<long>-)?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,60}+)")
+_OPTION_STARTS = frozenset(" \t\n;|&(")
+#: A shell word: double-quoted (escapes kept), single-quoted, or bare up to a blank or an operator.
+_WORD_RE = re.compile(r"\"(?P<dq>(?:[^\"\\\n]|\\[^\n])*+)\"?|'(?P<sq>[^'\n]*+)'?|(?P<bare>[^\s;&|<>()`\"'\\]++)")
+#: A long flag whose value is a secret, by its last word (as ``core.secrets._FLAG_SECRET_RE``), or one of
+#: Java keytool's and openssl's password options (``-storepass``, ``-passin``).
+_SECRET_FLAG_RE = re.compile(
+    r"(?i)(?:(?:^|[-_])(?:pass(?:word|wd|phrase)?|pwd|token|api[-_]?key|(?:access|secret|private)[-_]key|"
+    r"client[-_]secret|credentials?)|^(?:src|dest)?(?:store|key)pass|^pass(?:in|out))$"
+)
+#: A flag's value that is a path or a resource's name (``projects/p/secrets/s``, ``~/.ssh/id``, ``./x``).
+_PATH_RE = re.compile(r"(?:~|\.\.?)?/|[a-z][a-z0-9._*-]*/(?:[a-z0-9._*-]+/)+")
+#: A shell expansion (``$X``, ``${X}``, ``$(cmd)``): computed by the shell, no literal secret.
+_EXPANSION_RE = re.compile(r"\$[A-Za-z_{(]")
+#: openssl's password sources that name where the password is, not the password (``env:VAR``,
+#: ``file:path``, ``fd:3``, ``stdin``); ``pass:VALUE`` holds it.
+_PASS_SOURCE_RE = re.compile(r"(?:env|file|fd):|stdin$")
+#: The programs whose short options take a password, by family.
+_PROGRAM_RE = re.compile(
+    r"(?<![\w.-])(?:(?P<mysql>mysql(?:dump|admin|import|show|check|slap|pump|sh)?|mariadb(?:-dump|-admin|-import|"
+    r"-show|-check|-slap)?)|(?P<sshpass>sshpass)|(?P<redis>(?:redis|valkey|keydb)-cli)|(?P<login>login)|"
+    r"(?P<curl>curl|curlie)|(?P<httpie>https?|xhs?))(?![\w-]|:)"
+)
+#: Per family, the short options that take a secret (``user:PASS`` for curl and httpie).
+_SHORT = {"mysql": ("p",), "sshpass": ("p",), "redis": ("a",), "login": ("p",), "curl": ("u", "U"),
+          "httpie": ("a",)}
+#: Long options that take ``user:PASS`` (curl's, httpie's).
+_USER_PASS_LONG = frozenset({"user", "proxy-user", "auth"})
+#: The shortest password a password option's value is taken for (the option says what it is).
+_MIN_PASSWORD = 4
+
+
+def command_line_secrets(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """The secret values of command-line options in ``text`` (see the module's docstring)."""
+    if view is not None:
+        low = view.lowered
+        if "-" not in text or (low is not None and not any(w in low for w in _WORDS)):
+            return
+    lines = _CommandLines(text)
+    for m in _OPTION_RE.finditer(text):
+        start = m.start()
+        if start and text[start - 1] not in _OPTION_STARTS:
+            continue
+        yield from _option_secret(text, m, lines)
+
+
+def _option_secret(text: str, m: re.Match[str], lines: _CommandLines) -> Iterator[Finding]:
+    name, end, is_long = m.group("name"), m.end(), m.group("long") is not None
+    sep = text[end] if end < len(text) else ""
+    if is_long or len(name) > 1:
+        if is_long and name.lower() in _USER_PASS_LONG and sep in " \t=":
+            if lines.families(m.start()) & {"curl", "httpie"}:
+                yield from _user_password(text, _skip_blanks(text, end + 1))
+            return
+        if sep in (" ", "\t") and _SECRET_FLAG_RE.search(name):
+            if name.lower() == "password" and "mysql" in lines.families(m.start()):
+                return  # mysql's ``--password`` with no ``=`` prompts: the next word is the database
+            yield from _flag_value(text, _skip_blanks(text, end))
+        if is_long:
+            return
+    families = lines.families(m.start())
+    if not families:
+        return
+    letter, glued = name[0], len(name) > 1 or sep not in ("", " ", "\t", "\n") and sep not in ";|&<>()"
+    value_at = m.start() + 2 if glued else (_skip_blanks(text, end) if sep in (" ", "\t") else -1)
+    for family in families:
+        if letter not in _SHORT[family]:
+            continue
+        if family in ("curl", "httpie"):
+            if value_at != -1:
+                yield from _user_password(text, value_at)
+        elif family == "mysql":
+            if glued:
+                yield from _password(text, value_at)
+        elif value_at != -1:
+            yield from _password(text, value_at)
+        return
+
+
+def _skip_blanks(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _word(text: str, pos: int) -> tuple[int, int, str] | None:
+    """The shell word at ``pos``: (start, end) of its content (inside any quotes) and the content."""
+    m = _WORD_RE.match(text, pos)
+    if m is None:
+        return None
+    group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "bare"
+    return m.start(group), m.end(group), m.group(group)
+
+
+def _literal(value: str) -> bool:
+    return not value.startswith("-") and _EXPANSION_RE.search(value) is None
+
+
+def _password_like(value: str) -> bool:
+    """A password option's value that is one: the option says so, so 4 characters and a plain word
+    (``root``) are enough; not a placeholder (``<password>``), a variable or another flag."""
+    return len(value) >= _MIN_PASSWORD and _literal(value) and PLACEHOLDER_RE.search(value) is None
+
+
+def _flag_value(text: str, pos: int) -> Iterator[Finding]:
+    """A secret flag's value in the next word: not a flag, a path, a variable or a password source."""
+    word = _word(text, pos)
+    if word is None:
+        return
+    start, end, value = word
+    if value.startswith("pass:"):
+        start, value = start + 5, value[5:]
+        if _password_like(value):
+            yield Finding(start, end, "secret")
+        return
+    if _literal(value) and named_value(value) and not _PATH_RE.match(value) and not _PASS_SOURCE_RE.match(value):
+        yield Finding(start, end, "secret")
+
+
+def _password(text: str, pos: int) -> Iterator[Finding]:
+    """A password option's value (the option says it is one: 4 characters are enough)."""
+    word = _word(text, pos)
+    if word is not None:
+        start, end, value = word
+        if _password_like(value):
+            yield Finding(start, end, "password")
+
+
+def _user_password(text: str, pos: int) -> Iterator[Finding]:
+    """The password of a ``user:PASS`` word (none when no ``:``: the program asks for it)."""
+    word = _word(text, pos)
+    if word is None:
+        return
+    start, end, value = word
+    colon = value.find(":")
+    if colon == -1:
+        return
+    if _password_like(value[colon + 1 :]):
+        yield Finding(start + colon + 1, end, "password")
+
+
+class _CommandLines:
+    """The families of the programs named on each command line before a position, a line looked up once.
+
+    A command line runs from a newline not preceded by a backslash to the next (a command continued with
+    ``\\`` is one line).  Positions are asked in increasing order, so each line is read once, and only
+    each family's first program on it is kept (a program before a position is there when its family's
+    first one is): a line of ten thousand ``mysql -p`` costs no more per option than one."""
+
+    __slots__ = ("_text", "_end", "_first")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._end = -1
+        self._first: dict[str, int] = {}
+
+    def families(self, pos: int) -> set[str]:
+        """The families of the programs before ``pos`` on its command line."""
+        if pos >= self._end:
+            self._read_line(pos)
+        return {family for family, at in self._first.items() if at < pos}
+
+    def _read_line(self, pos: int) -> None:
+        text, floor = self._text, max(self._end, 0)
+        start = text.rfind("\n", floor, pos) + 1
+        while start > floor + 1 and text[start - 2] == "\\":
+            start = text.rfind("\n", floor, start - 1) + 1
+        end = text.find("\n", pos)
+        while end > 0 and text[end - 1] == "\\":
+            end = text.find("\n", end + 1)
+        self._end = len(text) if end == -1 else end
+        self._first = {}
+        for p in _PROGRAM_RE.finditer(text, start, self._end):
+            self._first.setdefault(p.lastgroup or "", p.start())
+
+
+#: A quoted value with a blank, given to a name: ``NAME = "a b c"``, ``"name": 'a b c'``, ``NAME:="…"``
+#: (the quote may be escaped, as in JSON inside JSON).  200 characters at most, on one line.
+_QUOTED_RE = re.compile(
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80}+)\\?[\"']?[ \t]*+(?::=|=|:)[ \t]*+(?P<q>\\?[\"'])"
+    r"(?P<value>[^\"'\\\n]{8,200}+)(?P=q)"
+)
+#: A name's words, as ``core.secret_names`` splits them (``DB_PASSWORD``, ``dbPassword``, ``PGPASSWORD``).
+_NAME_PARTS_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+#: The last words of a name whose quoted value with blanks is a passphrase (also glued: ``PGPASSWORD``).
+_PASSPHRASE_WORDS = frozenset({"password", "passwd", "pass", "pwd", "passphrase", "secret"})
+#: A value that is a label, a message or a template, not a passphrase: it names a secret, ends like a
+#: sentence, or holds a placeholder.
+_NOT_PASSPHRASE_RE = re.compile(r"(?i)pass(?:word|phrase)?|secret|[.?:…]$|%[sd(]|[{}$<>]")
+_QUOTED_ANCHOR = Anchor(("pass", "pwd", "secret"), re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*[:=]"))
+
+
+def quoted_passphrases(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """Quoted values with blanks given to a password's or a secret's name (``_QUOTED_RE``)."""
+    for a, b in lines_to_scan(_QUOTED_ANCHOR, text, view):
+        for m in _QUOTED_RE.finditer(text, a, b):
+            value = m.group("value")
+            if (" " in value.strip() and _passphrase_name(m.group("name"))
+                    and _NOT_PASSPHRASE_RE.search(value) is None and named_value(value.strip())):
+                yield Finding(m.start("value"), m.end("value"), "secret")
+
+
+def _passphrase_name(name: str) -> bool:
+    words = _NAME_PARTS_RE.findall(name)
+    last = words[-1].lower() if words else ""
+    return last in _PASSPHRASE_WORDS or last.endswith(("password", "passwd", "passphrase"))
