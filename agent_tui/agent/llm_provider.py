@@ -9,7 +9,8 @@ only the caller knows:
   loop only — the messages after the last user message — and dropped elsewhere.
   DeepSeek's thinking mode (its default) refuses a request with tools unless
   *every* assistant message, earlier turns included, carries
-  ``reasoning_content``: the kept text where there is one, else a one-space
+  ``reasoning_content``: the kept text where there is one (every reply of a turn
+  that called tools, its final answer too, as DeepSeek asks), else a one-space
   placeholder (what DeepSeek accepts; litellm adds it only when ``thinking`` is
   sent explicitly, which agent-tui does not do for DeepSeek).
 * **A turn that ended inside its tool loop** (cancelled during a tool call,
@@ -109,9 +110,19 @@ def current_loop_start(messages: Sequence[Mapping[str, Any]]) -> int:
 
 
 def reasoning_key(message: Mapping[str, Any]) -> str | None:
-    """The key an assistant message's provider data is kept under: its first tool-call id."""
+    """The key an assistant message's provider data is kept under: its first tool-call id, or for an answer
+    with no tool call, its text's (``answer_key``)."""
     calls = message.get("tool_calls") or []
-    return str(calls[0].get("id")) if calls and calls[0].get("id") else None
+    if calls:
+        return str(calls[0].get("id")) if calls[0].get("id") else None
+    content = message.get("content")
+    return answer_key(content) if isinstance(content, str) and content else None
+
+
+def answer_key(text: str) -> str:
+    """The key of the provider data of an answer with no tool call: DeepSeek keeps a tool turn's final answer's
+    reasoning too (``_deepseek_reasoning``), and that message has no id to keep it by."""
+    return "answer:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 #: ``reasoning_content`` for a DeepSeek assistant message whose reasoning was not kept (a single space:

@@ -184,7 +184,7 @@ class Agent:
         """Tokens of the reasoning the next request sends back with ``item`` (see ``_reasoning_map``):
         counted once per message, kept on it."""
         data = item.provenance.get("provider_data")
-        if not data or not item.tool_calls or (item.turn != self.engine.turn and not self._every_turn_reasoning()):
+        if not data or ((not item.tool_calls or item.turn != self.engine.turn) and not self._every_turn_reasoning()):
             return 0
         n = item.provenance.get("reasoning_tokens")
         if n is None:
@@ -200,6 +200,8 @@ class Agent:
         of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
         turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached).
         (Not when this DeepSeek model does not think: a session switched to deepseek-chat gets none.)"""
+        from agent_tui.agent.llm_provider import answer_key
+
         every_turn = self._every_turn_reasoning()
         out: dict[str, dict[str, Any]] = {}
         eng = self.engine
@@ -208,8 +210,12 @@ class Agent:
             if it.turn != eng.turn and not every_turn:
                 break
             data = it.provenance.get("provider_data") if it.role == "assistant" else None
-            if data and it.tool_calls and it.tool_calls[0].get("id"):
+            if not data:
+                continue
+            if it.tool_calls and it.tool_calls[0].get("id"):
                 out[str(it.tool_calls[0]["id"])] = data
+            elif not it.tool_calls and every_turn and it.content:  # a tool turn's final answer (``_reply_provenance``)
+                out.setdefault(answer_key(it.content), data)
         return out
 
     async def write_memo(self, kind: str) -> ev.MemoSaved:
@@ -430,9 +436,24 @@ class Agent:
         if finish != "ok":
             prov["finish"] = finish
         data = getattr(completion, "provider_data", None)
-        if data and completion.tool_calls:
+        if data and (completion.tool_calls or self._closes_tool_turn(data)):
             prov["provider_data"] = data  # sent back while this tool loop runs (llm_provider)
         return prov or None
+
+    def _closes_tool_turn(self, data: dict[str, Any]) -> bool:
+        """Whether an answer with no tool call keeps its reasoning: on DeepSeek's thinking mode, when it ends a
+        turn that called tools (DeepSeek wants all of such a turn's reasoning back in every later request; a
+        turn with no tool call it ignores, so that one goes back as the placeholder)."""
+        if not data.get("reasoning_content") or not self._every_turn_reasoning():
+            return False
+        eng = self.engine
+        for i in reversed(eng.order):
+            it = eng.items[i]
+            if it.turn != eng.turn:
+                return False
+            if it.role == "assistant" and it.tool_calls:
+                return True
+        return False
 
     def _answer_cut_call(self, call: Any) -> list[ev.Event]:
         """A call cut mid-arguments by the output limit: answered with an error, never run."""

@@ -37,8 +37,7 @@ async def test_deepseek_second_turn_brings_back_every_reasoning_content(tmp_path
     assert first[-1].text == "add subtracts." and second[-1].text == "Three files."
     last = fake.answered[-1].body["messages"]
     sent = [m.get("reasoning_content") for m in last if m["role"] == "assistant"]
-    assert len(sent) == 3 and all(isinstance(r, str) and r for r in sent)
-    assert sent[-1] == "Look again."  # the current loop's own reasoning, not a placeholder
+    assert sent == ["Read it.", "Say so.", "Look again."]  # the tool turn's final answer's own, no placeholder
 
 
 async def test_deepseek_next_turn_keeps_the_previous_turns_reasoning_and_its_cached_prefix(tmp_path: Path) -> None:
@@ -163,5 +162,39 @@ async def test_the_compaction_trigger_counts_the_reasoning_deepseek_gets_back(tm
             without = engine.request_estimate()
         finally:
             ws.close()
-    counted = engine.counter.count(thought.strip())
+    counted = engine.counter.count(thought.strip()) + engine.counter.count("Say so.")  # the final answer's too
     assert with_reasoning - without == counted and counted > 1500
+
+
+async def test_a_tool_turns_final_answer_keeps_its_reasoning_and_a_turn_without_tools_gets_the_placeholder(
+        tmp_path: Path) -> None:
+    """DeepSeek wants back all the reasoning of a turn that called tools, the final answer's included; the
+    answer went back with the blank placeholder (the model lost its own chain; the strict fake refuses that).
+    A turn with no tool call is ignored by DeepSeek: its answer keeps the placeholder, and costs nothing.  The
+    last turn runs in a session resumed from the store, as after a restart."""
+    from agent_tui.agent.llm_provider import BLANK_REASONING
+
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        fake.script(Turn(thinking="Just greet.", text="Hello."),
+                    Turn(thinking="Read it.", calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="It subtracts.", text="add subtracts."),
+                    Turn(thinking="List.", calls=[("list_dir", {"path": "."})]),
+                    Turn(thinking="Done.", text="Three files."))
+        agent, ws = provider_agent(root, "deepseek/deepseek-v4-flash", fake.base_url + "/v1", {})
+        try:
+            await run_turn(agent, "hi")
+            await run_turn(agent, "what does add do?")
+            session = agent.engine.session_id
+        finally:
+            ws.close()
+        agent, ws = provider_agent(root, "deepseek/deepseek-v4-flash", fake.base_url + "/v1", {}, session=session)
+        try:  # resumed from the store: the kept reasoning comes back with the messages
+            last = await run_turn(agent, "and what files are there?")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and last[-1].text == "Three files."
+    sent = {m.get("content") or m["tool_calls"][0]["function"]["name"]: m.get("reasoning_content")
+            for m in fake.answered[-1].body["messages"] if m["role"] == "assistant"}
+    assert sent == {"Hello.": BLANK_REASONING, "read_file": "Read it.", "add subtracts.": "It subtracts.",
+                    "list_dir": "List."}

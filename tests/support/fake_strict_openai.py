@@ -10,7 +10,11 @@
   model did not perform a tool call", api-docs.deepseek.com/guides/thinking_mode; missing or empty: 400).
   On the current tool loop's calls the fake wants it exactly as issued (stricter than DeepSeek, which
   takes any non-empty placeholder: the tests want the real text back); ``placeholders`` counts the
-  assistant messages that came back with text the fake never issued.
+  assistant messages that came back with text the fake never issued.  A reply the fake gave with
+  reasoning, in a turn that called tools (between two user messages), must come back with that
+  reasoning, its final answer too ("between two user messages, if the model made tool calls, the
+  assistant's reasoning_content must be passed back in all later turns": the Chinese page of the same
+  guide); a turn without tool calls may come back with a placeholder (DeepSeek ignores it there).
 
 Streams OpenAI chunks (text, reasoning_content, index-based tool calls, a usage chunk with
 ``prompt_tokens_details.cached_tokens`` from the prefix shared with the previous request).
@@ -33,6 +37,7 @@ class FakeStrictOpenAI(FakeDialect):
         self.mode = mode
         self.usages: list[dict[str, Any]] = []
         self._issued: set[str] = set()
+        self._thought: dict[str, str] = {}  # reasoning given, by the reply's first tool-call id or its text
         self._prev: list[Any] | None = None
         self.placeholders = 0
 
@@ -58,6 +63,7 @@ class FakeStrictOpenAI(FakeDialect):
                     raise Rejected("The reasoning_content in the thinking mode must be passed back to the API.")
                 if kept not in self._issued:
                     self.placeholders += 1
+            self._check_tool_turns(msgs)
         open_calls: set[str] = set()
         for n, m in enumerate(msgs):
             if m.get("role") != "tool" and open_calls:
@@ -83,6 +89,25 @@ class FakeStrictOpenAI(FakeDialect):
                     raise Rejected(f"messages[{n}]: tool message answers no tool call")
                 open_calls.discard(m.get("tool_call_id"))
 
+    def _check_tool_turns(self, msgs: list[dict[str, Any]]) -> None:
+        """Every assistant message of a turn that called tools brings back the reasoning it was given."""
+        turn: list[dict[str, Any]] = []
+        for m in [*msgs, {"role": "user"}]:
+            if m.get("role") == "user":
+                if any(a.get("tool_calls") for a in turn):
+                    for a in turn:
+                        given = self._thought.get(self._reply_key(a))
+                        if given is not None and a.get("reasoning_content") != given:
+                            raise Rejected("The reasoning_content in the thinking mode must be passed back to the API.")
+                turn = []
+            elif m.get("role") == "assistant":
+                turn.append(m)
+
+    @staticmethod
+    def _reply_key(m: dict[str, Any]) -> str:
+        calls = m.get("tool_calls") or []
+        return str(calls[0].get("id")) if calls else "text:" + str(m.get("content") or "")
+
     def _cached(self, body: dict[str, Any]) -> int:
         msgs = body.get("messages") or []
         prev, self._prev = self._prev, msgs
@@ -98,6 +123,8 @@ class FakeStrictOpenAI(FakeDialect):
         if thinking and self.mode == "deepseek":
             self._issued.add(thinking)
         calls = [(new_id("call_"), name, self.args_json(args)) for name, args in turn.calls]
+        if thinking and self.mode == "deepseek":
+            self._thought[calls[0][0] if calls else "text:" + turn.text] = thinking
         prompt = sum(self.count(m) for m in body.get("messages") or []) + self.count(body.get("tools") or [])
         completion = max(1, self.count(turn.text) + sum(self.count(a) for _, _, a in calls))
         reasoning_tokens = self.count(turn.thinking) if turn.thinking else 0
