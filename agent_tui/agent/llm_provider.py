@@ -247,8 +247,10 @@ def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> li
     return marks
 
 
-#: The assistant message that closes a tool loop whose turn ended without a reply (Anthropic requests).
-LOOP_CLOSED = "[No reply: the turn stopped after these tool results.]"
+#: The assistant message that closes a tool loop a user-role message interrupts (Anthropic requests): a turn
+#: that ended without a reply (cancelled, stopped), or a summary or memo instruction sent mid-loop, where the
+#: turn goes on after it; the words hold for both.
+LOOP_CLOSED = "[Tool loop interrupted here: no reply was given to these results.]"
 
 
 def close_open_loops(messages: list[dict[str, Any]]) -> int:

@@ -9,13 +9,22 @@ assignment rule (``core.secrets``) sees a flag's value only after ``=``.  Here:
   takes its value from the next word too, for any program (not a path, a variable, another flag);
 - a short option means a password only for the programs that read it so (``-p`` is a port or a
   parent folder elsewhere, ``-u`` a user or "unified", ``-a`` "all"), so those are found by the program
-  before them on the command's line (continued lines included): mysql/mariadb's glued ``-pPASS``
-  (``-p PASS`` prompts, and PASS is the database), sshpass's ``-p``, redis-cli's ``-a``, ``-p`` after a
-  ``login`` (docker, podman, helm registry, oc, az, cf), and curl's/httpie's/xh's ``user:PASS``
-  (the password only: the user stays readable);
+  before them in the same command (continued lines included; ``&&``, ``||``, ``;``, ``|``, a JSON string's
+  ``\\n`` and the ``ssh`` that sshpass runs end it): mysql/mariadb's glued ``-pPASS`` (``-p PASS``
+  prompts, and PASS is the database), sshpass's ``-p``, redis-cli's ``-a``, ldapsearch's (and kin) ``-w``,
+  mongo's/mongosh's ``-p``, ``-p`` after a registry's ``login`` (docker, podman, helm registry, oc, az,
+  cf), and curl's/httpie's/xh's ``user:PASS`` (the password only: the user stays readable; also at the
+  end of curl's cluster of flags, ``-sSfu user:PASS``);
+- an option written as an element of a list of arguments (``["redis-cli", "-a", "PASS"]``, Go's
+  ``exec.Command("mysql", "-pPASS")``, ``args: ["--token", "VALUE"]``) is read the same way, its value
+  the next element when it is a quoted string with no blank;
 - a quoted value with blanks given to a password's or a secret's name (``DB_PASSWORD="correct horse
   battery staple"``): the assignment rule reads a value to its first blank and never saw it.  A label
-  or a message is left alone (it names the thing, ends like a sentence, or is a template).
+  or a message is left alone (it names the thing, ends like a sentence, is a template, or its name says
+  it is one: ``ERROR_BAD_PASSWORD``).  Also ``"NAME=VALUE"`` quoted whole (``docker run -e "DB_PASSWORD=a b c"``).
+
+A value that is a placeholder in docs (``user:password``, ``-p[password]``, ``{pw}``, ``key-XXXXXXXX``), a
+port mapping (``-p3306:3306``) or the rest of a string in code (``"mysql -p" + pw``) is left alone.
 
 Every rule reads its text once: options are found by one regex starting with a literal ``-``, and the
 programs of each command line are looked up once per line, whatever the number of options on it.
@@ -31,18 +40,25 @@ from agent_tui.core.secret_values import PLACEHOLDER_RE, Finding, lines_to_scan,
 
 #: Words one of which every finding of ``command_line_secrets`` needs in its text (lowercased): a secret
 #: flag's word or a program with a password option.
-_WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "mysql", "mariadb", "redis", "valkey", "keydb",
-          "login", "curl", "http", "xh")
-#: An option: a dash after a blank, ``;``, ``|``, ``&`` or ``(`` (checked by the caller), its name read whole.
+_WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "masterauth", "mysql", "mariadb", "redis",
+          "valkey", "keydb", "login", "curl", "http", "xh", "ldap", "mongo")
+#: An option: a dash after a blank, ``;``, ``|``, ``&``, ``(`` or a quote (an element of a list of arguments;
+#: checked by the caller), its name read whole.
 _OPTION_RE = re.compile(r"-(?P<long>-)?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,60}+)")
-_OPTION_STARTS = frozenset(" \t\n;|&(")
-#: A shell word: double-quoted (escapes kept), single-quoted, or bare up to a blank or an operator.
-_WORD_RE = re.compile(r"\"(?P<dq>(?:[^\"\\\n]|\\[^\n])*+)\"?|'(?P<sq>[^'\n]*+)'?|(?P<bare>[^\s;&|<>()`\"'\\]++)")
+_OPTION_STARTS = frozenset(" \t\n;|&(\"'")
+_QUOTES = "\"'"
+#: A shell word: double-quoted (escapes kept), single-quoted, double-quoted inside a JSON string (``\\"…\\"``,
+#: a tool call's command), or bare up to a blank or an operator.
+_WORD_RE = re.compile(
+    r"\"(?P<dq>(?:[^\"\\\n]|\\[^\n])*+)\"?|'(?P<sq>[^'\n]*+)'?|\\\"(?P<jq>(?:[^\"\\\n]|\\[^\"\n])*+)(?:\\\")?"
+    r"|(?P<bare>[^\s;&|<>()`\"'\\]++)"
+)
 #: A long flag whose value is a secret, by its last word (as ``core.secrets._FLAG_SECRET_RE``), or one of
-#: Java keytool's and openssl's password options (``-storepass``, ``-passin``).
+#: Java keytool's, openssl's and redis-server's password options (``-storepass``, ``-passin``,
+#: ``--requirepass``).
 _SECRET_FLAG_RE = re.compile(
     r"(?i)(?:(?:^|[-_])(?:pass(?:word|wd|phrase)?|pwd|token|api[-_]?key|(?:access|secret|private)[-_]key|"
-    r"client[-_]secret|credentials?)|^(?:src|dest)?(?:store|key)pass|^pass(?:in|out))$"
+    r"client[-_]secret|credentials?)|^(?:src|dest)?(?:store|key)pass|^pass(?:in|out)|^requirepass|^masterauth)$"
 )
 #: A flag's value that is a path or a resource's name (``projects/p/secrets/s``, ``~/.ssh/id``, ``./x``).
 _PATH_RE = re.compile(r"(?:~|\.\.?)?/|[a-z][a-z0-9._*-]*/(?:[a-z0-9._*-]+/)+")
@@ -51,15 +67,31 @@ _EXPANSION_RE = re.compile(r"\$[A-Za-z_{(]")
 #: openssl's password sources that name where the password is, not the password (``env:VAR``,
 #: ``file:path``, ``fd:3``, ``stdin``); ``pass:VALUE`` holds it.
 _PASS_SOURCE_RE = re.compile(r"(?:env|file|fd):|stdin$")
-#: The programs whose short options take a password, by family.
+#: The programs whose short options take a password, by family (also after a JSON string's ``\\n``); the
+#: programs sshpass runs (``reset``: their ``-p`` is a port); what ends a command (``sep``).  ``login`` is
+#: a registry's (``docker login``, ``az acr login``): ``/bin/login -p`` keeps the environment, and prose says
+#: "login" too.
 _PROGRAM_RE = re.compile(
-    r"(?<![\w.-])(?:(?P<mysql>mysql(?:dump|admin|import|show|check|slap|pump|sh)?|mariadb(?:-dump|-admin|-import|"
-    r"-show|-check|-slap)?)|(?P<sshpass>sshpass)|(?P<redis>(?:redis|valkey|keydb)-cli)|(?P<login>login)|"
-    r"(?P<curl>curl|curlie)|(?P<httpie>https?|xhs?))(?![\w-]|:)"
+    r"(?:(?<![\w.-])|(?<=\\[nt]))(?:(?P<mysql>mysql(?:dump|admin|import|show|check|slap|pump|sh)?|mariadb(?:-dump|"
+    r"-admin|-import|-show|-check|-slap)?)|(?P<sshpass>sshpass)|(?P<redis>(?:redis|valkey|keydb)-cli)|"
+    r"(?P<login>(?:docker|podman|buildah|skopeo|nerdctl|oras|crane|regctl|helm|oc|odo|az|cf|ibmcloud|bx)"
+    r"(?:\.exe)?(?:[ \t]+[a-z]++)?[ \t]+login)|(?P<curl>curl|curlie)|(?P<httpie>https?|xhs?)|"
+    r"(?P<ldap>ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop|vc))|"
+    r"(?P<mongo>mongo(?:sh|dump|restore|export|import|stat|top|files)?)|(?P<reset>ssh|scp|sftp|rsync))(?![\w-]|:)"
+    r"|(?P<sep>&&|\|\|?|;|\\n)"
 )
 #: Per family, the short options that take a secret (``user:PASS`` for curl and httpie).
 _SHORT = {"mysql": ("p",), "sshpass": ("p",), "redis": ("a",), "login": ("p",), "curl": ("u", "U"),
-          "httpie": ("a",)}
+          "httpie": ("a",), "ldap": ("w",), "mongo": ("p",)}
+#: Per family, the short flags without a value that may come first in a cluster (curl's ``-sSfu user:PASS``).
+_CLUSTERED = {"curl": frozenset("0123456aBfgGiIjJklLMnNOpqRsSvVZ")}
+#: A docs' placeholder for a password (``user:password``, ``-ppassword``), compared lowercased.
+_PLACEHOLDER_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret", "token", "apikey", "api_key",
+                                "api-key", "key", "mypassword", "yourpassword"})
+#: A placeholder's or a template's marks (``[password]``, ``key-XXXXXXXX``, ``{pw}``, ``%(pw)s``, ``%s``).
+_TEMPLATE_RE = re.compile(r"(?i)^\[.*\]$|xxxx|\{[^}]*\}|%[sd(]")
+#: A port mapping (``-p 8080:80``, ``-p3306:3306``, ``-p 127.0.0.1:53:53/udp``): docker's ``-p``, not a password.
+_PORTS_RE = re.compile(r"(?:[\d.]+:)?\d+(?:-\d+)?:\d+(?:-\d+)?(?:/[a-z]+)?")
 #: Long options that take ``user:PASS`` (curl's, httpie's).
 _USER_PASS_LONG = frozenset({"user", "proxy-user", "auth"})
 #: The shortest password a password option's value is taken for (the option says what it is).
