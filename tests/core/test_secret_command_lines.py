@@ -47,6 +47,32 @@ def redacted(text: str) -> str:
      "keytool -genkey -storepass [REDACTED:secret] -keypass [REDACTED:secret]"),
     ("openssl rsa -in k.pem -passin pass:hunter22 -out k", "openssl rsa -in k.pem -passin pass:[REDACTED:secret] -out k"),
     ('{"command": "curl -u admin:S3cr3tPassw0rd https://x"}', '{"command": "curl -u admin:[REDACTED:password] https://x"}'),
+    # curl's flags clustered before -u
+    ("curl -sSfu admin:S3cr3tPw https://x", "curl -sSfu admin:[REDACTED:password] https://x"),
+    ('curl -H "X-A: b" -su "admin:S3cr3tPw" x', 'curl -H "X-A: b" -su "admin:[REDACTED:password]" x'),
+    # a tool call's command as JSON: a command after an escaped newline, quotes escaped
+    ('{"command": "cd app\\nmysql -pS3cr3t db"}', '{"command": "cd app\\nmysql -p[REDACTED:password] db"}'),
+    ('{"command": "curl -u \\"admin:S3cr3tPw\\" x"}', '{"command": "curl -u \\"admin:[REDACTED:password]\\" x"}'),
+    ('{"command": "mysql -p\\"S3cr3t pw\\" db"}', '{"command": "mysql -p\\"[REDACTED:password]\\" db"}'),
+    # lists of arguments: Dockerfile, compose, Kubernetes, Go, Python
+    ('CMD ["redis-cli", "-a", "S3cr3tRedis", "ping"]', 'CMD ["redis-cli", "-a", "[REDACTED:password]", "ping"]'),
+    ('exec.Command("mysql", "-uroot", "-pS3cr3t")', 'exec.Command("mysql", "-uroot", "-p[REDACTED:password]")'),
+    ("subprocess.run(['curl', '-u', 'admin:S3cr3tPw', url])", "subprocess.run(['curl', '-u', 'admin:[REDACTED:password]', url])"),
+    ('args: ["--token", "Xk39sdk29sLqAbC"]', 'args: ["--token", "[REDACTED:secret]"]'),
+    ('args: ["--password=S3cr3tPw"]', 'args: ["--password=[REDACTED:secret]"]'),
+    # a flag's value on the next line
+    ("tool --token \\\n  Xk39sdk29sLqAbC", "tool --token \\\n  [REDACTED:secret]"),
+    # other programs' password options
+    ("command: redis-server --requirepass S3cr3tRedis", "command: redis-server --requirepass [REDACTED:secret]"),
+    ("ldapsearch -x -D cn=admin,dc=x -w Hunter2xx", "ldapsearch -x -D cn=admin,dc=x -w [REDACTED:password]"),
+    ("mongosh -u admin -p S3cr3tPw --authenticationDatabase admin",
+     "mongosh -u admin -p [REDACTED:password] --authenticationDatabase admin"),
+    ("twine upload -u __token__ -p Xk39sdk29sLqAbC dist/*", "twine upload -u __token__ -p [REDACTED:password] dist/*"),
+    ("sqlcmd -S db -U sa -P 'Hunter2xx!'", "sqlcmd -S db -U sa -P '[REDACTED:password]'"),
+    ("zip -P Hunter2xx out.zip f && 7z a -pHunter2xx out.7z f",
+     "zip -P [REDACTED:password] out.zip f && 7z a -p[REDACTED:password] out.7z f"),
+    # sshpass's -p, not the -p (port) of the ssh it runs
+    ("sshpass -p Hunter2x ssh -p 2222 deploy@host", "sshpass -p [REDACTED:password] ssh -p 2222 deploy@host"),
 ])
 def test_a_secret_given_on_a_command_line_is_masked(text: str, expected: str) -> None:
     assert redacted(text) == expected
@@ -75,6 +101,27 @@ def test_a_secret_given_on_a_command_line_is_masked(text: str, expected: str) ->
     "pytest --max-tokens 2048 -k test_login -p no:cacheprovider",
     "ls -la | grep -v pass",
     "git log --author=me -p",
+    # a program's family ends with its command, and "login" is a registry's
+    'docker login -u "$U" -p "$P" && docker run -p 8080:80 img',
+    "cf login -a api -u me -p $CF_PW && cf push app -p build/libs/app.jar",
+    '{"command": "docker login -u me -p $P\\ndocker run -p 8080:80 img"}',
+    "After you login, create the folder with mkdir -p build/cache and run it.",
+    "Docker: run docker login, then mkdir -p ~/.docker/cli-plugins",
+    "ssh login@host -p 2222",
+    # docs' placeholders and port mappings
+    "curl -u user:password https://example.com",
+    "curl --proxy-digest --proxy-user user:passwd -x proxy https://example.com",
+    "redis-cli -a password ping",
+    "mysql -u root -p[password] db",
+    "curl -u 'api:key-XXXXXXXX' https://x",
+    "docker run --name mysql -p3306:3306 -d mysql:8",
+    "docker run -d --name mongo -p 27017:27017 mongo",
+    # code that builds a command line
+    'cmd = "mysql -uroot -p" + password + " db"',
+    'cmd = f"mysql -u{user} -p{pw} {db}"',
+    'OPTIONS = [("--token", "the API token to use"), ("--password", "the password")]',
+    'program.option("--password [password]", "the password")',
+    "x = '--token \"' * 3",
 ])
 def test_other_options_of_those_programs_are_left_alone(text: str) -> None:
     assert redacted(text) == text
@@ -87,6 +134,10 @@ def test_other_options_of_those_programs_are_left_alone(text: str) -> None:
     ('dbPassword: "my 2nd dog Rex"', 'dbPassword: "[REDACTED:secret]"'),
     ('client_secret := "abc def ghi jkl"', 'client_secret := "[REDACTED:secret]"'),
     ('{\\"password\\": \\"correct horse battery\\"}', '{\\"password\\": \\"[REDACTED:secret]\\"}'),
+    ('docker run -e "DB_PASSWORD=correct horse battery" img', 'docker run -e "DB_PASSWORD=[REDACTED:secret]" img'),
+    ("environment:\n  - 'API_SECRET=two words here ok'", "environment:\n  - 'API_SECRET=[REDACTED:secret]'"),
+    # a command quoted whole is not a value with blanks: the assignment rule masks the password alone
+    ('bash -c "PGPASSWORD=Hunter2Hunter2x psql -h db"', 'bash -c "PGPASSWORD=[REDACTED:PGPASSWORD] psql -h db"'),
 ])
 def test_a_quoted_passphrase_with_blanks_is_masked_whole(text: str, expected: str) -> None:
     assert redacted(text) == expected
@@ -102,6 +153,8 @@ def test_a_quoted_passphrase_with_blanks_is_masked_whole(text: str, expected: st
     'bypass = "no cache for this one"',
     'api_key = "see the docs for one"',
     'password = "{{ vault_db }} and more"',
+    'error_bad_password = "That did not work, try again"',
+    'wrongPassword: "Try another one"',
 ])
 def test_labels_messages_and_templates_given_to_a_password_name_are_left_alone(text: str) -> None:
     assert redacted(text) == text
@@ -125,6 +178,12 @@ def test_a_name_with_a_glued_secret_word_or_passphrase_is_secret(text: str, expe
     pytest.param('--token "' * 50_000, [], id="unclosed-quotes"),
     pytest.param("password = '" + "a b " * 50_000, [], id="passphrase-unclosed"),
     pytest.param('password = "x y' * 50_000, [], id="passphrase-names-in-values"),
+    pytest.param("pass: '" * 150_000, [], id="passphrase-words-on-one-line"),
+    pytest.param("pass" * 250_000, [], id="passphrase-word-run"),
+    pytest.param('redis-cli ' + '"-a", ' * 100_000, [], id="argument-list-options"),
+    pytest.param("curl -" + "s" * 500_000, [], id="curl-cluster"),
+    pytest.param("mysql " + "&&" * 200_000 + " -pS3cr3t", [], id="command-ends"),
+    pytest.param(("docker" + " " * 1000 + "x") * 1000, [], id="registry-blanks"),
 ])
 def test_input_made_to_backtrack_is_scanned_in_one_pass(text: str, found: list[tuple[str, int]]) -> None:
     """Each is read in time linear in its length (a rule that went back over the line per option would
