@@ -15,7 +15,16 @@ from agent_tui.ui.screens.memos import MemosScreen
 from agent_tui.ui.screens.sessions import SessionsScreen
 from agent_tui.ui.widgets.chat_items import EventNote, UserMessage
 
-from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_for
+from .conftest import (
+    Recorder,
+    demo_app,
+    demo_until_approval,
+    denied_demo_turn,
+    gauge_agrees,
+    turn_done,
+    wait_for,
+)
+from .test_approval import next_approval
 
 
 async def type_command(pilot: Pilot[Any], text: str) -> None:
@@ -117,3 +126,37 @@ async def test_threshold_moves_the_compaction_mark(demo_workspace: Path, recorde
         assert (await gauge_agrees(pilot))["compact_at"] == 0.7
         await type_command(pilot, "/threshold 150")
         assert app.controller.engine.plan.compact_at == 0.7
+
+
+async def test_a_resumed_session_shows_only_what_the_user_typed_as_theirs(demo_workspace: Path) -> None:
+    """The engine's file notes are user-role messages in the history; live they were never the user's
+    bubbles, so a resumed transcript must not draw them as such."""
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        seen = {dialog.request.call_id}
+        for _ in range(2):
+            await pilot.press("y")
+            seen.add((await next_approval(pilot, seen)).request.call_id)
+        await pilot.press("y")
+        await turn_done(pilot)
+        engine = app.controller.engine
+        assert any(i.role == "user" and i.provenance.get("note") for i in engine.items.values()), \
+            "the demo task leaves a file note in the history"
+        live = [(m.message_text, m.border_title) for m in app.main.conversation.query(UserMessage)]
+        old = app.controller.session_id
+
+        await type_command(pilot, "/new")
+        await wait_for(pilot, lambda: app.controller.session_id != old, "the new session")
+        await type_command(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session picker")
+        options = app.screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
+        options.highlighted = next(n for n in range(options.option_count) if options.get_option_at_index(n).id == old)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.controller.session_id == old, "the resumed session")
+        await wait_for(pilot, lambda: app.main.conversation.query(UserMessage), "the replayed conversation")
+        replayed = [m.message_text for m in app.main.conversation.query(UserMessage)]
+        assert not any(t.startswith("[file note:") for t in replayed)
+        assert replayed == [text for text, _ in live]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual.containers import VerticalScroll
 
 from agent_tui.agent import events as ev
+from agent_tui.core.notes import is_engine_note
 from agent_tui.ui.widgets.chat_items import EventNote, ThinkingBlock, ThresholdOffer, UserMessage
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
@@ -149,6 +150,8 @@ class Conversation(VerticalScroll):
         await self.clear()
         widgets: list[Any] = []
         for it in items:
+            if it.role == "user" and _engine_wrote(it):
+                continue  # live, the flow never drew the engine's notes as the user's messages
             if it.role == "user":
                 widgets.append(UserMessage(it.content, it.id))
             elif it.role == "assistant":
@@ -169,6 +172,12 @@ class Conversation(VerticalScroll):
         if widgets:
             await self.mount_all(widgets)
         self.follow()
+
+
+def _engine_wrote(item: Any) -> bool:
+    """A user-role item the engine added (file note, recalled memory): marked in its provenance, or,
+    in a store older than that mark, known by how such notes begin."""
+    return bool(item.provenance.get("note")) or is_engine_note({"role": item.role, "content": item.content})
 
 
 def _first_line(text: str, width: int = 90) -> str:
