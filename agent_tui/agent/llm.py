@@ -140,7 +140,7 @@ async def _close(response: Any) -> None:
 
 
 async def stream_completion(
-    config: LLMConfig,
+    config: LLMConfig | None,
     messages: Sequence[dict[str, Any]],
     tools: Sequence[dict[str, Any]] | None = None,
     *,
@@ -159,7 +159,7 @@ async def stream_completion(
     :class:`StreamInterrupted` or :class:`LLMError`.  Cancelling the consuming task
     (or closing this generator) closes the HTTP stream.
     """
-    if not (config.model or "").strip():
+    if config is None or not (config.model or "").strip():  # (None: a session opened with no model at all)
         raise NoModelConfigured()
     litellm = await _aload()
     kwargs = request_kwargs(config, messages, tools, breakpoints=cache_breakpoints, session_id=session_id,

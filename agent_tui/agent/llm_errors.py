@@ -51,8 +51,9 @@ class NoModelConfigured(LLMError):
 
     def __init__(self) -> None:
         super().__init__(
-            "No model configured: pass --model (e.g. --model openai/gpt-4o), set `model` in the "
-            "config file, or run with --demo to try the app without a model.",
+            "No model configured: pass --model (e.g. --model openai/gpt-4o) or use /model in the TUI, set "
+            "`model` in ~/.config/agent-tui/config.toml (a project's own config counts once you trust the "
+            "project), or run with --demo to try the app without a model.",
             kind="no_model",
         )
 

@@ -253,6 +253,13 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             self.notify(f"The session is still opening and your first message waits for it: this one is {where}; "
                         "send it once the first is on its way.", severity="warning")
             return
+        if self.controller is not None and self.controller.agent.llm is None and not self.switching:
+            from agent_tui.ui.app_session import no_model_hint
+
+            where = self._give_back(message.text)
+            self.notify(f"Not sent (your message is {where}). {no_model_hint(self.controller.ws.trust)}",
+                        title="No model", severity="error", timeout=20)
+            return
         await self.main.conversation.add_user(message.text, pending=True)
         if self.controller is None or self.switching:
             # no session yet, or one about to replace it (/model, /new, /resume): a turn run on the old one

@@ -20,6 +20,7 @@ from agent_tui.ui.messages import AgentEventReceived, SessionOpened
 from agent_tui.ui.options import SessionSpec
 
 if TYPE_CHECKING:
+    from agent_tui.core.trust import TrustReport
     from agent_tui.ui.app import AgentApp
 
 
@@ -70,6 +71,8 @@ class SessionMixin:
             self.notify(warning, severity="warning")
         if ctl.ws.trust.pending:
             self.notify(ctl.ws.trust.notice(), title="Workspace config ignored", severity="warning", timeout=12)
+        if agent.llm is None:
+            self.notify(no_model_hint(ctl.ws.trust), title="No model", severity="error", timeout=20)
         if old is None:
             if self.main.history.waiting_for_trust:
                 self.notify("This folder has an input history from an older agent-tui (.agent-tui/"
@@ -121,3 +124,14 @@ class SessionMixin:
         if not self.llm_ready.is_set():
             self.main.status.state = "loading model client…"
             await self.llm_ready.wait()
+
+
+def no_model_hint(trust: TrustReport) -> str:
+    """What to do when a session opened with no model: how to name one, and why a model the project's own
+    config names does not count (the user did not trust the project)."""
+    from agent_tui.agent.llm_errors import NoModelConfigured
+
+    held = next((a for a in trust.asks if a.key == "model"), None) if not trust.trusted else None
+    why = (f" This project's config asks for {held.line(80)}: it applies once you trust the project "
+           "(`agent-tui trust`, or --trust), or name it yourself with /model.") if held is not None else ""
+    return NoModelConfigured().message + why
