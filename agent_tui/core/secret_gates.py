@@ -88,14 +88,18 @@ class Anchor:
         if hits is None:
             return None
         raw, match = text.text, self.tail.match
-        starts: set[int] = set()
-        for at, end in hits:
-            if match(raw, end):
-                starts.add(raw.rfind("\n", 0, at) + 1)
-        out = []
-        for start in sorted(starts):
-            end = raw.find("\n", start)
-            out.append((start, len(raw) if end == -1 else end))
+        out: list[tuple[int, int]] = []
+        line_start, line_end, listed = 0, -1, -1
+        for at, end in sorted(hits):  # each line's bounds looked for once, back only to the last line's end
+            if at <= listed or not match(raw, end):
+                continue
+            if at > line_end:
+                floor = line_end + 1
+                line_start = raw.rfind("\n", floor, at) + 1 or floor
+                stop = raw.find("\n", at)
+                line_end = len(raw) if stop == -1 else stop
+            out.append((line_start, line_end))
+            listed = line_end
         return out
 
 
