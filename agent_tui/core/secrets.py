@@ -100,10 +100,11 @@ _FLAG_SECRET_RE = re.compile(
 _YAML_PROPERTY_RE = re.compile(r"[&*]\S+|!!?[A-Za-z][A-Za-z_-]*|!<[^>\s]*>")
 #: A flag's value that is a path or a resource's name (``projects/p/secrets/s``, ``~/.ssh/id``, ``./x``).
 _FLAG_PATH_RE = re.compile(r"(?:~|\.\.?)/|[a-z][a-z0-9._*-]*/(?:[a-z0-9._*-]+/)+")
-#: ``scheme://user:password@``, or ``scheme://TOKEN@`` (a token as the user, no password: ``git clone
+#: ``scheme://user:password@`` (the user may be empty: ``redis://:PASSWORD@host``), or ``scheme://TOKEN@`` (a
+#: token as the user, no password: ``git clone
 #: https://TOKEN@github.com/…``; masked when it looks like one, see ``_token_like``).
 _URL_PASSWORD_RE = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?:[^\s:/@\"'<>]{1,100}:(?P<pw>[^\s@/\"'<>]{1,200})|(?P<user>[A-Za-z0-9_]{20,200}))@"
+    r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?:[^\s:/@\"'<>]{0,100}:(?P<pw>[^\s@/\"'<>]{1,200})|(?P<user>[A-Za-z0-9_]{20,200}))@"
 )
 _AUTH_HEADER_RE = re.compile(
     r"(?i)(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest|bot)[ \t]+)?|\bbearer[ \t]+)"

@@ -190,3 +190,12 @@ def test_input_made_to_backtrack_is_scanned_in_one_pass(text: str, found: list[t
     hang here; speed itself is measured in ``scripts/bench_redact.py``)."""
     assert [(f.kind, f.end - f.start) for f in find_secrets(text)] == found
     assert find_secrets(text, prefilter=False) == find_secrets(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("REDIS_URL=redis://:S3cr3tRedisPw@cache:6379/0", "REDIS_URL=redis://:[REDACTED:url-password]@cache:6379/0"),
+    ("redis-cli -u redis://:hunter22@localhost", "redis-cli -u redis://:[REDACTED:url-password]@localhost"),
+])
+def test_a_url_password_with_an_empty_user_is_masked(text: str, expected: str) -> None:
+    """Redis URLs carry the password with no user name; the URL rule wanted one character of user first."""
+    assert redacted(text) == expected
