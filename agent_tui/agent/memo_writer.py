@@ -39,8 +39,10 @@ def extractive_memo(engine: ContextEngine, turns: int = 1) -> str:
                 results.append(lines[-1][:160])
     final = next((i.content for i in reversed(items) if i.role == "assistant" and i.content), "")
     todos = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", final) if _TODO.search(s)]
+    earlier = [path for path in _session_changes(engine) if path not in changed]
     out = [
-        f"Changed: {', '.join(changed) if changed else 'no files changed'}"
+        f"Changed: {', '.join(changed) if changed else 'no files changed in this turn'}"
+        + (f"; earlier in this session: {', '.join(earlier[-12:])}" if earlier else "")
         + (f"; last results: {'; '.join(results[-2:])}" if results else ""),
         f"Why: {task[:300]}",
         f"Left: {' '.join(todos)[:400] if todos else 'nothing noted'}",
@@ -48,3 +50,14 @@ def extractive_memo(engine: ContextEngine, turns: int = 1) -> str:
     if final:
         out.append(f"Outcome: {final[:300]}")
     return "\n".join(out)
+
+
+def _session_changes(engine: ContextEngine) -> list[str]:
+    """Every file an edit or write of this session changed (summarised turns included): a memo seeds the
+    next session, and "no files changed" in a turn that only asked a question would read as none at all."""
+    out: list[str] = []
+    for i in engine.order:
+        for _tool, path in file_changes(engine.items[i]):
+            if path not in out:
+                out.append(path)
+    return out

@@ -27,7 +27,7 @@ class CompactionResult:
     summariser: str = ""
     """Which summariser produced it."""
     tokens_before: int = 0
-    """History tokens before."""
+    """History tokens before (summary included)."""
     tokens_after: int = 0
     """History tokens after (summary included)."""
     summary_tokens: int = 0

@@ -131,7 +131,8 @@ class Compactor:
         ``summary``: the structured summary merged over every event; its ``text_override`` (an
         LLM's text) is the new segment's text, or the whole summary's when ``whole``."""
         e = self.engine
-        before = sum(g.tokens for g in e.history.window_groups()[0])
+        live = [it for it in self.segments if it.state == State.IN]
+        before = sum(g.tokens for g in e.history.window_groups()[0]) + sum(it.tokens for it in live)
         items = plan.items  # (a property: computed before the states change)
         override, summary.text_override = summary.text_override, None
         part = self.segment_text(summary)

@@ -1,0 +1,28 @@
+"""The extractive memo (the fallback writer, and the demo's) names the files the session changed.
+
+It looked at the last turn only: after a turn that only asked a question it said "Changed: no files
+changed", and that memo is what a fresh session (/new) starts from."""
+
+from __future__ import annotations
+
+from agent_tui.agent.memo_writer import extractive_memo
+from agent_tui.core.config import Settings
+from agent_tui.core.engine import ContextEngine
+from tests.core.core_helpers import call, filler
+
+
+def test_a_memo_after_a_question_still_names_the_files_changed_earlier() -> None:
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("fix the restock bug in inventory/stock.py")
+    eng.add_assistant("Fixing it.", [call("c1", "edit_file", path="inventory/stock.py", old_text="<", new_text="<=")])
+    eng.add_tool_result("c1", "edit_file", "Edited inventory/stock.py: 1 line")
+    eng.add_assistant("Fixed.")
+    for n in range(8):
+        eng.add_user(f"question {n}: " + filler(f"q{n}", 60))
+        eng.add_assistant(f"Answer {n}.")
+    assert eng.compact(force=True) is not None  # the edit is folded into the summary
+    eng.add_user("What does most_valuable do?")
+    eng.add_assistant("It returns the item with the highest value.")
+    memo = extractive_memo(eng)
+    first = memo.splitlines()[0]
+    assert "no files changed in this turn" in first and "earlier in this session: inventory/stock.py" in first
