@@ -133,7 +133,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _workspace(args: argparse.Namespace) -> Path:
-    return (args.workspace or Path.cwd()).resolve()
+    """The workspace: ``--workspace`` or the current folder.  A ``--workspace`` that is not a folder is
+    refused (a typo made a new folder and a store in it), except for the demo, which makes its copy there."""
+    if args.workspace is None:
+        return Path.cwd().resolve()
+    folder = Path(args.workspace).expanduser()
+    if not folder.is_dir() and not getattr(args, "demo", False):
+        from agent_tui.core.config import ConfigError
+
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(f"--workspace {folder} {what} (nothing was created); give an existing project folder")
+    return folder.resolve()
 
 
 def main(argv: list[str] | None = None) -> int:
