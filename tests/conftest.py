@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ def _hermetic_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         XDG_CONFIG_HOME=str(home),
         XDG_CACHE_HOME=str(home / "cache"),
         XDG_STATE_HOME=str(home / "state"),
+        XDG_DATA_HOME=str(home / "data"),
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         GIT_AUTHOR_NAME="agent-tui tests",
         GIT_AUTHOR_EMAIL="tests@example.invalid",
@@ -33,3 +35,13 @@ def _hermetic_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield
     os.environ.clear()
     os.environ.update(saved)
+
+
+_DEMO_FOLDERS = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def _own_demo_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own ``agent-tui --demo`` folder (``XDG_DATA_HOME``, made only when a demo starts): the
+    demo reuses one folder per user, and one test's sessions, pins and drafts must not reach another's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "demo-data" / str(next(_DEMO_FOLDERS))))

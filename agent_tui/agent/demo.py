@@ -10,7 +10,8 @@ It is honest about what the tools returned: the tests run with the standard
 library (``unittest`` under the running interpreter, so no ``python`` on PATH
 and no pytest are needed); a failed or impossible test run, or a denied call
 (with the user's reason), changes what it says, and it never claims a result
-it did not see.  A second request gets a short scripted answer, not a replay.
+it did not see.  It plays the fix only when asked for it (the demo task, or "fix the restock bug"),
+once per conversation; anything else gets a short scripted answer that says so.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.core.notes import said_by_user
+from agent_tui.demo_project import DEMO_TASK
 
 DEMO_PROVIDER = "agent-tui-demo"
 DEMO_MODEL = f"{DEMO_PROVIDER}/scripted"
@@ -86,17 +88,24 @@ def _user_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
-def _earlier_turns(messages: list[dict[str, Any]]) -> bool:
-    """True when the conversation already had a turn before the latest user message."""
-    seen_user = False
-    for m in reversed(messages):
-        if _said_by_user(m):
-            if seen_user:
-                return True
-            seen_user = True
-        elif seen_user and m.get("role") == "assistant":
-            return True
-    return False
+_FIX_VERB = re.compile(r"\b(fix|repair|correct|solve|debug)")
+_FIX_SUBJECT = re.compile(r"\b(restock|threshold|bug|stock\.py|failing tests?)")
+_HANDS_OFF = re.compile(r"\b(don'?t|do not|never|without|no)\b\W+(\w+\W+){0,2}?(chang|edit|touch|fix|modif|writ)")
+
+
+def asks_for_the_fix(text: str) -> bool:
+    """The demo task, or a message that clearly asks for the fix the demo plays ("fix the restock bug");
+    not a question about the project, nor one that says to change nothing."""
+    said = " ".join(text.lower().split())
+    if said == " ".join(DEMO_TASK.lower().split()):
+        return True
+    return bool(_FIX_VERB.search(said) and _FIX_SUBJECT.search(said)) and not _HANDS_OFF.search(said)
+
+
+def _asked_before(messages: list[dict[str, Any]]) -> bool:
+    """True when a user message before the latest one asked for the fix (it was played, or denied)."""
+    said = [m for m in messages if _said_by_user(m)]
+    return any(asks_for_the_fix(str(m.get("content") or "")) for m in said[:-1])
 
 
 def _denial(result: str) -> str | None:
@@ -151,11 +160,12 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
     if "Write a progress memo" in last_user or "Write a progress memo" in str(messages[-1].get("content", "")):
         return _memo(messages), []
     if not calls:
-        if _earlier_turns(messages):
-            return ("This is the offline demo model: it plays one scripted bug fix and cannot answer other "
-                    "requests. Run `agent-tui --model <model>` (e.g. openai/gpt-4o) to work with a real "
-                    "model; the inspector (f2) and the request view (ctrl+r) show what it would be sent."), []
-        return ("I'll start with the project layout.", [("list_dir", {"path": ".", "depth": 2})])
+        if asks_for_the_fix(last_user) and not _asked_before(messages):
+            return ("I'll start with the project layout.", [("list_dir", {"path": ".", "depth": 2})])
+        how = "" if _asked_before(messages) else " Ask it to “fix the restock bug” to watch it."
+        return ("This is the offline demo model: it plays one scripted bug fix and cannot answer other "
+                f"requests.{how} Run `agent-tui --model <model>` (e.g. openai/gpt-4o) to work with a real "
+                "model; the inspector (f2) and the request view (ctrl+r) show what it would be sent."), []
     name, args, result = calls[-1]
     runs = [read_test_run(r) for n, _, r in calls if n == "run_command" and _denial(r) is None]
     edited = any(n == "edit_file" and _denial(r) is None and not r.startswith(("Error", "error"))

@@ -149,10 +149,10 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
 def run_headless(args: argparse.Namespace, workspace: Path) -> int:
     task = args.task
     if getattr(args, "demo", False):
-        from agent_tui.demo_project import make_demo_workspace
+        from agent_tui.demo_project import DEMO_TASK, make_demo_workspace
 
         workspace = make_demo_workspace(workspace if args.workspace is not None else None)
-        task = task or "Items at the restock threshold are not flagged for restocking. Fix it and run the tests."
+        task = task or DEMO_TASK
     if not task:
         print("agent-tui run: give a TASK (or --demo)", file=sys.stderr)
         return 2

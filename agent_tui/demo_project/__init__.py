@@ -1,4 +1,18 @@
-"""The sample project the offline demo works on (copied to a scratch folder first)."""
+"""The sample project the offline demo works on, and the one folder per user the demo keeps its copy in.
+
+``agent-tui --demo`` reuses ``$XDG_DATA_HOME/agent-tui/demo/inventory-app`` (default
+``~/.local/share/agent-tui/demo/inventory-app``) run after run, so what a returning user left there —
+the store in ``.agent-tui`` (sessions, pins, memos), the input history and the unsent draft keyed by
+its path, files they added — is there again; a new temp folder per run lost all of it and left the
+folders behind.  The data dir, not the state dir: the folder is a project the user opens and can add
+to, and agent-tui's state dir is hidden from every command the sandbox runs (``tools/sandbox_hide``),
+while the demo runs the sample's tests in its copy.
+
+At each demo start the sample's own files are put back as shipped (a file the demo or the user changed
+is rewritten, a deleted one comes back), so the scripted fix can be played again; nothing else in the
+folder is touched.  ``--demo --workspace DIR`` works the same way on a folder of the user's choice, which
+must be new, empty, or a copy this user's demo made before.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +23,21 @@ import tempfile
 from pathlib import Path
 
 SAMPLE = Path(__file__).parent / "sample"
+DEMO_TASK = "Items at the restock threshold are not flagged for restocking. Fix it and run the tests."
+"""What enter on the demo's empty box sends, and what ``agent-tui run --demo`` runs without a TASK."""
+_SKIPPED = ("__pycache__", ".pytest_cache", ".benchmarks", ".agent-tui")
 
 
 class DemoWorkspaceError(ValueError):
-    """``--demo --workspace DIR`` named a folder holding files of its own."""
+    """``--demo --workspace DIR`` named a folder holding files of its own, or the copy cannot be put back."""
+
+
+def default_demo_workspace() -> Path:
+    """``$XDG_DATA_HOME/agent-tui/demo/inventory-app`` (a relative XDG_DATA_HOME is ignored, as the XDG spec
+    says; default ``~/.local/share``)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
+    return root / "agent-tui" / "demo" / "inventory-app"
 
 
 def _copies_path() -> Path:
@@ -44,21 +69,55 @@ def _remember(dest: Path) -> None:
         pass  # not remembered: the next demo in this folder is refused, never run on a folder it did not make
 
 
+def _sample_files() -> list[Path]:
+    """The sample's files, relative to it (caches and stores left out)."""
+    return sorted(p.relative_to(SAMPLE) for p in SAMPLE.rglob("*")
+                  if p.is_file() and not any(part in _SKIPPED for part in p.relative_to(SAMPLE).parts))
+
+
+def _put_back(dest: Path) -> None:
+    """Make the sample's files in ``dest`` what the sample ships: a changed one is replaced (renamed over,
+    so a link there is replaced, never written through), a missing one copied; other files stay."""
+    for rel in _sample_files():
+        target = dest / rel
+        for folder in reversed(target.relative_to(dest).parents[:-1]):
+            here = dest / folder
+            if here.is_symlink() or (here.exists() and not here.is_dir()):
+                raise DemoWorkspaceError(f"the demo's copy of its sample project has {here} where the "
+                                         "sample has a folder: move it away and start the demo again")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        wanted = (SAMPLE / rel).read_bytes()
+        if target.is_file() and not target.is_symlink() and target.read_bytes() == wanted:
+            continue
+        if target.is_dir() and not target.is_symlink():
+            raise DemoWorkspaceError(f"the demo's copy of its sample project has a folder at {target}, where the "
+                                     "sample has a file: move it away and start the demo again")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(wanted)
+        shutil.copymode(SAMPLE / rel, tmp)
+        os.replace(tmp, target)
+
+
 def make_demo_workspace(target: Path | None = None) -> Path:
-    """Copy the sample project into ``target`` (or a new temp folder) and return it.
+    """Put the sample project into ``target`` (or the user's demo folder) as shipped and return it.
 
     The demo approves its own scripted edits and runs the sample's tests, so it only ever works on a
     copy of the sample: ``target`` must be new, empty, or a copy this user's demo made before.  Any
     other folder is refused — copying over it would replace its files, and its own tests would run
     unasked."""
-    dest = target or Path(tempfile.mkdtemp(prefix="agent-tui-demo-")) / "inventory-app"
-    if dest.exists() and not dest.is_symlink() and str(dest.resolve()) in _copies():
-        return dest
-    if dest.is_symlink() or (dest.exists() and (not dest.is_dir() or any(dest.iterdir()))):
+    dest = target or default_demo_workspace()
+    ours = dest.exists() and not dest.is_symlink() and (
+        dest.resolve() == default_demo_workspace().resolve() or str(dest.resolve()) in _copies())
+    if not ours and (dest.is_symlink() or (dest.exists() and (not dest.is_dir() or any(dest.iterdir())))):
         raise DemoWorkspaceError(f"--demo works on a copy of its sample project, and {dest} is not an empty folder: "
-                                 "give a new or empty folder with --workspace, or leave it out for a temporary one")
-    shutil.copytree(SAMPLE, dest, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", ".benchmarks", ".agent-tui"))
-    if target is not None:
+                                 "give a new or empty folder with --workspace, or leave it out for the demo's own")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        _put_back(dest)
+    except OSError as exc:
+        raise DemoWorkspaceError(f"cannot put the demo's sample project in {dest}: {exc.strerror or exc}; "
+                                 "give a folder with --workspace DIR") from exc
+    if target is not None and not ours:
         _remember(dest)
     return dest

@@ -2,8 +2,9 @@
 
 Decides between a real model and the offline demo from the flags and the
 config files only (a TOML read, no agent imports), builds the app and runs it.
-Without a configured model the TUI still opens — in the demo, on a scratch
-copy of the sample project, with a banner saying how to configure a model.
+Without a configured model the TUI still opens — in the demo, on the user's
+copy of the sample project (``demo_project``), with a banner saying how to
+configure a model.
 
 ``AGENT_TUI_FIRST_FRAME_PROBE=FILE`` makes the app write its start-up facts
 (when the first frame was painted, whether litellm was loaded) to FILE and
@@ -28,15 +29,13 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
     demo = bool(getattr(args, "demo", False))
     model = getattr(args, "model", None)
     reason: str | None = "flag" if demo else None
-    scratch = False
     if not demo and not model and not load_config(workspace, trust=True).settings.model:
         reason = "no-model"  # (a model the workspace asks for counts: the trust dialog decides on it)
     if reason is not None:
         from agent_tui.demo_project import make_demo_workspace
 
-        explicit = getattr(args, "workspace", None)
-        scratch = not (demo and explicit is not None)
-        workspace = make_demo_workspace(None if scratch else workspace)
+        chosen = demo and getattr(args, "workspace", None) is not None
+        workspace = make_demo_workspace(workspace if chosen else None)
     trust: bool | None = None
     if getattr(args, "trust", False) and reason is None:
         from agent_tui.core.trust_store import TrustStore
@@ -49,8 +48,7 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
                        window=getattr(args, "window", None), session=getattr(args, "session", None),
                        demo=reason is not None, trust=trust, max_steps=getattr(args, "max_steps", None),
                        max_cost=getattr(args, "max_cost", None), max_session_cost=getattr(args, "max_session_cost", None))
-    return UiOptions(workspace=workspace, session=spec, demo_reason=reason, keep_history=not scratch,
-                     first_frame_probe=os.environ.get(PROBE_ENV) or None)
+    return UiOptions(workspace=workspace, session=spec, demo_reason=reason, first_frame_probe=os.environ.get(PROBE_ENV) or None)
 
 
 def run_tui(args: argparse.Namespace, workspace: Path) -> int:

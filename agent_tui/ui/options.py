@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.demo_project import DEMO_TASK
+
 if TYPE_CHECKING:
     from agent_tui.agent.session import SessionOptions
 
@@ -63,7 +65,7 @@ class UiOptions:
     """Everything `make_app` needs."""
 
     workspace: Path
-    """The project folder (for the demo: the scratch copy of the sample project)."""
+    """The project folder (for the demo: its copy of the sample project, ``demo_project``)."""
     session: SessionSpec = field(default_factory=SessionSpec)
     """Which session to open, with which model."""
     demo_reason: str | None = None
@@ -76,12 +78,11 @@ class UiOptions:
     """Connect the configured MCP servers after the session opens."""
     first_frame_probe: str | None = None
     """A file to write startup facts to after the first frame, then exit (benchmarks, tests)."""
-    demo_task: str = ("Items at the restock threshold are not flagged for restocking. "
-                      "Fix it and run the tests.")
-    """Prefilled in the input in demo mode."""
+    demo_task: str = DEMO_TASK
+    """Sent by enter on the empty box in demo mode."""
     keep_history: bool = True
-    """Keep the input history and the unsent draft across runs (False for a demo's scratch copy in a
-    new temp folder each run: nothing of it is ever shown again, so nothing is left behind)."""
+    """Keep the input history and the unsent draft across runs (False: in memory only, for a front-end
+    whose folder is never opened again)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Reserved for front-ends and tests."""
 

@@ -1,6 +1,7 @@
 """The offline demo is honest: it runs the tests with the standard library under the running
 interpreter, reacts to what the tools returned (a failed or impossible test run, a denied call
-with its reason), never claims a result it did not see, and answers a second request briefly."""
+with its reason), never claims a result it did not see, plays its fix only when asked for it, and
+answers anything else briefly."""
 
 from __future__ import annotations
 
@@ -75,6 +76,23 @@ def test_tests_still_failing_after_the_fix_are_reported() -> None:
 def test_a_second_request_gets_a_short_answer_not_a_replay() -> None:
     text, calls = plan_step(convo(user="what else can you do?", earlier=True))
     assert calls == [] and "offline demo" in text
+
+
+@pytest.mark.parametrize("first", ["What does this project do? Just explain, do not change anything.",
+                                   "Don't fix the restock bug yet, only tell me where it is.", "hello"])
+def test_a_first_message_that_is_not_the_task_gets_the_short_answer(first: str) -> None:
+    text, calls = plan_step(convo(user=first))
+    assert calls == [] and "offline demo" in text and "fix the restock bug" in text
+
+
+@pytest.mark.parametrize("ask", [TASK, "fix the restock bug", "Please repair the threshold bug in stock.py"])
+def test_the_fix_plays_when_asked_for_even_after_another_first_message(ask: str) -> None:
+    assert plan_step(convo(user=ask))[1] == [("list_dir", {"path": ".", "depth": 2})]
+    after = convo(user="what does it do?")[:-1] + [{"role": "assistant", "content": "This is the offline demo"},
+                                                    {"role": "user", "content": ask}]
+    assert plan_step(after)[1] == [("list_dir", {"path": ".", "depth": 2})]
+    again = convo(user=ask, earlier=True)  # the task was asked (and played) before: not replayed
+    assert plan_step(again)[1] == []
 
 
 def _restricted_path(tmp_path: Path) -> str:

@@ -103,3 +103,36 @@ def test_demo_at_80x24_in_tmux_is_readable_and_takes_a_reason(tmux: Tmux, tmp_pa
     tmux.keys("Escape")
     tmux.wait_for(lambda s: "● ready" in s and "ctx " in s, "the main screen")
     tmux.keys("C-q")
+
+
+def test_demo_started_again_has_the_draft_pins_and_sessions_of_the_last_run(tmux: Tmux, tmp_path: Path) -> None:
+    """`agent-tui --demo` twice, no --workspace: the second run is on the same demo folder (under
+    XDG_DATA_HOME), with the unsent 3-line draft back in the box and the first run's session in f5."""
+    env = {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_STATE_HOME": str(tmp_path / "state"), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HOME": str(tmp_path)}
+    workspace = tmp_path / "data" / "agent-tui" / "demo" / "inventory-app"
+    tmux.start([str(AGENT_TUI), "--demo"], 120, 40, env)
+    tmux.wait_for(lambda s: "● ready" in s, "the model client", timeout=120)
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: "allow run_command" in s.lower(), "the approval dialog")
+    tmux.keys("n")
+    tmux.wait_for(lambda s: "You denied the test run" in s and "● ready" in s, "the end of the turn")
+    tmux.type("/pin m2")
+    tmux.keys("Enter")
+    tmux.type("first line")
+    tmux.keys("C-j")
+    tmux.type("second line")
+    tmux.keys("C-j")
+    tmux.type("third line")
+    tmux.wait_for(lambda s: "third line" in s, "the draft typed")
+    tmux.quit_app()
+    assert {r["id"]: r for r in memory_list(workspace)}["m2"]["pinned"] is True
+
+    tmux.start([str(AGENT_TUI), "--demo"], 120, 40, env)
+    screen = tmux.wait_for(lambda s: "● ready" in s and "third line" in s, "the draft back in the box", timeout=120)
+    assert "first line" in screen and "second line" in screen
+    tmux.keys("F5")
+    tmux.wait_for(lambda s: "Items at the restock threshold" in s, "the first run's session in the list")
+    tmux.keys("Escape")
+    tmux.quit_app()
+    assert [p.name for p in (tmp_path / "data" / "agent-tui" / "demo").iterdir()] == ["inventory-app"]

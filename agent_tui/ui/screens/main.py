@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Collapsible, Footer, Static
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.demo import DEMO_MODEL
 from agent_tui.ui import commands
 from agent_tui.ui.input_history import InputHistory
 from agent_tui.ui.messages import (
@@ -72,7 +73,7 @@ class MainScreen(Screen[None]):
 
     def _hint(self) -> str:
         if self.default_task:
-            return "enter sends the demo task (fix the restock bug) · or type your own · /help"
+            return "enter sends the demo task (fix the restock bug) · the scripted model does only that · /help"
         return ""
 
     def _complete(self, text: str) -> str | None:
@@ -246,6 +247,10 @@ class MainScreen(Screen[None]):
     async def _session_opened(self, message: SessionOpened) -> None:
         self.status.session = message.session_id
         self.status.model = message.model
+        for banner in self.query(Banner):
+            banner.model = message.model
+        if message.model != DEMO_MODEL:
+            self.prompt.drop_default_task()
         spent = message.cost_usd if message.cost_usd > 0 else None  # a resumed session shows what it spent
         cached = message.cache_hit_pct if message.cache_hit_pct > 0 else None
         self.status.cost = self.budget.cost = spent

@@ -10,7 +10,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Button, Collapsible, Static
+
+from agent_tui.agent.demo import DEMO_MODEL
 
 
 class UserMessage(Static):
@@ -43,10 +46,23 @@ class EventNote(Static):
 
 
 class Banner(Static):
-    """The offline-demo banner (and how to configure a real model)."""
+    """The offline-demo banner (and how to configure a real model).  Once a session runs another model
+    (``/model``) it says so: that model works on the demo's copy, which the next demo start puts back."""
+
+    model: reactive[str] = reactive("")
+    """The model of the open session ('' before the first one opens)."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text, id="banner", markup=False)
+        self.demo_text = text
+
+    def watch_model(self, model: str) -> None:
+        if model in ("", DEMO_MODEL):
+            self.update(self.demo_text)
+        else:
+            self.update(f"Demo project, now with {model}: it works on the demo's copy of the sample project, "
+                        "which the next `agent-tui --demo` puts back as shipped. For your own project, start "
+                        "agent-tui in its folder.")
 
 
 class ThresholdOffer(Horizontal):

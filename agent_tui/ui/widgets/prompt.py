@@ -222,10 +222,15 @@ class PromptInput(TextArea):
                 return
             if stripped.startswith("//"):
                 text = stripped[1:]
-        if self.default_task:  # the demo task is offered once: after a first message enter on empty does nothing
+        self.drop_default_task()  # the demo task is offered once: after a first message enter on empty does nothing
+        self.post_message(TaskSubmitted(text.strip("\n")))
+
+    def drop_default_task(self) -> None:
+        """Enter on the empty box sends nothing from now on, and the box says what it always says (the demo
+        task was sent, or the session's model is no longer the demo's)."""
+        if self.default_task:
             self.default_task = ""
             self.placeholder = PLACEHOLDER
-        self.post_message(TaskSubmitted(text.strip("\n")))
 
     def type_key(self, key: str, character: str | None) -> None:
         """Apply a typed key sent on from a dialog (``ui/typing_guard``): a character is inserted,
