@@ -340,3 +340,44 @@ def test_why_asked_counts_the_commands_it_does_not_list(tmp_path: Path) -> None:
 
     verdict = Policy(workspace=tmp_path).verdict("run_command", "command", {"command": "aa; bb; cc; dd; ee"})
     assert verdict.decision == "ask" and "(+2 more)" in verdict.reason
+
+
+async def test_esc_after_the_cancel_notice_cancels_the_turn_even_when_an_approval_opened_meanwhile(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    """The notice promises that the next esc cancels the turn; it denied the approval that had opened
+    in between instead (the agent went on). Esc on the dialog now stops the turn: nothing runs."""
+    stock = demo_workspace / "inventory" / "stock.py"
+    original = stock.read_text()
+    (demo_workspace / "tests" / "test_slow.py").write_text(  # the main screen stays up while the tests run
+        "import time\nimport unittest\n\n\nclass Slow(unittest.TestCase):\n"
+        "    def test_slow(self) -> None:\n        time.sleep(1.5)\n")
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder, notifications=True) as pilot:
+        dialog = await demo_until_approval(pilot)
+        seen = {dialog.request.call_id}
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen while the tests run")
+        assert app.turn_running
+        await pilot.press("escape")  # right after the dialog closed, the first esc only arms
+        await wait_for(pilot, lambda: any("press esc again to cancel" in n.message for n in app._notifications),
+                       "the notice")
+        dialog = await next_approval(pilot, seen)
+        assert dialog.request.name == "edit_file"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+        assert recorder.of(TurnEnded)[-1].status == "cut"
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once"], "esc is not a denial"
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert stock.read_text() == original
+        assert not app.turn_running
+
+
+async def test_n_still_denies_and_the_turn_goes_on(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        assert dialog.query_one("#approval-dialog").border_title == "esc stops the turn"
+        await pilot.press("d")
+        await turn_done(pilot)
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
+        assert recorder.of(TurnEnded)[-1].status == "done"

@@ -1,6 +1,7 @@
 """The approval dialog: docked at the bottom over the conversation (which stays visible, so the
 user sees why the agent asks), showing the exact change (a unified diff against the file as it
-is now) or command, and answering allow once / always / deny / deny with a reason.
+is now) or command, and answering allow once / always / deny / deny with a reason.  Esc is
+not a denial: it stops the turn, as esc does on the main screen (a denial lets the agent go on).
 
 A reason typed after ``r`` reaches the model as ``denied by user: <reason>`` (the answer is
 ``deny:<reason>``; see ``agent_tui.agent.approval_preview``).
@@ -44,6 +45,8 @@ PREVIEW_MIN_ROWS = 4
 WIDE_GAP = 16
 """A run of at least this many spaces or tabs inside a command line is shown as one marker."""
 MARK = "reverse $warning"
+ESC_HINT = "esc stops the turn"
+"""On the dialog's top edge: esc is not a denial (n is)."""
 
 
 class ReasonInput(Input):
@@ -153,7 +156,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         Binding("y,o", "answer('once')", "Allow once"),
         Binding("a", "answer('always')", "Always"),
         Binding("p", "answer('prefix')", "Always this prefix", show=False),
-        Binding("n,d,escape", "answer('deny')", "Deny"),
+        Binding("n,d", "answer('deny')", "Deny"),
+        Binding("escape", "cancel_turn", "Stop the turn"),
         Binding("r", "reason", "Deny with reason"),
         Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False),
         Binding("pageup", "scroll_preview(-1)", "Scroll the change", show=False),
@@ -168,7 +172,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         req = self.request
-        with _Dialog(id="approval-dialog"):
+        with _Dialog(id="approval-dialog") as dialog:
+            dialog.border_title = ESC_HINT
             yield Label(self._title(), id="approval-title")
             with VerticalScroll(id="approval-preview"):
                 if req.kind == "command":
@@ -268,6 +273,15 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         if answer == "prefix" and not self.request.prefix:
             return
         self.dismiss(answer)
+
+    def action_cancel_turn(self) -> None:
+        """Esc stops the whole turn, as it does on the main screen (whose notice may have just promised
+        it): a denial would let the agent go on.  With no turn behind the dialog, it is a denial."""
+        app: Any = self.app
+        if getattr(app, "turn_running", False) and hasattr(app, "action_cancel_turn"):
+            app.action_cancel_turn()  # the cancelled approver closes this dialog
+        else:
+            self.dismiss("deny")
 
     def action_scroll_preview(self, pages: int) -> None:
         """A long diff or command scrolls in its box (capped at about a third of the screen, so the
