@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from agent_tui.ui.commands import COMMANDS
+from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.help import HelpScreen
 from agent_tui.ui.screens.inspector import InspectorScreen
 from agent_tui.ui.screens.mcp import NONE_CONFIGURED, McpScreen
@@ -67,3 +68,21 @@ async def test_help_palette_completion_history_and_panels(demo_workspace: Path, 
                                                             .prompt) if app.screen.query("CommandList")
                        and app.screen.query_one("CommandList").option_count else False, "the palette entry")
         await pilot.press("escape")
+
+
+async def test_help_lists_every_key_the_approval_dialog_takes(demo_workspace: Path) -> None:
+    """F1 said `y / a / n / r`: `p` (allow the prefix) worked but was not listed, nor were o, d and esc."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        rows = [line.split("|") for line in app.screen.source.splitlines() if line.startswith("| Approval |")]
+        listed = {key for row in rows for key in row[2].strip(" `").split(" or ")}
+        taken = {key for binding in ApprovalScreen.BINDINGS for key in binding.key.split(",")}
+        names = {"escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
+        assert {names.get(key, key) for key in taken} <= listed
+        prefix = next(row for row in rows if row[2].strip(" `") == "p")
+        assert "prefix" in prefix[3]
+        shown = str(app.screen.query_one("#help-text").render())
+        assert any(line.startswith("  p ") and "prefix" in line for line in shown.splitlines())

@@ -153,15 +153,20 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
     BINDINGS = [
-        Binding("y,o", "answer('once')", "Allow once"),
-        Binding("a", "answer('always')", "Always"),
-        Binding("p", "answer('prefix')", "Always this prefix", show=False),
-        Binding("n,d", "answer('deny')", "Deny"),
-        Binding("escape", "cancel_turn", "Stop the turn"),
-        Binding("r", "reason", "Deny with reason"),
-        Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False),
-        Binding("pageup", "scroll_preview(-1)", "Scroll the change", show=False),
+        Binding("y,o", "answer('once')", "Allow once", tooltip="allow once"),
+        Binding("a", "answer('always')", "Always",
+                tooltip="always allow: this tool for the session; a command, only this exact line"),
+        Binding("p", "answer('prefix')", "Always this prefix", show=False,
+                tooltip="always allow commands starting with the prefix shown (when one is offered)"),
+        Binding("n,d", "answer('deny')", "Deny", tooltip="deny (the model is told; the turn goes on)"),
+        Binding("r", "reason", "Deny with reason", tooltip="deny and say why (the model reads the reason)"),
+        Binding("escape", "cancel_turn", "Stop the turn", tooltip="stop the turn (nothing runs)"),
+        Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False,
+                tooltip="scroll a long change or command down"),
+        Binding("pageup", "scroll_preview(-1)", "Scroll the change", show=False,
+                tooltip="scroll a long change or command up"),
     ]
+    """The help screen lists these keys (with their tooltips), so what it says and what the dialog takes agree."""
 
     def __init__(self, request: ApprovalRequested) -> None:
         super().__init__()

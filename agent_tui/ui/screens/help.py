@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from agent_tui.ui.commands import COMMANDS
+from agent_tui.ui.screens.approval import ApprovalScreen
+
+KEY_NAMES = {"escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
+"""How the help names a Textual key."""
+
+
+def binding_rows(where: str, bindings: Sequence[BindingType]) -> tuple[tuple[str, str, str], ...]:
+    """A screen's bindings as help rows (alternative keys joined by "or"), so the help cannot miss a key
+    the screen takes: it listed `y / a / n / r` while the approval dialog also took p, o, d and esc."""
+    rows = []
+    for b in bindings:
+        if isinstance(b, Binding):
+            keys = " or ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in b.key.split(","))
+            rows.append((where, keys, b.tooltip or b.description.lower()))
+    return tuple(rows)
+
 
 KEYS: tuple[tuple[str, str, str], ...] = (
     ("Main", "enter", "send the message or run the /command"),
@@ -36,7 +53,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Inspector", "s", "cycle the sort: order, tokens, age, category, state"),
     ("Inspector", "/ or f", "filter (text, cat:NAME, state:NAME, pinned, out)"),
     ("Request", "1 / 2 / 3", "request, diff against the previous one, trace"),
-    ("Approval", "y / a / n / r", "allow once / always / deny / deny with a reason"),
+    *binding_rows("Approval", ApprovalScreen.BINDINGS),
     ("Memos", "w", "write a memo now"),
 )
 
