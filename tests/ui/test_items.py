@@ -14,6 +14,7 @@ from agent_tui.ui.messages import ItemEvicted, ItemPinned, ItemRestored, ItemUnp
 from agent_tui.ui.screens.inspector import InspectorScreen
 
 from .conftest import Recorder, demo_app, denied_demo_turn, gauge_agrees, wait_for
+from .test_session import type_command
 
 
 async def open_inspector_at(pilot: Pilot[Any], item_id: str) -> InspectorScreen:
@@ -115,3 +116,37 @@ async def test_slash_commands_pin_a_rule_and_refuse_clearly(demo_workspace: Path
         await wait_for(pilot, lambda: recorder.of(ActionFailed), "the refusal")
         assert "pinned" in recorder.of(ActionFailed)[0].message
         assert engine.get(rule.id).state == State.IN
+
+
+async def test_restore_in_a_filtered_view_keeps_the_cursor_in_place(demo_workspace: Path, recorder: Recorder) -> None:
+    """The restored row leaves a ``state:summarised`` view; the cursor jumped to the first row, so a
+    second r restored an unrelated item. It goes to the row that followed instead."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        await type_command(pilot, "/compact")
+        await wait_for(pilot, lambda: any(r.state == "summarised" for r in app.controller.rows()), "the compaction")
+        await wait_for(pilot, lambda: not app.main.status.busy, "idle")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0, "the inspector rows")
+        await pilot.press("slash", *"state:summarised", "enter")
+        summarised = [r.id for r in app.controller.rows() if r.state == "summarised"]
+        await wait_for(pilot, lambda: table.row_count == len(summarised), "the filtered rows")
+        assert len(summarised) >= 4 and summarised[0] != "t2" and "t2" in summarised[:-1]
+        await pilot.press(*["down"] * summarised.index("t2"))
+        assert screen.selected_id() == "t2"
+
+        await pilot.press("r")
+        await wait_for(pilot, lambda: recorder.of(ItemRestored), "ItemRestored")
+        await wait_for(pilot, lambda: table.row_count and "t2" not in table.rows, "the row to leave the view")
+        still = [r.id for r in app.controller.rows() if r.state == "summarised"]
+        after = next(i for i in summarised[summarised.index("t2") + 1:] if i in still)
+        assert screen.selected_id() == after, "the row that followed the restored one"
+
+        await pilot.press("r")
+        await wait_for(pilot, lambda: {m.item_id for m in recorder.of(ItemRestored)} == {"t2", after},
+                       "the second restore")
+        assert app.controller.engine.get(summarised[0]).state == State.SUMMARISED

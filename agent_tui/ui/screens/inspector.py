@@ -86,7 +86,8 @@ class InspectorScreen(Screen[None]):
     def _show(self, rows: list[ItemRow], breakdown: dict[str, Any] | None) -> None:
         self.rows = rows
         table = self.query_one(DataTable)
-        keep = self.selected_id()
+        before = [str(key.value) for key in table.rows]
+        at = table.cursor_row if before else 0
         shown = sort_rows(filter_rows(rows, self.query_one("#filter", Input).value), self.sort_key)
         cells = [(r.id, r.category, f"{r.tokens:,}", str(r.age), r.state, "●" if r.pinned else "",
                   r.preview[:PREVIEW]) for r in shown]
@@ -101,8 +102,8 @@ class InspectorScreen(Screen[None]):
                 Content.styled(r.state, STATE_STYLE.get(r.state, "")), Content(c[5]),  # an id holds a file name)
                 Content(clip(c[6], widths[6])), key=r.id,
             )
-        if keep is not None and any(r.id == keep for r in shown):
-            table.move_cursor(row=table.get_row_index(keep))
+        if (target := _cursor_target(before, at, {r.id for r in shown})) is not None:
+            table.move_cursor(row=table.get_row_index(target))
         total = sum(r.tokens for r in rows if r.in_request)
         self.query_one("#inspector-title", Label).update(
             f"{len(shown)}/{len(rows)} items · {total:,} tok sent · by {self.sort_key}")
@@ -176,3 +177,13 @@ class InspectorScreen(Screen[None]):
             self.query_one(DataTable).focus()
             return
         self.dismiss()
+
+
+def _cursor_target(before: list[str], at: int, now: set[str]) -> str | None:
+    """Where the cursor goes after the rows change: the same item, or, when it left the view (restored
+    out of ``state:summarised``), the row that followed it, else the one before — never an unrelated
+    first row, on which the next key (a second r) would act."""
+    if not before:
+        return None
+    after = before[at:] + before[:at][::-1]
+    return next((item_id for item_id in after if item_id in now), None)
