@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -343,6 +343,20 @@ class MemoryStore:
         with self.lock:
             where, args = ("session_id = ?", [session_id]) if session_id else (None, [])
             return list(self.db["memos"].rows_where(where, args, order_by="id desc", limit=limit))
+
+    def memo_versions(self, row_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """Memo row id -> (its version, how many versions its memo has): a task's rolling memo keeps one
+        item id while its text is replaced, and each text it held is a row (core.memos)."""
+        ids = [int(i) for i in row_ids]
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT id, version, versions FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY session_id, item_id "
+                "ORDER BY id) AS version, COUNT(*) OVER (PARTITION BY session_id, item_id) AS versions FROM memos) "
+                f"WHERE id IN ({marks})", ids).fetchall()
+        return {int(i): (int(v), int(n)) for i, v, n in rows}
 
     def latest_memo(self) -> dict[str, Any] | None:
         rows = self.memos(limit=1)

@@ -152,7 +152,13 @@ class SessionController:
         return self.ws.store.assemblies(self.session_id, limit=limit)
 
     def memos(self) -> list[dict[str, Any]]:
-        return self.ws.store.memos(limit=50)
+        """The workspace's latest memo rows, each with ``version`` and ``versions`` of its memo item (a
+        rolling memo's texts share one id) and ``session_id`` — what tells two rows of memo1 apart."""
+        rows = self.ws.store.memos(limit=50)
+        versions = self.ws.store.memo_versions([r["id"] for r in rows])
+        for r in rows:
+            r["version"], r["versions"] = versions.get(r["id"], (1, 1))
+        return rows
 
     def ensure_title(self, text: str) -> str:
         """Give the session a title from its first message (kept if it has one); returns the title."""

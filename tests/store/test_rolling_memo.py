@@ -46,3 +46,25 @@ def test_one_rolling_memo_per_task_and_never_recalled_twice(tmp_path: Path) -> N
         assert len(eng.add_recalled(stale[:1])) == 1  # a superseded memo may come back as a reference
     finally:
         ws.close()
+
+
+def test_memo_rows_know_their_version_even_past_the_listed_ones(tmp_path: Path) -> None:
+    """The memo panel numbers a rolling memo's texts (memo1 v1, v2, ...): versions count per session
+    and item id, also those older than the rows listed, and memo1 of another session is its own memo."""
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("port the parser")
+        for n in range(1, 5):
+            memo = eng.save_memo(f"Step {n}", "auto")
+        other = ws.engine(new=True)  # seeded with its own memo1
+        other.add_user("write the docs")
+        other.save_memo("Docs drafted", "auto")
+        latest = ws.store.memos(limit=3)
+        assert [(r["session_id"], r["item_id"]) for r in latest] == [
+            (other.session_id, "memo2"), (other.session_id, "memo1"), (eng.session_id, memo.id)]
+        versions = ws.store.memo_versions([r["id"] for r in latest])
+        assert [versions[r["id"]] for r in latest] == [(1, 1), (1, 1), (4, 4)]
+        assert ws.store.memo_versions([]) == {}
+    finally:
+        ws.close()

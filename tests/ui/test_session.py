@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Label, OptionList
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.messages import SessionOpened
@@ -160,3 +160,36 @@ async def test_a_resumed_session_shows_only_what_the_user_typed_as_theirs(demo_w
         replayed = [m.message_text for m in app.main.conversation.query(UserMessage)]
         assert not any(t.startswith("[file note:") for t in replayed)
         assert replayed == [text for text, _ in live]
+
+
+async def test_memo_panel_tells_the_versions_of_a_rolling_memo_apart(demo_workspace: Path) -> None:
+    """A task has one rolling memo whose text is replaced in place; F3 listed `memo1 · manual` and
+    `memo1 · pre-compaction` with nothing saying they are two versions of memo1, nor which is current."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        seen = {dialog.request.call_id}
+        for _ in range(2):
+            await pilot.press("y")
+            seen.add((await next_approval(pilot, seen)).request.call_id)
+        await pilot.press("y")
+        await turn_done(pilot)
+        versions = app.controller.engine.get("memo1").provenance["version"]
+        assert versions >= 2, "the demo task replaces memo1's text at least once"
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemosScreen), "the memos panel")
+        screen = app.screen
+        options = screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == versions, "the memo list")
+        labels = [str(options.get_option_at_index(n).prompt) for n in range(versions)]
+        assert len(set(labels)) == versions, labels
+        for n, label in enumerate(labels):  # newest first
+            assert f"memo1 v{versions - n}" in label
+            assert ("current" in label) == (n == 0), label
+        head = screen.query_one("#memo-head", Label)
+        await wait_for(pilot, lambda: f"version {versions} of {versions}" in str(head.render()), "the shown memo")
+        assert "current" in str(head.render())
+        await pilot.press("down")
+        await wait_for(pilot, lambda: f"version {versions - 1} of {versions}" in str(head.render()), "the older one")
+        assert f"replaced by v{versions}" in str(head.render())
+        assert app.controller.session_id in str(head.render())

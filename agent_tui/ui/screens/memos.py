@@ -1,4 +1,10 @@
-"""Progress memos: the list, one in full, and writing one now."""
+"""Progress memos: the list, one in full, and writing one now.
+
+A task has one rolling memo whose text is replaced in place (``agent_tui.core.memos``), and the store
+keeps every text it held, so one id (memo1) stands for several rows.  Each row says which version of
+its memo it is and whether it is the current text; the memo shown says so in full, with its session
+(ids restart in every session), so a memo can be told apart and referred to.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Markdown, OptionList
 from textual.widgets.option_list import Option
@@ -16,9 +23,29 @@ from textual.widgets.option_list import Option
 from agent_tui.ui.messages import AgentEventReceived
 
 
-def memo_label(row: dict[str, Any]) -> str:
-    when = time.strftime("%m-%d %H:%M", time.localtime(float(row.get("created") or 0)))
-    return f"{row.get('item_id')} · {row.get('kind')} · {when}"
+def _when(row: dict[str, Any], fmt: str = "%m-%d %H:%M") -> str:
+    return time.strftime(fmt, time.localtime(float(row.get("created") or 0)))
+
+
+def _current(row: dict[str, Any]) -> bool:
+    return int(row.get("version") or 1) == int(row.get("versions") or 1)
+
+
+def memo_label(row: dict[str, Any]) -> Content:
+    """Two lines: which version of which memo (and whether current), then its kind and time."""
+    name = f"{row.get('item_id')} v{row.get('version') or 1}"
+    state = (" · current", "$success") if _current(row) else (" · replaced", "$text-muted")
+    return Content.assemble((name, "bold"), state, "\n", (f"{row.get('kind')} · {_when(row)}", "$text-muted"))
+
+
+def memo_head(row: dict[str, Any], session_id: str | None) -> str:
+    """The shown memo in full: its id, version, kind, time and session, and what replaced it."""
+    version, versions = int(row.get("version") or 1), int(row.get("versions") or 1)
+    state = "current" if _current(row) else f"replaced by v{version + 1}"
+    session = row.get("session_id") or "?"
+    where = f"this session ({session})" if session == session_id else f"session {session}"
+    return (f"{row.get('item_id')} · version {version} of {versions} ({state}) · {row.get('kind')} · "
+            f"{_when(row, '%Y-%m-%d %H:%M:%S')} · {where}")
 
 
 class MemosScreen(ModalScreen[None]):
@@ -36,7 +63,9 @@ class MemosScreen(ModalScreen[None]):
             yield Label("Progress memos", id="memos-title")
             with Horizontal():
                 yield OptionList(id="memo-list")
-                yield Markdown("", id="memo-text")
+                with Vertical(id="memo-pane"):
+                    yield Label("", id="memo-head", markup=False)
+                    yield Markdown("", id="memo-text")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -62,6 +91,8 @@ class MemosScreen(ModalScreen[None]):
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         row = self.memos[int(event.option.id or 0)]
+        ctl = getattr(self.app, "controller", None)
+        self.query_one("#memo-head", Label).update(memo_head(row, ctl.session_id if ctl is not None else None))
         self.query_one("#memo-text", Markdown).update(str(row.get("content") or ""))
 
     def action_write(self) -> None:
