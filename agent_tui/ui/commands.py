@@ -69,23 +69,23 @@ def parse(text: str) -> tuple[SlashCommand, str] | None:
     return cmd, arg.strip()
 
 
-def complete(text: str, item_ids: list[str] | None = None) -> str | None:
-    """The completed input for a partial '/na' or '/pin m' (None when nothing fits)."""
+def completions(text: str, item_ids: list[str] | None = None) -> list[str]:
+    """Every completed input for a partial '/na' or '/pin m', in order (tab takes the first, then the next)."""
     if not text.startswith("/"):
-        return None
+        return []
     head, sep, arg = text[1:].partition(" ")
     if not sep:
-        for c in COMMANDS:
-            if c.name.startswith(head.lower()) and c.name != head:
-                return f"/{c.name}{' ' if c.args else ''}"
-        return None
+        return [f"/{c.name}{' ' if c.args else ''}" for c in COMMANDS
+                if c.name.startswith(head.lower()) and c.name != head]
     cmd = BY_NAME.get(head.lower())
-    if cmd is None or not item_ids or "ID" not in cmd.args or " " in arg:
-        return None
-    for item_id in item_ids:
-        if arg and item_id.startswith(arg) and item_id != arg:
-            return f"/{cmd.name} {item_id}"
-    return None
+    if cmd is None or not item_ids or "ID" not in cmd.args or " " in arg or not arg:
+        return []
+    return [f"/{cmd.name} {item_id}" for item_id in item_ids if item_id.startswith(arg) and item_id != arg]
+
+
+def complete(text: str, item_ids: list[str] | None = None) -> str | None:
+    """The completed input for a partial '/na' or '/pin m' (None when nothing fits)."""
+    return next(iter(completions(text, item_ids)), None)
 
 
 def threshold_value(arg: str, current: float) -> float:

@@ -124,11 +124,13 @@ def _mapped_alias(name: str, known: set[str]) -> bool:
     return str(info.get("key") or "") in known
 
 
+def completions(prefix: str, names: list[str]) -> list[str]:
+    """Every known name extending ``prefix``, in order (tab cycles through them)."""
+    if not prefix:
+        return []
+    return [n for n in names if n.startswith(prefix) and n != prefix]
+
+
 def complete(prefix: str, names: list[str]) -> str | None:
     """The first known name extending ``prefix`` (None when none does)."""
-    if not prefix:
-        return None
-    for n in names:
-        if n.startswith(prefix) and n != prefix:
-            return n
-    return None
+    return next(iter(completions(prefix, names)), None)

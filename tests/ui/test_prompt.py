@@ -16,6 +16,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.commands import COMMANDS
 from agent_tui.ui.messages import CompactionSkipped, TaskSubmitted, TurnEnded
 from agent_tui.ui.screens.inspector import InspectorScreen
 from agent_tui.ui.widgets.chat_items import ThresholdOffer, UserMessage
@@ -103,6 +104,35 @@ async def test_tab_with_nothing_to_complete_keeps_focus(demo_workspace: Path, re
         prompt.value = ""
         await pilot.press(*"/comp", "tab")
         assert prompt.value == "/compact " and app.focused is prompt
+
+
+async def test_repeated_tab_cycles_through_the_matches_as_shells_do(demo_workspace: Path) -> None:
+    """`/restore t` + tab gave t1, and more tabs did nothing: the other matches were out of reach."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await denied_demo_turn(pilot)
+        prompt = app.main.prompt
+        ids = [i for i in app.controller.item_ids() if i.startswith("t")]
+        assert len(ids) >= 3
+        prompt.value = ""
+        await pilot.press(*"/restore t", "tab")
+        assert prompt.value == f"/restore {ids[0]}"
+        assert all(i in str(prompt.border_subtitle) for i in ids), "the matches are listed"
+        seen = []
+        for _ in ids:
+            await pilot.press("tab")
+            seen.append(prompt.value)
+        assert seen == [f"/restore {i}" for i in ids[1:]] + [f"/restore {ids[0]}"], "round and back to the first"
+        await pilot.press("shift+tab")
+        assert prompt.value == f"/restore {ids[-1]}" and app.focused is prompt
+        await pilot.press("backspace", *"2", "tab")  # an edit starts over from what is typed
+        assert prompt.value == f"/restore {ids[-1][:-1]}2" and not prompt.border_subtitle
+
+        names = [f"/{c.name}{' ' if c.args else ''}" for c in COMMANDS if c.name.startswith("c")]
+        assert len(names) >= 2
+        prompt.value = ""
+        await pilot.press(*"/c", "tab", "tab")
+        assert prompt.value == names[1] and app.focused is prompt
 
 
 async def test_keys_typed_elsewhere_land_in_the_box(demo_workspace: Path) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.ui import commands
+from agent_tui.ui import commands, model_check
 from agent_tui.ui.gauge import gauge_from_breakdown, share_pct
 from agent_tui.ui.gauge_feed import GaugeFeed
 from agent_tui.ui.rows import ItemRow, filter_rows, sort_rows
@@ -90,6 +90,10 @@ def test_slash_commands_parse_complete_and_reject() -> None:
     assert commands.complete("/pin m1", ["m1", "m12"]) == "/pin m12"
     assert commands.complete("/evict t", ["m1", "t3"]) == "/evict t3"
     assert commands.complete("/memo x", ["memo1"]) is None
+    assert commands.completions("/restore t", ["m1", "t1", "t2", "t10"]) == ["/restore t1", "/restore t2",
+                                                                          "/restore t10"]
+    assert commands.completions("/restore ", ["t1"]) == [] and commands.completions("hello") == []
+    assert model_check.completions("gpt-4", ["gpt-4", "gpt-4o", "gpt-4o-mini", "o1"]) == ["gpt-4o", "gpt-4o-mini"]
     names = {c.name for c in commands.COMMANDS}
     assert {"context", "pin", "unpin", "evict", "restore", "compact", "memo", "new", "resume", "model",
             "threshold", "mcp", "help", "quit"} <= names

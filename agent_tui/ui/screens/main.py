@@ -76,14 +76,15 @@ class MainScreen(Screen[None]):
             return "enter sends the demo task (fix the restock bug) · the scripted model does only that · /help"
         return ""
 
-    def _complete(self, text: str) -> str | None:
+    def _complete(self, text: str) -> list[str]:
+        """Every completion of the box's text, in order: tab takes the first and cycles through the rest."""
         if text.startswith("/model ") and len(text) > len("/model "):
             from agent_tui.ui import model_check
 
-            done = model_check.complete(text[len("/model "):], model_check.loaded_names())
-            return f"/model {done}" if done else None
+            names = model_check.completions(text[len("/model "):], model_check.loaded_names())
+            return [f"/model {name}" for name in names]
         controller = getattr(self.app, "controller", None)
-        return commands.complete(text, controller.item_ids() if controller is not None else [])
+        return commands.completions(text, controller.item_ids() if controller is not None else [])
 
     @property
     def prompt(self) -> PromptInput:

@@ -5,7 +5,9 @@ Pastes are kept whole (every line); a large one is folded into a ``[paste #N · 
 token, shown in full in a collapsible block above the box and expanded when sent.  Up/down
 on the first/last line walk the workspace's input history (kept across runs); tab
 completes command names, item ids and model names, and does nothing else — it never
-moves focus away, so typed text is never lost.  What is typed and not yet sent is written
+moves focus away, so typed text is never lost.  As in a shell, repeated tab cycles
+through the matches (shift+tab goes back), listed under the box while it does; any edit
+starts over from what is typed.  What is typed and not yet sent is written
 beside the input history as the user types and comes back at the next start (a crash, a
 kill or a quit loses no typing).
 """
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
+from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
@@ -39,8 +42,25 @@ DRAFT_DELAY = 0.4
 DRAFT_MAX_WAIT = 1.5
 """… but while typing goes on, at least this often (steady typing never pauses DRAFT_DELAY)."""
 
-Completer = Callable[[str], "str | None"]
-"""Completes the whole input (``/comp`` → ``/compact ``), None when nothing fits."""
+Completer = Callable[[str], list[str]]
+"""Every completion of the whole input, in order (``/c`` → ``/context``, ``/compact ``, …); [] when none fits."""
+
+
+@dataclass
+class Cycle:
+    """The matches repeated tab goes through, and which one the box shows."""
+
+    matches: list[str]
+    index: int = 0
+
+    @property
+    def shown(self) -> str:
+        return self.matches[self.index]
+
+    def label(self) -> Content:
+        """Under the box: which match of how many, and all of them (by their last word)."""
+        words = [m.strip().rsplit(" ", 1)[-1] for m in self.matches]
+        return Content(f"tab {self.index + 1}/{len(words)}: " + " · ".join(words))
 
 
 def line_count(text: str) -> int:
@@ -75,6 +95,8 @@ class PromptInput(TextArea):
         self._draft_timer: Timer | None = None
         self._unsaved_since: float | None = None
         """When the box first changed after the draft was last written."""
+        self._cycle: Cycle | None = None
+        """The matches tab is cycling through (None when the box was edited since)."""
 
     # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
     def _on_mount(self) -> None:
@@ -89,6 +111,8 @@ class PromptInput(TextArea):
             self.notify(f"The message you had not sent is in ↑ history.{more}", title="Draft restored")
 
     def _on_text_area_changed(self) -> None:
+        if self._cycle is not None and not self.cycling:
+            self._end_cycle()
         now = time.monotonic()
         if self._unsaved_since is None:
             self._unsaved_since = now
@@ -123,14 +147,25 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
     @property
+    def completions(self) -> list[str]:
+        """Every completed input for what is typed, in order ([] when nothing fits)."""
+        text = self.text
+        return self.complete_with(text) if text.startswith("/") and "\n" not in text else []
+
+    @property
     def completion(self) -> str | None:
         """The completed input for what is typed (None when nothing fits)."""
-        text = self.text
-        return self.complete_with(text) if text.startswith("/") and "\n" not in text else None
+        return next(iter(self.completions), None)
+
+    @property
+    def cycling(self) -> bool:
+        """The box shows a match that tab cycled to, unedited since."""
+        return self._cycle is not None and self.text == self._cycle.shown
 
     def update_suggestion(self) -> None:
-        """Show the completion's missing tail as ghost text (right arrow or tab takes it)."""
-        done = self.completion if self.cursor_location == self.document.end else None
+        """Show the completion's missing tail as ghost text (right arrow or tab takes it); none while tab
+        cycles (tab goes to the next match, not to what extends this one)."""
+        done = self.completion if self.cursor_location == self.document.end and not self.cycling else None
         self.suggestion = done[len(self.text):] if done and done.startswith(self.text) else ""
 
     # keys ----------------------------------------------------------------------------------------------
@@ -144,14 +179,37 @@ class PromptInput(TextArea):
             self.insert("\n")
         elif key == "tab":
             self._stop(event)
-            if (done := self.completion) is not None:
-                self.value = done
+            self._tab(1)
+        elif key == "shift+tab" and self.cycling:
+            self._stop(event)
+            self._tab(-1)
         elif key == "up" and self.cursor_location[0] == 0:
             self._stop(event)
             self._recall(-1)
         elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             self._stop(event)
             self._recall(1)
+
+    def _tab(self, step: int) -> None:
+        """Complete what is typed, or, right after a completion, show the next (or previous) match."""
+        cycle = self._cycle if self.cycling else None
+        if cycle is None:
+            matches = self.completions
+            if not matches:
+                return
+            cycle = Cycle(matches)
+        else:
+            cycle.index = (cycle.index + step) % len(cycle.matches)
+        self.value = cycle.shown
+        if len(cycle.matches) > 1:
+            self._cycle = cycle
+            self.border_subtitle = cycle.label()
+        else:
+            self._end_cycle()
+
+    def _end_cycle(self) -> None:
+        self._cycle = None
+        self.border_subtitle = None
 
     @staticmethod
     def _stop(event: events.Key) -> None:
