@@ -34,7 +34,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Main", "enter", "send the message or run the /command"),
     ("Main", "shift+enter / ctrl+j", "new line in the message"),
     ("Main", "up / down", "input history (on the first / last line; kept per workspace)"),
-    ("Main", "tab", "complete a /command, an item id or a model name"),
+    ("Main", "tab", "complete a /command, an item id or a model name (again: the next match; shift+tab back)"),
     ("Main", "esc", "cancel the running turn (right after closing a panel: press it twice)"),
     ("Main", "f1", "this help"),
     ("Main", "f2", "inspector (every context item)"),
