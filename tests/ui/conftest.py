@@ -95,6 +95,22 @@ async def demo_until_approval(pilot: Pilot[Any]) -> Any:
     return app.screen
 
 
+async def demo_task_approved(pilot: Pilot[Any]) -> None:
+    """Send the demo task and approve each of its three calls (test run, edit, test run) to the turn's end."""
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+    dialog = await demo_until_approval(pilot)
+    seen = {dialog.request.call_id}
+    for _ in range(2):
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen)
+                       and pilot.app.screen.request.call_id not in seen
+                       and pilot.app.screen.query("#approval-preview Static"), "the next approval")
+        seen.add(pilot.app.screen.request.call_id)
+    await pilot.press("y")
+    await turn_done(pilot)
+
+
 async def turn_done(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, AgentApp)

@@ -18,13 +18,11 @@ from agent_tui.ui.widgets.chat_items import EventNote, UserMessage
 from .conftest import (
     Recorder,
     demo_app,
-    demo_until_approval,
+    demo_task_approved,
     denied_demo_turn,
     gauge_agrees,
-    turn_done,
     wait_for,
 )
-from .test_approval import next_approval
 
 
 async def type_command(pilot: Pilot[Any], text: str) -> None:
@@ -134,13 +132,7 @@ async def test_a_resumed_session_shows_only_what_the_user_typed_as_theirs(demo_w
 
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        dialog = await demo_until_approval(pilot)
-        seen = {dialog.request.call_id}
-        for _ in range(2):
-            await pilot.press("y")
-            seen.add((await next_approval(pilot, seen)).request.call_id)
-        await pilot.press("y")
-        await turn_done(pilot)
+        await demo_task_approved(pilot)
         engine = app.controller.engine
         assert any(i.role == "user" and i.provenance.get("note") for i in engine.items.values()), \
             "the demo task leaves a file note in the history"
@@ -167,13 +159,7 @@ async def test_memo_panel_tells_the_versions_of_a_rolling_memo_apart(demo_worksp
     `memo1 · pre-compaction` with nothing saying they are two versions of memo1, nor which is current."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        dialog = await demo_until_approval(pilot)
-        seen = {dialog.request.call_id}
-        for _ in range(2):
-            await pilot.press("y")
-            seen.add((await next_approval(pilot, seen)).request.call_id)
-        await pilot.press("y")
-        await turn_done(pilot)
+        await demo_task_approved(pilot)
         versions = app.controller.engine.get("memo1").provenance["version"]
         assert versions >= 2, "the demo task replaces memo1's text at least once"
         await pilot.press("f3")
