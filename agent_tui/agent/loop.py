@@ -25,6 +25,7 @@ from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
 from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls
 from agent_tui.agent.llm_usage import unpriced_notice
+from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
@@ -34,7 +35,7 @@ from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
-from agent_tui.core.items import Category, ContextItem, State
+from agent_tui.core.items import Category, State
 from agent_tui.core.summary import ExtractiveSummariser
 from agent_tui.store.db import StoreError
 from agent_tui.store.store import SessionUsage
@@ -65,7 +66,7 @@ class LoopOptions:
     """Reserved for front-ends."""
 
 
-class Agent:
+class Agent(ReasoningMixin):
     """A model, tools and a context engine, run turn by turn."""
 
     def __init__(self, engine: ContextEngine, *, llm: Any, runner: ToolRunner, policy: Policy,
@@ -156,67 +157,6 @@ class Agent:
                         cache_hit_pct=round(100.0 * cached / prompt, 1) if prompt else 0.0,
                         session_cache_hit_pct=round(session_pct, 1),
                         reasoning_tokens=int(getattr(u, "reasoning_tokens", 0) or 0))
-
-    def _with_reasoning(self, bd: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The breakdown plus the reasoning sent back with this request (its own category)."""
-        if self.llm is None:
-            return bd
-        from agent_tui.agent.llm_provider import reasoning_text, reasoning_to_send
-
-        text = reasoning_text(reasoning_to_send(self.llm, messages, self._reasoning_map()))
-        if not text:
-            return bd
-        n = self.engine.counter.count(text)
-        bd = {**bd, "categories": {**bd["categories"], "reasoning": n}, "total": bd["total"] + n}
-        budget = bd.get("input_budget") or 0
-        bd["used_pct"] = round(100.0 * bd["total"] / budget, 2) if budget else bd["used_pct"]
-        return bd
-
-    def _every_turn_reasoning(self) -> bool:
-        """Whether every turn's kept reasoning goes back, not only this turn's (DeepSeek thinking)."""
-        from agent_tui.agent.llm_provider import deepseek_thinking, family
-
-        llm = self.llm
-        return (llm is not None and family(str(getattr(llm, "model", "") or "")) == "deepseek"
-                and deepseek_thinking(llm))
-
-    def _reasoning_tokens(self, item: ContextItem) -> int:
-        """Tokens of the reasoning the next request sends back with ``item`` (see ``_reasoning_map``):
-        counted once per message, kept on it."""
-        data = item.provenance.get("provider_data")
-        if not data or ((not item.tool_calls or item.turn != self.engine.turn) and not self._every_turn_reasoning()):
-            return 0
-        n = item.provenance.get("reasoning_tokens")
-        if n is None:
-            from agent_tui.agent.llm_provider import reasoning_text
-
-            sent = {"thinking_blocks": data["thinking_blocks"]} if data.get("thinking_blocks") else {
-                "reasoning_content": data.get("reasoning_content")}  # Claude's replies carry both: one goes back
-            n = item.provenance["reasoning_tokens"] = self.engine.counter.count(reasoning_text({0: sent}))
-        return int(n)
-
-    def _reasoning_map(self) -> dict[str, dict[str, Any]]:
-        """Kept provider reasoning state of this turn's assistant messages, by first tool-call id; on DeepSeek
-        of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
-        turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached).
-        (Not when this DeepSeek model does not think: a session switched to deepseek-chat gets none.)"""
-        from agent_tui.agent.llm_provider import answer_key
-
-        every_turn = self._every_turn_reasoning()
-        out: dict[str, dict[str, Any]] = {}
-        eng = self.engine
-        for i in reversed(eng.order):
-            it = eng.items[i]
-            if it.turn != eng.turn and not every_turn:
-                break
-            data = it.provenance.get("provider_data") if it.role == "assistant" else None
-            if not data:
-                continue
-            if it.tool_calls and it.tool_calls[0].get("id"):
-                out[str(it.tool_calls[0]["id"])] = data
-            elif not it.tool_calls and every_turn and it.content:  # a tool turn's final answer (``_reply_provenance``)
-                out.setdefault(answer_key(it.content), data)
-        return out
 
     async def write_memo(self, kind: str) -> ev.MemoSaved:
         """Write and store a progress memo (LLM first, extractive fallback)."""
@@ -394,7 +334,7 @@ class Agent:
                                          provenance=self._reply_provenance(completion, finish.status))
                 partial = ""
                 yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls),
-                                          reasoning=completion.reasoning or _thinking_text(completion))
+                                          reasoning=completion.reasoning or thinking_text(completion))
                 if finish.notice:
                     yield ev.ErrorEvent(finish.notice, fatal=False)
                 if not completion.tool_calls:
@@ -440,21 +380,6 @@ class Agent:
             prov["provider_data"] = data  # sent back while this tool loop runs (llm_provider)
         return prov or None
 
-    def _closes_tool_turn(self, data: dict[str, Any]) -> bool:
-        """Whether an answer with no tool call keeps its reasoning: on DeepSeek's thinking mode, when it ends a
-        turn that called tools (DeepSeek wants all of such a turn's reasoning back in every later request; a
-        turn with no tool call it ignores, so that one goes back as the placeholder)."""
-        if not data.get("reasoning_content") or not self._every_turn_reasoning():
-            return False
-        eng = self.engine
-        for i in reversed(eng.order):
-            it = eng.items[i]
-            if it.turn != eng.turn:
-                return False
-            if it.role == "assistant" and it.tool_calls:
-                return True
-        return False
-
     def _answer_cut_call(self, call: Any) -> list[ev.Event]:
         """A call cut mid-arguments by the output limit: answered with an error, never run."""
         item = self.engine.add_tool_result(call.id, call.name, CUT_CALL_RESULT, provenance={"error": True, "cut": True})
@@ -490,12 +415,6 @@ class Agent:
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
             eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]")
-
-
-def _thinking_text(completion: Any) -> str:
-    """The readable text of a reply's thinking blocks (when litellm gave no reasoning_content)."""
-    return "\n\n".join(b.get("thinking", "") for b in getattr(completion, "thinking_blocks", []) or []
-                       if b.get("thinking"))
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:

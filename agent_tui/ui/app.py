@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -30,27 +30,23 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from agent_tui.agent import events as ev
 from agent_tui.core.trust import TrustReport
 from agent_tui.ui.app_actions import ActionsMixin
 from agent_tui.ui.app_commands import CommandsMixin, UserError
 from agent_tui.ui.app_session import SessionMixin
+from agent_tui.ui.app_turn import TurnMixin
 from agent_tui.ui.controller import SessionController
 from agent_tui.ui.gauge_feed import GaugeFeed
 from agent_tui.ui.messages import (
     ActionFailed,
-    AgentEventReceived,
-    ApprovalAnswered,
     BudgetChanged,
     CommandEntered,
     ItemChanged,
     LlmLoaded,
     TaskSubmitted,
-    TurnEnded,
 )
 from agent_tui.ui.options import UiOptions
 from agent_tui.ui.output_guard import GUARD
-from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.screens.trust import TrustScreen
 from agent_tui.ui.theme import pick_theme
@@ -58,7 +54,7 @@ from agent_tui.ui.typing_guard import GuardsTyping, TypingGuard, is_typing
 from agent_tui.ui.widgets import CSS_FILES
 
 
-class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
+class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     """agent-tui."""
 
     TITLE = "agent-tui"
@@ -240,125 +236,10 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.main.status.state = "opening session…"
         self.open_session(self.options.session, "")
 
-    # the turn -------------------------------------------------------------------------------------
+    # the turn (ui/app_turn) ---------------------------------------------------------------------------
     @on(TaskSubmitted)
     async def _task_submitted(self, message: TaskSubmitted) -> None:
-        if self.turn_running:
-            where = self._give_back(message.text)
-            self.notify(f"A turn is running: your message is {where}; send it when the turn ends, "
-                        "or press esc to cancel the turn.", severity="warning")
-            return
-        if self._queued is not None:
-            where = self._give_back(message.text)
-            self.notify(f"The session is still opening and your first message waits for it: this one is {where}; "
-                        "send it once the first is on its way.", severity="warning")
-            return
-        if self.controller is not None and self.controller.agent.llm is None and not self.switching:
-            from agent_tui.ui.app_session import no_model_hint
-
-            where = self._give_back(message.text)
-            self.notify(f"Not sent (your message is {where}). {no_model_hint(self.controller.ws.trust)}",
-                        title="No model", severity="error", timeout=20)
-            return
-        await self.main.conversation.add_user(message.text, pending=True)
-        if self.controller is None or self.switching:
-            # no session yet, or one about to replace it (/model, /new, /resume): a turn run on the old one
-            # now would be missing from the new one, which is read from the store before the turn is written
-            self._queued = message.text
-            if self.controller is None and self.open_failed and not self.session_opening:
-                self.open_session(self.options.session, "")  # opening failed before: a message tries again
-            what = "opening session…" if self.controller is None else "switching session…"
-            self.main.status.state = f"{what} (your message is sent when it is ready)"
-            return
-        self.turn_worker = self.run_turn(message.text)
-
-    @property
-    def switching(self) -> bool:
-        """A session is being opened, or a model checked before one is (its turn waits for it)."""
-        return any(w.group in ("session", "model-check") and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                   for w in self.workers)
-
-    def _give_back(self, text: str) -> str:
-        """A message the app cannot take now goes back into the box, or onto ↑ when the user has typed
-        something else meanwhile (never over their typing, never dropped); returns where it went."""
-        prompt = self.main.prompt
-        if prompt.restore(text):
-            return "back in the box"
-        prompt.inputs.add(text, keep_long=True)
-        return "on ↑ in the box (you had typed something else)"
-
-    def _give_back_queued(self) -> None:
-        """No session to send the waiting message to: it goes back into the box (or onto ↑ when the user
-        typed something else meanwhile), its bubble marked not sent."""
-        text, self._queued = self._queued, None
-        if text is None:
-            return
-        self.main.conversation.unsent()
-        self.notify(f"Your message was not sent: it is {self._give_back(text)}.", severity="warning")
-
-    def _send_queued(self) -> None:
-        """The session opened: send what the user typed while it was opening."""
-        if self._queued is not None and self.controller is not None and not self.turn_running and not self.switching:
-            task, self._queued = self._queued, None
-            self.turn_worker = self.run_turn(task)
-
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self, task: str) -> str:
-        ctl = self.controller
-        assert ctl is not None
-        self._turn_task = task
-        status_line = self.main.status
-        status_line.busy = True
-        await self._model_ready()
-        status, turn = "error", ctl.engine.turn
-        await asyncio.to_thread(ctl.ensure_title, task)
-        status_line.state = "thinking…"
-        streamed = 0
-        async for e in ctl.agent.run(task):
-            if isinstance(e, ev.BudgetUpdated):
-                self.gauge.show(_breakdown_of(e), point=e.total)
-                streamed = 0
-            elif isinstance(e, ev.TextDelta):
-                streamed += len(e.text)
-                self.gauge.output((streamed + 3) // 4)
-                status_line.state = "streaming…"
-            elif isinstance(e, ev.Usage):
-                self.gauge.output(e.completion_tokens)
-            elif isinstance(e, ev.ToolCallStarted):
-                status_line.state = f"running {e.name}…"
-            elif isinstance(e, ev.ApprovalRequested):
-                status_line.state = "awaiting approval"
-            elif isinstance(e, ev.ThresholdCrossed):
-                self.main.threshold_crossed(e)
-            elif isinstance(e, ev.TurnFinished):
-                status, turn = e.status, e.turn
-            self.main.post_message(AgentEventReceived(e))
-        return f"{status}:{turn}"
-
-    def action_cancel_turn(self) -> None:
-        """Esc: cancel the running turn (the loop keeps the partial answer, marked cut)."""
-        if self.turn_running and self.turn_worker is not None:
-            self.turn_worker.cancel()
-
-    async def approve(self, request: ev.ApprovalRequested) -> str:
-        """The agent's approver: show the dialog and wait for once / always / prefix / deny."""
-        answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        screen = ApprovalScreen(request)
-
-        def done(answer: str | None) -> None:
-            if not answered.done():
-                answered.set_result(answer or "deny")
-
-        self.push_screen(screen, callback=done)
-        try:
-            answer = await answered
-        except asyncio.CancelledError:
-            if screen.is_attached and self.screen is screen:
-                screen.dismiss("deny")
-            raise
-        self.post_message(ApprovalAnswered(request.call_id, answer))
-        self.main.status.state = "running…"
-        return answer
+        await self.take_message(message.text)
 
     # gauges ---------------------------------------------------------------------------------------------
     def _deliver_gauge(self, message: BudgetChanged) -> None:
@@ -433,24 +314,6 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             return
         self.main.status.mcp = mcp_link.summary(self.mcp)
 
-    async def _turn_cut(self, worker: Worker[Any]) -> None:
-        await self.main.conversation.end_reply()
-        await self.main.conversation.note("turn cancelled: the partial answer is kept, marked cut", "info")
-        self._turn_over("cut", self.controller.engine.turn if self.controller else 0)
-
-    def _turn_over(self, status: str, turn: int) -> None:
-        from agent_tui.ui.input_history import MAX_CHARS
-
-        if status in ("error", "cut") and len(self._turn_task) > MAX_CHARS:
-            # too long for the history when sent, but its turn failed or was cancelled (often to fix the
-            # message): ↑ brings it back to send again
-            self.main.prompt.inputs.add(self._turn_task, keep_long=True)
-        self._turn_task = ""
-        self.main.status.busy = False
-        self.main.status.state = "ready"
-        self.gauge.output(0)
-        self.post_message(TurnEnded(status, turn))
-
     # messages from screens ------------------------------------------------------------------------------
     @on(CommandEntered)
     def _command_entered(self, message: CommandEntered) -> None:
@@ -478,13 +341,6 @@ class AgentApp(SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                 pass
         if self.controller is not None:
             self.controller.close()
-
-
-def _breakdown_of(e: ev.BudgetUpdated) -> dict[str, Any]:
-    """The `context --json` shape of a BudgetUpdated event."""
-    bd = {k: v for k, v in e.to_json().items() if k not in ("type", "step", "turn")}
-    bd["free"] = e.input_budget - e.total
-    return bd
 
 
 def _describe(error: BaseException | None) -> str:
