@@ -25,6 +25,18 @@ from .conftest import (
 )
 
 
+async def pick_session(pilot: Pilot[Any], session_id: str) -> None:
+    """In the open session picker (two sessions), choose ``session_id`` and wait until it is the session."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session picker")
+    options = app.screen.query_one(OptionList)
+    await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
+    options.highlighted = next(n for n in range(options.option_count)
+                               if options.get_option_at_index(n).id == session_id)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.controller.session_id == session_id, "the resumed session")
+
+
 async def type_command(pilot: Pilot[Any], text: str) -> None:
     await pilot.click("#prompt")
     await pilot.press(*text, "enter")
@@ -96,12 +108,7 @@ async def test_new_session_is_seeded_by_a_memo_and_resume_brings_the_old_one_bac
         assert fresh["categories"]["history"] == 0 and fresh["categories"]["memory"] > 0
 
         await pilot.press("f5")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session picker")
-        options = app.screen.query_one(OptionList)
-        await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
-        options.highlighted = next(n for n in range(options.option_count) if options.get_option_at_index(n).id == old)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.controller.session_id == old, "the resumed session")
+        await pick_session(pilot, old)
         assert old_items <= set(app.controller.engine.items)
         assert recorder.of(SessionOpened)[-1].session_id == old
         await wait_for(pilot, lambda: app.main.conversation.query(UserMessage), "the replayed conversation")
@@ -142,12 +149,7 @@ async def test_a_resumed_session_shows_only_what_the_user_typed_as_theirs(demo_w
         await type_command(pilot, "/new")
         await wait_for(pilot, lambda: app.controller.session_id != old, "the new session")
         await type_command(pilot, "/resume")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session picker")
-        options = app.screen.query_one(OptionList)
-        await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
-        options.highlighted = next(n for n in range(options.option_count) if options.get_option_at_index(n).id == old)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.controller.session_id == old, "the resumed session")
+        await pick_session(pilot, old)
         await wait_for(pilot, lambda: app.main.conversation.query(UserMessage), "the replayed conversation")
         replayed = [m.message_text for m in app.main.conversation.query(UserMessage)]
         assert not any(t.startswith("[file note:") for t in replayed)
