@@ -83,11 +83,6 @@ def completions(text: str, item_ids: list[str] | None = None) -> list[str]:
     return [f"/{cmd.name} {item_id}" for item_id in item_ids if item_id.startswith(arg) and item_id != arg]
 
 
-def complete(text: str, item_ids: list[str] | None = None) -> str | None:
-    """The completed input for a partial '/na' or '/pin m' (None when nothing fits)."""
-    return next(iter(completions(text, item_ids)), None)
-
-
 def threshold_value(arg: str, current: float) -> float:
     """The new compaction point for '/threshold 70', '+5' or '-5' (a share, 0.05..0.99)."""
     text = arg.strip().rstrip("%")

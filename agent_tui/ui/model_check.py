@@ -129,8 +129,3 @@ def completions(prefix: str, names: list[str]) -> list[str]:
     if not prefix:
         return []
     return [n for n in names if n.startswith(prefix) and n != prefix]
-
-
-def complete(prefix: str, names: list[str]) -> str | None:
-    """The first known name extending ``prefix`` (None when none does)."""
-    return next(iter(completions(prefix, names)), None)

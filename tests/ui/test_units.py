@@ -85,11 +85,11 @@ def test_slash_commands_parse_complete_and_reject() -> None:
     assert cmd.name == "compact" and arg == "the api decision"
     with pytest.raises(commands.UnknownCommand, match="did you mean /compact"):
         commands.parse("/comapct")
-    assert commands.complete("/comp") == "/compact "
-    assert commands.complete("/he") == "/help"
-    assert commands.complete("/pin m1", ["m1", "m12"]) == "/pin m12"
-    assert commands.complete("/evict t", ["m1", "t3"]) == "/evict t3"
-    assert commands.complete("/memo x", ["memo1"]) is None
+    assert commands.completions("/comp") == ["/compact "]
+    assert commands.completions("/he") == ["/help"]
+    assert commands.completions("/pin m1", ["m1", "m12"]) == ["/pin m12"]
+    assert commands.completions("/evict t", ["m1", "t3"]) == ["/evict t3"]
+    assert commands.completions("/memo x", ["memo1"]) == []
     assert commands.completions("/restore t", ["m1", "t1", "t2", "t10"]) == ["/restore t1", "/restore t2",
                                                                           "/restore t10"]
     assert commands.completions("/restore ", ["t1"]) == [] and commands.completions("hello") == []
