@@ -44,7 +44,8 @@ from agent_tui.core.secret_values import PLACEHOLDER_RE, Finding, RunEnds, named
 #: flag's word or a program with a password option.
 _WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "masterauth", "mysql", "mariadb", "redis",
           "valkey", "keydb", "login", "curl", "http", "xh", "ldap", "mongo", "twine", "publish", "sqlcmd",
-          "mosquitto", "zip", "7z")
+          "mosquitto", "zip", "7z", "smb", "rpcclient", "net", "lftp", "openssl", "nxc", "crackmapexec", "cme",
+          "evil-winrm", "psexec", "paexec", "rdesktop", "hydra", "medusa", "ncrack")
 #: An option: a dash at the text's start or after a blank, ``;``, ``|``, ``&``, ``(`` or a quote (an element of
 #: a list of arguments), its name read whole.  The dash comes first and the character before it is checked
 #: behind it, so the regex engine jumps from dash to dash (a lookbehind first was tried at every position,
@@ -83,6 +84,9 @@ _PROGRAM_RE = re.compile(
     r"(?P<ldap>ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop|vc))|"
     r"(?P<mongo>mongo(?:sh|dump|restore|export|import|stat|top|files)?)|(?P<publish>twine|poetry[ \t]+publish)|"
     r"(?P<upper_p>sqlcmd|mosquitto_(?:pub|sub|rr)|zip|unzip|zipcloak)|(?P<sevenzip>7z[ar]?)|"
+    r"(?P<smb>smbclient|rpcclient|smbcacls|smbget|smbtree|smbcquotas|net[ \t]++(?:ads|rpc|sam))|(?P<lftp>lftp)|"
+    r"(?P<openssl>openssl)|(?P<pentest>nxc|netexec|crackmapexec|cme|evil-winrm|psexec(?:64)?(?:\.exe)?|"
+    r"paexec(?:\.exe)?|rdesktop|smbmap|hydra|medusa|ncrack)|"
     r"(?P<reset>ssh|scp|sftp|rsync))(?![\w-]|:)"
     r"|(?P<sep>&&|\|\|?|;|(?<!\\)\\n)"
 )
@@ -90,9 +94,15 @@ _PROGRAM_RE = re.compile(
 #: mosquitto's and zip's ``-P``, twine's and ``poetry publish``'s ``-p``, 7-Zip's glued ``-pPASS``.
 _SHORT = {"mysql": ("p",), "sshpass": ("p",), "redis": ("a",), "login": ("p",), "curl": ("u", "U"),
           "httpie": ("a",), "ldap": ("w",), "mongo": ("p",), "publish": ("p",), "upper_p": ("P",),
-          "sevenzip": ("p",)}
+          "sevenzip": ("p",), "smb": ("U",), "lftp": ("u",), "openssl": ("k",), "pentest": ("p",)}
 #: The families whose option takes its password glued only (``-p PASS`` prompts, PASS is the next argument).
 _GLUED_ONLY = frozenset({"mysql", "sevenzip"})
+#: The families whose option takes its password as the next word only: openssl's ``-kfile`` and hydra's
+#: ``-pw`` are other options, not ``-k file`` or ``-p w``.
+_SEPARATE_ONLY = frozenset({"openssl", "pentest"})
+#: The families whose option takes ``user`` and the password joined (``user:PASS`` for curl and httpie,
+#: Samba's ``user%PASS``, lftp's ``user,PASS``), by the character between them.
+_USER_SEP = {"curl": ":", "httpie": ":", "smb": "%", "lftp": ","}
 #: Per family, the short flags without a value that may come first in a cluster (curl's ``-sSfu user:PASS``).
 _CLUSTERED = {"curl": frozenset("0123456aBfgGiIjJklLMnNOpqRsSvVZ")}
 #: A docs' placeholder for a password (``user:password``, ``-ppassword``), compared lowercased.
@@ -134,10 +144,12 @@ def _option_secret(text: str, m: re.Match[str], lines: _CommandLines) -> Iterato
             next_at = -1
     if is_long or len(name) > 1:
         if is_long and name.lower() in _USER_PASS_LONG and (sep == "=" or next_at != -1):
-            if lines.families(start) & {"curl", "httpie"}:
-                yield from _user_password(text, _skip_blanks(text, end + 1) if sep == "=" else next_at, listed)
+            joined = [_USER_SEP[f] for f in lines.families(start) if f in _USER_SEP]
+            if joined:
+                at = _skip_blanks(text, end + 1) if sep == "=" else next_at
+                yield from _user_password(text, at, listed, joined[0])
             return
-        if _SECRET_FLAG_RE.search(name):
+        if _SECRET_FLAG_RE.search(name) and not name.lower().startswith(("no-", "no_")):  # ``-no-pass``: a switch
             if next_at != -1:
                 if name.lower() == "password" and "mysql" in lines.families(start):
                     return  # mysql's ``--password`` with no ``=`` prompts: the next word is the database
@@ -160,9 +172,12 @@ def _option_secret(text: str, m: re.Match[str], lines: _CommandLines) -> Iterato
             continue
         glued = at + 1 < len(name) or glue
         value_at = start + 2 + at if glued else next_at
-        if family in ("curl", "httpie"):
+        if family in _USER_SEP:
             if value_at != -1:
-                yield from _user_password(text, value_at, listed and not glued)
+                yield from _user_password(text, value_at, listed and not glued, _USER_SEP[family])
+        elif family in _SEPARATE_ONLY:
+            if not glued and value_at != -1:
+                yield from _password(text, value_at, listed)
         elif family in _GLUED_ONLY:
             if glued:
                 yield from _password(text, value_at, False)
@@ -219,7 +234,7 @@ def _placeholder(value: str) -> bool:
             or _TEMPLATE_RE.search(value) is not None)
 
 
-def _password_like(value: str) -> bool:
+def password_like(value: str) -> bool:
     """A password option's value that is one: the option says so, so 4 characters and a plain word
     (``root``) are enough; not a placeholder, a variable, another flag, a port mapping (docker's ``-p``
     after ``--name mysql``), a path or a URL (prose's ``docker login, then mkdir -p ~/.docker``), or a
@@ -239,7 +254,7 @@ def _flag_value(text: str, pos: int, listed: bool = False) -> Iterator[Finding]:
         return
     if value.startswith("pass:"):
         start, value = start + 5, value[5:]
-        if _password_like(value):
+        if password_like(value):
             yield Finding(start, end, "secret")
         return
     if (_literal(value) and named_value(value) and not _placeholder(value) and not _PATH_RE.match(value)
@@ -252,20 +267,20 @@ def _password(text: str, pos: int, listed: bool) -> Iterator[Finding]:
     word = _word(text, pos)
     if word is not None:
         start, end, value = word
-        if _password_like(value) and not (listed and _BLANK_RE.search(value)):
+        if password_like(value) and not (listed and _BLANK_RE.search(value)):
             yield Finding(start, end, "password")
 
 
-def _user_password(text: str, pos: int, listed: bool) -> Iterator[Finding]:
-    """The password of a ``user:PASS`` word (none when no ``:``: the program asks for it)."""
+def _user_password(text: str, pos: int, listed: bool, joint: str = ":") -> Iterator[Finding]:
+    """The password of a ``user:PASS`` word (``joint`` between them; none without it: the program asks)."""
     word = _word(text, pos)
     if word is None:
         return
     start, end, value = word
-    colon = value.find(":")
+    colon = value.find(joint)
     if colon == -1 or (listed and _BLANK_RE.search(value)):
         return
-    if _password_like(value[colon + 1 :]):
+    if password_like(value[colon + 1 :]):
         yield Finding(start + colon + 1, end, "password")
 
 

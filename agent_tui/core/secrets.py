@@ -52,6 +52,7 @@ from agent_tui.core.secret_cli import command_line_secrets, quoted_passphrases
 from agent_tui.core.secret_gates import Anchor, TextView
 from agent_tui.core.secret_names import secret_name
 from agent_tui.core.secret_plugins import known_formats
+from agent_tui.core.secret_positional import positional_secrets
 from agent_tui.core.secret_values import (
     MIN_SECRET_LEN,
     PLACEHOLDER_RE,
@@ -329,7 +330,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
          *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text),
-         *command_line_secrets(text, view), *quoted_passphrases(text, view)],
+         *command_line_secrets(text, view), *quoted_passphrases(text, view), *positional_secrets(text, view)],
         key=lambda f: (f.start, -f.end),
     )
     merged: list[Finding] = []

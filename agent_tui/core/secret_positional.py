@@ -1,0 +1,279 @@
+"""Passwords a program takes in its own syntax, where no option or ``NAME=`` says so.
+
+``core.secret_cli`` finds a password by the option before it (``-p``, ``--token``).  These take it by
+place or by a keyword of their own, and READMEs, provisioning scripts and shell histories are full of
+them:
+
+- SQL: ``IDENTIFIED [WITH plugin] BY 'PW'`` (MySQL, Oracle), ``[WITH|LOGIN|…|USER name] PASSWORD 'PW'``
+  (PostgreSQL, SQL Server's ``WITH PASSWORD = N'PW'``), ``SET PASSWORD [FOR u] = [PASSWORD(]'PW'``;
+- a place among the arguments: ``htpasswd -b[n…] [FILE] USER PW`` and ``mosquitto_passwd -b FILE USER PW``,
+  ``rabbitmqctl add_user|change_password USER PW``, ``vault login TOKEN``, Windows' ``net use \\\\host\\share
+  PW`` and ``net user NAME PW``;
+- Oracle's ``USER/PW@db`` after sqlplus, sqlldr, expdp, impdp, rman, dgmgrl (and ``userid=USER/PW``,
+  ``CONNECT USER/PW@db``), impacket's ``[DOMAIN/]USER:PW@host``;
+- Windows options with a colon: ``/pass:PW``, ``/password:PW``, xfreerdp's ``/p:PW`` (not msbuild's
+  ``/p:Name=Value``, a property);
+- a password echoed into a program that reads it from its input: ``echo PW | docker login
+  --password-stdin``, ``| sudo -S``, ``| passwd --stdin``, ``echo 'user:PW' | chpasswd``.
+
+Each rule runs only when the lowercased text holds one of its words, and each regex is linear: every
+repeat is possessive or bounded by a literal that cannot be part of it.  The value must look like one
+(``secret_cli``'s test: four characters, not a placeholder, a variable, a path or a URL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from agent_tui.core.secret_cli import password_like
+from agent_tui.core.secret_gates import TextView
+from agent_tui.core.secret_values import Finding
+
+#: A quoted SQL string's value (also with its quotes escaped, SQL inside JSON), group ``v``.
+_SQL_VALUE = r"N?(?P<q>\\?['\"])(?P<v>[^'\"\\\n]{1,200}+)(?P=q)"
+#: A user's or a role's name in SQL (``app``, ``'root'@'localhost'``, ``"app"``).
+_SQL_USER = r"(?:[^\s'\"]++|(?P<uq>['\"])[^'\"\n]{1,100}+(?P=uq)\S*+)"
+#: ``USER name IDENTIFIED [WITH plugin] BY …`` (also ``GRANT … TO name``); Oracle's value may be bare.
+_IDENTIFIED_RE = re.compile(
+    r"(?i)\b(?:user|role|to)[ \t]++" + _SQL_USER + r"[ \t]++identified(?:[ \t]++with[ \t]++[\w'\"]++)?[ \t]++by"
+    r"(?:[ \t]++password)?[ \t]*+(?:" + _SQL_VALUE + r"|(?P<bare>[^\s;'\"\\]++))"
+)
+#: Words after ``IDENTIFIED BY`` that are SQL, not a bare password (``IDENTIFIED BY RANDOM PASSWORD``).
+_SQL_WORDS = frozenset({"random", "values", "password"})
+_SQL_PASSWORD_RE = re.compile(
+    r"(?i)(?:\b(?:with|login|nologin|superuser|nosuperuser|createdb|nocreatedb|createrole|inherit|replication|"
+    r"encrypted|unencrypted|set)|\b(?:user|role|login)[ \t]++" + _SQL_USER + r")"
+    r"[ \t]++password\b[ \t]*+(?:for[ \t]++\S++[ \t]*+)?(?:=[ \t]*+)?(?:password[ \t]*+\([ \t]*+)?" + _SQL_VALUE
+)
+#: One shell word (quoted or bare); ``_args`` reads a command's words with it.
+_ARG_RE = re.compile(r"\"(?P<dq>[^\"\n]*+)\"|'(?P<sq>[^'\n]*+)'|(?P<bare>[^\s;&|<>()`\"']++)")
+#: Where a command's words end.
+_COMMAND_END_RE = re.compile(r"[;&|\n<>()`]|$")
+_HTPASSWD_RE = re.compile(r"(?<![\w.-])(?P<prog>htpasswd|mosquitto_passwd)(?=[ \t])")
+_RABBIT_RE = re.compile(r"(?<![\w.-])rabbitmqctl(?=[ \t])")
+_VAULT_RE = re.compile(r"(?<![\w.-])(?:vault|bao)[ \t]++login(?=[ \t])")
+#: ``net`` as a command (at a line's start, after an operator, a quote or a prompt), then ``use`` or ``user``.
+_NET_RE = re.compile(r"(?im)(?:^|[;&|`\"'(]|[$>] )[ \t]*+net(?:\.exe)?[ \t]++(?P<verb>use|user)(?=[ \t])")
+_ORACLE_RE = re.compile(
+    r"(?i)(?<![\w.-])(?:(?P<prog>sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]++-\w++)*+[ \t]++"
+    r"(?:target[ \t]*+=?[ \t]*+)?|(?P<connect>conn(?:ect)?)[ \t]++|userid[ \t]*+=[ \t]*+)"
+    r"[\w$#.\"]++/(?P<v>[^\s@/'\",;]++)(?P<at>@)?"
+)
+_IMPACKET_RE = re.compile(
+    r"(?i)(?<![\w.-])(?:impacket-\w++|(?:psexec|smbexec|wmiexec|atexec|dcomexec|secretsdump|getuserspns|getnpusers|"
+    r"smbclient|mssqlclient|gettgt|getst|ticketer|lookupsid|reg|services|rpcdump)\.py)(?=[ \t])"
+)
+_IMPACKET_TARGET_RE = re.compile(r"(?:[\w.-]++/)?[\w.$-]++:(?P<v>[^\s@]++)@[\w.-]")
+_SLASH_RE = re.compile(r"(?i)(?<![^\s\"'])/(?P<opt>pass(?:word)?|pwd|p):(?P<v>[^\s\"'/]++)")
+_ECHO_RE = re.compile(
+    r"(?<![\w.-])(?:echo|printf)(?:[ \t]++-[neE]++)*+[ \t]++"
+    r"(?:\"(?P<dq>[^\"\n]*+)\"|'(?P<sq>[^'\n]*+)'|(?P<bare>[^\s|;&'\"]++))[ \t]*+\|(?!\|)(?P<cmd>[^|\n;&]*+)"
+)
+#: The programs that read a password from their input (sudo's ``-S`` is looked for by ``_sudo_reads``).
+_STDIN_READER_RE = re.compile(r"--password-stdin|(?<![\w.-])(?:sudo(?=[ \t])|chpasswd\b|passwd(?=[ \t]))")
+#: sudo's options that take a value (``-u root``): the word after them is not the command.
+_SUDO_VALUED = frozenset({"-u", "-g", "-p", "-h", "-C", "-D", "-r", "-t", "-U", "-T", "-R"})
+
+
+@dataclass(frozen=True)
+class _Rule:
+    words: tuple[str, ...]
+    """Lowercase words one of which every finding's text holds."""
+    find: Callable[[str], Iterator[Finding]]
+    """The rule's findings in a text."""
+
+
+def positional_secrets(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """Passwords given by place or by a program's own keyword (see the module's docstring)."""
+    low = None if view is None else view.lowered
+    for rule in _RULES:
+        if low is None or any(w in low for w in rule.words):
+            yield from rule.find(text)
+
+
+def _value(m: re.Match[str], group: str = "v") -> Iterator[Finding]:
+    value = m.group(group)
+    if value is not None and password_like(value):
+        yield Finding(m.start(group), m.end(group), "password")
+
+
+def _sql(text: str) -> Iterator[Finding]:
+    for m in _IDENTIFIED_RE.finditer(text):
+        if m.group("v") is not None:
+            yield from _value(m)
+        elif m.group("bare").lower() not in _SQL_WORDS:
+            yield from _value(m, "bare")
+    for m in _SQL_PASSWORD_RE.finditer(text):
+        yield from _value(m)
+
+
+def _args(text: str, pos: int) -> list[re.Match[str]]:
+    """The words of the command from ``pos`` to its end (an operator, a newline)."""
+    return _command(text, pos)[0]
+
+
+def _command(text: str, pos: int) -> tuple[list[re.Match[str]], int]:
+    """The words of the command from ``pos``, and where it ends."""
+    stop = _COMMAND_END_RE.search(text, pos)
+    end = len(text) if stop is None else stop.start()
+    out, at = [], pos
+    while True:
+        while at < end and text[at] in " \t":
+            at += 1
+        m = _ARG_RE.match(text, at, end) if at < end else None
+        if m is None:
+            return out, end
+        out.append(m)
+        at = m.end()
+
+
+def _commands(pattern: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], list[re.Match[str]]]]:
+    """Each match of a program's ``pattern`` with the words of its command.  The next match is looked for
+    after that command's end: a line of ten thousand ``htpasswd`` is read once, not once per program."""
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        words, end = _command(text, m.end())
+        yield m, words
+        pos = max(end, m.end())
+
+
+def _arg(m: re.Match[str]) -> tuple[int, int, str]:
+    for group in ("dq", "sq", "bare"):
+        if m.group(group) is not None:
+            return m.start(group), m.end(group), m.group(group)
+    return m.start(), m.end(), m.group()
+
+
+def _password_arg(m: re.Match[str] | None) -> Iterator[Finding]:
+    if m is None:
+        return
+    start, end, value = _arg(m)
+    if password_like(value):
+        yield Finding(start, end, "password")
+
+
+def _htpasswd(text: str) -> Iterator[Finding]:
+    """``htpasswd -b FILE USER PW``, ``htpasswd -nb USER PW``, ``mosquitto_passwd -b FILE USER PW``."""
+    for m, words in _commands(_HTPASSWD_RE, text):
+        flags, places, valued = "", [], False
+        for w in words:
+            value = _arg(w)[2]
+            if valued:
+                valued = False
+            elif value.startswith("-"):
+                flags += value[1:]
+                valued = value[-1:] in ("C", "r")  # bcrypt's cost, SHA-2's rounds: the next word is a number
+            else:
+                places.append(w)
+        if "b" not in flags:
+            continue
+        place = 1 if m.group("prog") == "htpasswd" and "n" in flags else 2
+        yield from _password_arg(places[place] if len(places) > place else None)
+
+
+def _rabbitmq(text: str) -> Iterator[Finding]:
+    """``rabbitmqctl [options] add_user|change_password USER PW``."""
+    for _, found in _commands(_RABBIT_RE, text):
+        for i, word in enumerate(_arg(w)[2] for w in found):
+            if word in ("add_user", "change_password"):
+                yield from _password_arg(found[i + 2] if i + 2 < len(found) else None)
+                break
+
+
+def _vault(text: str) -> Iterator[Finding]:
+    """``vault login [options] TOKEN`` (``-method=… username=…`` logins give no token by place)."""
+    for _, words in _commands(_VAULT_RE, text):
+        places = [w for w in words if not _arg(w)[2].startswith("-")]
+        if len(places) == 1 and "=" not in _arg(places[0])[2]:
+            yield from _password_arg(places[0])
+
+
+def _net(text: str) -> Iterator[Finding]:
+    """``net use [X:|*] \\\\host\\share PW`` and ``net user NAME PW`` (``*`` asks, ``/…`` is an option)."""
+    for m, words in _commands(_NET_RE, text):
+        places = [w for w in words if not _arg(w)[2].startswith("/")]
+        if m.group("verb") == "use":
+            share = next((i for i, w in enumerate(places) if _arg(w)[2].startswith("\\\\")), None)
+            found = places[share + 1] if share is not None and share + 1 < len(places) else None
+        else:
+            found = places[1] if len(places) > 1 else None
+        if found is not None and _arg(found)[2] != "*":
+            yield from _password_arg(found)
+
+
+def _oracle(text: str) -> Iterator[Finding]:
+    """``sqlplus USER/PW[@db]``, ``userid=USER/PW``; ``CONNECT USER/PW@db`` (with its ``@``: prose says
+    "connect client/server")."""
+    for m in _ORACLE_RE.finditer(text):
+        if m.group("connect") is None or m.group("at"):
+            yield from _value(m)
+
+
+def _impacket(text: str) -> Iterator[Finding]:
+    """impacket's targets: ``psexec.py CORP/alice:PW@10.0.0.5``."""
+    for _, words in _commands(_IMPACKET_RE, text):
+        for word in words:
+            start, _, value = _arg(word)
+            target = _IMPACKET_TARGET_RE.match(value)
+            if target is not None:
+                if password_like(target.group("v")):
+                    yield Finding(start + target.start("v"), start + target.end("v"), "password")
+                break
+
+
+def _slash_options(text: str) -> Iterator[Finding]:
+    """``/pass:PW``, ``/password:PW``, ``/p:PW`` (a value with ``=`` is msbuild's property)."""
+    for m in _SLASH_RE.finditer(text):
+        if "=" not in m.group("v"):
+            yield from _value(m)
+
+
+def _echoed(text: str) -> Iterator[Finding]:
+    """A password echoed into a program that reads it from its input (``chpasswd`` reads ``user:PW``)."""
+    for m in _ECHO_RE.finditer(text):
+        reader = _STDIN_READER_RE.search(m.group("cmd"))
+        if (reader is None or (reader.group() == "sudo" and not _sudo_reads(text, m.start("cmd") + reader.end()))
+                or (reader.group() == "passwd" and "--stdin" not in m.group("cmd"))):
+            continue
+        group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
+        start, value = m.start(group), m.group(group)
+        if value.endswith("\\n"):
+            value = value[:-2]
+        if reader.group().startswith("chpasswd"):
+            colon = value.find(":")
+            if colon == -1:
+                continue
+            start, value = start + colon + 1, value[colon + 1 :]
+        if password_like(value):
+            yield Finding(start, start + len(value), "password")
+
+
+def _sudo_reads(text: str, pos: int) -> bool:
+    """Whether the sudo whose options start at ``pos`` has ``-S`` (``--stdin``): it reads the password."""
+    words = [_arg(w)[2] for w in _args(text, pos)]
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--stdin" or (word.startswith("-") and not word.startswith("--") and "S" in word):
+            return True
+        elif word in _SUDO_VALUED:
+            skip = True
+        elif not word.startswith("-"):
+            return False
+    return False
+
+
+_RULES: tuple[_Rule, ...] = (
+    _Rule(("identified", "password"), _sql),
+    _Rule(("htpasswd", "mosquitto_passwd"), _htpasswd),
+    _Rule(("rabbitmqctl",), _rabbitmq),
+    _Rule(("login",), _vault),
+    _Rule(("net",), _net),
+    _Rule(("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn", "userid"), _oracle),
+    _Rule(("impacket", ".py"), _impacket),
+    _Rule(("/p",), _slash_options),
+    _Rule(("stdin", "sudo", "chpasswd"), _echoed),
+)
