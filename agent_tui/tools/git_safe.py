@@ -7,9 +7,20 @@ runs on ``status``, ``filter.<x>.clean`` runs on ``diff``, ``diff.<x>.textconv``
 tools make goes through here: those settings are overridden on the command line
 (``-c`` wins over every config file and is inherited by submodule git processes),
 external diff and textconv are switched off, the system config is skipped and the
-environment cannot redirect git elsewhere (``GIT_DIR``…).  Git is also confined to the
-workspace's own repository: a workspace that is a subfolder of a larger repository
-would otherwise show (and run the config of) a repository the user never opened.
+environment cannot redirect git elsewhere (``GIT_DIR``…).
+
+Git also never reaches a remote: a repository that says it is a partial clone (a "promisor"
+remote) makes ``diff``, ``log`` and ``status`` fetch a missing object, and the fetch runs the
+remote's ``uploadpack`` or ``core.sshCommand`` through a shell — so lazy fetching is off and every
+transport is refused (``protocol.allow=never``, inherited by any git that git starts).  Submodules
+are not looked into: a submodule's own config (in ``.git/modules``) is not overridden here.  And git
+gets the environment without the user's secrets (``tools.cmd_env``), as a command does.
+
+Git is also confined to the workspace's own repository: a workspace that is a subfolder of a larger
+repository would otherwise show (and run the config of) a repository the user never opened, and a
+``.git`` *file* can name any git folder on the disk (``gitdir: /etc/.git``, ``gitdir: ../../.git``).
+A git folder outside the workspace is used only when it names the workspace back, which a folder the
+workspace's files cannot write does only for the user's own linked worktree or submodule.
 """
 
 from __future__ import annotations
@@ -18,12 +29,20 @@ import os
 import subprocess
 from pathlib import Path
 
+from agent_tui.tools.cmd_env import command_env
+
 #: Config overrides for every git call (read tools never run repository programs).
 SAFE_CONFIG: tuple[str, ...] = (
     "core.fsmonitor=false",
     "core.hooksPath=/dev/null",
     "core.pager=cat",
     "log.showSignature=false",
+    "protocol.allow=never",
+    "diff.ignoreSubmodules=all",
+    "submodule.recurse=false",
+    "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
 )
 #: Environment variables removed before running git (they can point git elsewhere).
 _DROPPED_ENV = (
@@ -50,6 +69,7 @@ SAFE_ENV: dict[str, str] = {
     "PAGER": "cat",
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_NO_LAZY_FETCH": "1",
     "LC_ALL": "C",
 }
 #: Flags added to ``git diff`` (and ``log -p``): never run external diff or textconv programs.
@@ -62,8 +82,9 @@ class OutsideRepoError(Exception):
 
 
 def safe_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for a git subprocess: ``base`` (default os.environ) made safe."""
-    env = dict(os.environ if base is None else base)
+    """The environment for a git subprocess: ``base`` (default os.environ) without the user's secrets
+    and without what points git elsewhere."""
+    env = command_env(base=dict(os.environ if base is None else base))
     for name in _DROPPED_ENV:
         env.pop(name, None)
     env.update(SAFE_ENV)
@@ -143,7 +164,8 @@ def toplevel(path: Path) -> Path | None:
 def workspace_repo(workspace: Path) -> Path:
     """The workspace's own repository root, or OutsideRepoError saying why there is none.
 
-    Only a repository whose top level is the workspace (or inside it) is used.
+    Only a repository whose top level is the workspace (or inside it) is used, and only with a git
+    folder inside the workspace or one that names the workspace back (``_claims``).
     """
     root = workspace.resolve()
     top = toplevel(root)
@@ -156,7 +178,55 @@ def workspace_repo(workspace: Path) -> Path:
             f"not a git repository (the enclosing repo at {top} is outside the workspace "
             f"{root}); git tools only use a repository whose top level is the workspace"
         )
+    git_dir = _git_dir(top)
+    if git_dir is None:
+        raise OutsideRepoError(f"not a git repository: git could not tell where {top}'s git folder is")
+    if not git_dir.is_relative_to(root) and not _claims(git_dir, top):
+        raise OutsideRepoError(
+            f"not a git repository this agent uses: {top}/.git points at the git folder {git_dir}, "
+            f"outside the workspace, which does not name this folder as its worktree; git tools never "
+            f"read another repository"
+        )
     return top
+
+
+def _git_dir(top: Path) -> Path | None:
+    """The absolute git folder of the repository at ``top``."""
+    try:
+        done = subprocess.run(
+            ["git", *config_args(), "rev-parse", "--absolute-git-dir"],
+            cwd=top, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=safe_env(),
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return Path(out).resolve() if done.returncode == 0 and out else None
+
+
+def _claims(git_dir: Path, top: Path) -> bool:
+    """Whether a git folder outside the workspace names ``top`` as its worktree: a linked worktree's
+    (``<git dir>/gitdir`` holds the path of ``top/.git``) or a submodule's (``core.worktree`` in its
+    config).  Files the workspace cannot write, so a ``.git`` file pointing at another repository is
+    not enough."""
+    back = git_dir / "gitdir"
+    try:
+        if back.is_file():
+            named = Path(back.read_text(encoding="utf-8").strip())
+            if not named.is_absolute():
+                named = git_dir / named
+            return named.resolve() == (top / ".git").resolve()
+        done = subprocess.run(
+            ["git", "config", "--file", str(git_dir / "config"), "core.worktree"],
+            capture_output=True, text=True, timeout=GIT_TIMEOUT, env=safe_env(), stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        return False
+    worktree = done.stdout.strip()
+    if done.returncode != 0 or not worktree:
+        return False
+    named = Path(worktree)
+    return (named if named.is_absolute() else git_dir / named).resolve() == top
 
 
 def own_repo(workspace: Path) -> Path | None:

@@ -155,3 +155,139 @@ async def test_list_dir_and_search_never_show_the_agent_folder(
     monkeypatch.setenv("AGENT_TUI_NO_RG", "1")
     found = await call("search", pattern="needle")
     assert ".agent-tui" not in found.text and "a.txt" in found.text
+
+
+def _commit(cwd: Path, message: str = "c") -> None:
+    _git(cwd, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", message)
+
+
+def _promisor_repo(root: Path, marks: Path) -> None:
+    """A repository that says it is a partial clone with objects missing: git fetches a missing object
+    from the "promisor" remote, and the fetch runs the remote's ``uploadpack`` through a shell.  Each read
+    tool needs one: ``log`` the first commit, ``diff`` the blob of the changed ``old.txt``, ``status`` the
+    blob of ``f.txt`` to detect its staged rename with a change."""
+    root.mkdir()
+    (root / "f.txt").write_text("hello\nworld\nand more lines\n")
+    (root / "old.txt").write_text("old text\n")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _commit(root, "first")
+    first = _rev(root, "HEAD")
+    (root / "f.txt").write_text("hello\nworld\nand more lines\nagain\n")
+    _git(root, "add", "-A")
+    _commit(root, "second")
+    for name in (first, _rev(root, "HEAD:f.txt"), _rev(root, "HEAD:old.txt")):
+        (root / ".git" / "objects" / name[:2] / name[2:]).unlink()
+    (root / "old.txt").write_text("new text\n")
+    _git(root, "mv", "f.txt", "moved.txt")
+    (root / "moved.txt").write_text("hello\nworld\nand more lines\nagain\nand again\n")
+    _git(root, "add", "moved.txt")
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.promisor", "true"), ("remote.origin.url", str(root)),
+                       ("remote.origin.uploadpack", f"env > {marks}/uploadpack; false"),
+                       ("core.sshCommand", f"touch {marks}/ssh; false")):
+        _git(root, "config", key, value)
+
+
+def _rev(cwd: Path, name: str) -> str:
+    return subprocess.run(["git", "rev-parse", name], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("tool, args", [("git_diff", {}), ("git_log", {"n": 3}), ("git_status", {})])
+async def test_a_partial_clone_never_fetches_a_missing_object(
+    tmp_path: Path, call: Call, ctx: FakeContext, tool: str, args: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fetch would run the repository's program on the host with the user's key in its environment."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-REALLOOKINGKEY1234567890")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    ws = tmp_path / "partial"
+    _promisor_repo(ws, marks)
+    ctx.workspace = ws
+    await call(tool, **args)
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_git_gets_no_secret_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.tools.git_safe import safe_env
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-REALLOOKINGKEY1234567890")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+    monkeypatch.setenv("GIT_DIR", "/elsewhere")
+    env = safe_env()
+    assert "OPENAI_API_KEY" not in env and "GITHUB_TOKEN" not in env and "GIT_DIR" not in env
+    assert env["GIT_NO_LAZY_FETCH"] == "1" and env["PATH"] == __import__("os").environ["PATH"]
+
+
+async def test_a_submodules_own_filter_never_runs(tmp_path: Path, call: Call, ctx: FakeContext) -> None:
+    """``git diff`` asks each submodule whether it is dirty by running git in it, with the submodule's own
+    config (``.git/modules/sub/config``), which the overrides for the top repository do not name."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    src, ws = tmp_path / "src", tmp_path / "super"
+    src.mkdir()
+    (src / "f.txt").write_text("data\n")
+    _git(src, "init", "-q")
+    _git(src, "add", "-A")
+    _commit(src)
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    _git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(src), "sub")
+    _commit(ws)
+    (ws / "sub" / ".gitattributes").write_text("* filter=evil\n")
+    _git(ws / "sub", "config", "filter.evil.clean", f"touch {marks}/clean; cat")
+    (ws / "sub" / "f.txt").write_text("datb\n")  # same size, new content: git must run the filter to tell
+    ctx.workspace = ws
+    for tool in ("git_diff", "git_status", "git_log"):
+        result = await call(tool)
+        assert not result.is_error, result.text
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+async def test_a_git_file_naming_another_repository_is_refused(
+    tmp_path: Path, call: Call, ctx: FakeContext
+) -> None:
+    """A ``.git`` file (``gitdir: …``) can name any git folder on the disk: a dotfiles repository at
+    ``~``, ``/etc/.git``.  The read tools would show that repository's history and files, unasked."""
+    other = tmp_path / "private"
+    other.mkdir()
+    (other / "notes.txt").write_text("TOP_SECRET plans\n")
+    _git(other, "init", "-q")
+    _git(other, "add", "-A")
+    _commit(other, "private commit")
+    ws = tmp_path / "clone"
+    ws.mkdir()
+    (ws / ".git").write_text("gitdir: ../private/.git\n")
+    ctx.workspace = ws
+    for tool in ("git_status", "git_diff", "git_log"):
+        result = await call(tool)
+        assert result.is_error, result.text
+        assert "never read another repository" in result.text
+        assert "private commit" not in result.text and "TOP_SECRET" not in result.text
+
+
+async def test_a_linked_worktree_and_a_submodule_still_work(tmp_path: Path, call: Call, ctx: FakeContext) -> None:
+    """The user's own linked worktree and a submodule opened as the workspace keep their git folder outside
+    the workspace, and that folder names the workspace back."""
+    main = tmp_path / "main"
+    main.mkdir()
+    (main / "a.txt").write_text("one\n")
+    _git(main, "init", "-q")
+    _git(main, "add", "-A")
+    _commit(main, "main commit")
+    feature = tmp_path / "feature"
+    _git(main, "worktree", "add", "-q", str(feature))
+    (feature / "a.txt").write_text("one\ntwo\n")
+    ctx.workspace = feature
+    assert "+two" in (await call("git_diff")).text
+    assert "main commit" in (await call("git_log")).text
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    _git(parent, "init", "-q")
+    _git(parent, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(main), "lib")
+    (parent / "lib" / "a.txt").write_text("one\nthree\n")
+    ctx.workspace = parent / "lib"
+    result = await call("git_diff")
+    assert not result.is_error and "+three" in result.text, result.text
