@@ -9,6 +9,7 @@ large diff like any other big result (stat first, whole diff behind a handle).
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from agent_tui.tools.git_safe import (
     OutsideRepoError,
     config_args,
     git_argv,
+    safe_env,
     workspace_repo,
 )
 from agent_tui.tools.shaping import shape_result_async
@@ -106,7 +108,8 @@ def open_repo(workspace: Path) -> git.Repo:
             "so git_status/git_diff/git_log cannot be used here."
         ) from None
     repo.git.set_persistent_git_options(c=config_args(top)[1::2])
-    repo.git.update_environment(**SAFE_ENV)
+    safe = safe_env()  # GitPython starts from os.environ and cannot drop a variable: it blanks the others
+    repo.git.update_environment(**{name: "" for name in os.environ if name not in safe}, **SAFE_ENV)
     return repo
 
 

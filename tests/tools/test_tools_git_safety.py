@@ -291,3 +291,13 @@ async def test_a_linked_worktree_and_a_submodule_still_work(tmp_path: Path, call
     ctx.workspace = parent / "lib"
     result = await call("git_diff")
     assert not result.is_error and "+three" in result.text, result.text
+
+
+def test_gitpython_runs_git_without_the_users_secrets(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.tools.git_tools import open_repo
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-REALLOOKINGKEY1234567890")
+    _git(ws, "init", "-q")
+    repo = open_repo(ws)
+    seen = repo.git.execute(["sh", "-c", "env"])  # the environment GitPython gives the programs it runs
+    assert "REALLOOKINGKEY" not in seen and "GIT_NO_LAZY_FETCH=1" in seen
