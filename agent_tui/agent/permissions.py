@@ -8,12 +8,16 @@ Config (``[approval]``)::
     sandboxed_commands = "ask"     # ask | allow: "allow" runs commands unasked when they run in the sandbox
     tools = { git_diff = "allow", "fs__write_file" = "deny" }
     allow_commands = ["pytest", "ruff check", "git status"]   # argv prefixes ("pytest*" still accepted)
+    allow_outside_commands = ["git commit"]                   # the same, also run outside the sandbox
     deny_commands = ["rm -rf", "git push"]                     # program + flags in any order, through wrappers
 
 Read tools are allowed.  Deny rules always win, over a per-tool ``allow``, a
 remembered "always", the sandbox policy and ``--yes``.  A command the model asks to run
 ``outside_sandbox`` (git writes, network) is never allowed by the sandbox policy or by
-``--yes``: only the user, or an allow rule / per-tool ``allow`` they wrote.  Headless runs turn every
+``--yes``: only the user, an ``allow_outside_commands`` rule or a per-tool ``allow`` they wrote.  An
+``allow_commands`` rule or an "always" given to a sandboxed command covers it in the sandbox only:
+``git status`` allowed there runs the repository's ``core.fsmonitor`` when run outside, and ``make
+-n`` its ``$(shell …)``.  Headless runs turn every
 remaining ``ask`` into ``deny`` unless ``--yes``.  An MCP tool whose annotations
 say read-only is treated as a read tool; other MCP tools ask like writes.  How
 commands are parsed and matched is in ``agent_tui.agent.command_rules``.
@@ -80,7 +84,9 @@ class Policy:
     tools: dict[str, Decision] = field(default_factory=dict)
     """Per-tool overrides (deny rules still apply to commands)."""
     allow_commands: list[str] = field(default_factory=list)
-    """Argv prefixes that run without asking."""
+    """Argv prefixes that run without asking (in the sandbox, when there is one)."""
+    allow_outside_commands: list[str] = field(default_factory=list)
+    """Argv prefixes that run without asking also outside the sandbox."""
     deny_commands: list[str] = field(default_factory=list)
     """Programs with flags that are always refused."""
     sandboxed_commands: Decision = "ask"
@@ -95,6 +101,10 @@ class Policy:
     """Exact command lines the user allowed 'always'."""
     always_prefixes: list[tuple[str, ...]] = field(default_factory=list)
     """Argv prefixes the user allowed 'always' (shown in the dialog when chosen)."""
+    always_outside_commands: set[str] = field(default_factory=set)
+    """Exact command lines the user allowed 'always' outside the sandbox."""
+    always_outside_prefixes: list[tuple[str, ...]] = field(default_factory=list)
+    """Argv prefixes the user allowed 'always' outside the sandbox."""
     sandboxed: bool = False
     """True when commands run inside the sandbox (set by the session after checking bwrap)."""
     workspace: Path | None = None
@@ -112,6 +122,7 @@ class Policy:
             default_command=_decision(cfg.get("default_command", "ask"), "default_command"),
             tools={str(k): _decision(v, f"tools.{k}") for k, v in tools.items()},
             allow_commands=_strings(cfg.get("allow_commands", []), "allow_commands"),
+            allow_outside_commands=_strings(cfg.get("allow_outside_commands", []), "allow_outside_commands"),
             deny_commands=_strings(cfg.get("deny_commands", []), "deny_commands"),
             sandboxed_commands=_decision(cfg.get("sandboxed_commands", "ask"), "sandboxed_commands",
                                          ("ask", "allow")),
@@ -123,20 +134,31 @@ class Policy:
     @property
     def rules(self) -> CommandRules:
         """The parsed allow and deny rules (rebuilt when the lists change)."""
-        key = (tuple(self.allow_commands), tuple(self.deny_commands))
-        cached = self.__dict__.get("_rules")
-        if cached is None or cached[0] != key:
-            cached = (key, CommandRules(self.allow_commands, self.deny_commands))
-            self.__dict__["_rules"] = cached
-        return cached[1]
+        return self._rules_of(self.allow_commands)
+
+    def _rules_of(self, allow: list[str]) -> CommandRules:
+        key = (tuple(allow), tuple(self.deny_commands))
+        cache: dict[tuple[tuple[str, ...], tuple[str, ...]], CommandRules] = self.__dict__.setdefault("_rules", {})
+        if key not in cache:
+            cache[key] = CommandRules(allow, self.deny_commands)
+        return cache[key]
+
+    def _outside(self, args: dict[str, Any]) -> bool:
+        """A command that leaves the sandbox (only when there is one: without it every command runs outside,
+        and the allow rules are what the user wrote them for)."""
+        return self.sandboxed and args.get("outside_sandbox") is True
 
     def remember(self, name: str, args: dict[str, Any], prefix: tuple[str, ...] | None = None) -> None:
-        """'Always': the exact command line (or the explicit ``prefix`` shown in the dialog); a tool's name."""
+        """'Always': the exact command line (or the explicit ``prefix`` shown in the dialog); a tool's name.
+        A command allowed always outside the sandbox is remembered for outside runs only, and one allowed
+        in it for runs in it only."""
         if name == "run_command":
+            outside = self._outside(args)
             if prefix:
-                self.always_prefixes.append(tuple(prefix))
+                (self.always_outside_prefixes if outside else self.always_prefixes).append(tuple(prefix))
             else:
-                self.always_commands.add(str(args.get("command", "")).strip())
+                commands = self.always_outside_commands if outside else self.always_commands
+                commands.add(str(args.get("command", "")).strip())
         else:
             self.always.add(name)
 
@@ -172,19 +194,21 @@ class Policy:
             return Verdict("deny", denied)
         if self.tools.get(name, "ask") != "ask":
             return Verdict(self.tools[name], f"[approval] tools.{name} = {self.tools[name]}")
-        if cmd in self.always_commands:
-            return Verdict("allow", "you allowed this exact command always")
+        outside = self._outside(args)
+        if cmd in (self.always_outside_commands if outside else self.always_commands):
+            return Verdict("allow", "you allowed this exact command always" + (" outside the sandbox" if outside else ""))
         why = blockers(parsed, self.workspace)
         prefix = None if why else offered_prefix(parsed, self.workspace, checked=True)
         if not why:
-            prefixes = self.rules.allow + self.always_prefixes
+            prefixes = (self._rules_of(self.allow_outside_commands).allow + self.always_outside_prefixes if outside
+                        else self.rules.allow + self.always_prefixes)
             missing = uncovered(parsed, prefixes)
             if not missing:
                 used = sorted({shlex.join(p) for c in parsed.commands for p in prefixes if prefix_covers(p, c)})
                 return Verdict("allow", f"allowed by {', '.join(used)}", prefix)
             shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3]) + (
                 f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
-            why = [f"no allow rule covers {shown}"]
+            why = [f"no allow rule covers {shown}" + (" outside the sandbox (allow_outside_commands)" if outside else "")]
         if self.sandboxed and self.sandboxed_commands == "allow" and args.get("outside_sandbox") is not True:
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
         default = self.default_command

@@ -96,6 +96,7 @@ APPROVAL: dict[str, Check] = {
     "default_command": DECISION,
     "tools": table_of(DECISION),
     "allow_commands": strings(),
+    "allow_outside_commands": strings(),
     "deny_commands": strings(),
     "sandboxed_commands": DECISION,
 }

@@ -181,7 +181,32 @@ def test_sandbox_policy_allows_but_deny_still_wins(tmp_path: Path) -> None:
     assert v.decision == "deny" and "--yes does not cover" in v.reason
     assert p.decide("run_command", "command", {"command": "make build"}) == "allow", "inside: as before"
     p.allow_commands.append("git commit")
-    assert p.decide("run_command", "command", out) == "allow", "an allow rule the user wrote does"
+    assert p.decide("run_command", "command", out) == "deny", "an allow rule for the sandbox does not"
+    p.allow_outside_commands.append("git commit")
+    assert p.decide("run_command", "command", out) == "allow", "an allow rule the user wrote for outside does"
+
+
+def test_an_approval_in_the_sandbox_does_not_carry_outside(tmp_path: Path) -> None:
+    """``git status`` allowed in the sandbox, run outside it, runs the repository's ``core.fsmonitor`` on the
+    host; ``make -n`` its ``$(shell …)``.  An "always" or an allow rule given for one place covers that place."""
+    p = Policy.from_config({"allow_commands": ["git status"]}, workspace=tmp_path)
+    p.sandboxed = True
+    inside = {"command": "git status"}
+    outside = {"command": "git status", "outside_sandbox": True}
+    assert p.decide("run_command", "command", inside) == "allow"
+    v = p.verdict("run_command", "command", outside)
+    assert v.decision == "ask" and "outside the sandbox" in v.reason
+    p.remember("run_command", {"command": "make -n"})
+    p.remember("run_command", {"command": "pytest -q"}, prefix=("pytest",))
+    assert p.decide("run_command", "command", {"command": "make -n"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "pytest -x"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "make -n", "outside_sandbox": True}) == "ask"
+    assert p.decide("run_command", "command", {"command": "pytest -x", "outside_sandbox": True}) == "ask"
+    p.remember("run_command", {"command": "git commit -m x", "outside_sandbox": True}, prefix=("git", "commit"))
+    assert p.decide("run_command", "command", {"command": "git commit -m y", "outside_sandbox": True}) == "allow"
+    assert p.decide("run_command", "command", {"command": "git commit -m y"}) == "ask", "and the other way round"
+    p.sandboxed = False  # no sandbox: every command runs outside, and the rules are what the user wrote them for
+    assert p.decide("run_command", "command", outside) == "allow"
 
 
 def test_arguments_naming_outside_paths_are_not_auto_approved(tmp_path: Path) -> None:
