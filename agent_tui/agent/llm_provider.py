@@ -36,7 +36,9 @@ only the caller knows:
   looks for an earlier cache entry at most 20 blocks before a breakpoint, so after a step
   that added more (a dozen parallel calls) the previous step's end gets a breakpoint too.
   A bare tool-call message is marked on its last tool call.
-  OpenAI routes requests with the same ``prompt_cache_key`` to the same cache.
+  OpenAI routes requests with the same ``prompt_cache_key`` to the same cache; only OpenAI's own API
+  takes the field: Groq, Cerebras, NVIDIA NIM and other OpenAI-compatible servers refuse a request
+  that carries it (400 "property 'prompt_cache_key' is unsupported"), so it goes to api.openai.com only.
 * **Ollama.**  ``ollama/`` models go through ``/api/generate`` in JSON mode;
   ``ollama_chat/`` is the chat endpoint with tools, and ``num_ctx`` must be sent
   or Ollama truncates the prompt at its 2-4K default.
@@ -48,6 +50,7 @@ import copy
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent_tui.core.notes import said_by_user
 
@@ -80,6 +83,15 @@ def family(model: str) -> str:
     if provider in ("openai", "azure"):
         return "openai"
     return "other"
+
+
+def openai_itself(api_base: str | None) -> bool:
+    """Whether an ``openai/`` model's requests go to OpenAI's own API (no ``api_base``, or one on
+    ``api.openai.com``), not to another server that speaks its dialect."""
+    if not api_base:
+        return True
+    host = (urlsplit(api_base if "//" in api_base else "//" + api_base).hostname or "").lower()
+    return host == "api.openai.com"
 
 
 def chat_model(model: str) -> str:
@@ -326,7 +338,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
     if config.cache:
         if fam == "anthropic":
             mark_cache(msgs, breakpoints)
-        elif fam == "openai" and session_id:
+        elif fam == "openai" and session_id and openai_itself(config.api_base):
             kw["prompt_cache_key"] = cache_key(session_id)
     if fam == "anthropic":  # thinking may be on without being asked (Claude Sonnet 5, Opus 5, Fable 5...)
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices

@@ -40,7 +40,7 @@ async def test_usage_events_carry_cache_reads_and_cost_from_litellm(tmp_path: Pa
         assert u.cost_usd == pytest.approx(expected, rel=1e-6)
     assert usages[-1].session_cost_usd == pytest.approx(sum(u.cost_usd for u in usages))
     keys = {r.body.get("prompt_cache_key") for r in fake_llm.chat_requests}
-    assert keys == {cache_key(agent.engine.session_id)}
+    assert keys == {None}, "a server at an api_base that is not OpenAI's gets no prompt_cache_key"
 
 
 def test_anthropic_cache_control_on_segment_ends_and_last_message() -> None:
@@ -53,6 +53,19 @@ def test_anthropic_cache_control_on_segment_ends_and_last_message() -> None:
     assert "prompt_cache_key" not in kw
     plain = request_kwargs(LLMConfig(model="openai/gpt-4o"), msgs, None, breakpoints=[0, 2], session_id="s1")
     assert not any("cache_control" in m for m in plain["messages"]) and plain["prompt_cache_key"] == cache_key("s1")
+
+
+@pytest.mark.parametrize("api_base, sent", [
+    (None, True), ("https://api.openai.com/v1", True), ("https://API.OpenAI.com", True),
+    ("https://api.groq.com/openai/v1", False), ("https://api.cerebras.ai/v1", False),
+    ("https://integrate.api.nvidia.com/v1", False), ("http://127.0.0.1:8000/v1", False),
+    ("https://api.openai.com.evil.example/v1", False), ("localhost:11434/v1", False),
+])
+def test_prompt_cache_key_goes_to_openai_only(api_base: str | None, sent: bool) -> None:
+    """Groq, Cerebras and NIM refuse a request with a field they do not know (400/422)."""
+    msgs = [{"role": "user", "content": "u"}]
+    kw = request_kwargs(LLMConfig(model="openai/gpt-4o", api_base=api_base), msgs, None, session_id="s1")
+    assert ("prompt_cache_key" in kw) is sent
 
 
 def test_at_most_four_anthropic_breakpoints() -> None:

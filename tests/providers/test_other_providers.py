@@ -35,6 +35,17 @@ async def test_openai_reasoning_model_loop(tmp_path: Path, model: str) -> None:
     assert usages[0].reasoning_tokens > 0 and any(u.cached_tokens > 0 for u in usages[1:])
 
 
+async def test_an_openai_compatible_server_gets_only_fields_it_knows(tmp_path: Path) -> None:
+    """The README's ``openai/MODEL --api-base URL`` for any OpenAI-compatible server: Groq, Cerebras and NIM
+    refuse an unknown field such as ``prompt_cache_key`` (the fake refuses every field outside the common
+    ones), so the whole loop must get through with caching on (the default)."""
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("compatible") as fake:
+        events, second = await run_loop(root, fake, "openai/llama-3.3-70b-versatile", fake.base_url + "/v1", {},
+                                        ("list_dir", '{"path": ".", '))
+    assert_loop(root, fake, events, second)  # nothing refused
+
+
 async def test_deepseek_thinking_gets_reasoning_content_back(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "p")
     with FakeStrictOpenAI("deepseek") as fake:

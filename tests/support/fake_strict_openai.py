@@ -16,6 +16,10 @@
   assistant's reasoning_content must be passed back in all later turns": the Chinese page of the same
   guide); a turn without tool calls may come back with a placeholder (DeepSeek ignores it there).
 
+* ``compatible`` mode (a server that speaks OpenAI's dialect without being OpenAI: Groq, Cerebras, NVIDIA
+  NIM, vLLM's strict validation): a top-level field outside the chat completion's common ones is refused
+  (Groq: 400 "property 'prompt_cache_key' is unsupported"; NIM: "Unsupported parameter(s)").
+
 Streams OpenAI chunks (text, reasoning_content, index-based tool calls, a usage chunk with
 ``prompt_tokens_details.cached_tokens`` from the prefix shared with the previous request).
 """
@@ -29,8 +33,16 @@ from typing import Any
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, now
 
 
+#: The request fields an OpenAI-compatible server that is not OpenAI takes (``compatible`` mode).
+COMMON_FIELDS = frozenset({
+    "model", "messages", "stream", "stream_options", "temperature", "top_p", "max_tokens", "max_completion_tokens",
+    "tools", "tool_choice", "parallel_tool_calls", "stop", "n", "seed", "user", "response_format",
+    "frequency_penalty", "presence_penalty", "logprobs", "top_logprobs", "logit_bias", "reasoning_effort",
+})
+
+
 class FakeStrictOpenAI(FakeDialect):
-    """``mode``: ``plain``, ``reasoning`` or ``deepseek``."""
+    """``mode``: ``plain``, ``reasoning``, ``deepseek`` or ``compatible``."""
 
     def __init__(self, mode: str = "plain") -> None:
         super().__init__()
@@ -44,6 +56,8 @@ class FakeStrictOpenAI(FakeDialect):
     def check(self, path: str, body: dict[str, Any]) -> None:
         if not path.rstrip("/").endswith("/chat/completions"):
             raise Rejected(f"no route {path}", 404)
+        if self.mode == "compatible" and (unknown := sorted(set(body) - COMMON_FIELDS)):
+            raise Rejected(f"property '{unknown[0]}' is unsupported")
         if self.mode == "reasoning":
             if "temperature" in body and body["temperature"] != 1:
                 raise Rejected(f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
