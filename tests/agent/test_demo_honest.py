@@ -199,3 +199,30 @@ def test_demo_refuses_a_folder_of_the_users_and_touches_nothing_there(tmp_path: 
     assert sorted(p.name for p in ws.rglob("*")) == [".agent-tui-demo", "README.md", "test_zz.py", "tests"]
     again = make_demo_workspace(tmp_path / "new")  # a new folder, then the same copy again: fine
     assert make_demo_workspace(again) == again and (again / "inventory").is_dir()
+
+
+def test_the_offline_demo_never_lets_litellm_fetch_its_price_map() -> None:
+    """``import litellm`` fetches its price map from GitHub unless LITELLM_LOCAL_MODEL_COST_MAP is set; the
+    headless demo imported it (registering its scripted model) before the module that set it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys\n"
+        "os.environ.pop('LITELLM_LOCAL_MODEL_COST_MAP', None)\n"
+        "seen = []\n"
+        "class Hook:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'litellm': seen.append(os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'))\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Hook())\n"
+        "from agent_tui.agent.demo import register_demo_provider\n"
+        "register_demo_provider()\n"
+        "print(seen)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in __import__("os").environ.items()
+                               if k != "LITELLM_LOCAL_MODEL_COST_MAP"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['True']"
+    assert "cost map" not in done.stderr
