@@ -54,6 +54,7 @@ from urllib.parse import urlsplit
 
 from agent_tui.core.notes import said_by_user
 
+from .llm_dialects import fit_dialect
 from .llm_types import LLMConfig
 
 #: Anthropic accepts at most four cache_control breakpoints per request.
@@ -344,5 +345,6 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
     if fam == "gemini":
         msgs[:] = [m for m in msgs if not is_empty_reply(m)]
+    fit_dialect(fam, model, kw)
     kw.update(config.extra)
     return kw

@@ -34,8 +34,11 @@ def safe_name(text: str) -> str:
 
 
 def qualify(server: str, tool: str) -> str:
-    """``server__tool``, made safe and at most 64 characters (a hash keeps long ones unique)."""
+    """``server__tool``, made safe and at most 64 characters (a hash keeps long ones unique); it starts
+    with a letter or ``_``, as Gemini's function names must (``1password`` → ``_1password__…``)."""
     name = f"{safe_name(server)}{SEP}{safe_name(tool)}"
+    if not (name[0].isascii() and name[0].isalpha()) and name[0] != "_":
+        name = "_" + name
     if len(name) > 64:
         digest = hashlib.sha1(name.encode()).hexdigest()[:8]
         name = f"{name[:55]}_{digest}"

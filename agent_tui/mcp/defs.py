@@ -106,6 +106,10 @@ def shape_schema(
     if isinstance(out.get("type"), list):  # ["string", "null"] -> "string"
         kinds = [t for t in out["type"] if t != "null"]
         out["type"] = kinds[0] if len(kinds) == 1 else kinds
+    if "const" in out:  # one allowed value: an enum of one, which every provider's schema subset takes
+        out["enum"] = [out.pop("const")]
+    if isinstance(out.get("enum"), list) and "type" not in out and (kind := _kind_of(out["enum"])):
+        out["type"] = kind  # an untyped enum becomes an object in litellm's Gemini conversion
     for key in ("anyOf", "oneOf"):
         options = [
             o for o in schema.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"
@@ -129,6 +133,16 @@ def shape_schema(
     if isinstance(schema.get("items"), dict):
         out["items"] = shape_schema(schema["items"], param_words, defs, depth + 1)
     return out
+
+
+def _kind_of(values: list[Any]) -> str | None:
+    """The JSON-schema type every one of ``values`` has (None when they differ)."""
+    kinds = {"boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "number"
+             if isinstance(v, float) else "string" if isinstance(v, str) else "null" if v is None else "other"
+             for v in values}
+    if kinds == {"integer", "number"}:
+        return "number"
+    return kinds.pop() if len(kinds) == 1 and not kinds & {"null", "other"} else None
 
 
 def parameters(schema: Any, param_words: int = 0) -> dict[str, Any]:

@@ -97,8 +97,12 @@ class FakeAnthropic(FakeDialect):
                 raise Rejected("`temperature` may only be set to 1 when thinking is enabled or in interleaved "
                                "thinking mode.")
             budget = (body.get("thinking") or {}).get("budget_tokens")
+            if budget is not None and int(budget) < 1024:
+                raise Rejected("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
             if budget is not None and int(body.get("max_tokens") or 0) <= int(budget):
                 raise Rejected("`max_tokens` must be greater than `thinking.budget_tokens`.")
+        if "temperature" in body and not 0 <= float(body["temperature"]) <= 1:
+            raise Rejected("temperature: range: 0 <= temperature <= 1")
         msgs = body.get("messages") or []
         if not msgs or msgs[0].get("role") != "user":
             raise Rejected("messages: first message must use the \"user\" role")

@@ -15,7 +15,10 @@ with Gemini's 400 ``INVALID_ARGUMENT`` what Gemini refuses:
 * (thinking models, ``gemini-3*``) a function call of the current turn whose first call has no
   ``thoughtSignature``, or one this server did not issue ("Corrupted thought signature.");
 * a tool ``parameters`` schema with a field Gemini's Schema does not have (``$schema``,
-  ``additionalProperties`` …: "Unknown name … Cannot find field").
+  ``additionalProperties`` …: "Unknown name … Cannot find field"), or an ``enum`` on a schema whose type
+  is not STRING ("enum: only allowed for STRING type"; litellm turns an untyped enum into an OBJECT);
+* a function name that does not start with a letter or ``_`` (Vertex ``FunctionDeclaration.name``);
+* a ``thinkingConfig`` with both a budget and a level (Gemini 3: "Cannot specify both").
 
 Google accepts its documented placeholder signature (``skip_thought_signature_validator``) and
 so does the fake; ``placeholders`` counts requests that used it, so a test can prove the real
@@ -28,6 +31,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,6 +60,10 @@ def sign(what: str) -> str:
 
 def _get(part: dict[str, Any], camel: str, snake: str) -> Any:
     return part.get(camel, part.get(snake))
+
+
+#: Gemini's function names (Vertex ``FunctionDeclaration.name``).
+FUNCTION_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
 
 
 class FakeGemini(FakeDialect):
@@ -90,7 +98,16 @@ class FakeGemini(FakeDialect):
             raise Rejected(f"The requested URL {route} was not found on this server.", 404)
         for t, tool in enumerate(body.get("tools") or []):
             for d, decl in enumerate(_get(tool, "functionDeclarations", "function_declarations") or []):
+                if not FUNCTION_NAME_RE.fullmatch(str(decl.get("name") or "")):
+                    raise Rejected(f"* GenerateContentRequest.tools[{t}].function_declarations[{d}].name: Invalid "
+                                   "function name. Must start with a letter or an underscore. Must be a-z, A-Z, "
+                                   "0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64.")
                 self._check_schema(decl.get("parameters"), f"tools[{t}].function_declarations[{d}].parameters")
+        gen = body.get("generationConfig") or body.get("generation_config") or {}
+        thinking = gen.get("thinkingConfig") or gen.get("thinking_config") or {}
+        if (_get(thinking, "thinkingBudget", "thinking_budget") is not None
+                and _get(thinking, "thinkingLevel", "thinking_level") is not None):
+            raise Rejected("Cannot specify both thinking_budget and thinking_level in the same request.")
         system = body.get("systemInstruction") or body.get("system_instruction")
         if isinstance(system, dict):
             self._check_parts(system.get("parts") or [], "system_instruction")
@@ -160,6 +177,9 @@ class FakeGemini(FakeDialect):
     def _check_schema(self, schema: Any, where: str) -> None:
         if not isinstance(schema, dict):
             return
+        kind = str(schema.get("type") or "").upper()
+        if "enum" in schema and kind != "STRING":
+            raise Rejected(f"* GenerateContentRequest.{where}.enum: only allowed for STRING type")
         for key, value in schema.items():
             if key not in SCHEMA_FIELDS:
                 raise Rejected(f"Invalid JSON payload received. Unknown name \"{key}\" at '{where}': "

@@ -1,0 +1,85 @@
+"""What one provider refuses that the others take, fitted before litellm converts the request.
+
+The settings are per model but a user switches models mid-session (``/model``) and keeps the global
+``temperature`` or ``thinking``; a tool's schema comes from any MCP server.  Each rule here is one a
+real API answers with a 400 (or, for Gemini's enums, silently garbles), with where it is stated:
+
+- Claude: ``temperature`` in [0, 1] (OpenAI and Gemini take up to 2); a thinking budget of at least
+  1024 tokens (docs.anthropic.com, extended thinking: "budget_tokens … minimum is 1,024");
+- Gemini 3: a thinking budget and a thinking level are not both allowed ("Cannot specify both
+  thinking_budget and thinking_level"): ``reasoning_effort`` (the level) wins;
+- Gemini: ``enum`` only on a STRING schema ("parameters.properties[x].enum: only allowed for STRING
+  type"); a number's or a boolean's choices go to its description instead, where the model still
+  reads them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+#: Claude's smallest thinking budget.
+CLAUDE_MIN_THINKING = 1024
+#: Claude's highest temperature.
+CLAUDE_MAX_TEMPERATURE = 1.0
+
+
+def fit_dialect(fam: str, model: str, kw: dict[str, Any]) -> None:
+    """Change ``kw`` (``litellm.acompletion``'s keyword arguments) in place to what ``fam`` accepts."""
+    if fam == "anthropic":
+        if isinstance(kw.get("temperature"), (int, float)) and kw["temperature"] > CLAUDE_MAX_TEMPERATURE:
+            kw["temperature"] = CLAUDE_MAX_TEMPERATURE
+        thinking = kw.get("thinking")
+        if isinstance(thinking, Mapping) and isinstance(thinking.get("budget_tokens"), int):
+            budget = max(CLAUDE_MIN_THINKING, thinking["budget_tokens"])
+            kw["thinking"] = {**thinking, "budget_tokens": budget}
+            if kw.get("max_tokens", 0) <= budget:
+                kw["max_tokens"] = budget + CLAUDE_MIN_THINKING
+    elif fam == "gemini":
+        if "gemini-3" in model.lower() and kw.get("reasoning_effort") and kw.get("thinking"):
+            del kw["thinking"]
+        if kw.get("tools"):
+            kw["tools"] = [_gemini_tool(t) for t in kw["tools"]]
+
+
+def _gemini_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    fn = tool.get("function")
+    if not isinstance(fn, Mapping) or not _has_other_enum(fn.get("parameters")):
+        return dict(tool)
+    out = copy.deepcopy(dict(tool))
+    _string_enums_only(out["function"]["parameters"])
+    return out
+
+
+def _has_other_enum(schema: Any) -> bool:
+    if isinstance(schema, Mapping):
+        enum = schema.get("enum")
+        if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+            return True
+        return any(_has_other_enum(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_other_enum(v) for v in schema)
+    return False
+
+
+def _string_enums_only(schema: Any) -> None:
+    """Move every enum that is not all strings into its schema's description (in place)."""
+    if isinstance(schema, dict):
+        enum = schema.get("enum")
+        if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+            del schema["enum"]
+            choices = "one of " + ", ".join(_literal(v) for v in enum)
+            text = schema.get("description")
+            schema["description"] = f"{text} ({choices})" if isinstance(text, str) and text else choices
+        for value in schema.values():
+            _string_enums_only(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _string_enums_only(value)
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)

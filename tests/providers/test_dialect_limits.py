@@ -1,0 +1,134 @@
+"""What one provider refuses that the others take (``agent.llm_dialects``), through litellm's real
+conversions to fakes that refuse it: a global temperature of 1.5 or a small thinking budget after a
+switch to Claude, a Gemini 3 model given both a thinking budget and an effort, and MCP tool schemas
+whose enums are numbers, untyped or a ``const``, under a server name starting with a digit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import litellm
+import pytest
+
+from agent_tui.agent.llm_provider import request_kwargs
+from agent_tui.agent.llm_types import LLMConfig
+from agent_tui.mcp import defs
+from agent_tui.mcp.catalog import qualify
+from tests.agent.helpers import make_repo
+from tests.providers.helpers import assert_loop, run_loop
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.fake_dialect import Turn
+from tests.support.fake_gemini import FakeGemini
+
+MALFORMED = ("read_file", {"file": "calc.py"})
+
+
+@pytest.mark.parametrize("table, budget, temperature", [
+    ({"thinking": 500}, 1024, None),
+    ({"temperature": 1.5}, None, 1.0),
+    ({"temperature": 0.3}, None, 0.3),
+])
+async def test_claude_gets_a_budget_and_a_temperature_it_takes(
+    tmp_path: Path, table: dict[str, Any], budget: int | None, temperature: float | None,
+) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        events, second = await run_loop(root, fake, "anthropic/claude-sonnet-4-5", fake.base_url, table, MALFORMED)
+    assert_loop(root, fake, events, second)  # nothing refused
+    for r in fake.answered:
+        assert (r.body.get("thinking") or {}).get("budget_tokens") == budget
+        assert r.body.get("temperature") == temperature
+        if budget:
+            assert r.body["max_tokens"] > budget
+
+
+async def test_gemini3_gets_the_effort_not_both(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "p")
+    with FakeGemini() as fake:
+        events, second = await run_loop(root, fake, "gemini/gemini-3-pro-preview", fake.base_url + "/v1beta",
+                                        {"thinking": 2048, "reasoning_effort": "low", "api_key": "AIza-test"},
+                                        MALFORMED)
+    assert_loop(root, fake, events, second)
+    for r in fake.answered:
+        thinking = r.body["generationConfig"]["thinkingConfig"]
+        assert "thinkingBudget" not in thinking and thinking.get("thinkingLevel")
+
+
+RAW_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "color": {"enum": ["red", "green"], "description": "Which colour."},
+        "level": {"type": "integer", "enum": [1, 2, 3], "description": "How deep."},
+        "mode": {"const": "fast"},
+        "flags": {"type": "array", "items": {"enum": [True, False]}},
+    },
+    "required": ["color"],
+}
+
+
+def test_shaped_enums_carry_their_type_and_a_const_is_an_enum() -> None:
+    shaped = defs.parameters(RAW_SCHEMA)["properties"]
+    assert shaped["color"] == {"enum": ["red", "green"], "type": "string"}
+    assert shaped["level"] == {"type": "integer", "enum": [1, 2, 3]}
+    assert shaped["mode"] == {"enum": ["fast"], "type": "string"}
+    assert shaped["flags"]["items"] == {"enum": [True, False], "type": "boolean"}
+    assert defs.shape_schema({"enum": ["a", 1]}) == {"enum": ["a", 1]}  # mixed: no type is better than a wrong one
+
+
+def test_a_tool_name_starts_with_a_letter_or_underscore() -> None:
+    assert qualify("1password", "get item") == "_1password__get_item"
+    assert qualify("github", "get") == "github__get"
+    assert len(qualify("9" * 40, "x" * 40)) <= 64
+
+
+async def _one_gemini_call(fake: FakeGemini, tools: list[dict[str, Any]]) -> None:
+    fake.script(Turn(text="ok"))
+    config = LLMConfig(model="gemini/gemini-2.5-flash", api_base=fake.base_url + "/v1beta", api_key="AIza-test")
+    kw = request_kwargs(config, [{"role": "user", "content": "hi"}], tools)
+    stream = await litellm.acompletion(**kw)
+    async for _ in stream:
+        pass
+
+
+async def test_gemini_takes_an_mcp_tool_with_number_enums_and_a_digit_first_server() -> None:
+    tool = {"type": "function", "function": {"name": qualify("1password", "get item"), "description": "Get.",
+                                             "parameters": defs.parameters(RAW_SCHEMA, param_words=8)}}
+    with FakeGemini() as fake:
+        await _one_gemini_call(fake, [tool])
+        assert fake.rejections == []
+        tools = fake.answered[0].body["tools"][0]
+        decl = (tools.get("functionDeclarations") or tools["function_declarations"])[0]
+        props = decl["parameters"]["properties"]
+        assert decl["name"] == "_1password__get_item"
+        assert props["color"]["enum"] == ["red", "green"] and props["color"]["type"].lower() == "string"
+        assert props["mode"]["enum"] == ["fast"]
+        assert props["level"]["type"].lower() == "integer" and "enum" not in props["level"]
+        assert "one of 1, 2, 3" in props["level"]["description"] and "How deep." in props["level"]["description"]
+        assert "enum" not in props["flags"]["items"] and "true, false" in props["flags"]["items"]["description"]
+    assert tool["function"]["parameters"]["properties"]["level"]["enum"] == [1, 2, 3], "the catalogue's copy stays"
+
+
+@pytest.mark.parametrize("decl, needle", [
+    ({"name": "t", "parameters": {"type": "OBJECT", "properties": {"c": {"type": "OBJECT", "enum": ["a"]}}}},
+     "only allowed for STRING"),
+    ({"name": "t", "parameters": {"type": "OBJECT", "properties": {"n": {"type": "INTEGER", "enum": ["1"]}}}},
+     "only allowed for STRING"),
+    ({"name": "1password__get", "parameters": {"type": "OBJECT", "properties": {}}}, "Must start with a letter"),
+])
+def test_fake_gemini_refuses_what_gemini_refuses_in_tools(decl: dict[str, Any], needle: str) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}], "tools": [{"functionDeclarations": [decl]}]}
+    with FakeGemini() as fake:
+        r = httpx.post(f"{fake.base_url}/v1beta/models/gemini-2.5-flash:generateContent", json=body,
+                       headers={"x-goog-api-key": "k"})
+    assert r.status_code == 400 and needle in r.json()["error"]["message"]
+
+
+def test_fake_gemini_refuses_a_budget_and_a_level_together() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}],
+            "generationConfig": {"thinkingConfig": {"thinkingBudget": 1024, "thinkingLevel": "low"}}}
+    with FakeGemini() as fake:
+        r = httpx.post(f"{fake.base_url}/v1beta/models/gemini-3-pro-preview:generateContent", json=body,
+                       headers={"x-goog-api-key": "k"})
+    assert r.status_code == 400 and "Cannot specify both" in r.json()["error"]["message"]
