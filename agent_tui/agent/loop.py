@@ -414,7 +414,8 @@ class Agent(ReasoningMixin):
             eng.add_assistant(partial + CUT_MARK, None, provenance={"cut": True})
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
-            eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]")
+            eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]",
+                                provenance={"error": True, "cancelled": True})  # never ran: shown as failed
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -14,7 +14,9 @@ from textual.widgets import Static
 from agent_tui.agent import events as ev
 from agent_tui.agent.approval_preview import preview
 from agent_tui.agent.demo import unittest_command
+from agent_tui.ui.app import make_app
 from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
+from agent_tui.ui.options import SessionSpec, UiOptions
 from agent_tui.ui.screens.approval import (
     ApprovalScreen,
     _command_hint,
@@ -25,7 +27,15 @@ from agent_tui.ui.screens.approval import (
 )
 from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
-from .conftest import Recorder, demo_app, demo_until_approval, gauge_agrees, turn_done, wait_for
+from .conftest import (
+    Recorder,
+    demo_app,
+    demo_until_approval,
+    gauge_agrees,
+    ready,
+    turn_done,
+    wait_for,
+)
 
 PREFIX = unittest_command().rsplit(" discover", 1)[0]
 """The prefix the policy offers for the demo's test command (``<interpreter> -m unittest``)."""
@@ -381,3 +391,25 @@ async def test_n_still_denies_and_the_turn_goes_on(demo_workspace: Path, recorde
         await turn_done(pilot)
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
         assert recorder.of(TurnEnded)[-1].status == "done"
+
+
+async def test_a_call_cancelled_at_its_approval_shows_as_not_run_also_after_a_restart(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    """Quitting or stopping at an approval answers the call "cancelled"; the resumed session showed it with
+    a green check, as if the command had run."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        call_id = dialog.request.call_id
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the stopped turn")
+        session = app.controller.session_id
+        item = next(i for i in app.controller.engine.items.values() if i.tool_call_id == call_id)
+        assert item.provenance.get("error") and "cancelled" in item.content
+    again = make_app(UiOptions(workspace=demo_workspace, session=SessionSpec(demo=True, session=session),
+                               demo_reason="flag", theme="textual-dark"))
+    async with again.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: again.main.conversation.panel(call_id) is not None, "the restored call")
+        panel = again.main.conversation.panel(call_id)
+        assert panel is not None and panel.status == "error" and panel.has_class("-error")
