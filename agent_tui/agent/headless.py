@@ -133,6 +133,7 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
                 for error in errors:
                     print(f"mcp: {error}", file=sys.stderr)
         status = "error"
+        ws.store.ensure_title(agent.engine.session_id, task)
         try:
             async for e in agent.run(task):
                 print_event(e, args.json, sys.stdout)

@@ -51,6 +51,8 @@ _UPSERT_SEQ = _upsert_sql((*_ITEM_COLUMNS, "seq"))
 
 
 _USAGE_COLUMNS = "cost_usd, prompt_tokens, completion_tokens, cached_tokens"
+#: The longest session title (a first message's first line, cut).
+TITLE_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,18 @@ class MemoryStore:
         return sid
 
     @_writes
+    @_writes
+    def ensure_title(self, session_id: str, text: str, limit: int = TITLE_CHARS) -> str:
+        """Give the session a title from its first message's first line, unless it has one; returns the
+        title (what the session picker shows, for TUI and headless sessions alike)."""
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        title = _s(redact_value(line if len(line) <= limit else line[: limit - 1] + "…"))
+        if title:
+            self.db.execute("UPDATE sessions SET title = ?, updated = ? WHERE id = ? AND (title IS NULL OR title = '')",
+                            [title, time.time(), session_id])
+        row = self.db.execute("SELECT title FROM sessions WHERE id = ?", [session_id]).fetchone()
+        return str(row[0] or "") if row else ""
+
     def touch_session(self, session_id: str, **fields: Any) -> None:
         with self.lock:
             self.db["sessions"].upsert({"id": session_id, "updated": time.time(), **redact_value(fields)}, pk="id")

@@ -30,7 +30,6 @@ ITEM_ACTIONS: tuple[str, ...] = ("pin", "unpin", "evict", "restore")
 MIN_COMPACT_TOKENS = 150
 """Below this a summary (with its header) would be as big as what it replaces: compaction is refused."""
 
-TITLE_CHARS = 80
 """A session's title: the first line of its first message, cut to this many characters."""
 
 McpFactory = Callable[[Path, Any], Any]
@@ -162,14 +161,7 @@ class SessionController:
 
     def ensure_title(self, text: str) -> str:
         """Give the session a title from its first message (kept if it has one); returns the title."""
-        rows = [r for r in self.ws.store.sessions(limit=200) if r["id"] == self.session_id]
-        if rows and rows[0].get("title"):
-            return str(rows[0]["title"])
-        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        title = line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
-        if title:
-            self.ws.store.touch_session(self.session_id, title=title)
-        return title
+        return self.ws.store.ensure_title(self.session_id, text)
 
     def sessions(self) -> list[dict[str, Any]]:
         return self.ws.sessions(limit=50)

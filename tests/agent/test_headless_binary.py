@@ -41,6 +41,7 @@ def test_demo_json_runs_offline_with_budget_memo_and_compaction(tmp_path: Path) 
     assert all(0.95 <= f <= 1.05 for f in factors), f"the demo reports prompt tokens as the engine counts them: {factors}"
     assert events[-1]["type"] == "turn_finished" and events[-1]["status"] == "done"
     assert "<= threshold" in (ws / "inventory" / "stock.py").read_text()
+    assert "cost map" not in proc.stderr, "the offline demo asks no server for litellm's prices"
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ws,
                            capture_output=True, text=True, timeout=120)
     assert "4 passed" in tests.stdout
@@ -80,7 +81,9 @@ def test_sigkill_mid_turn_then_resume(tmp_path: Path, fake_llm) -> None:
     assert "fix add()" in text and "continue" in text
     store = MemoryStore.open(root / ".agent-tui" / "memory.db")
     after = store.messages(sid)
+    titles = {r["id"]: r["title"] for r in store.sessions()}
     store.close()
+    assert titles[sid] == "fix add()", "a headless session is found in the picker by its task, not by 'continue'"
     assert after[: len(before)] == before
     assert [m["role"] for m in after[len(before):]] == ["user", "assistant"]
 
