@@ -160,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = GuardedStream(sys.stdout), GuardedStream(sys.stderr)
     try:
         return _dispatch(cmd, args)
+    except BrokenPipeError:  # `agent-tui memory list | head`: the reader has gone; stop quietly, as git does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, streams[0].fileno())  # the flush at exit must not raise again
+        return 141
     finally:
         sys.stdout, sys.stderr = streams
 

@@ -117,3 +117,18 @@ def test_python_dash_m_in_a_hostile_folder_imports_nothing_from_it(tmp_path: Pat
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "x")})
     assert not (tmp_path / "pwned").exists(), done.stderr
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("command", [["context"], ["memory", "list"]])
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path, command: list[str]) -> None:
+    """``agent-tui memory list | head`` (or ``| true``): the pipe closes before the command writes; it printed
+    a BrokenPipeError traceback and exited 1."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    binary = str(Path(sys.executable).with_name("agent-tui"))
+    proc = subprocess.Popen([binary, *command, "--workspace", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the command has started
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipe" not in err
