@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui.core.notes import said_by_user
+from agent_tui.core.notes import said_by_user, user_words
 from agent_tui.demo_project import DEMO_TASK
 
 DEMO_PROVIDER = "agent-tui-demo"
@@ -82,9 +82,11 @@ def _turn_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any
 
 
 def _user_text(messages: list[dict[str, Any]]) -> str:
+    """The latest user message's own words (without the notes merged into it: a memo's "no files changed"
+    read as "change nothing")."""
     for m in reversed(messages):
         if _said_by_user(m):
-            return str(m.get("content") or "")
+            return user_words(str(m.get("content") or ""))
     return ""
 
 
@@ -105,7 +107,7 @@ def asks_for_the_fix(text: str) -> bool:
 def _asked_before(messages: list[dict[str, Any]]) -> bool:
     """True when a user message before the latest one asked for the fix (it was played, or denied)."""
     said = [m for m in messages if _said_by_user(m)]
-    return any(asks_for_the_fix(str(m.get("content") or "")) for m in said[:-1])
+    return any(asks_for_the_fix(user_words(str(m.get("content") or ""))) for m in said[:-1])
 
 
 def _denial(result: str) -> str | None:

@@ -26,3 +26,10 @@ def is_engine_note(message: Mapping[str, Any]) -> bool:
 def said_by_user(message: Mapping[str, Any]) -> bool:
     """A user message the user wrote (or a tool-format error fed back as one)."""
     return message.get("role") == "user" and not is_engine_note(message)
+
+
+def user_words(content: str) -> str:
+    """The user's own words of a user message the request merged engine notes into (``core.pairing`` joins
+    a user message and the notes around it with a blank line, the user's words first)."""
+    cut = min((at for prefix in NOTE_PREFIXES if (at := content.find("\n\n" + prefix)) != -1), default=-1)
+    return content if cut == -1 else content[:cut]

@@ -95,6 +95,17 @@ def test_the_fix_plays_when_asked_for_even_after_another_first_message(ask: str)
     assert plan_step(again)[1] == []
 
 
+def test_notes_merged_into_the_task_do_not_read_as_the_user_saying_change_nothing() -> None:
+    """The request merges the engine's notes into the user's message (a memo from an earlier session says
+    "no files changed in this turn"); the demo took that for "do not change anything" and refused its own
+    task in every new session of a demo folder used for a while."""
+    memo = ("- (for reference, memo 3) Changed: no files changed in this turn\nWhy: fix the restock bug\n"
+            "Next: do not edit tests")
+    assert plan_step(convo(user=f"fix the restock bug\n\n{memo}"))[1] == [("list_dir", {"path": ".", "depth": 2})]
+    said = convo(user=f"fix the restock bug but do not change the tests\n\n{memo}")
+    assert plan_step(said)[1] == [], "the user's own words still count"
+
+
 def _restricted_path(tmp_path: Path) -> str:
     """A PATH with a shell and git but no python and no pytest."""
     bin_dir = tmp_path / "bin"
