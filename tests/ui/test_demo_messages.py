@@ -52,3 +52,28 @@ async def test_after_model_the_banner_and_hint_no_longer_offer_the_demo(demo_wor
         await pilot.press("enter")  # the empty box no longer sends the demo task
         await pilot.pause(0.2)
         assert recorder.of(TaskSubmitted) == []
+
+
+async def test_a_resumed_demo_session_that_had_its_first_message_no_longer_offers_the_task(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    """The hint said "enter sends the demo task" in a resumed session where the task was asked already, and
+    sending it got the short answer (the demo plays its fix once per session)."""
+    from agent_tui.ui.app import make_app
+    from agent_tui.ui.options import SessionSpec, UiOptions
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*QUESTION, "enter")
+        await turn_done(pilot)
+        session = app.controller.session_id
+    again = make_app(UiOptions(workspace=demo_workspace, session=SessionSpec(demo=True, session=session),
+                               demo_reason="flag", theme="textual-dark"))
+    async with again.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: again.main.prompt.default_task == "", "the task no longer offered")
+        assert str(again.main.prompt.placeholder) == PLACEHOLDER
+    fresh = demo_app(demo_workspace)
+    async with fresh.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert "enter sends the demo task" in str(fresh.main.prompt.placeholder), "a new session still offers it"

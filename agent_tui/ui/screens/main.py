@@ -250,8 +250,9 @@ class MainScreen(Screen[None]):
         self.status.model = message.model
         for banner in self.query(Banner):
             banner.model = message.model
-        if message.model != DEMO_MODEL:
-            self.prompt.drop_default_task()
+        if message.model != DEMO_MODEL or any(it.role == "user" and not it.provenance.get("note")
+                                              for it in message.transcript):
+            self.prompt.drop_default_task()  # also in a resumed session that has had its first message
         spent = message.cost_usd if message.cost_usd > 0 else None  # a resumed session shows what it spent
         cached = message.cache_hit_pct if message.cache_hit_pct > 0 else None
         self.status.cost = self.budget.cost = spent
