@@ -36,7 +36,7 @@ def _too_large(shown: str, size: int | None, limit: int) -> FileTooLargeError:
     what = f"{size:,} bytes" if size is not None else "it grew while being read"
     return FileTooLargeError(
         f"'{shown}' is too large to read whole ({what}; the limit is {limit:,} bytes), so it "
-        "was not read. Look at parts of it with search or a command (head, tail, sed -n, grep)."
+        "was not read. Read a part of it with start_line/end_line, or look with search."
     )
 
 
@@ -55,12 +55,9 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path, shown: str | None = None, limit: int = MAX_READ_BYTES) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
-
-    UnsafeFileError otherwise (FileTooLargeError when too large, found without reading
-    more than ``limit + 1`` bytes); never blocks.
-    """
+def open_regular(path: Path, shown: str | None = None) -> int:
+    """A descriptor of ``path`` opened for reading if it is a regular file (checked before and after the
+    open, which never blocks); UnsafeFileError otherwise.  The caller closes it."""
     shown = shown or str(path)
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
@@ -69,12 +66,25 @@ def read_regular(path: Path, shown: str | None = None, limit: int = MAX_READ_BYT
         )
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafeFileError(
+            f"'{shown}' is {kind_of(st.st_mode)}; only regular files can be read."
+        )
+    return fd
+
+
+def read_regular(path: Path, shown: str | None = None, limit: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
+
+    UnsafeFileError otherwise (FileTooLargeError when too large, found without reading
+    more than ``limit + 1`` bytes); never blocks.
+    """
+    shown = shown or str(path)
+    fd = open_regular(path, shown)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFileError(
-                f"'{shown}' is {kind_of(st.st_mode)}; only regular files can be read."
-            )
         if st.st_size > limit:
             raise _too_large(shown, st.st_size, limit)
         chunks: list[bytes] = []

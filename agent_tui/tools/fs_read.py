@@ -14,12 +14,14 @@ import asyncio
 from typing import Any
 
 from agent_tui.core.redact_whole import redact_keeping_lines
+from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.fs_read_big import read_big_range
 from agent_tui.tools.outline import outline
 from agent_tui.tools.paging import fetch_hint
 from agent_tui.tools.shaping_text import intent_words
-from agent_tui.tools.workspace import number_lines, read_text, split_lines
+from agent_tui.tools.workspace import number_lines, read_text, relative, resolve, split_lines
 
 #: A whole read above this many tokens returns an outline and a handle instead.
 READ_TOKEN_CAP = 6000
@@ -187,6 +189,9 @@ def _view(
 
 async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The read_file tool (reading and tokenising run off the event loop)."""
+    big = await asyncio.to_thread(_big_file, ctx, args)
+    if big is not None:
+        return big
     _, rel, text = await asyncio.to_thread(read_text, ctx.workspace, args["path"])
     ctx.note_read(rel, text)
     out, meta, raw_tokens, lines = await asyncio.to_thread(_view, rel, text, args, ctx.model)
@@ -197,3 +202,20 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     out = await asyncio.to_thread(read_outline, rel, text, lines, handle, raw_tokens, counter)
     meta = {"path": rel, "total_lines": len(lines), "outline": True}
     return make_result(out, ctx, handle=handle, raw_tokens=raw_tokens, meta=meta)
+
+
+def _big_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult | None:
+    """A range of a file too large to read whole (``tools.fs_read_big``); None for any other read."""
+    if args.get("start_line") is None and args.get("end_line") is None:
+        return None
+    target = resolve(ctx.workspace, args["path"])
+    try:
+        size = target.stat().st_size if target.is_file() else 0
+    except OSError:
+        return None
+    if size <= MAX_READ_BYTES:
+        return None
+    rel = relative(ctx.workspace, target)
+    text, meta = read_big_range(target, rel, size, args.get("start_line"), args.get("end_line"),
+                                counter_for(ctx.model), READ_TOKEN_CAP)
+    return make_result(text, ctx, meta=meta)

@@ -416,3 +416,43 @@ def test_a_fifo_made_at_a_new_files_name_meanwhile_is_refused_without_blocking(
         pytest.fail("the check before the rename blocked on the FIFO")
     assert isinstance(outcome[0], WorkspaceError) and "was created" in str(outcome[0])
     assert target.is_fifo() and [p.name for p in ws.iterdir()] == ["new.txt"], "no temp file left"
+
+
+async def test_a_range_of_a_file_too_large_to_read_whole_is_read(ws: Path, call: Call) -> None:
+    """A 6 MB log: the model asks for lines, not the whole file; the refusal sent it to a command that
+    needs an approval each time."""
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n" * 10 + \
+          "-----END OPENSSH PRIVATE KEY-----\n"
+    body = "".join(f"line {n} " + "x" * 60 + "\n" for n in range(1, 100_001))
+    (ws / "big.log").write_text(key + body + "last line without newline")
+    size = (ws / "big.log").stat().st_size
+    assert size > 5_000_000
+    result = await call("read_file", path="big.log", start_line=50_000, end_line=50_004)
+    assert not result.is_error, result.text
+    assert f"(lines 50000-50004; {size:,} bytes, too large to read whole)" in result.text
+    assert "50000| line 49988 " in result.text and "50004| line 49992 " in result.text
+    assert "50005|" not in result.text and "continue" not in result.text
+    inside_key = await call("read_file", path="big.log", start_line=5, end_line=8)
+    assert "b3BlbnNzaC1rZXkt" not in inside_key.text, "a key that starts above the range is still masked"
+    tail = await call("read_file", path="big.log", start_line=100_010, end_line=100_020)
+    assert "100013| last line without newline" in tail.text and "[end of file at line 100013]" in tail.text
+    past = await call("read_file", path="big.log", start_line=200_000)
+    assert past.is_error and "past the end of big.log (100,013 lines)" in past.text
+    open_ended = await call("read_file", path="big.log", start_line=10)
+    assert "[continue with start_line=" in open_ended.text and not open_ended.is_error
+    whole = await call("read_file", path="big.log")
+    assert whole.is_error and "Read a part of it with start_line/end_line" in whole.text
+
+
+async def test_a_range_of_a_huge_file_reads_only_up_to_the_range(
+    ws: Path, call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sparse 2 GB file of zero bytes is one line longer than any line cap: the read stops at the scan
+    bound instead of reading (or holding) 2 GB."""
+    huge = ws / "huge.bin"
+    huge.write_bytes(b"head\n")
+    os.truncate(huge, 2 * 1024**3)
+    first = await call("read_file", path="huge.bin", start_line=1, end_line=1)
+    assert not first.is_error and "1| head" in first.text
+    deep = await call("read_file", path="huge.bin", start_line=3, end_line=3)
+    assert deep.is_error and "MB into the file" in deep.text
