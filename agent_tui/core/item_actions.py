@@ -130,6 +130,13 @@ class ItemActions:
                 self._bring_back(other)
         return item
 
+    def left_out(self, item_id: str) -> str | None:
+        """Why the latest assembly left ``item_id`` out (None when it is in, or was not considered): what
+        a restore or a pin that the budget cannot honour tells the user."""
+        last = self.engine.last
+        entry = next((t for t in last.trace if t.item_id == item_id), None) if last is not None else None
+        return entry.reason if entry is not None and not entry.included else None
+
     def call_owner(self, call_id: str | None) -> ContextItem | None:
         for other in self.engine.items.values():
             if other.role == "assistant" and any(c.get("id") == call_id for c in other.tool_calls or []):

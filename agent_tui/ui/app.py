@@ -325,7 +325,9 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
 
     @on(ItemChanged)
     def _item_changed(self, message: ItemChanged) -> None:
-        self.notify(f"{message.item_id} {message.verb} ({message.state}{', pinned' if message.pinned else ''})")
+        text = f"{message.item_id} {message.verb} ({message.state}{', pinned' if message.pinned else ''})"
+        self.notify(f"{text} — {message.note}" if message.note else text,
+                    severity="warning" if message.note else "information", timeout=8 if message.note else 5)
 
     @on(LlmLoaded)
     def _llm_loaded(self, message: LlmLoaded) -> None:

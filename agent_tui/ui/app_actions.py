@@ -29,9 +29,15 @@ class ActionsMixin:
     def item_action(self: AgentApp, action: str, item_id: str) -> str:
         ctl = self._controller()
         with ctl.lock:
+            prior = ctl.engine.items.get(item_id)
+            already = (action == "restore" and prior is not None and str(prior.state) in ("in", "stale")
+                       and "stub" not in prior.provenance and prior.summarised_into is None)
             item = ctl.act(action, item_id)
             breakdown = None if self.turn_running else ctl.assemble()
-        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned)
+            left_out = ctl.left_out(item.id) if breakdown is not None and action in ("restore", "pin") else None
+        note = ("it was not evicted or summarised: nothing changed" if already
+                else f"but the next request leaves it out: {left_out}" if left_out else "")
+        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned, note)
         self.screen.post_message(message)
         if breakdown is not None:
             self.call_from_thread(self.gauge.show, breakdown)

@@ -117,6 +117,10 @@ class SessionController:
             raise ValueError(f"unknown action {action!r}")
         return getattr(self.engine, action)(item_id)
 
+    def left_out(self, item_id: str) -> str | None:
+        """Why the latest assembly left ``item_id`` out (None when it is in, or was not considered)."""
+        return self.engine.actions.left_out(item_id)
+
     def pin_rule(self, text: str) -> ContextItem:
         """Pin an item by id (``f:path`` pins a file's current text), else ``text`` as a project rule
         (every session of this workspace); an id that names nothing is an EngineError."""

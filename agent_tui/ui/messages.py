@@ -87,6 +87,8 @@ class ItemChanged(Message):
     item_id: str
     state: str
     pinned: bool
+    note: str = ""
+    """What the user should know beyond the new state (it was already in; it does not fit the budget)."""
     verb: ClassVar[str] = "changed"
 
 

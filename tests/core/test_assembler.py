@@ -206,3 +206,19 @@ def test_an_event_keeps_unchanged_files_byte_identical_ahead_of_the_changed_one(
     assert files_after[:2] == files_before[1:]  # b and a: the same bytes, now first
     assert "FILE c: changed" in files_after[2]
     assert [m["content"] for m in after[1:3]] == files_before[1:]
+
+
+def test_a_restored_item_over_the_budget_is_reported_left_out() -> None:
+    """A restore the budget cannot honour: the item's state is "in", but the request leaves it out, and
+    ``left_out`` says why (the TUI's toast tells the user)."""
+    eng = engine(window=4_000)
+    eng.add_user("one " + filler("big", 6_000))
+    eng.add_assistant("ok")
+    eng.add_user("two")
+    eng.evict("m1")
+    eng.restore("m1")
+    asm = eng.assemble()
+    assert eng.items["m1"].state == "in"
+    assert "m1" not in asm.item_ids
+    assert eng.actions.left_out("m1") is not None and "over budget" in eng.actions.left_out("m1")
+    assert eng.actions.left_out("m3") is None
