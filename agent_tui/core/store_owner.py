@@ -135,29 +135,34 @@ class StoreFacts:
     """The text of its pinned project rules."""
     memos: int
     """How many memos it keeps (the latest seeds a new session)."""
+    problem: str = ""
+    """Why the store could not be read ("" when it was): an unreadable store is nobody's own."""
 
 
 def read_store(path: Path) -> StoreFacts | None:
-    """The facts of the store at ``path``, read-only; None when there is none or it cannot be read
-    (opening it for real then reports the problem)."""
+    """The facts of the store at ``path``, read-only; None when there is no file.  A file that cannot be
+    read whole here (a journal a read-only open cannot replay, an id that is not text, a damaged file)
+    gives facts with ``problem`` set: opening it for real may well work, and what it holds then reaches
+    the model, so it must be asked about, never taken for the user's own (fail closed)."""
     if not path.is_file():
         return None
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=5.0)
-    except sqlite3.Error:
-        return None
+    except sqlite3.Error as exc:
+        return StoreFacts("", (), 0, f"cannot be read ({exc})")
     try:
+        conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "items" not in tables:
-            return None
+            return None  # not an agent-tui store: opening it refuses it (store/db.py)
         row = conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone() \
             if "store_meta" in tables else None
         rules = tuple(r[0] or "" for r in conn.execute(
             "SELECT content FROM items WHERE session_id = ? AND pinned = 1 ORDER BY seq", [GLOBAL_SESSION]))
         memos = conn.execute("SELECT count(*) FROM memos").fetchone()[0] if "memos" in tables else 0
         return StoreFacts(str(row[0]) if row else "", rules, int(memos))
-    except sqlite3.Error:
-        return None
+    except sqlite3.Error as exc:
+        return StoreFacts("", (), 0, f"cannot be read ({exc})")
     finally:
         conn.close()
 
@@ -175,6 +180,8 @@ def foreign_store_ask(root: Path, store_path: str | None) -> Ask | None:
         shown = str(path.relative_to(root))
     except ValueError:
         shown = str(path)
-    return Ask(shown, STORE_ASK_KEY, facts.store_id,
-               f"a store you did not create here: {', '.join(what)}{first}; "
+    held = (f"it {facts.problem}, so what it holds is unknown" if facts.problem
+            else f"{', '.join(what)}{first}")
+    return Ask(shown, STORE_ASK_KEY, facts.store_id or facts.problem and "unreadable",
+               f"a store you did not create here: {held}; "
                "trusted, its rules go into every request and its memos seed and are recalled into sessions")

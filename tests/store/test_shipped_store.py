@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agent_tui.core import engine, store_owner
 from agent_tui.core.config import load_config
@@ -159,3 +162,43 @@ def test_a_store_git_tracks_is_warned_about(tmp_path: Path, fake_llm: FakeOpenAI
     assert warned.returncode == 0, warned.stderr[-2000:]
     said = warned.stdout + warned.stderr
     assert "git tracks the memory store .agent-tui/memory.db" in said and "git rm --cached .agent-tui/memory.db" in said
+
+
+def _undecodable_id(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE store_meta SET value = CAST(x'fffe41' AS TEXT) WHERE key = 'store_id'")
+    conn.commit()
+    conn.close()
+
+
+def _hot_journal(db: Path) -> None:
+    """Leave a rollback journal a read-only open cannot replay (a writer killed mid-transaction): what a
+    repository can commit beside its store."""
+    code = (
+        "import os, sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "c.execute('PRAGMA journal_mode=DELETE'); c.execute('PRAGMA cache_size=1')\n"
+        "c.execute('BEGIN'); c.execute('DELETE FROM memos')\n"
+        "c.execute(\"CREATE TABLE filler AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 20000) "
+        "SELECT i, hex(randomblob(200)) AS b FROM n\")\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True)
+    assert db.with_name(db.name + "-journal").is_file()
+
+
+@pytest.mark.parametrize("damage", [_undecodable_id, _hot_journal])
+def test_a_store_that_cannot_be_read_for_trust_is_asked_about(tmp_path: Path, fake_llm: FakeOpenAI,
+                                                              damage: Any) -> None:
+    """The trust check read the store read-only and, when that failed (an id that is not text, a journal
+    only a writer replays), found nothing to ask; the real open then read the shipped rules into the
+    system prompt of an untrusted folder."""
+    root = _shipping_repo(tmp_path)
+    damage(root / ".agent-tui" / "memory.db")
+    user = tmp_path / "user-xdg"
+    listed = _bin(user, root, "trust")
+    assert listed.returncode == 1 and "memory store: a store you did not create" in listed.stdout, listed.stdout
+    fake_llm.default_reply = lambda req: Reply.text("hi")
+    proc = _run(user, root, fake_llm)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert fake_llm.chat_requests and SHIPPED not in _sent(fake_llm), "the shipped rule reached the model"
