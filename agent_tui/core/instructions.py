@@ -13,7 +13,10 @@ order they are sent (later, nearer files win where they conflict, as in Codex):
 In each folder ``AGENTS.md`` is used, ``CLAUDE.md`` only when there is no ``AGENTS.md``.
 Files are checked (one ``stat`` each) before every step: an edit on disk changes the item at
 the next step, and only then — the request's stable head stays byte-identical otherwise.
-A file over ``MAX_BYTES`` is cut, with a warning naming the file and its size.
+A file over ``MAX_BYTES`` is cut, with a warning naming the file and its size; no more than that is
+read (a clone can carry a file of gigabytes of zeros), and a file holding NUL bytes is not text: not
+loaded.  A file in the workspace must be one of the workspace's: a link out of it (``AGENTS.md ->
+~/.ssh/id_rsa``) is refused even when an enclosing repository (dotfiles at ``~``) holds the target.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.items import Category, ContextItem, Priority, Scope
+from agent_tui.core.safe_files import UnsafeFileError, open_regular
 from agent_tui.core.text import clean_text
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -147,10 +151,13 @@ class Instructions:
 
     def _allowed(self, path: Path, folder: Path, engine: Any) -> bool:
         """A project's instruction file must be a file of the project: a link out (to ``~/.ssh/…``) would put
-        that file into every request, past the workspace guard the file tools keep."""
+        that file into every request, past the workspace guard the file tools keep.  A file in the workspace
+        must stay in the workspace (its files may come from anyone); one in a folder above it (a monorepo's
+        root), in that repository."""
         if folder == self.config_dir or self.workspace is None:
             return True
-        root = (git_root(self.workspace) or self.workspace).resolve()
+        inside = folder.resolve().is_relative_to(self.workspace.resolve())
+        root = (self.workspace if inside else (git_root(self.workspace) or self.workspace)).resolve()
         if path.resolve().is_relative_to(root):
             return True
         warning = f"{self.display(path)} links outside the project (to {path.resolve()}); not loaded"
@@ -178,33 +185,40 @@ class Instructions:
             added = True
         return self.refresh(engine) if added else False
 
+    def _warn(self, engine: Any, warning: str) -> None:
+        if warning not in self.warnings:  # tried again at every refresh: warned once
+            self.warnings.append(warning)
+            engine.warnings.append(warning)
+
     def _put(self, engine: Any, path: Path, item_id: str, note: str, stamp: tuple[float, int]) -> None:
         try:
-            data = path.read_bytes()
-        except OSError as exc:  # tried again at every refresh: warned once
-            warning = f"{self.display(path)}: cannot read it ({exc.strerror or exc}); not loaded"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
-                engine.warnings.append(warning)
+            fd = open_regular(path, self.display(path))
+            with os.fdopen(fd, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                data = fh.read(MAX_BYTES + 1)
+        except (OSError, UnsafeFileError) as exc:
+            self._warn(engine, f"{self.display(path)}: cannot read it ({getattr(exc, 'strerror', None) or exc}); "
+                               "not loaded")
             return
+        if b"\0" in data:
+            self._warn(engine, f"{self.display(path)} holds NUL bytes: not a text file; not loaded")
+            return
+        size = max(size, len(data))
         text = data[:MAX_BYTES].decode("utf-8", "replace")
-        if len(data) > MAX_BYTES:
-            warning = (f"{self.display(path)} is {len(data):,} bytes; only the first {MAX_BYTES:,} are sent "
-                       "(instruction files go into every request: keep them short)")
-            if warning not in self.warnings:
-                self.warnings.append(warning)
-                engine.warnings.append(warning)
-            text += f"\n[… cut: {self.display(path)} is {len(data):,} bytes, only the first {MAX_BYTES:,} are loaded]"
+        if size > MAX_BYTES:
+            self._warn(engine, f"{self.display(path)} is {size:,} bytes; only the first {MAX_BYTES:,} are sent "
+                               "(instruction files go into every request: keep them short)")
+            text += f"\n[… cut: {self.display(path)} is {size:,} bytes, only the first {MAX_BYTES:,} are loaded]"
         content = clean_text(engine.redact(f"From {self.display(path)} ({note}):\n{text.strip()}"))
         item = engine.items.get(item_id)
         if item is None:
             item = ContextItem(id=item_id, category=Category.RULES, content=content,
                                tokens=engine.counter.count(content), pinned=True, priority=Priority.HIGH,
                                scope=Scope.SESSION, turn=engine.turn,
-                               provenance={"source": str(path), "instructions": True, "bytes": len(data)})
+                               provenance={"source": str(path), "instructions": True, "bytes": size})
             engine.items[item_id] = item
             engine.order.append(item_id)
         else:
             item.content, item.tokens = content, engine.counter.count(content)
-            item.provenance.update(source=str(path), bytes=len(data))
+            item.provenance.update(source=str(path), bytes=size)
         self.loaded[item_id] = Loaded(path, stamp, item_id)

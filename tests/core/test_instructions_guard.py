@@ -1,0 +1,55 @@
+"""Instruction files a cloned repository controls: a link out of the workspace is refused even when an
+enclosing repository (dotfiles at ``~``) holds its target, and no more than the cut is ever read (a
+clone can carry gigabytes of zeros as AGENTS.md)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from agent_tui.core.config import Settings
+from agent_tui.core.engine import ContextEngine
+
+
+def _engine(workspace: Path) -> ContextEngine:
+    eng = ContextEngine(Settings.default(window=32_768), workspace=workspace)
+    eng.assemble()
+    return eng
+
+
+def _rules(eng: ContextEngine) -> dict[str, str]:
+    return {i: it.content for i, it in eng.items.items() if i.startswith("ins:")}
+
+
+def test_a_link_out_of_the_workspace_is_refused_inside_an_enclosing_repository(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_notes").write_text("SSH_SECRET_SENTINEL private notes\n")
+    (home / "AGENTS.md").write_text("Home rule: be brief.\n")  # the user's own file, above the workspace
+    subprocess.run(["git", "init", "-q"], cwd=home, check=True)  # a dotfiles repository at ~
+    ws = home / "Downloads" / "evil"
+    ws.mkdir(parents=True)
+    (ws / "AGENTS.md").symlink_to(Path("../../.ssh/id_notes"))
+    eng = _engine(ws)
+    rules = _rules(eng)
+    assert not any("SSH_SECRET_SENTINEL" in text for text in rules.values()), rules
+    assert any("Home rule: be brief." in text for text in rules.values()), "the monorepo root's file still applies"
+    assert any("AGENTS.md links outside the project" in w for w in eng.warnings)
+
+
+def test_a_huge_or_binary_agents_md_is_never_read_whole(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    huge = ws / "AGENTS.md"
+    huge.write_bytes(b"Rule one.\n")
+    os.truncate(huge, 3 * 1024**3)  # sparse: 3 GB of zeros after the first line
+    eng = _engine(ws)
+    assert _rules(eng) == {}
+    assert any("holds NUL bytes" in w for w in eng.warnings)
+    huge.unlink()
+    huge.write_text("Rule one.\n" + "a line of text\n" * 10_000)
+    eng = _engine(ws)
+    text = _rules(eng)["ins:AGENTS.md"]
+    assert "Rule one." in text and "cut: AGENTS.md is 150,010 bytes" in text
