@@ -12,8 +12,10 @@ environment cannot redirect git elsewhere (``GIT_DIR``…).
 Git also never reaches a remote: a repository that says it is a partial clone (a "promisor"
 remote) makes ``diff``, ``log`` and ``status`` fetch a missing object, and the fetch runs the
 remote's ``uploadpack`` or ``core.sshCommand`` through a shell — so lazy fetching is off and every
-transport is refused (``protocol.allow=never``, inherited by any git that git starts).  Submodules
-are not looked into: a submodule's own config (in ``.git/modules``) is not overridden here.  And git
+transport is refused (``GIT_ALLOW_PROTOCOL=none``, which a repository's ``protocol.<name>.allow`` cannot
+override as it does ``protocol.allow``; both are inherited by any git that git starts).  Submodules are
+not looked into (``diff.ignoreSubmodules=dirty``: a submodule's moved commit shows, its work tree is not
+examined): a submodule's own config (in ``.git/modules``) is not overridden here.  And git
 gets the environment without the user's secrets (``tools.cmd_env``), as a command does.
 
 Git is also confined to the workspace's own repository: a workspace that is a subfolder of a larger
@@ -38,7 +40,7 @@ SAFE_CONFIG: tuple[str, ...] = (
     "core.pager=cat",
     "log.showSignature=false",
     "protocol.allow=never",
-    "diff.ignoreSubmodules=all",
+    "diff.ignoreSubmodules=dirty",
     "submodule.recurse=false",
     "gpg.program=false",
     "gpg.ssh.program=false",
@@ -70,6 +72,7 @@ SAFE_ENV: dict[str, str] = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_NO_REPLACE_OBJECTS": "1",
     "GIT_NO_LAZY_FETCH": "1",
+    "GIT_ALLOW_PROTOCOL": "none",
     "LC_ALL": "C",
 }
 #: Flags added to ``git diff`` (and ``log -p``): never run external diff or textconv programs.
@@ -178,30 +181,41 @@ def workspace_repo(workspace: Path) -> Path:
             f"not a git repository (the enclosing repo at {top} is outside the workspace "
             f"{root}); git tools only use a repository whose top level is the workspace"
         )
-    git_dir = _git_dir(top)
-    if git_dir is None:
+    dirs = git_dirs(top)
+    if dirs is None:
         raise OutsideRepoError(f"not a git repository: git could not tell where {top}'s git folder is")
-    if not git_dir.is_relative_to(root) and not _claims(git_dir, top):
+    git_dir, common = dirs
+    own = git_dir.is_relative_to(root) or _claims(git_dir, top)
+    # the common folder (config, objects, refs) is the git folder's own, or a linked worktree's main one
+    shared = (common.is_relative_to(root) or common == git_dir
+              or (git_dir.parent == common / "worktrees" and _claims(git_dir, top)))
+    if not (own and shared):
+        where = git_dir if not own else common
         raise OutsideRepoError(
-            f"not a git repository this agent uses: {top}/.git points at the git folder {git_dir}, "
+            f"not a git repository this agent uses: {top}/.git leads to the git folder {where}, "
             f"outside the workspace, which does not name this folder as its worktree; git tools never "
             f"read another repository"
         )
     return top
 
 
-def _git_dir(top: Path) -> Path | None:
-    """The absolute git folder of the repository at ``top``."""
+def git_dirs(top: Path) -> tuple[Path, Path] | None:
+    """The absolute git folder of the repository at ``top`` and its common folder (a linked worktree's
+    main ``.git``; else the same folder)."""
     try:
         done = subprocess.run(
-            ["git", *config_args(), "rev-parse", "--absolute-git-dir"],
+            ["git", *config_args(), "rev-parse", "--absolute-git-dir", "--git-common-dir"],
             cwd=top, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=safe_env(),
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    out = done.stdout.strip()
-    return Path(out).resolve() if done.returncode == 0 and out else None
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 2 or not all(lines):
+        return None
+    git_dir = Path(lines[0]).resolve()
+    common = Path(lines[1])
+    return git_dir, (common if common.is_absolute() else top / common).resolve()
 
 
 def _claims(git_dir: Path, top: Path) -> bool:

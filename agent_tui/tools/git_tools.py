@@ -23,6 +23,7 @@ from agent_tui.tools.git_safe import (
     OutsideRepoError,
     config_args,
     git_argv,
+    git_dirs,
     safe_env,
     workspace_repo,
 )
@@ -108,9 +109,25 @@ def open_repo(workspace: Path) -> git.Repo:
             "so git_status/git_diff/git_log cannot be used here."
         ) from None
     repo.git.set_persistent_git_options(c=config_args(top)[1::2])
-    safe = safe_env()  # GitPython starts from os.environ and cannot drop a variable: it blanks the others
-    repo.git.update_environment(**{name: "" for name in os.environ if name not in safe}, **SAFE_ENV)
+    repo.git.update_environment(**_gitpython_env(top), **SAFE_ENV)
     return repo
+
+
+def _gitpython_env(top: Path) -> dict[str, str]:
+    """What GitPython must set over ``os.environ`` (it starts from it and cannot drop a variable): the
+    user's secrets blanked, and a ``GIT_DIR``-like variable from the user's shell (agent-tui started from
+    a git hook, ``rebase --exec``, ``bisect run``) set to this repository's own folders, since an empty
+    one is an error to git."""
+    safe = safe_env()
+    out = {name: "" for name in os.environ if name not in safe}
+    located = {"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} & set(out)
+    dirs = git_dirs(top) if located else None
+    if dirs is not None:
+        git_dir, common = dirs
+        real = {"GIT_DIR": git_dir, "GIT_WORK_TREE": top, "GIT_COMMON_DIR": common,
+                "GIT_OBJECT_DIRECTORY": common / "objects"}
+        out.update({name: str(real[name]) for name in located})
+    return out
 
 
 def repo_path(repo: git.Repo, workspace: Path, path: str) -> str:

@@ -301,3 +301,81 @@ def test_gitpython_runs_git_without_the_users_secrets(ws: Path, monkeypatch: pyt
     repo = open_repo(ws)
     seen = repo.git.execute(["sh", "-c", "env"])  # the environment GitPython gives the programs it runs
     assert "REALLOOKINGKEY" not in seen and "GIT_NO_LAZY_FETCH=1" in seen
+
+
+async def test_a_commondir_naming_another_repository_is_refused(tmp_path: Path, call: Call, ctx: FakeContext) -> None:
+    """A ``.git`` folder inside the workspace whose ``commondir`` names another repository: git takes that
+    repository's config, objects and refs."""
+    other = tmp_path / "private"
+    other.mkdir()
+    (other / "notes.txt").write_text("TOP_SECRET plans\n")
+    _git(other, "init", "-q")
+    _git(other, "add", "-A")
+    _commit(other, "private commit")
+    ws = tmp_path / "clone"
+    (ws / ".git").mkdir(parents=True)
+    (ws / ".git" / "HEAD").write_text("ref: refs/heads/master\n")
+    (ws / ".git" / "commondir").write_text(f"{other / '.git'}\n")
+    ctx.workspace = ws
+    for tool in ("git_status", "git_diff", "git_log"):
+        result = await call(tool)
+        assert result.is_error and "never read another repository" in result.text, result.text
+        assert "private commit" not in result.text
+
+
+def test_a_repositorys_own_protocol_allow_does_not_reopen_a_transport(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``protocol.ext.allow = always`` in the repository's config beats ``-c protocol.allow=never``; git
+    versions without GIT_NO_LAZY_FETCH then fetch through ``ext::sh -c …``.  GIT_ALLOW_PROTOCOL holds."""
+    from agent_tui.tools import git_safe
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    repo = tmp_path / "partial"
+    _promisor_repo(repo, marks)
+    _git(repo, "config", "remote.origin.url", f"ext::sh -c touch% {marks}/ext_%S")
+    _git(repo, "config", "protocol.ext.allow", "always")
+    monkeypatch.setitem(git_safe.SAFE_ENV, "GIT_NO_LAZY_FETCH", "0")  # as on a git that does not know it
+    git_safe.run_git(repo, "log", "-p", "-3")
+    git_safe.run_git(repo, "diff")
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+async def test_a_submodule_moved_to_another_commit_still_shows_in_git_diff(
+        tmp_path: Path, call: Call, ctx: FakeContext) -> None:
+    src, ws = tmp_path / "src", tmp_path / "super"
+    src.mkdir()
+    (src / "f.txt").write_text("one\n")
+    _git(src, "init", "-q")
+    _git(src, "add", "-A")
+    _commit(src, "first")
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    _git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(src), "sm")
+    _commit(ws)
+    (ws / "sm" / "f.txt").write_text("two\n")
+    _git(ws / "sm", "add", "-A")
+    _commit(ws / "sm", "second")
+    ctx.workspace = ws
+    result = await call("git_diff")
+    assert not result.is_error and "sm" in result.text and "Subproject commit" in result.text, result.text
+
+
+async def test_git_tools_work_when_the_shell_set_git_dir(tmp_path: Path, call: Call, ctx: FakeContext,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """agent-tui started from a git hook, ``rebase --exec`` or ``bisect run`` inherits GIT_DIR: pointing at
+    another repository, or blanked, it broke or redirected the git tools."""
+    other = tmp_path / "other"
+    other.mkdir()
+    _git(other, "init", "-q")
+    ws = tmp_path / "own"
+    ws.mkdir()
+    (ws / "a.txt").write_text("one\n")
+    _git(ws, "init", "-q")
+    _git(ws, "add", "-A")
+    _commit(ws, "the workspace's commit")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    ctx.workspace = ws
+    result = await call("git_log")
+    assert not result.is_error and "the workspace's commit" in result.text, result.text
