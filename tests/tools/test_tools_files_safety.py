@@ -456,3 +456,39 @@ async def test_a_range_of_a_huge_file_reads_only_up_to_the_range(
     assert not first.is_error and "1| head" in first.text
     deep = await call("read_file", path="huge.bin", start_line=3, end_line=3)
     assert deep.is_error and "MB into the file" in deep.text
+
+
+async def test_a_token_straddling_a_long_lines_cut_is_masked_whole(ws: Path, call: Call) -> None:
+    """A long line is cut for the model; the cut came before the redaction, so a token across it lost its
+    tail, no longer matched its pattern, and its first part went out."""
+    from agent_tui.tools.fs_read_big import MAX_LINE_BYTES
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (ws / "long.txt").write_text("x" * 6_000_000 + "\n" + "x" * (MAX_LINE_BYTES - 20) + token + "tail\n"
+                                 + "token " + token + "\n" + "bin\0ary\n")
+    result = await call("read_file", path="long.txt", start_line=1, end_line=3)
+    assert not result.is_error, result.text
+    assert "ghp_A1b2" not in result.text and "A1b2C3d4" not in result.text
+    assert result.text.count("[line cut]") == 2 and "token [REDACTED:" in result.text
+    binary = await call("read_file", path="long.txt", start_line=4, end_line=4)
+    assert binary.is_error and "looks binary" in binary.text
+
+
+async def test_a_range_of_many_long_lines_gathers_only_what_it_can_show(ws: Path, call: Call,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """100 lines of 60 KB: the range gathered all 2,200 lines it might show, 140 MB redacted, 25 s of CPU,
+    to show one line.  What is gathered is bounded by bytes."""
+    from agent_tui.core import redact_whole
+
+    (ws / "wide.log").write_text(("w" * 60_000 + "\n") * 100)
+    seen: list[int] = []
+    real = redact_whole.redact_keeping_lines
+
+    def counting(text: str) -> str:
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr("agent_tui.tools.fs_read_big.redact_keeping_lines", counting)
+    result = await call("read_file", path="wide.log", start_line=1)
+    assert not result.is_error and "[continue with start_line=" in result.text
+    assert seen and max(seen) < 400_000, seen
