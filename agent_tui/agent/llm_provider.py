@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -88,7 +89,9 @@ def family(model: str) -> str:
 
 def openai_itself(api_base: str | None) -> bool:
     """Whether an ``openai/`` model's requests go to OpenAI's own API (no ``api_base``, or one on
-    ``api.openai.com``), not to another server that speaks its dialect."""
+    ``api.openai.com``), not to another server that speaks its dialect.  Without one, litellm takes
+    ``OPENAI_BASE_URL`` (or ``OPENAI_API_BASE``) from the environment, as the openai client does."""
+    api_base = api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
     if not api_base:
         return True
     host = (urlsplit(api_base if "//" in api_base else "//" + api_base).hostname or "").lower()

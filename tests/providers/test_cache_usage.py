@@ -68,6 +68,16 @@ def test_prompt_cache_key_goes_to_openai_only(api_base: str | None, sent: bool) 
     assert ("prompt_cache_key" in kw) is sent
 
 
+@pytest.mark.parametrize("var", ["OPENAI_BASE_URL", "OPENAI_API_BASE"])
+def test_prompt_cache_key_follows_the_base_url_litellm_takes_from_the_environment(
+        var: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    msgs = [{"role": "user", "content": "u"}]
+    monkeypatch.setenv(var, "https://api.groq.com/openai/v1")
+    assert "prompt_cache_key" not in request_kwargs(LLMConfig(model="openai/gpt-4o"), msgs, None, session_id="s1")
+    monkeypatch.setenv(var, "https://api.openai.com/v1")
+    assert "prompt_cache_key" in request_kwargs(LLMConfig(model="openai/gpt-4o"), msgs, None, session_id="s1")
+
+
 def test_at_most_four_anthropic_breakpoints() -> None:
     msgs = [{"role": "user" if i % 2 else "assistant", "content": str(i)} for i in range(12)]
     assert len(mark_cache(msgs, [1, 3, 5, 7, 9])) == 4
