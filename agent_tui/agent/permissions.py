@@ -38,6 +38,7 @@ from agent_tui.agent.command_rules import (
     uncovered,
 )
 from agent_tui.core.config import ConfigError
+from agent_tui.mcp.names import spellings
 from agent_tui.tools.cmdparse import parse_command
 
 Decision = Literal["allow", "ask", "deny"]
@@ -143,6 +144,11 @@ class Policy:
             cache[key] = CommandRules(allow, self.deny_commands)
         return cache[key]
 
+    def _tool_key(self, name: str) -> str | None:
+        """The ``[approval] tools`` key that names tool ``name`` (an MCP tool as the user writes it too:
+        ``1password__get`` for the ``_1password__get`` sent to the model)."""
+        return next((n for n in spellings(name) if n in self.tools), None)
+
     def _outside(self, args: dict[str, Any]) -> bool:
         """A command that leaves the sandbox (only when there is one: without it every command runs outside,
         and the allow rules are what the user wrote them for)."""
@@ -170,8 +176,8 @@ class Policy:
         """The decision for one call with its reason (before asking the user)."""
         if kind == "command":
             v = self._command(name, args)
-        elif name in self.tools:
-            v = Verdict(self.tools[name], f"[approval] tools.{name} = {self.tools[name]}")
+        elif (key := self._tool_key(name)) is not None:
+            v = Verdict(self.tools[key], f"[approval] tools.{key} = {self.tools[key]}")
         elif kind == "read":
             v = Verdict("allow", "reads are allowed")
         else:
@@ -192,8 +198,8 @@ class Policy:
         denied = self.rules.denied(cmd, parsed)
         if denied:
             return Verdict("deny", denied)
-        if self.tools.get(name, "ask") != "ask":
-            return Verdict(self.tools[name], f"[approval] tools.{name} = {self.tools[name]}")
+        if (key := self._tool_key(name)) is not None and self.tools[key] != "ask":
+            return Verdict(self.tools[key], f"[approval] tools.{key} = {self.tools[key]}")
         outside = self._outside(args)
         if cmd in (self.always_outside_commands if outside else self.always_commands):
             return Verdict("allow", "you allowed this exact command always" + (" outside the sandbox" if outside else ""))

@@ -30,7 +30,10 @@ def tool_name(schema: dict[str, Any]) -> str:
 
 def source_of(name: str) -> str:
     if "__" in name:
-        return f"mcp:{name.split('__', 1)[0]}"
+        server = name.split("__", 1)[0]
+        if len(server) > 1 and server[0] == "_" and not server[1].isalpha():  # mcp.names.qualify's added "_"
+            server = server[1:]
+        return f"mcp:{server}"
     return "mcp" if name in META_TOOLS else "built-in"
 
 
@@ -120,7 +123,11 @@ class ToolItems:
         """evict disables a tool for the session, restore enables it; tools are not pinned."""
         item = self.items.get(item_id)
         if item is None:
-            raise EngineError(f"no item {item_id} (tools appear once a request has been assembled)")
+            if not self.items:
+                raise EngineError(f"no item {item_id} (tools appear once a request has been assembled)")
+            known = ", ".join(sorted(i[len(PREFIX):] for i in self.items)[:12])
+            raise EngineError(f"no tool {item_id[len(PREFIX):]!r}; the tools are: {known}"
+                              + (" …" if len(self.items) > 12 else ""))
         name = item_id[len(PREFIX):]
         if action == "evict":
             self.disabled.add(name)

@@ -9,7 +9,6 @@ token spent on definitions can be shown.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -18,31 +17,14 @@ import mcp_types as types
 
 from agent_tui.core.tokens import counter_for
 from agent_tui.mcp import defs
+from agent_tui.mcp.names import SEP, qualify, safe_name  # noqa: F401  (re-exported)
 
-SEP = "__"
-_UNSAFE_RE = re.compile(r"[^A-Za-z0-9_-]")
 _WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 STOPWORDS = frozenset(
     "a an and are as at be by can do for from get has have how i in into is it its me my of on or "
     "please the this that to use using was what when which with you your tool tools all any some "
     "then than there these those will would could should not no yes".split()
 )
-
-
-def safe_name(text: str) -> str:
-    return _UNSAFE_RE.sub("_", text) or "_"
-
-
-def qualify(server: str, tool: str) -> str:
-    """``server__tool``, made safe and at most 64 characters (a hash keeps long ones unique); it starts
-    with a letter or ``_``, as Gemini's function names must (``1password`` → ``_1password__…``)."""
-    name = f"{safe_name(server)}{SEP}{safe_name(tool)}"
-    if not (name[0].isascii() and name[0].isalpha()) and name[0] != "_":
-        name = "_" + name
-    if len(name) > 64:
-        digest = hashlib.sha1(name.encode()).hexdigest()[:8]
-        name = f"{name[:55]}_{digest}"
-    return name
 
 
 def stem(word: str) -> str:

@@ -90,10 +90,14 @@ class McpConfig:
         """Settings for namespaced tool ``name`` (exact key first, then globs)."""
         from fnmatch import fnmatchcase
 
-        if name in self.tools:
-            return self.tools[name]
+        from agent_tui.mcp.names import spellings
+
+        names = spellings(name)
+        for n in names:
+            if n in self.tools:
+                return self.tools[n]
         for pattern, settings in self.tools.items():
-            if fnmatchcase(name, pattern):
+            if any(fnmatchcase(n, pattern) for n in names):
                 return settings
         return ToolSettings()
 

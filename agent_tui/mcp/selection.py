@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from agent_tui.mcp.catalog import ToolEntry, words
+from agent_tui.mcp.names import spellings
 
 #: Points for a query word found in a tool's name, its server/group name, its description.
 NAME_POINTS, GROUP_POINTS, DESC_POINTS = 3, 2, 1
@@ -62,7 +63,8 @@ def build_groups(
         groups.setdefault(entry.server, []).append(entry.qualified)
     for name, patterns in configured.items():
         members = [
-            e.qualified for e in all_entries if any(fnmatchcase(e.qualified, p) for p in patterns)
+            e.qualified for e in all_entries
+            if any(fnmatchcase(n, p) for n in spellings(e.qualified) for p in patterns)
         ]
         groups[name] = members
     return groups
@@ -81,7 +83,7 @@ def resolve(
         elif name in groups:
             hits = list(groups[name])
         elif any(ch in name for ch in "*?["):
-            hits = [q for q in entries if fnmatchcase(q, name)]
+            hits = [q for q in entries if any(fnmatchcase(n, name) for n in spellings(q))]
         else:
             hits = [q for q, e in entries.items() if e.name == name or q.endswith(name)]
             hits = hits if len(hits) == 1 else []

@@ -83,6 +83,24 @@ def test_a_tool_name_starts_with_a_letter_or_underscore() -> None:
     assert len(qualify("9" * 40, "x" * 40)) <= 64
 
 
+def test_config_still_names_such_a_tool_as_the_user_writes_it(tmp_path: Path) -> None:
+    """The leading ``_`` is the request's business: a deny rule, a tool's settings and a group's glob written
+    for ``1password__…`` still apply (the deny rule was silently dropped)."""
+    from agent_tui.agent.permissions import Policy
+    from agent_tui.core.tool_items import source_of
+    from agent_tui.mcp.config import McpConfig, ToolSettings
+    from agent_tui.mcp.selection import resolve
+
+    name = qualify("1password", "delete_item")
+    policy = Policy(tools={"1password__delete_item": "deny"}, yes=True, workspace=tmp_path)
+    assert policy.verdict(name, "write", {}).decision == "deny"
+    config = McpConfig(tools={"1password__*": ToolSettings(read_only=True)})
+    assert config.tool_settings(name).read_only is True
+    found, unknown = resolve(["1password__*"], {name: object()}, {})  # type: ignore[dict-item]
+    assert found == [name] and unknown == []
+    assert source_of(name) == "mcp:1password"
+
+
 async def _one_gemini_call(fake: FakeGemini, tools: list[dict[str, Any]]) -> None:
     fake.script(Turn(text="ok"))
     config = LLMConfig(model="gemini/gemini-2.5-flash", api_base=fake.base_url + "/v1beta", api_key="AIza-test")
