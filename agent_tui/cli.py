@@ -69,7 +69,10 @@ SUBCOMMANDS = ("tui", "run", "init", "memory", "context", "bench", "mcp", "trust
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser; ``only`` names the subcommand being run, so the (slow to import)
     arguments of the others are not loaded — the TUI's first frame does not wait for them."""
-    parser = argparse.ArgumentParser(prog="agent-tui", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="A terminal coding agent that shows and manages every token it sends. With no command it "
+                    "opens the TUI (the offline demo when no model is configured).")
     _common(parser, top=True)
     _model_flags(parser, top=True)
     _limit_flags(parser, top=True)

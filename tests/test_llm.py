@@ -413,3 +413,13 @@ def test_importing_llm_does_not_import_litellm() -> None:
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_connection_error_says_no_object_addresses() -> None:
+    """aiohttp puts the repr of its SSL context in the message; the user saw ``ssl:<ssl.SSLContext object at
+    0x7f…>``."""
+    from agent_tui.agent.llm_errors import provider_message
+
+    raw = ("litellm.APIConnectionError: Cannot connect to host api.groq.com:443 "
+           "ssl:<ssl.SSLContext object at 0x7f0db5b75f40> [Name or service not known]")
+    assert provider_message(RuntimeError(raw)) == "Cannot connect to host api.groq.com:443 [Name or service not known]"

@@ -53,7 +53,7 @@ def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
     elif isinstance(e, ev.WarningRaised):
         out.write(printable(redact_text(f"[warning] {e.message}")) + "\n")
     elif isinstance(e, ev.TurnFinished):
-        out.write(f"\n[turn {e.turn} {e.status} after {e.steps} steps]\n")
+        out.write(f"\n[turn {e.turn} {e.status} after {e.steps} step{'s' if e.steps != 1 else ''}]\n")
     out.flush()
 
 

@@ -125,6 +125,8 @@ class Failure:
 
 
 _PREFIX = re.compile(r"^(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*[:\-]\s*")
+#: A Python object's repr with its address (``ssl:<ssl.SSLContext object at 0x7f0d…>``).
+_OBJECT_REPR = re.compile(r"(?:\b\w+:)?<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
 
 def provider_message(exc: BaseException) -> str:
@@ -138,6 +140,7 @@ def provider_message(exc: BaseException) -> str:
             break
         text = new
     text = text.split("LiteLLM Retried:")[0]
+    text = _OBJECT_REPR.sub("", text)  # aiohttp's "ssl:<ssl.SSLContext object at 0x7f…>" says nothing to a user
     text = " ".join(text.split())
     return text[:300] + ("..." if len(text) > 300 else "")
 

@@ -142,8 +142,10 @@ def _read_memory(args: argparse.Namespace, eng: ContextEngine, empty_ok: bool = 
         if args.category:
             items = [i for i in items if str(i.category) == args.category]
         rows = [_row(i) for i in items]
-        lines = [printable(f"{r['id']:<10} {r['category']:<8} {r['tokens']:>7,}  {'pin ' if r['pinned'] else '    '}"
-                           f"{r['state']:<10} {r['preview']}", newlines=False) for r in rows]
+        width = min(48, max([10, *(len(r["id"]) + 1 for r in rows)]))  # a file's id (f:src/app.py) is longer than m42
+        lines = [printable(f"{r['id']:<{width}} {r['category']:<8} {r['tokens']:>7,}  "
+                           f"{'pin ' if r['pinned'] else '    '}{r['state']:<10} {r['preview']}", newlines=False)
+                 for r in rows]
         _print(rows, args.json, "\n".join(lines) or "(no items)")
         return 0
     try:
@@ -174,6 +176,7 @@ def run_context(args: argparse.Namespace, workspace: Path) -> int:
     missing = _missing_store(workspace, args.session)
     if missing is not None:
         _say_no_store(missing[1])
+        print("agent-tui: below, what a first request in this folder would hold", file=sys.stderr)
         eng = _storeless_engine(missing[0], workspace)
         bd = {**eng.assemble(auto_compact=False, log=False).breakdown.to_json(), "session": None, "turn": 0,
               "step": 0}

@@ -111,7 +111,7 @@ async def search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     files = len({h.path for h in hits})
     total = f"at least {len(hits):,}" if len(hits) >= MAX_HITS else f"{len(hits):,}"
     shown = hits[:limit]
-    head = f"{total} matches in {files} files for {pattern!r} in {scope}{glob_note}"
+    head = f"{total} match{'es' if total != 1 else ''} in {files} file{'s' if files != 1 else ''} for {pattern!r} in {scope}{glob_note}"
     head += f" (showing the first {len(shown)}):" if len(shown) < len(hits) else ":"
     text = f"{head}\n{format_grouped(shown)}"
     handle, raw_tokens = None, None

@@ -49,8 +49,7 @@ SPEC = ToolSpec(
             "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "default": 120},
             "outside_sandbox": {
                 "type": "boolean",
-                "description": "Only to change .git (commit) or use the network; asks the user (an approval "
-                               "given in the sandbox does not carry over).",
+                "description": "Only to change .git (commit) or use the network; asks the user.",
             },
         },
         "required": ["command"],

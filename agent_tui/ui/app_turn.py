@@ -148,7 +148,7 @@ class TurnMixin:
 
     async def _turn_cut(self: AgentApp, worker: Worker[Any]) -> None:
         await self.main.conversation.end_reply()
-        await self.main.conversation.note("turn cancelled: the partial answer is kept, marked cut", "info")
+        await self.main.conversation.note("turn cancelled (an answer cut short is kept, marked cut)", "info")
         self._turn_over("cut", self.controller.engine.turn if self.controller else 0)
 
     def _turn_over(self: AgentApp, status: str, turn: int) -> None:

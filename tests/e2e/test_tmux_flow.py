@@ -156,7 +156,7 @@ def test_offer_scroll_and_resumed_gauge_in_tmux(tmux: Tmux, tmp_path: Path) -> N
         # item 7: a manual compaction clears the banner (says what it did, no button, no stale share)
         before = _ctx(tmux.screen())
         _send(tmux, "/compact")
-        screen = tmux.wait_for(lambda s: re.search(r"Compacted \d+ items into sum", _flat(s)) and "● ready" in s
+        screen = tmux.wait_for(lambda s: re.search(r"Compacted \d+ items? into sum", _flat(s)) and "● ready" in s
                                and "Compact now" not in s and _ctx(s) < before,
                                "the banner saying what the compaction did, its button gone, the gauge down")
         assert not re.search(r"The window is \d+ % full, past", _flat(screen))

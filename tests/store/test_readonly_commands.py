@@ -30,6 +30,8 @@ def test_read_only_command_in_empty_folder_leaves_it_empty(tmp_path: Path, cmd: 
         assert json.loads(proc.stdout) == []
     if cmd == ["context", "--json"]:
         assert json.loads(proc.stdout)["session"] is None
+    if cmd[0] == "context":
+        assert "what a first request in this folder would hold" in proc.stderr, "the breakdown says what it is"
 
 
 def test_explicit_session_in_empty_folder_is_an_error_and_creates_nothing(tmp_path: Path) -> None:

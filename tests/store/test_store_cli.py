@@ -138,3 +138,20 @@ def test_the_engine_and_store_import_neither_litellm_nor_textual(module: str) ->
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_memory_list_columns_line_up_with_long_ids(tmp_path: Path) -> None:
+    """A file's id (``f:src/deep/module_name.py``) is longer than ``m42``: the columns after it broke."""
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("look at the module")
+        eng.pin_rule("Use pnpm, never npm")
+        eng.note_file_read("src/deep/module_name.py", "x = 1\n")
+        eng.assemble()
+    finally:
+        ws.close()
+    lines = [ln for ln in cli(tmp_path, "memory", "list").stdout.splitlines() if ln.strip()]
+    assert len(lines) >= 2
+    starts = {ln.index(next(w for w in ln.split()[1:2])) for ln in lines}
+    assert len(starts) == 1, lines

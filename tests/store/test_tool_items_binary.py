@@ -47,6 +47,9 @@ def test_tools_are_items_and_a_disabled_tool_leaves_the_next_request(tmp_path: P
     assert off.returncode == 0, off.stderr
     assert _tools(root)["tool:run_command"]["state"] == "evicted"
     assert agent_tui(root, "memory", "pin", "tool:read_file").returncode == 2  # a tool is disabled, not pinned
+    typo = agent_tui(root, "memory", "evict", "tool:run_comand")
+    assert typo.returncode == 2 and "no tool 'run_comand'; the tools are:" in typo.stderr
+    assert "run_command" in typo.stderr, "the names it could have meant"
 
     fake_llm.clear()
     fake_llm.script(Reply.tool_call("run_command", {"command": "touch made.txt"}), Reply.text("ok"))

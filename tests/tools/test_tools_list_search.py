@@ -103,7 +103,7 @@ async def test_search_truncation_stores_full_list(
     monkeypatch.setenv(NO_RG_ENV, "1")
     (ws / "many.txt").write_text("".join(f"hit {i}\n" for i in range(30)))
     result = await call("search", pattern="hit", max_results=5)
-    assert result.text.startswith("30 matches in 1 files")
+    assert result.text.startswith("30 matches in 1 file ")
     assert "(showing the first 5)" in result.text
     assert "25 more matches not shown" in result.text and result.handle
     stored = ctx.results.get(result.handle)  # type: ignore[attr-defined]

@@ -181,3 +181,32 @@ async def test_memo_panel_tells_the_versions_of_a_rolling_memo_apart(demo_worksp
         await wait_for(pilot, lambda: f"version {versions - 1} of {versions}" in str(head.render()), "the older one")
         assert f"replaced by v{versions}" in str(head.render())
         assert app.controller.session_id in str(head.render())
+
+
+async def test_the_picker_leaves_out_sessions_that_never_got_a_message(demo_workspace: Path,
+                                                                       recorder: Recorder) -> None:
+    """Every start opens a session; one the user closed without writing cluttered the picker as
+    "(no message yet) · 0 messages"."""
+    from .conftest import ready, turn_done
+
+    first = demo_app(demo_workspace)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"what is this project?", "enter")
+        await turn_done(pilot)
+        talked = first.controller.session_id
+    idle = demo_app(demo_workspace)
+    async with idle.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        empty = idle.controller.session_id
+    now = demo_app(demo_workspace)
+    async with now.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        current = now.controller.session_id
+        assert {r["id"] for r in now.controller.sessions()} >= {talked, empty, current}
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(now.screen, SessionsScreen), "the session picker")
+        options = now.screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count >= 2, "the sessions")
+        shown = {options.get_option_at_index(n).id for n in range(options.option_count)}
+        assert shown == {talked, current}, "the current one stays, even without a message"

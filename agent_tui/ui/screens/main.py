@@ -73,7 +73,7 @@ class MainScreen(Screen[None]):
 
     def _hint(self) -> str:
         if self.default_task:
-            return "enter sends the demo task (fix the restock bug) · the scripted model does only that · /help"
+            return "enter sends the demo task (fix the restock bug) · /help"
         return ""
 
     def _complete(self, text: str) -> list[str]:
@@ -201,7 +201,7 @@ class MainScreen(Screen[None]):
         await self.conversation.show(e)
         if isinstance(e, ev.Compacted) and e.summary_id:
             for offer in self._offers("compact"):
-                offer.resolve(f"Compacted {e.evicted} items into {e.summary_id}: history {e.tokens_before:,} → "
+                offer.resolve(f"Compacted {e.evicted} item{'s' if e.evicted != 1 else ''} into {e.summary_id}: history {e.tokens_before:,} → "
                               f"{e.tokens_after:,} tokens.")
 
     def _offers(self, level: str | None = None) -> list[ThresholdOffer]:

@@ -52,6 +52,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self.app.call_from_thread(self._show, rows)
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
+        rows = [r for r in rows if r.get("messages") or r["id"] == self.current]  # a start that sent nothing
         options = self.query_one(OptionList)
         options.add_options([Option(Content(session_label(r, self.current)), id=r["id"]) for r in rows])
         if rows:

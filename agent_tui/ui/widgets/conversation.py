@@ -188,7 +188,7 @@ def _first_line(text: str, width: int = 90) -> str:
 def _compaction_text(e: ev.Compacted) -> str:
     if e.summary_id is None:
         return f"compaction failed ({e.error or 'no summary'}): the rounds stay verbatim"
-    text = (f"compacted {e.evicted} items into {e.summary_id} ({e.summariser}): history "
+    text = (f"compacted {e.evicted} item{'s' if e.evicted != 1 else ''} into {e.summary_id} ({e.summariser}): history "
             f"{e.tokens_before:,} → {e.tokens_after:,} tokens ({e.reason})")
     return text + (f" — {e.error}" if e.error else "")
 
