@@ -45,7 +45,7 @@ from agent_tui.core.secret_values import PLACEHOLDER_RE, Finding, RunEnds, named
 _WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "masterauth", "mysql", "mariadb", "redis",
           "valkey", "keydb", "login", "curl", "http", "xh", "ldap", "mongo", "twine", "publish", "sqlcmd",
           "mosquitto", "zip", "7z", "smb", "rpcclient", "net", "lftp", "openssl", "nxc", "crackmapexec", "cme",
-          "evil-winrm", "psexec", "paexec", "rdesktop", "hydra", "medusa", "ncrack")
+          "evil-winrm", "psexec", "paexec", "rdesktop", "hydra", "medusa")
 #: An option: a dash at the text's start or after a blank, ``;``, ``|``, ``&``, ``(`` or a quote (an element of
 #: a list of arguments), its name read whole.  The dash comes first and the character before it is checked
 #: behind it, so the regex engine jumps from dash to dash (a lookbehind first was tried at every position,
@@ -86,7 +86,7 @@ _PROGRAM_RE = re.compile(
     r"(?P<upper_p>sqlcmd|mosquitto_(?:pub|sub|rr)|zip|unzip|zipcloak)|(?P<sevenzip>7z[ar]?)|"
     r"(?P<smb>smbclient|rpcclient|smbcacls|smbget|smbtree|smbcquotas|net[ \t]++(?:ads|rpc|sam))|(?P<lftp>lftp)|"
     r"(?P<openssl>openssl)|(?P<pentest>nxc|netexec|crackmapexec|cme|evil-winrm|psexec(?:64)?(?:\.exe)?|"
-    r"paexec(?:\.exe)?|rdesktop|smbmap|hydra|medusa|ncrack)|"
+    r"paexec(?:\.exe)?|rdesktop|smbmap|hydra|medusa)|"
     r"(?P<reset>ssh|scp|sftp|rsync))(?![\w-]|:)"
     r"|(?P<sep>&&|\|\|?|;|(?<!\\)\\n)"
 )

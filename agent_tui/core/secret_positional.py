@@ -42,6 +42,10 @@ _IDENTIFIED_RE = re.compile(
 )
 #: Words after ``IDENTIFIED BY`` that are SQL, not a bare password (``IDENTIFIED BY RANDOM PASSWORD``).
 _SQL_WORDS = frozenset({"random", "values", "password"})
+#: A SQL statement's verb on the line before a bare ``IDENTIFIED BY`` value, at most ``_SQL_BACK`` before it.
+_SQL_BACK = 200
+_SQL_STATEMENT_RE = re.compile(r"(?i)\b(?:create|alter|grant)[ \t]++(?:user|role|login|all|select|insert|\w+[ \t]++on|\S+[ \t]++to)"
+                               r"|\b(?:create|alter)[ \t]++(?:user|role)\b")
 _SQL_PASSWORD_RE = re.compile(
     r"(?i)(?:\b(?:with|login|nologin|superuser|nosuperuser|createdb|nocreatedb|createrole|inherit|replication|"
     r"encrypted|unencrypted|set)|\b(?:user|role|login)[ \t]++" + _SQL_USER + r")"
@@ -53,11 +57,15 @@ _ARG_RE = re.compile(r"\"(?P<dq>[^\"\n]*+)\"|'(?P<sq>[^'\n]*+)'|(?P<bare>[^\s;&|
 _COMMAND_END_RE = re.compile(r"[;&|\n<>()`]|$")
 _HTPASSWD_RE = re.compile(r"(?<![\w.-])(?P<prog>htpasswd|mosquitto_passwd)(?=[ \t])")
 _RABBIT_RE = re.compile(r"(?<![\w.-])rabbitmqctl(?=[ \t])")
+#: What a Vault token looks like (``hvs.…``, ``s.…``), or a long word with letters and digits, not prose's
+#: "vault login again".
+_VAULT_TOKEN_RE = re.compile(r"(?:hv[sbr]|[sbr])\.[A-Za-z0-9_-]{8,}|(?=[^=\s]*\d)(?=[^=\s]*[A-Za-z])[^=\s]{12,}")
 _VAULT_RE = re.compile(r"(?<![\w.-])(?:vault|bao)[ \t]++login(?=[ \t])")
 #: ``net`` as a command (at a line's start, after an operator, a quote or a prompt), then ``use`` or ``user``.
-_NET_RE = re.compile(r"(?im)(?:^|[;&|`\"'(]|[$>] )[ \t]*+net(?:\.exe)?[ \t]++(?P<verb>use|user)(?=[ \t])")
+_NET_RE = re.compile(r"(?im)(?:^|[;&|`\"'(]|[$>] |\bcmd(?:\.exe)?[ \t]++/[ck][ \t])[ \t]*+net(?:\.exe)?[ \t]++"
+                     r"(?P<verb>use|user)(?=[ \t])")
 _ORACLE_RE = re.compile(
-    r"(?i)(?<![\w.-])(?:(?P<prog>sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]++-\w++)*+[ \t]++"
+    r"(?i)(?<![\w.-])(?:(?P<prog>sqlplus(?:64)?|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]++-\w++)*+[ \t]++"
     r"(?:target[ \t]*+=?[ \t]*+)?|(?P<connect>conn(?:ect)?)[ \t]++|userid[ \t]*+=[ \t]*+)"
     r"[\w$#.\"]++/(?P<v>[^\s@/'\",;]++)(?P<at>@)?"
 )
@@ -66,11 +74,18 @@ _IMPACKET_RE = re.compile(
     r"smbclient|mssqlclient|gettgt|getst|ticketer|lookupsid|reg|services|rpcdump)\.py)(?=[ \t])"
 )
 _IMPACKET_TARGET_RE = re.compile(r"(?:[\w.-]++/)?[\w.$-]++:(?P<v>[^\s@]++)@[\w.-]")
-_SLASH_RE = re.compile(r"(?i)(?<![^\s\"'])/(?P<opt>pass(?:word)?|pwd|p):(?P<v>[^\s\"'/]++)")
+_SLASH_RE = re.compile(
+    r"(?i)(?<![^\s\"'])/(?P<opt>pass(?:word)?|pwd|p):(?:\"(?P<dq>[^\"\n]++)\"|'(?P<sq>[^'\n]++)'|(?P<v>[^\s\"']++))"
+)
 _ECHO_RE = re.compile(
     r"(?<![\w.-])(?:echo|printf)(?:[ \t]++-[neE]++)*+[ \t]++"
-    r"(?:\"(?P<dq>[^\"\n]*+)\"|'(?P<sq>[^'\n]*+)'|(?P<bare>[^\s|;&'\"]++))[ \t]*+\|(?!\|)(?P<cmd>[^|\n;&]*+)"
+    r"(?:\"(?P<dq>[^\"\n]*+)\"|'(?P<sq>[^'\n]*+)'|(?P<bare>[^\s|;&'\"]++))"
+    r"(?P<format>[ \t]++(?:\"(?P<fmt_dq>[^\"\n]*+)\"|'(?P<fmt_sq>[^'\n]*+)'))?"
+    r"[ \t]*+\|(?!\|)(?P<cmd>[^|\n;&]*+)"
 )
+#: A here-string (``<<< "PW"``) and how far back its command's reader is looked for.
+_HERE_RE = re.compile(r"<<<[ \t]*+(?:\"(?P<dq>[^\"\n]*+)\"|'(?P<sq>[^'\n]*+)'|(?P<bare>[^\s|;&'\"]++))")
+_HERE_BACK = 300
 #: The programs that read a password from their input (sudo's ``-S`` is looked for by ``_sudo_reads``).
 _STDIN_READER_RE = re.compile(r"--password-stdin|(?<![\w.-])(?:sudo(?=[ \t])|chpasswd\b|passwd(?=[ \t]))")
 #: sudo's options that take a value (``-u root``): the word after them is not the command.
@@ -103,8 +118,10 @@ def _sql(text: str) -> Iterator[Finding]:
     for m in _IDENTIFIED_RE.finditer(text):
         if m.group("v") is not None:
             yield from _value(m)
-        elif m.group("bare").lower() not in _SQL_WORDS:
-            yield from _value(m, "bare")
+        elif m.group("bare").lower() not in _SQL_WORDS and _SQL_STATEMENT_RE.search(
+                text, max(text.rfind("\n", max(0, m.start() - _SQL_BACK), m.start()) + 1, m.start() - _SQL_BACK),
+                m.start() + 6):
+            yield from _value(m, "bare")  # prose says "customers identified by email" too
     for m in _SQL_PASSWORD_RE.finditer(text):
         yield from _value(m)
 
@@ -186,7 +203,7 @@ def _vault(text: str) -> Iterator[Finding]:
     """``vault login [options] TOKEN`` (``-method=… username=…`` logins give no token by place)."""
     for _, words in _commands(_VAULT_RE, text):
         places = [w for w in words if not _arg(w)[2].startswith("-")]
-        if len(places) == 1 and "=" not in _arg(places[0])[2]:
+        if len(places) == 1 and _VAULT_TOKEN_RE.fullmatch(_arg(places[0])[2]):
             yield from _password_arg(places[0])
 
 
@@ -226,22 +243,27 @@ def _impacket(text: str) -> Iterator[Finding]:
 def _slash_options(text: str) -> Iterator[Finding]:
     """``/pass:PW``, ``/password:PW``, ``/p:PW`` (a value with ``=`` is msbuild's property)."""
     for m in _SLASH_RE.finditer(text):
-        if "=" not in m.group("v"):
-            yield from _value(m)
+        group = next(g for g in ("dq", "sq", "v") if m.group(g) is not None)
+        if "=" not in m.group(group):
+            yield from _value(m, group)
 
 
 def _echoed(text: str) -> Iterator[Finding]:
     """A password echoed into a program that reads it from its input (``chpasswd`` reads ``user:PW``)."""
     for m in _ECHO_RE.finditer(text):
-        reader = _STDIN_READER_RE.search(m.group("cmd"))
-        if (reader is None or (reader.group() == "sudo" and not _sudo_reads(text, m.start("cmd") + reader.end()))
-                or (reader.group() == "passwd" and "--stdin" not in m.group("cmd"))):
+        reader = _reader(text, m.group("cmd"), m.start("cmd"))
+        if reader is None:
             continue
         group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
         start, value = m.start(group), m.group(group)
+        if m.group("format") is not None:  # printf '%s\n' 'PW': the format, then the password
+            if "%s" not in value:
+                continue
+            fmt = "fmt_dq" if m.group("fmt_dq") is not None else "fmt_sq"
+            start, value = m.start(fmt), m.group(fmt)
         if value.endswith("\\n"):
             value = value[:-2]
-        if reader.group().startswith("chpasswd"):
+        if reader == "chpasswd":
             colon = value.find(":")
             if colon == -1:
                 continue
@@ -250,11 +272,44 @@ def _echoed(text: str) -> Iterator[Finding]:
             yield Finding(start, start + len(value), "password")
 
 
+def _reader(text: str, cmd: str, at: int) -> str | None:
+    """The program in the piped command ``cmd`` (at ``at`` in ``text``) that reads a password from its input:
+    ``--password-stdin``, ``chpasswd``, ``passwd --stdin``, ``sudo -S`` (a ``sudo`` without ``-S`` runs the
+    next one: ``echo 'u:PW' | sudo chpasswd``)."""
+    for m in _STDIN_READER_RE.finditer(cmd):
+        found = m.group()
+        if found == "sudo" and not _sudo_reads(text, at + m.end()):
+            continue
+        if found == "passwd" and "--stdin" not in cmd:
+            continue
+        return "chpasswd" if found.startswith("chpasswd") else found
+    return None
+
+
+def _here_strings(text: str) -> Iterator[Finding]:
+    """``sudo -S … <<< "PW"``, ``docker login --password-stdin <<< "PW"``: the reader before the ``<<<`` in
+    its command (looked for at most ``_HERE_BACK`` characters back)."""
+    for m in _HERE_RE.finditer(text):
+        back = max(0, m.start() - _HERE_BACK)
+        cut = max(text.rfind(c, back, m.start()) for c in "\n;&|")
+        cmd_start = cut + 1 if cut != -1 else back
+        reader = _reader(text, text[cmd_start:m.start()], cmd_start)
+        group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
+        start, value = m.start(group), m.group(group)
+        if reader == "chpasswd":
+            colon = value.find(":")
+            start, value = (start + colon + 1, value[colon + 1 :]) if colon != -1 else (start, "")
+        if reader is not None and password_like(value):
+            yield Finding(start, start + len(value), "password")
+
+
 def _sudo_reads(text: str, pos: int) -> bool:
-    """Whether the sudo whose options start at ``pos`` has ``-S`` (``--stdin``): it reads the password."""
-    words = [_arg(w)[2] for w in _args(text, pos)]
+    """Whether the sudo whose options start at ``pos`` has ``-S`` (``--stdin``): it reads the password.  Its
+    words are read one at a time up to the first that is not an option (a line of ten thousand ``sudo`` is
+    read once, not once per sudo)."""
     skip = False
-    for word in words:
+    for m in _lazy_words(text, pos):
+        word = _arg(m)[2]
         if skip:
             skip = False
         elif word == "--stdin" or (word.startswith("-") and not word.startswith("--") and "S" in word):
@@ -264,6 +319,21 @@ def _sudo_reads(text: str, pos: int) -> bool:
         elif not word.startswith("-"):
             return False
     return False
+
+
+def _lazy_words(text: str, pos: int) -> Iterator[re.Match[str]]:
+    """The words of the command from ``pos``, one at a time, to an operator or a newline."""
+    at, size = pos, len(text)
+    while True:
+        while at < size and text[at] in " \t":
+            at += 1
+        if at >= size or text[at] in ";&|\n<>()`":
+            return
+        m = _ARG_RE.match(text, at)
+        if m is None:
+            return
+        yield m
+        at = m.end()
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -276,4 +346,5 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(("impacket", ".py"), _impacket),
     _Rule(("/p",), _slash_options),
     _Rule(("stdin", "sudo", "chpasswd"), _echoed),
+    _Rule(("<<<",), _here_strings),
 )

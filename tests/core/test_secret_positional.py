@@ -74,6 +74,17 @@ def redacted(text: str) -> str:
     ("psexec \\\\srv -u alice -p Sup3rS3cret cmd", f"psexec \\\\srv -u alice -p {PW} cmd"),
     ("nxc smb 10.0.0.1 -u alice -p Sup3rS3cret", f"nxc smb 10.0.0.1 -u alice -p {PW}"),
     ("evil-winrm -i 10.0.0.5 -u admin -p 'P4ss w0rd'", f"evil-winrm -i 10.0.0.5 -u admin -p '{PW}'"),
+    # found by the review of the first version
+    ("echo 'bob:Secr3t!' | sudo chpasswd", f"echo 'bob:{PW}' | sudo chpasswd"),
+    ("echo Secr3t! | sudo passwd --stdin bob", f"echo {PW} | sudo passwd --stdin bob"),
+    ('sudo -S apt update <<< "hunter22"', f'sudo -S apt update <<< "{PW}"'),
+    ('docker login -u me --password-stdin <<< "Sup3rS3cret"', f'docker login -u me --password-stdin <<< "{PW}"'),
+    ('xfreerdp /v:h /p:"P@ss w0rd" /u:a', f'xfreerdp /v:h /p:"{PW}" /u:a'),
+    ("xfreerdp /p:Pa/ss99", f"xfreerdp /p:{PW}"),
+    ("cmd.exe /c net user bob Welc0me1 /add", f"cmd.exe /c net user bob {PW} /add"),
+    ("printf '%s\\n' 'hunter22' | sudo -S true", f"printf '%s\\n' '{PW}' | sudo -S true"),
+    ("sqlplus64 scott/tiger99@db", f"sqlplus64 scott/{PW}@db"),
+    ("GRANT ALL ON db.* TO bob IDENTIFIED BY Sup3r99;", f"GRANT ALL ON db.* TO bob IDENTIFIED BY {PW};"),
 ])
 def test_a_password_given_by_place_or_keyword_is_masked(text: str, expected: str) -> None:
     assert redacted(text) == expected
@@ -123,6 +134,17 @@ def test_a_password_given_by_place_or_keyword_is_masked(text: str, expected: str
     "lftp -u alice ftp.example.com",
     "hydra -l admin -P rockyou.txt ssh://host",
     "git log --pretty=format:'%h %s' | head",
+    # prose and look-alikes the review found
+    "run vault login again",
+    "Error: vault login failed",
+    "You must vault login first",
+    "Sent to customers identified by email.",
+    "allow tags to be identified by mark labels",
+    "ncrack -p ssh,ftp 10.0.0.1",
+    "echo hello world | sudo tee x",
+    'cat <<< "$PW" | sudo -S true',
+    "grep foo <<< 'some text'",
+    "msbuild /p:OutDir=bin/x",
 ])
 def test_look_alikes_stay_readable(text: str) -> None:
     assert redacted(text) == text
@@ -141,6 +163,9 @@ def test_look_alikes_stay_readable(text: str) -> None:
     pytest.param("sqlplus -s " * 50_000, [], id="sqlplus-options"),
     pytest.param("smbclient -U " * 50_000, [], id="smb-options"),
     pytest.param("echo abcdefg | sudo " + "-u x " * 50_000, [], id="sudo-options"),
+    pytest.param("sudo -S x <<< " * 50_000, [("password", 4)] * 49_999, id="here-strings"),
+    pytest.param("<<<" * 100_000, [], id="here-string-marks"),
+    pytest.param("echo 'a:b' | " + "sudo " * 50_000 + "chpasswd", [], id="sudo-chain"),
 ])
 def test_input_made_to_backtrack_is_scanned_in_one_pass(text: str, found: list[tuple[str, int]]) -> None:
     """Each is read in time linear in its length (a rule that read a command's words again for every
