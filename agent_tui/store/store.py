@@ -171,7 +171,6 @@ class MemoryStore:
         return sid
 
     @_writes
-    @_writes
     def ensure_title(self, session_id: str, text: str, limit: int = TITLE_CHARS) -> str:
         """Give the session a title from its first message's first line, unless it has one; returns the
         title (what the session picker shows, for TUI and headless sessions alike)."""

@@ -30,8 +30,6 @@ ITEM_ACTIONS: tuple[str, ...] = ("pin", "unpin", "evict", "restore")
 MIN_COMPACT_TOKENS = 150
 """Below this a summary (with its header) would be as big as what it replaces: compaction is refused."""
 
-"""A session's title: the first line of its first message, cut to this many characters."""
-
 McpFactory = Callable[[Path, Any], Any]
 """Builds an MCP manager for a workspace and settings (None when nothing is configured)."""
 
