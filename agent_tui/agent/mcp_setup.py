@@ -24,10 +24,9 @@ def make_mcp_manager(engine: ContextEngine, root: Path, *, workspace_json: bool 
     if not config.servers:
         return None
     # the MCP SDK costs ~1.4 s of imports: only when a server is configured
-    from agent_tui.core.store_owner import agent_dir
+    from agent_tui.core.store_owner import agent_subdir
     from agent_tui.mcp.cli import cli_log_dir
     from agent_tui.mcp.manager import McpManager
 
-    own = agent_dir(root)  # never through a link the repository shipped
-    logs = own / "logs" if own is not None else cli_log_dir(root).parent
+    logs = agent_subdir(root, "logs") or cli_log_dir(root).parent  # never through a link the repository shipped
     return McpManager(config, logs, store=engine.results, model=engine.settings.model)

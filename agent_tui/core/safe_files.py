@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TextIO
 
 #: Largest file read whole, the size above which search skips a file (tools/search_backends).
 MAX_READ_BYTES = 5_000_000
@@ -100,6 +101,22 @@ def read_regular(path: Path, shown: str | None = None, limit: int = MAX_READ_BYT
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def open_append(path: Path) -> TextIO:
+    """``path`` opened to append text (created 0600 if missing), never through a link (a repository can
+    ship ``.agent-tui/logs/server.log -> ~/.bashrc``) and only if it is a regular file: UnsafeFileError
+    otherwise."""
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise UnsafeFileError(f"'{path}' cannot be opened to append ({exc.strerror or exc}): a link?") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafeFileError(f"'{path}' is not a regular file")
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 def inside(root: Path, rel: str) -> Path:

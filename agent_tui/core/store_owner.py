@@ -106,6 +106,14 @@ def agent_dir(root: Path) -> Path | None:
     return None if escaping_link(root, path) is not None else path
 
 
+def agent_subdir(root: Path, *parts: str) -> Path | None:
+    """A folder under the workspace's ``.agent-tui/`` (``logs``), or None when a link on the way puts it
+    outside the workspace: a repository can ship ``.agent-tui/logs -> ~/`` as well as ``.agent-tui -> ~/``."""
+    own = agent_dir(root)
+    path = own.joinpath(*parts) if own is not None else None
+    return None if path is None or escaping_link(root, path) is not None else path
+
+
 def link_ask(root: Path, store_path: str | None) -> Ask | None:
     """The trust ask for a store a link inside the workspace puts outside it."""
     path = store_file(root.resolve(), store_path)

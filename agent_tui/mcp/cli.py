@@ -56,11 +56,12 @@ def load_for_cli(config: str | None, workspace: Path) -> McpConfig:
 def cli_log_dir(workspace: Path) -> Path:
     """Server logs go under the workspace's ``.agent-tui/`` when it has one; a read-only command never
     creates that folder (it would look like a store), so otherwise they go to the user's cache dir."""
-    from agent_tui.core.store_owner import agent_dir
+    from agent_tui.core.store_owner import agent_dir, agent_subdir
 
     own = agent_dir(workspace)  # None when `.agent-tui` is a link out of the workspace
-    if own is not None and own.is_dir():
-        return own / "logs" / "mcp"
+    logs = agent_subdir(workspace, "logs", "mcp")  # None when `.agent-tui/logs` (or `logs/mcp`) is one
+    if own is not None and own.is_dir() and logs is not None:
+        return logs
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "agent-tui" / "logs" / "mcp"
 

@@ -125,8 +125,13 @@ class McpManager:
             return
         sdk = logging.getLogger("mcp")
         if not any(getattr(h, "_agent_tui", False) for h in sdk.handlers):
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            handler = logging.FileHandler(self.log_dir / "mcp-sdk.log", encoding="utf-8")
+            from agent_tui.core.safe_files import UnsafeFileError, open_append
+
+            try:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+                handler: logging.Handler = logging.StreamHandler(open_append(self.log_dir / "mcp-sdk.log"))
+            except (OSError, UnsafeFileError):  # a link in its place: no SDK log rather than one written through it
+                handler = logging.NullHandler()
             handler._agent_tui = True  # type: ignore[attr-defined]
             sdk.addHandler(handler)
             sdk.propagate = False

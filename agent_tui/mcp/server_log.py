@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_tui.core.redact import mask, redact_text
+from agent_tui.core.safe_files import UnsafeFileError, open_append
 from agent_tui.core.terminal import printable
 
 MAX_LINE = 16_384
@@ -45,10 +46,13 @@ class ServerLog:
     """The log file of one connection attempt, written by our notes and by the child's stderr pump."""
 
     def __init__(self, path: Path | None) -> None:
-        if path is not None:
+        self._file: TextIO
+        try:
+            if path is None:
+                raise UnsafeFileError("no log file")
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._file: TextIO = path.open("a", encoding="utf-8")
-        else:
+            self._file = open_append(path)  # never through a link the repository shipped
+        except (OSError, UnsafeFileError):
             self._file = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
         self._lock = threading.Lock()
         self._read_fd = -1
