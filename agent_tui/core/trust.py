@@ -60,14 +60,16 @@ class Ask:
     summary: str = ""
     """What it means in words, e.g. ``starts `node x.js``` (shown instead of the raw value)."""
 
-    def line(self, width: int = 160) -> str:
+    def line(self, width: int | None = None) -> str:
         """One human line: ``key = value`` or ``key: summary``, escape sequences and controls shown, not
-        obeyed (``core/terminal.py``: a repository must not rewrite what the user decides on)."""
+        obeyed (``core/terminal.py``: a repository must not rewrite what the user decides on).  Whole unless
+        a ``width`` is given (a one-line notice that points to the whole list): what the user trusts is
+        exactly what they were shown."""
         from agent_tui.core.terminal import printable
 
         shown = self.summary or json.dumps(self.value, ensure_ascii=False, default=str)
         text = printable(f"{self.key}: {shown}" if self.summary else f"{self.key} = {shown}", newlines=False)
-        return text if len(text) <= width else text[: width - 1] + "…"
+        return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,12 @@ def env_refs(value: Any) -> list[str]:
     return sorted(found)
 
 
+#: Environment variables that make a program load code it was not started with.
+LOADER_VARS = frozenset({"NODE_OPTIONS", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PYTHONPATH", "PYTHONSTARTUP",
+                         "PYTHONHOME", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "BASH_ENV", "ENV",
+                         "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "NODE_PATH", "GIT_CONFIG_GLOBAL"})
+
+
 def server_summary(raw: Any) -> str:
     """An MCP server entry in words: the command line it starts or the URL it connects to."""
     if not isinstance(raw, dict):
@@ -111,8 +119,16 @@ def server_summary(raw: Any) -> str:
         parts.append("starts `" + shlex.join([str(raw["command"]), *(str(a) for a in args)]) + "`")
     if raw.get("url") is not None:
         parts.append(f"connects to {raw['url']}")
+    if raw.get("cwd") is not None:
+        parts.append(f"in {raw['cwd']}")
     if isinstance(raw.get("env"), dict) and raw["env"]:
-        parts.append("env " + ", ".join(sorted(str(k) for k in raw["env"])))
+        from agent_tui.core.redact import redact_text
+
+        env = {str(k): str(v) for k, v in raw["env"].items()}
+        parts.append("env " + " ".join(shlex.quote(f"{k}={redact_text(v)}") for k, v in sorted(env.items())))
+        loaders = sorted(k for k in env if k in LOADER_VARS or k.startswith("DYLD_"))
+        if loaders:
+            parts.append(f"{', '.join(loaders)} make{'s' if len(loaders) == 1 else ''} the program load other code")
     if isinstance(raw.get("headers"), dict) and raw["headers"]:
         parts.append("headers " + ", ".join(sorted(str(k) for k in raw["headers"])))
     refs = env_refs(raw)

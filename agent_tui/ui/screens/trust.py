@@ -49,7 +49,7 @@ class TrustScreen(GuardsTyping, ModalScreen[bool]):
                         id="trust-why")
             with VerticalScroll(id="trust-asks"):
                 for n, ask in enumerate(rep.asks):
-                    yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(400), "bold")),
+                    yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(), "bold")),
                                  id=f"trust-ask-{n}", classes="trust-ask")
             yield Static(HELD_NOTE, id="typing-held")
             with Horizontal(id="trust-buttons"):
