@@ -38,14 +38,16 @@ async def test_an_unreadable_instruction_file_is_warned_about_once(tmp_path: Pat
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_repo(tmp_path / "p")
     (root / "AGENTS.md").write_text("Use pnpm.\n")
-    read_bytes = Path.read_bytes
+    from agent_tui.core import instructions
 
-    def refuse(self: Path) -> bytes:
-        if self.name == "AGENTS.md":
-            raise PermissionError(13, "Permission denied", str(self))
-        return read_bytes(self)
+    real_open = instructions.open_regular
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    def refuse(path: Path, shown: str | None = None) -> int:  # root reads a chmod 000 file: refuse the open
+        if Path(path).name == "AGENTS.md":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, shown)
+
+    monkeypatch.setattr(instructions, "open_regular", refuse)
     fake_llm.script(Reply.tool_call("read_file", {"path": "calc.py"}), Reply.text("done"))
     agent, ws = make_agent(root, fake_llm.base_url)
     try:
