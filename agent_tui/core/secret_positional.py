@@ -60,18 +60,18 @@ _RABBIT_RE = re.compile(r"(?<![\w.-])rabbitmqctl(?=[ \t])")
 #: What a Vault token looks like (``hvs.…``, ``s.…``), or a long word with letters and digits, not prose's
 #: "vault login again".
 _VAULT_TOKEN_RE = re.compile(r"(?:hv[sbr]|[sbr])\.[A-Za-z0-9_-]{8,}|(?=[^=\s]*\d)(?=[^=\s]*[A-Za-z])[^=\s]{12,}")
-_VAULT_RE = re.compile(r"(?<![\w.-])(?:vault|bao)[ \t]++login(?=[ \t])")
+_VAULT_RE = re.compile(r"(?<![\w.-])vault[ \t]++login(?=[ \t])")
 #: ``net`` as a command (at a line's start, after an operator, a quote or a prompt), then ``use`` or ``user``.
 _NET_RE = re.compile(r"(?im)(?:^|[;&|`\"'(]|[$>] |\bcmd(?:\.exe)?[ \t]++/[ck][ \t])[ \t]*+net(?:\.exe)?[ \t]++"
                      r"(?P<verb>use|user)(?=[ \t])")
 _ORACLE_RE = re.compile(
-    r"(?i)(?<![\w.-])(?:(?P<prog>sqlplus(?:64)?|sqlldr|expdp|impdp|rman|dgmgrl)(?:[ \t]++-\w++)*+[ \t]++"
+    r"(?i)(?<![\w.-])(?:(?P<prog>sqlplus(?:64)?|sqlldr|expdp|impdp)(?:[ \t]++-\w++)*+[ \t]++"
     r"(?:target[ \t]*+=?[ \t]*+)?|(?P<connect>conn(?:ect)?)[ \t]++|userid[ \t]*+=[ \t]*+)"
     r"[\w$#.\"]++/(?P<v>[^\s@/'\",;]++)(?P<at>@)?"
 )
 _IMPACKET_RE = re.compile(
-    r"(?i)(?<![\w.-])(?:impacket-\w++|(?:psexec|smbexec|wmiexec|atexec|dcomexec|secretsdump|getuserspns|getnpusers|"
-    r"smbclient|mssqlclient|gettgt|getst|ticketer|lookupsid|reg|services|rpcdump)\.py)(?=[ \t])"
+    r"(?i)(?<![\w.-])(?:impacket-\w++|(?:psexec|smbexec|wmiexec|atexec|dcomexec|secretsdump|smbclient|mssqlclient)"
+    r"\.py)(?=[ \t])"
 )
 _IMPACKET_TARGET_RE = re.compile(r"(?:[\w.-]++/)?[\w.$-]++:(?P<v>[^\s@]++)@[\w.-]")
 _SLASH_RE = re.compile(
@@ -92,20 +92,51 @@ _STDIN_READER_RE = re.compile(r"--password-stdin|(?<![\w.-])(?:sudo(?=[ \t])|chp
 _SUDO_VALUED = frozenset({"-u", "-g", "-p", "-h", "-C", "-D", "-r", "-t", "-U", "-T", "-R"})
 
 
+Spans = list[tuple[int, int]]
+
+
 @dataclass(frozen=True)
 class _Rule:
     words: tuple[str, ...]
     """Lowercase words one of which every finding's text holds."""
-    find: Callable[[str], Iterator[Finding]]
-    """The rule's findings in a text."""
+    find: Callable[[str, Spans], Iterator[Finding]]
+    """The rule's findings in the parts (start, end) of a text where they can be."""
+    around: tuple[int, int] | None = None
+    """(before, after): every finding lies within this many characters of one of the words, so only those
+    windows are searched (a tool output is often one long line: lines would not narrow it)."""
 
 
 def positional_secrets(text: str, view: TextView | None = None) -> Iterator[Finding]:
     """Passwords given by place or by a program's own keyword (see the module's docstring)."""
     low = None if view is None else view.lowered
+    whole = [(0, len(text))]
+    present = None if low is None else {w for w in _ALL_WORDS if w in low}
     for rule in _RULES:
-        if low is None or any(w in low for w in rule.words):
-            yield from rule.find(text)
+        if present is None:
+            yield from rule.find(text, whole)
+        elif any(w in present for w in rule.words):
+            yield from rule.find(text, whole if rule.around is None else _windows(low, rule.words, rule.around))
+
+
+def _windows(low: str, words: tuple[str, ...], around: tuple[int, int]) -> Spans:
+    """The merged spans within ``around`` of each occurrence of ``words`` in ``low`` (in order)."""
+    before, after = around
+    hits = sorted(at for w in words for at in _occurrences(low, w))
+    spans: Spans = []
+    for at in hits:
+        a, b = max(0, at - before), min(len(low), at + after)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def _occurrences(low: str, word: str) -> Iterator[int]:
+    at = low.find(word)
+    while at != -1:
+        yield at
+        at = low.find(word, at + 1)
 
 
 def _value(m: re.Match[str], group: str = "v") -> Iterator[Finding]:
@@ -114,16 +145,24 @@ def _value(m: re.Match[str], group: str = "v") -> Iterator[Finding]:
         yield Finding(m.start(group), m.end(group), "password")
 
 
-def _sql(text: str) -> Iterator[Finding]:
-    for m in _IDENTIFIED_RE.finditer(text):
+def _identified(text: str, spans: Spans) -> Iterator[Finding]:
+    for m in _each(_IDENTIFIED_RE, text, spans):
         if m.group("v") is not None:
             yield from _value(m)
         elif m.group("bare").lower() not in _SQL_WORDS and _SQL_STATEMENT_RE.search(
                 text, max(text.rfind("\n", max(0, m.start() - _SQL_BACK), m.start()) + 1, m.start() - _SQL_BACK),
                 m.start() + 6):
             yield from _value(m, "bare")  # prose says "customers identified by email" too
-    for m in _SQL_PASSWORD_RE.finditer(text):
+
+
+def _sql_password(text: str, spans: Spans) -> Iterator[Finding]:
+    for m in _each(_SQL_PASSWORD_RE, text, spans):
         yield from _value(m)
+
+
+def _each(pattern: re.Pattern[str], text: str, spans: Spans) -> Iterator[re.Match[str]]:
+    for a, b in spans:
+        yield from pattern.finditer(text, a, b)
 
 
 def _args(text: str, pos: int) -> list[re.Match[str]]:
@@ -146,14 +185,18 @@ def _command(text: str, pos: int) -> tuple[list[re.Match[str]], int]:
         at = m.end()
 
 
-def _commands(pattern: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], list[re.Match[str]]]]:
-    """Each match of a program's ``pattern`` with the words of its command.  The next match is looked for
-    after that command's end: a line of ten thousand ``htpasswd`` is read once, not once per program."""
+def _commands(pattern: re.Pattern[str], text: str, spans: Spans) -> Iterator[tuple[re.Match[str],
+                                                                                  list[re.Match[str]]]]:
+    """Each match of a program's ``pattern`` (in ``spans``) with the words of its command.  The next match
+    is looked for after that command's end: a line of ten thousand ``htpasswd`` is read once, not once per
+    program."""
     pos = 0
-    while (m := pattern.search(text, pos)) is not None:
-        words, end = _command(text, m.end())
-        yield m, words
-        pos = max(end, m.end())
+    for a, b in spans:
+        pos = max(pos, a)
+        while pos < b and (m := pattern.search(text, pos, b)) is not None:
+            words, end = _command(text, m.end())
+            yield m, words
+            pos = max(end, m.end())
 
 
 def _arg(m: re.Match[str]) -> tuple[int, int, str]:
@@ -171,9 +214,9 @@ def _password_arg(m: re.Match[str] | None) -> Iterator[Finding]:
         yield Finding(start, end, "password")
 
 
-def _htpasswd(text: str) -> Iterator[Finding]:
+def _htpasswd(text: str, spans: Spans) -> Iterator[Finding]:
     """``htpasswd -b FILE USER PW``, ``htpasswd -nb USER PW``, ``mosquitto_passwd -b FILE USER PW``."""
-    for m, words in _commands(_HTPASSWD_RE, text):
+    for m, words in _commands(_HTPASSWD_RE, text, spans):
         flags, places, valued = "", [], False
         for w in words:
             value = _arg(w)[2]
@@ -190,26 +233,26 @@ def _htpasswd(text: str) -> Iterator[Finding]:
         yield from _password_arg(places[place] if len(places) > place else None)
 
 
-def _rabbitmq(text: str) -> Iterator[Finding]:
+def _rabbitmq(text: str, spans: Spans) -> Iterator[Finding]:
     """``rabbitmqctl [options] add_user|change_password USER PW``."""
-    for _, found in _commands(_RABBIT_RE, text):
+    for _, found in _commands(_RABBIT_RE, text, spans):
         for i, word in enumerate(_arg(w)[2] for w in found):
             if word in ("add_user", "change_password"):
                 yield from _password_arg(found[i + 2] if i + 2 < len(found) else None)
                 break
 
 
-def _vault(text: str) -> Iterator[Finding]:
+def _vault(text: str, spans: Spans) -> Iterator[Finding]:
     """``vault login [options] TOKEN`` (``-method=… username=…`` logins give no token by place)."""
-    for _, words in _commands(_VAULT_RE, text):
+    for _, words in _commands(_VAULT_RE, text, spans):
         places = [w for w in words if not _arg(w)[2].startswith("-")]
         if len(places) == 1 and _VAULT_TOKEN_RE.fullmatch(_arg(places[0])[2]):
             yield from _password_arg(places[0])
 
 
-def _net(text: str) -> Iterator[Finding]:
+def _net(text: str, spans: Spans) -> Iterator[Finding]:
     """``net use [X:|*] \\\\host\\share PW`` and ``net user NAME PW`` (``*`` asks, ``/…`` is an option)."""
-    for m, words in _commands(_NET_RE, text):
+    for m, words in _commands(_NET_RE, text, spans):
         places = [w for w in words if not _arg(w)[2].startswith("/")]
         if m.group("verb") == "use":
             share = next((i for i, w in enumerate(places) if _arg(w)[2].startswith("\\\\")), None)
@@ -220,17 +263,17 @@ def _net(text: str) -> Iterator[Finding]:
             yield from _password_arg(found)
 
 
-def _oracle(text: str) -> Iterator[Finding]:
+def _oracle(text: str, spans: Spans) -> Iterator[Finding]:
     """``sqlplus USER/PW[@db]``, ``userid=USER/PW``; ``CONNECT USER/PW@db`` (with its ``@``: prose says
     "connect client/server")."""
-    for m in _ORACLE_RE.finditer(text):
+    for m in _each(_ORACLE_RE, text, spans):
         if m.group("connect") is None or m.group("at"):
             yield from _value(m)
 
 
-def _impacket(text: str) -> Iterator[Finding]:
+def _impacket(text: str, spans: Spans) -> Iterator[Finding]:
     """impacket's targets: ``psexec.py CORP/alice:PW@10.0.0.5``."""
-    for _, words in _commands(_IMPACKET_RE, text):
+    for _, words in _commands(_IMPACKET_RE, text, spans):
         for word in words:
             start, _, value = _arg(word)
             target = _IMPACKET_TARGET_RE.match(value)
@@ -240,17 +283,17 @@ def _impacket(text: str) -> Iterator[Finding]:
                 break
 
 
-def _slash_options(text: str) -> Iterator[Finding]:
+def _slash_options(text: str, spans: Spans) -> Iterator[Finding]:
     """``/pass:PW``, ``/password:PW``, ``/p:PW`` (a value with ``=`` is msbuild's property)."""
-    for m in _SLASH_RE.finditer(text):
+    for m in _each(_SLASH_RE, text, spans):
         group = next(g for g in ("dq", "sq", "v") if m.group(g) is not None)
         if "=" not in m.group(group):
             yield from _value(m, group)
 
 
-def _echoed(text: str) -> Iterator[Finding]:
+def _echoed(text: str, spans: Spans) -> Iterator[Finding]:
     """A password echoed into a program that reads it from its input (``chpasswd`` reads ``user:PW``)."""
-    for m in _ECHO_RE.finditer(text):
+    for m in _each(_ECHO_RE, text, spans):
         reader = _reader(text, m.group("cmd"), m.start("cmd"))
         if reader is None:
             continue
@@ -286,10 +329,10 @@ def _reader(text: str, cmd: str, at: int) -> str | None:
     return None
 
 
-def _here_strings(text: str) -> Iterator[Finding]:
+def _here_strings(text: str, spans: Spans) -> Iterator[Finding]:
     """``sudo -S … <<< "PW"``, ``docker login --password-stdin <<< "PW"``: the reader before the ``<<<`` in
     its command (looked for at most ``_HERE_BACK`` characters back)."""
-    for m in _HERE_RE.finditer(text):
+    for m in _each(_HERE_RE, text, spans):
         back = max(0, m.start() - _HERE_BACK)
         cut = max(text.rfind(c, back, m.start()) for c in "\n;&|")
         cmd_start = cut + 1 if cut != -1 else back
@@ -337,14 +380,17 @@ def _lazy_words(text: str, pos: int) -> Iterator[re.Match[str]]:
 
 
 _RULES: tuple[_Rule, ...] = (
-    _Rule(("identified", "password"), _sql),
-    _Rule(("htpasswd", "mosquitto_passwd"), _htpasswd),
+    _Rule(("identified",), _identified, (320, 400)),
+    _Rule(("password",), _sql_password, (320, 400)),
+    _Rule(("passwd",), _htpasswd),
     _Rule(("rabbitmqctl",), _rabbitmq),
-    _Rule(("login",), _vault),
-    _Rule(("net",), _net),
-    _Rule(("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn", "userid"), _oracle),
-    _Rule(("impacket", ".py"), _impacket),
-    _Rule(("/p",), _slash_options),
-    _Rule(("stdin", "sudo", "chpasswd"), _echoed),
+    _Rule(("vault",), _vault, (1, 64)),
+    _Rule(("net",), _net, (80, 48)),
+    _Rule(("sqlplus", "sqlldr", "expdp", "impdp", "userid", "conn"), _oracle, (1, 600)),
+    _Rule(("impacket", "exec.py", "secretsdump", "client.py"), _impacket),
+    _Rule(("/p",), _slash_options, (1, 300)),
+    _Rule(("sudo", "stdin", "passwd"), _echoed),
     _Rule(("<<<",), _here_strings),
 )
+#: Every rule's words, looked up once per text (a word shared by two rules is not searched twice).
+_ALL_WORDS: tuple[str, ...] = tuple(dict.fromkeys(w for rule in _RULES for w in rule.words))

@@ -49,7 +49,6 @@ def redacted(text: str) -> str:
     ("sqlplus scott/tiger99@orcl @script.sql", f"sqlplus scott/{PW}@orcl @script.sql"),
     ("sqlplus -s system/Manager1", f"sqlplus -s system/{PW}"),
     ("expdp system/Sup3rS3cret@db schemas=hr", f"expdp system/{PW}@db schemas=hr"),
-    ("rman target sys/Orac1e@prod", f"rman target sys/{PW}@prod"),
     ("sqlldr userid=scott/tiger99 control=load.ctl", f"sqlldr userid=scott/{PW} control=load.ctl"),
     ("SQL> CONNECT hr/hrPass1@pdb1", f"SQL> CONNECT hr/{PW}@pdb1"),
     ("psexec.py CORP/alice:Sup3rS3cret@10.0.0.5 cmd", f"psexec.py CORP/alice:{PW}@10.0.0.5 cmd"),
