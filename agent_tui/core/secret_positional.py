@@ -319,11 +319,12 @@ def _reader(text: str, cmd: str, at: int) -> str | None:
     """The program in the piped command ``cmd`` (at ``at`` in ``text``) that reads a password from its input:
     ``--password-stdin``, ``chpasswd``, ``passwd --stdin``, ``sudo -S`` (a ``sudo`` without ``-S`` runs the
     next one: ``echo 'u:PW' | sudo chpasswd``)."""
+    stdin = "--stdin" in cmd  # once: a pipe into ten thousand ``passwd`` is read once
     for m in _STDIN_READER_RE.finditer(cmd):
         found = m.group()
         if found == "sudo" and not _sudo_reads(text, at + m.end()):
             continue
-        if found == "passwd" and "--stdin" not in cmd:
+        if found == "passwd" and not stdin:
             continue
         return "chpasswd" if found.startswith("chpasswd") else found
     return None
