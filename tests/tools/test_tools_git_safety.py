@@ -246,17 +246,23 @@ async def test_a_submodules_own_filter_never_runs(tmp_path: Path, call: Call, ct
     assert sorted(p.name for p in marks.iterdir()) == []
 
 
-async def test_a_git_file_naming_another_repository_is_refused(
-    tmp_path: Path, call: Call, ctx: FakeContext
-) -> None:
-    """A ``.git`` file (``gitdir: …``) can name any git folder on the disk: a dotfiles repository at
-    ``~``, ``/etc/.git``.  The read tools would show that repository's history and files, unasked."""
+def _private_repo(tmp_path: Path) -> Path:
+    """Another repository on the disk, with a committed secret and a commit named "private commit"."""
     other = tmp_path / "private"
     other.mkdir()
     (other / "notes.txt").write_text("TOP_SECRET plans\n")
     _git(other, "init", "-q")
     _git(other, "add", "-A")
     _commit(other, "private commit")
+    return other
+
+
+async def test_a_git_file_naming_another_repository_is_refused(
+    tmp_path: Path, call: Call, ctx: FakeContext
+) -> None:
+    """A ``.git`` file (``gitdir: …``) can name any git folder on the disk: a dotfiles repository at
+    ``~``, ``/etc/.git``.  The read tools would show that repository's history and files, unasked."""
+    other = _private_repo(tmp_path)
     ws = tmp_path / "clone"
     ws.mkdir()
     (ws / ".git").write_text("gitdir: ../private/.git\n")
@@ -306,12 +312,7 @@ def test_gitpython_runs_git_without_the_users_secrets(ws: Path, monkeypatch: pyt
 async def test_a_commondir_naming_another_repository_is_refused(tmp_path: Path, call: Call, ctx: FakeContext) -> None:
     """A ``.git`` folder inside the workspace whose ``commondir`` names another repository: git takes that
     repository's config, objects and refs."""
-    other = tmp_path / "private"
-    other.mkdir()
-    (other / "notes.txt").write_text("TOP_SECRET plans\n")
-    _git(other, "init", "-q")
-    _git(other, "add", "-A")
-    _commit(other, "private commit")
+    other = _private_repo(tmp_path)
     ws = tmp_path / "clone"
     (ws / ".git").mkdir(parents=True)
     (ws / ".git" / "HEAD").write_text("ref: refs/heads/master\n")
