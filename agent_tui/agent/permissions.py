@@ -38,7 +38,7 @@ from agent_tui.agent.command_rules import (
     uncovered,
 )
 from agent_tui.core.config import ConfigError
-from agent_tui.mcp.names import spellings
+from agent_tui.core.tool_names import spellings
 from agent_tui.tools.cmdparse import parse_command
 
 Decision = Literal["allow", "ask", "deny"]
@@ -215,7 +215,7 @@ class Policy:
             shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3]) + (
                 f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
             why = [f"no allow rule covers {shown}" + (" outside the sandbox (allow_outside_commands)" if outside else "")]
-        if self.sandboxed and self.sandboxed_commands == "allow" and args.get("outside_sandbox") is not True:
+        if self.sandboxed and self.sandboxed_commands == "allow" and not outside:
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
         default = self.default_command
         if default == "ask":

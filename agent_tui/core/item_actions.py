@@ -22,6 +22,11 @@ class EngineError(Exception):
     """A user action on items that cannot be done (unknown id, unpinning the system prompt...)."""
 
 
+def restorable(item: ContextItem) -> bool:
+    """Whether restoring ``item`` brings something back: it is out of the window, or in as a stub."""
+    return item.state not in (State.IN, State.STALE) or "stub" in item.provenance
+
+
 class ItemActions:
     """The user's actions on one session's items (pin, unpin, evict, restore)."""
 
@@ -117,7 +122,7 @@ class ItemActions:
             return self._special_action("restore", item_id)
         item = self._mutable(item_id)
         was = (item.state, item.summarised_into)
-        if item.state not in (State.IN, State.STALE) or "stub" in item.provenance:
+        if restorable(item):
             item.provenance["restored_turn"] = self.engine.turn
         self._bring_back(item)
         if item.role == "tool":

@@ -165,11 +165,6 @@ def _each(pattern: re.Pattern[str], text: str, spans: Spans) -> Iterator[re.Matc
         yield from pattern.finditer(text, a, b)
 
 
-def _args(text: str, pos: int) -> list[re.Match[str]]:
-    """The words of the command from ``pos`` to its end (an operator, a newline)."""
-    return _command(text, pos)[0]
-
-
 def _command(text: str, pos: int) -> tuple[list[re.Match[str]], int]:
     """The words of the command from ``pos``, and where it ends."""
     stop = _COMMAND_END_RE.search(text, pos)

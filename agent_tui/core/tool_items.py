@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_tui.core.item_actions import EngineError
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
+from agent_tui.core.tool_names import spellings
 
 PREFIX = "tool:"
 META_TOOLS = ("find_tools", "enable_tools")
@@ -30,10 +31,7 @@ def tool_name(schema: dict[str, Any]) -> str:
 
 def source_of(name: str) -> str:
     if "__" in name:
-        server = name.split("__", 1)[0]
-        if len(server) > 1 and server[0] == "_" and not server[1].isalpha():  # mcp.names.qualify's added "_"
-            server = server[1:]
-        return f"mcp:{server}"
+        return f"mcp:{spellings(name)[-1].split('__', 1)[0]}"  # the server as the user named it
     return "mcp" if name in META_TOOLS else "built-in"
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import mcp_types as types
 
 from agent_tui.core.tokens import counter_for
+from agent_tui.core.tool_names import qualify
 from agent_tui.mcp import defs
-from agent_tui.mcp.names import SEP, qualify, safe_name  # noqa: F401  (re-exported)
 
 _WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 STOPWORDS = frozenset(

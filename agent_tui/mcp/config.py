@@ -90,7 +90,7 @@ class McpConfig:
         """Settings for namespaced tool ``name`` (exact key first, then globs)."""
         from fnmatch import fnmatchcase
 
-        from agent_tui.mcp.names import spellings
+        from agent_tui.core.tool_names import spellings
 
         names = spellings(name)
         for n in names:

@@ -15,7 +15,7 @@ from typing import Any
 import mcp_types as types
 
 from agent_tui.core.tokens import counter_for
-from agent_tui.mcp.catalog import qualify
+from agent_tui.core.tool_names import qualify
 from agent_tui.mcp.results import render_block
 
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from agent_tui.core.tool_names import spellings
 from agent_tui.mcp.catalog import ToolEntry, words
-from agent_tui.mcp.names import spellings
 
 #: Points for a query word found in a tool's name, its server/group name, its description.
 NAME_POINTS, GROUP_POINTS, DESC_POINTS = 3, 2, 1

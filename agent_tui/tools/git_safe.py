@@ -144,24 +144,22 @@ def git_argv(*args: str, top: Path | None = None) -> list[str]:
     return ["git", *config_args(top), *args]
 
 
-def toplevel(path: Path) -> Path | None:
-    """The work-tree root of the repository containing ``path`` (None outside any repository)."""
+def locate(path: Path) -> tuple[Path, Path, Path] | None:
+    """The repository containing ``path``: its work-tree root, its git folder and its common folder (a
+    linked worktree's main ``.git``; else the git folder itself), in one git call; None outside any."""
     try:
         done = subprocess.run(
-            ["git", *config_args(), "rev-parse", "--show-toplevel"],
-            cwd=path,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            env=safe_env(),
+            ["git", *config_args(), "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"],
+            cwd=path, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=safe_env(),
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    out = done.stdout.strip()
-    if done.returncode != 0 or not out:
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 3 or not all(lines):
         return None
-    return Path(out).resolve()
+    common = Path(lines[2])  # relative to ``path`` when git prints it relative
+    return Path(lines[0]).resolve(), Path(lines[1]).resolve(), (common if common.is_absolute() else path / common).resolve()
 
 
 def workspace_repo(workspace: Path) -> Path:
@@ -171,20 +169,17 @@ def workspace_repo(workspace: Path) -> Path:
     folder inside the workspace or one that names the workspace back (``_claims``).
     """
     root = workspace.resolve()
-    top = toplevel(root)
-    if top is None:
+    found = locate(root)
+    if found is None:
         raise OutsideRepoError(
             f"not a git repository: the workspace {root} is not inside a git work tree"
         )
+    top, git_dir, common = found
     if top != root and not top.is_relative_to(root):
         raise OutsideRepoError(
             f"not a git repository (the enclosing repo at {top} is outside the workspace "
             f"{root}); git tools only use a repository whose top level is the workspace"
         )
-    dirs = git_dirs(top)
-    if dirs is None:
-        raise OutsideRepoError(f"not a git repository: git could not tell where {top}'s git folder is")
-    git_dir, common = dirs
     own = git_dir.is_relative_to(root) or _claims(git_dir, top)
     # the common folder (config, objects, refs) is the git folder's own, or a linked worktree's main one
     shared = (common.is_relative_to(root) or common == git_dir
@@ -197,25 +192,6 @@ def workspace_repo(workspace: Path) -> Path:
             f"read another repository"
         )
     return top
-
-
-def git_dirs(top: Path) -> tuple[Path, Path] | None:
-    """The absolute git folder of the repository at ``top`` and its common folder (a linked worktree's
-    main ``.git``; else the same folder)."""
-    try:
-        done = subprocess.run(
-            ["git", *config_args(), "rev-parse", "--absolute-git-dir", "--git-common-dir"],
-            cwd=top, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=safe_env(),
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != 2 or not all(lines):
-        return None
-    git_dir = Path(lines[0]).resolve()
-    common = Path(lines[1])
-    return git_dir, (common if common.is_absolute() else top / common).resolve()
 
 
 def _claims(git_dir: Path, top: Path) -> bool:

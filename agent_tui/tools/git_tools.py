@@ -23,7 +23,7 @@ from agent_tui.tools.git_safe import (
     OutsideRepoError,
     config_args,
     git_argv,
-    git_dirs,
+    locate,
     safe_env,
     workspace_repo,
 )
@@ -121,9 +121,9 @@ def _gitpython_env(top: Path) -> dict[str, str]:
     safe = safe_env()
     out = {name: "" for name in os.environ if name not in safe}
     located = {"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} & set(out)
-    dirs = git_dirs(top) if located else None
-    if dirs is not None:
-        git_dir, common = dirs
+    found = locate(top) if located else None
+    if found is not None:
+        _, git_dir, common = found
         real = {"GIT_DIR": git_dir, "GIT_WORK_TREE": top, "GIT_COMMON_DIR": common,
                 "GIT_OBJECT_DIRECTORY": common / "objects"}
         out.update({name: str(real[name]) for name in located})

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from agent_tui.core.item_actions import restorable
 from agent_tui.ui.app_commands import UserError
 from agent_tui.ui.controller import MIN_COMPACT_TOKENS, SessionController
 from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived, CompactionSkipped
@@ -30,8 +31,7 @@ class ActionsMixin:
         ctl = self._controller()
         with ctl.lock:
             prior = ctl.engine.items.get(item_id)
-            already = (action == "restore" and prior is not None and str(prior.state) in ("in", "stale")
-                       and "stub" not in prior.provenance and prior.summarised_into is None)
+            already = action == "restore" and prior is not None and not restorable(prior)
             item = ctl.act(action, item_id)
             breakdown = None if self.turn_running else ctl.assemble()
             left_out = ctl.left_out(item.id) if breakdown is not None and action in ("restore", "pin") else None

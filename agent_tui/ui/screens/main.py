@@ -25,7 +25,7 @@ from agent_tui.ui.messages import (
 )
 from agent_tui.ui.widgets.budget import BudgetPanel
 from agent_tui.ui.widgets.chat_items import Banner, ThresholdOffer
-from agent_tui.ui.widgets.conversation import Conversation
+from agent_tui.ui.widgets.conversation import Conversation, engine_wrote
 from agent_tui.ui.widgets.prompt import PromptInput, line_count
 from agent_tui.ui.widgets.status_line import StatusLine
 
@@ -250,8 +250,7 @@ class MainScreen(Screen[None]):
         self.status.model = message.model
         for banner in self.query(Banner):
             banner.model = message.model
-        if message.model != DEMO_MODEL or any(it.role == "user" and not it.provenance.get("note")
-                                              for it in message.transcript):
+        if message.model != DEMO_MODEL or any(it.role == "user" and not engine_wrote(it) for it in message.transcript):
             self.prompt.drop_default_task()  # also in a resumed session that has had its first message
         spent = message.cost_usd if message.cost_usd > 0 else None  # a resumed session shows what it spent
         cached = message.cache_hit_pct if message.cache_hit_pct > 0 else None

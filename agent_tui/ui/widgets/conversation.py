@@ -150,7 +150,7 @@ class Conversation(VerticalScroll):
         await self.clear()
         widgets: list[Any] = []
         for it in items:
-            if it.role == "user" and _engine_wrote(it):
+            if it.role == "user" and engine_wrote(it):
                 continue  # live, the flow never drew the engine's notes as the user's messages
             if it.role == "user":
                 widgets.append(UserMessage(it.content, it.id))
@@ -174,7 +174,7 @@ class Conversation(VerticalScroll):
         self.follow()
 
 
-def _engine_wrote(item: Any) -> bool:
+def engine_wrote(item: Any) -> bool:
     """A user-role item the engine added (file note, recalled memory): marked in its provenance, or,
     in a store older than that mark, known by how such notes begin."""
     return bool(item.provenance.get("note")) or is_engine_note({"role": item.role, "content": item.content})

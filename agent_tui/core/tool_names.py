@@ -1,4 +1,4 @@
-"""The names MCP tools go by in a request: ``server__tool``, safe for every provider's function names.
+"""The names MCP tools go by in a request (in core: the engine's tool items name their server by it too): ``server__tool``, safe for every provider's function names.
 
 Tools from different servers share one flat namespace, so each is called ``server__tool``, with every
 character outside ``[A-Za-z0-9_-]`` made ``_``, at most 64 characters (a hash keeps long ones unique), and
