@@ -6,9 +6,10 @@ and the loop can import these types for free.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from agent_tui.core.parse import loads_json
 
 
 @dataclass
@@ -151,7 +152,7 @@ class ToolCall:
         """Parsed arguments ({} when ``arguments_error`` is set)."""
         if self.arguments_error:
             return {}
-        value = json.loads(self.arguments or "{}")
+        value = loads_json(self.arguments or "{}")
         return value if isinstance(value, dict) else {}
 
     def to_message_dict(self, raw: bool = False) -> dict[str, Any]:
@@ -171,7 +172,7 @@ def check_arguments(name: str, arguments: str) -> str | None:
     if not arguments.strip():
         return None  # no arguments at all: treated as {}
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)
     except ValueError as e:
         return f"arguments are not valid JSON ({e.msg} at position {e.pos})"
     if not isinstance(value, dict):

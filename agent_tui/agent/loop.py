@@ -36,6 +36,7 @@ from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category, State
+from agent_tui.core.parse import loads_json
 from agent_tui.core.summary import ExtractiveSummariser
 from agent_tui.store.db import StoreError
 from agent_tui.store.store import SessionUsage
@@ -421,7 +422,7 @@ class Agent(ReasoningMixin):
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     """(args, None) or (None, error) for a tool call's JSON arguments."""
     try:
-        val = json.loads(raw or "{}")
+        val = loads_json(raw or "{}")
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
     if not isinstance(val, dict):

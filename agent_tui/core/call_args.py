@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent_tui.core.items import ContextItem
+from agent_tui.core.parse import loads_json
 
 #: String values longer than this (characters) are shortened.
 LONG_VALUE = 400
@@ -48,7 +49,7 @@ def shorten_arguments(arguments: str, limit: int = LONG_VALUE) -> str | None:
     if len(arguments) <= limit:
         return None
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)
     except ValueError:
         return "{}"  # unparsable and long: nothing worth keeping
     new, changed = _shorten_value(value, limit)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.model_settings import check_model_keys
+from agent_tui.core.parse import load_toml
 
 
 class ConfigError(Exception):
@@ -201,7 +202,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return {}
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            return load_toml(fh)
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
 

@@ -10,11 +10,12 @@ and the script argument is enough here; anything unusual simply does not count a
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Iterable
 from typing import Any
+
+from agent_tui.core.parse import loads_json
 
 _INTERPRETER = re.compile(r"^(python[\d.]*|pypy[\d.]*|node|bash|sh|zsh|ruby|perl|php|bun|deno|tsx|ts-node)$")
 """The program part of a command word (``/usr/bin/python3`` counts as ``python3``)."""
@@ -92,7 +93,7 @@ def commands_of(tool_calls: Iterable[dict[str, Any]] | None) -> list[str]:
     out: list[str] = []
     for c in tool_calls or ():
         try:
-            args = json.loads(str((c.get("function") or {}).get("arguments") or ""))
+            args = loads_json(str((c.get("function") or {}).get("arguments") or ""))
         except ValueError:
             continue
         if isinstance(args, dict) and isinstance(args.get("command"), str):

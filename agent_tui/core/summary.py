@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_tui.core.items import ContextItem
+from agent_tui.core.parse import loads_json
 from agent_tui.core.secret_gates import FOLD_CHARS
 
 SECTIONS: tuple[str, ...] = ("instructions", "decisions", "todos", "errors", "results", "files", "changes")
@@ -141,7 +142,7 @@ class Summary:
 
     @classmethod
     def from_json(cls, raw: str) -> Summary:
-        d = json.loads(raw)
+        d = loads_json(raw)
         out = cls(covers=list(d.get("covers") or []), text_override=d.get("text_override"))
         for s, v in (d.get("sections") or {}).items():
             out.sections[s] = [Entry(**e) for e in v]
@@ -292,7 +293,7 @@ def _command_of(item: ContextItem) -> str:
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     """A tool call's arguments as a dict (empty when they are not a JSON object)."""
     try:
-        args = json.loads((call.get("function") or {}).get("arguments") or "{}")
+        args = loads_json((call.get("function") or {}).get("arguments") or "{}")
     except (ValueError, TypeError, AttributeError):
         return {}
     return args if isinstance(args, dict) else {}

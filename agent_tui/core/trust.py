@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.parse import loads_json
+
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 """Approval decisions from strictest to loosest."""
 
@@ -287,7 +289,7 @@ def mcp_json_asks(path: Path) -> tuple[list[Ask], list[str]]:
     if not path.is_file():
         return [], []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return [], [f"{path}: cannot read: {exc}"]
     servers = data.get("mcpServers") if isinstance(data, dict) else None

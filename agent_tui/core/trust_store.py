@@ -14,13 +14,13 @@ import json
 import os
 import tempfile
 import time
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.config import ConfigError, user_config_path
+from agent_tui.core.parse import loads_toml
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class TrustStore:
         if not self.path.is_file():
             return []
         try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
+            data = loads_toml(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{self.path}: {exc}") from exc
         out: list[TrustEntry] = []

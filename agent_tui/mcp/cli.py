@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.config import ConfigError
+from agent_tui.core.parse import loads_toml
 from agent_tui.core.terminal import printable
 from agent_tui.mcp.config import McpConfig, load_mcp_config
 from agent_tui.mcp.manager import McpManager
@@ -31,7 +32,7 @@ def add_list_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _toml_mcp_table(path: Path) -> dict[str, Any]:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = loads_toml(path.read_text(encoding="utf-8"))
     table = data.get("mcp")
     if isinstance(table, dict):
         return table

@@ -9,12 +9,13 @@ with its problem in ``errors`` so ``mcp list`` and the MCP panel can show it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from agent_tui.core.parse import loads_json
 
 Scope = Literal["turn", "session", "global"]
 Shape = Literal["exact", "summary"]
@@ -204,7 +205,7 @@ def read_mcp_json(path: Path, workspace: Path, errors: list[str]) -> dict[str, S
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         errors.append(f"{path}: cannot read: {exc}")
         return {}

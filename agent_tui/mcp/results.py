@@ -16,6 +16,7 @@ from typing import Any
 
 import mcp_types as types
 
+from agent_tui.core.parse import loads_json
 from agent_tui.core.results import ResultStore
 from agent_tui.core.tokens import counter_for
 from agent_tui.mcp.config import ToolSettings
@@ -108,7 +109,7 @@ def _is_json(text: str) -> bool:
     if not stripped or stripped[0] not in "[{":
         return False
     try:
-        json.loads(stripped)
+        loads_json(stripped)
     except ValueError:
         return False
     return True

@@ -32,6 +32,7 @@ import subprocess
 from pathlib import Path
 
 from agent_tui.tools.cmd_env import command_env
+from agent_tui.tools.programs import absolute_path
 
 #: Config overrides for every git call (read tools never run repository programs).
 SAFE_CONFIG: tuple[str, ...] = (
@@ -41,6 +42,8 @@ SAFE_CONFIG: tuple[str, ...] = (
     "log.showSignature=false",
     "protocol.allow=never",
     "diff.ignoreSubmodules=dirty",
+    "diff.submodule=short",
+    "status.submoduleSummary=false",
     "submodule.recurse=false",
     "gpg.program=false",
     "gpg.ssh.program=false",
@@ -84,64 +87,64 @@ class OutsideRepoError(Exception):
     """The workspace is not its own git repository (none, or an enclosing one outside it)."""
 
 
-def safe_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for a git subprocess: ``base`` (default os.environ) without the user's secrets
-    and without what points git elsewhere."""
+def safe_env(base: dict[str, str] | None = None, top: Path | None = None) -> dict[str, str]:
+    """The environment for a git subprocess: ``base`` (default os.environ) without the user's secrets,
+    without what points git elsewhere and with only absolute ``PATH`` entries (``tools.programs``), plus
+    the overrides of :func:`config_env` (with ``top``, its filter drivers')."""
     env = command_env(base=dict(os.environ if base is None else base))
-    for name in _DROPPED_ENV:
+    for name in [*_DROPPED_ENV, *(k for k in env if k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")))]:
         env.pop(name, None)
+    env["PATH"] = absolute_path(env.get("PATH", os.defpath))
     env.update(SAFE_ENV)
+    env.update(config_env(top))
     return env
 
 
 def _filter_drivers(top: Path) -> list[str]:
-    """Names of the ``filter.<name>.*`` drivers the repository's config defines."""
+    """Names of the ``filter.<name>.*`` drivers the repository's config defines, exactly as git has them
+    (NUL-separated: a subsection name may hold any space, ``=`` or quote)."""
     try:
         done = subprocess.run(
-            [
-                "git",
-                "config",
-                "--name-only",
-                "--get-regexp",
-                r"^filter\..*\.(clean|smudge|process)$",
-            ],
-            cwd=top,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            env=safe_env(),
-            stdin=subprocess.DEVNULL,
+            ["git", "config", "--null", "--name-only", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$"],
+            cwd=top, capture_output=True, timeout=GIT_TIMEOUT, env=safe_env(), stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return []
     names: set[str] = set()
-    for key in done.stdout.split():
+    for raw in done.stdout.split(b"\0"):
+        key = os.fsdecode(raw.strip(b"\n"))
         name = key[len("filter.") :].rsplit(".", 1)[0]
         if name:
             names.add(name)
     return sorted(names)
 
 
-def config_args(top: Path | None = None) -> list[str]:
-    """``-c key=value`` pairs that neutralise the repository's programs (filters included)."""
-    pairs = list(SAFE_CONFIG)
-    if top is not None:
-        for name in _filter_drivers(top):
-            pairs += [
-                f"filter.{name}.clean=",
-                f"filter.{name}.smudge=",
-                f"filter.{name}.process=",
-                f"filter.{name}.required=false",
-            ]
+def config_env(top: Path | None = None) -> dict[str, str]:
+    """The overrides as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``: the same scope as
+    ``-c`` (over every config file, inherited by the git processes git starts), but a key may hold any
+    character (``-c`` splits at the first ``=``, so a driver named ``a=b`` would stay armed)."""
+    pairs = [tuple(pair.split("=", 1)) for pair in SAFE_CONFIG]
+    for name in _filter_drivers(top) if top is not None else ():
+        pairs += [(f"filter.{name}.{part}", "") for part in ("clean", "smudge", "process")]
+        pairs.append((f"filter.{name}.required", "false"))
+    env = {"GIT_CONFIG_COUNT": str(len(pairs))}
+    for i, (key, value) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    return env
+
+
+def config_args() -> list[str]:
+    """``-c key=value`` for the fixed overrides (also in :func:`config_env`; kept on the command line for
+    a git started with another environment)."""
     out: list[str] = []
-    for pair in pairs:
+    for pair in SAFE_CONFIG:
         out += ["-c", pair]
     return out
 
 
-def git_argv(*args: str, top: Path | None = None) -> list[str]:
-    """``git -c … <args>`` with the safety overrides in front."""
-    return ["git", *config_args(top), *args]
+def git_argv(*args: str) -> list[str]:
+    """``git -c … <args>`` with the fixed overrides in front (run it with :func:`safe_env`)."""
+    return ["git", *config_args(), *args]
 
 
 def locate(path: Path) -> tuple[Path, Path, Path] | None:
@@ -191,7 +194,62 @@ def workspace_repo(workspace: Path) -> Path:
             f"outside the workspace, which does not name this folder as its worktree; git tools never "
             f"read another repository"
         )
+    foreign = _foreign_storage((git_dir, common), root)
+    if foreign is not None:
+        raise OutsideRepoError(
+            f"not a git repository this agent uses: {foreign} takes git's objects or refs from outside the "
+            f"workspace {root}; git tools never read another repository (a clone made with --shared or "
+            f"--reference: `git repack -a -d` and remove objects/info/alternates)"
+        )
     return top
+
+
+#: Where a git folder keeps what it reads objects and commit names from.
+_STORAGE = ("objects", "objects/pack", "objects/info", "refs", "packed-refs", "logs", "HEAD", "index",
+            "shallow", "info", "info/grafts")
+#: Entries looked at under ``refs``, ``logs`` and ``objects/pack`` (a repository with more keeps them packed).
+_MAX_ENTRIES = 5000
+
+
+def _foreign_storage(folders: tuple[Path, ...], root: Path) -> Path | None:
+    """The first place in the git ``folders`` that leads outside ``root``: an ``objects/info/alternates``
+    entry (another repository's objects, read as this one's), or a symbolic link under the folder's
+    objects, refs, reflogs, index or ``HEAD`` (another repository's commit names, or its packs).  Together
+    they show another repository's history and files as the workspace's own.  A loose object linked out
+    is not looked for: reading it needs its name, which only such a link or an alternate gives.  A folder
+    outside ``root`` was let in because it names the workspace back (the user's git wrote it, not the
+    workspace), so only folders inside it are looked at."""
+    for folder in dict.fromkeys(f for f in folders if f.is_relative_to(root)):
+        alternates = folder / "objects" / "info" / "alternates"
+        try:
+            lines = alternates.read_bytes()[:65536].decode("utf-8", "surrogateescape").splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            line = line.strip()
+            if line and not line.startswith("#") and not _inside((folder / "objects" / line), root):
+                return alternates
+        places = [folder / name for name in _STORAGE]
+        for sub in ("refs", "logs", "objects/pack"):
+            seen = 0
+            for base, dirs, files in os.walk(folder / sub):
+                for name in [*dirs, *files]:
+                    places.append(Path(base) / name)
+                seen += len(dirs) + len(files)
+                if seen > _MAX_ENTRIES:
+                    break
+        for place in places:
+            if place.is_symlink() and not _inside(place, root):
+                return place
+    return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, with its links followed, is in ``root``."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
 
 
 def _claims(git_dir: Path, top: Path) -> bool:
@@ -232,12 +290,12 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git <args>`` safely in ``top`` (bytes in, bytes out, never raises on exit status)."""
     return subprocess.run(
-        git_argv(*args, top=top),
+        git_argv(*args),
         cwd=top,
         input=input_bytes,
         capture_output=True,
         timeout=timeout,
-        env=safe_env(),
+        env=safe_env(top=top),
         stdin=None if input_bytes is not None else subprocess.DEVNULL,
     )
 

@@ -14,12 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import git
-
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.git_safe import (
     DIFF_FLAGS,
-    SAFE_ENV,
     OutsideRepoError,
     config_args,
     git_argv,
@@ -27,8 +24,12 @@ from agent_tui.tools.git_safe import (
     safe_env,
     workspace_repo,
 )
+from agent_tui.tools.programs import pin_gitpython
 from agent_tui.tools.shaping import shape_result_async
 from agent_tui.tools.workspace import resolve
+
+pin_gitpython()
+import git  # noqa: E402  (after pin_gitpython: GitPython runs git when imported)
 
 DIFF_TOKEN_CAP = 6000
 STATUS_ENTRIES_SHOWN = 100
@@ -108,8 +109,8 @@ def open_repo(workspace: Path) -> git.Repo:
             f"Not a git repository: the workspace {workspace} is not inside a git work tree, "
             "so git_status/git_diff/git_log cannot be used here."
         ) from None
-    repo.git.set_persistent_git_options(c=config_args(top)[1::2])
-    repo.git.update_environment(**_gitpython_env(top), **SAFE_ENV)
+    repo.git.set_persistent_git_options(c=config_args()[1::2])
+    repo.git.update_environment(**_gitpython_env(top))
     return repo
 
 
@@ -118,8 +119,9 @@ def _gitpython_env(top: Path) -> dict[str, str]:
     user's secrets blanked, and a ``GIT_DIR``-like variable from the user's shell (agent-tui started from
     a git hook, ``rebase --exec``, ``bisect run``) set to this repository's own folders, since an empty
     one is an error to git."""
-    safe = safe_env()
+    safe = safe_env(top=top)
     out = {name: "" for name in os.environ if name not in safe}
+    out.update(safe)
     located = {"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} & set(out)
     found = locate(top) if located else None
     if found is not None:
@@ -139,8 +141,7 @@ def repo_path(repo: git.Repo, workspace: Path, path: str) -> str:
 
 def _git(repo: git.Repo, *args: str) -> str:
     try:
-        top = Path(repo.working_tree_dir or ".")
-        argv = git_argv(*args, top=top)
+        argv = git_argv(*args)
         return repo.git.execute(argv, strip_newline_in_stdout=False)  # type: ignore[call-overload, no-any-return]
     except git.GitCommandError as exc:
         err = str(exc.stderr or exc).strip().splitlines()

@@ -128,10 +128,19 @@ def walk_files(root: Path, start: Path, matcher: IgnoreMatcher | None = None) ->
         hidden = matcher.hidden(rels)
         level = []
         for path, rel in sorted(zip(entries, rels, strict=True), key=lambda pr: pr[1]):
-            if rel in hidden or path.is_symlink() and not path.resolve().is_relative_to(root):
+            if rel in hidden or path.is_symlink() and not _link_inside(path, root):
                 continue
             if path.is_dir():
                 if not path.is_symlink():  # like rg: never follow directory links (loops)
                     level.append(path)
             elif path.is_file():
                 yield path
+
+
+def _link_inside(link: Path, root: Path) -> bool:
+    """Whether the symbolic link ``link`` leads to a place inside ``root`` (a loop or a dangling chain
+    leads nowhere: skipped, not an error for the whole walk)."""
+    try:
+        return link.resolve(strict=True).is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False

@@ -17,6 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from agent_tui.core.parse import loads_json
 from agent_tui.core.tokens import count_tokens
 from agent_tui.tools.base import (
     ToolContext,
@@ -104,7 +105,7 @@ class ToolRegistry:
             args: Any = {}
         elif isinstance(raw, str):
             try:
-                args = json.loads(raw)
+                args = loads_json(raw)
             except json.JSONDecodeError as exc:
                 snippet = raw if len(raw) <= 120 else raw[:120] + "…"
                 return (

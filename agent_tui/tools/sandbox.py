@@ -44,12 +44,12 @@ Config::
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.tools import sandbox_journal, sandbox_seccomp
+from agent_tui.tools.programs import find_program
 from agent_tui.tools.sandbox_after import move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
@@ -261,7 +261,7 @@ class SandboxStatus:
 @functools.lru_cache(maxsize=4)
 def probe(bwrap: str | None = None) -> tuple[str | None, str]:
     """(path, "") when bwrap exists and really works here, else (None, why)."""
-    path = bwrap or shutil.which("bwrap")
+    path = bwrap or find_program("bwrap")
     if not path:
         return None, f"bwrap was not found; {INSTALL_HINT}"
     cmd = [path, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp", "--unshare-net", "true"]

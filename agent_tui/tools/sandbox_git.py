@@ -34,6 +34,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.tools.programs import find_program
+
 #: ``section.key`` names kept (lower case, no subsection): identity and behaviour, nothing that runs
 #: a program, names a credential or rewrites where git connects.
 KEEP_KEYS: frozenset[str] = frozenset({
@@ -217,7 +219,7 @@ def build_view(workspace: Path, env: Mapping[str, str] | None = None, home: Path
     env = os.environ if env is None else env
     home = home or Path(env.get("HOME") or Path.home())
     tops = config_files(env, home)
-    git = git if git is not None else shutil.which("git", path=env.get("PATH"))
+    git = git if git is not None else find_program("git", env.get("PATH"))
     if not tops:
         return GitConfigView()
     if not git:
@@ -303,7 +305,7 @@ def git_view(workspace: Path, env: Mapping[str, str] | None = None) -> GitConfig
     env = os.environ if env is None else env
     home = Path(env.get("HOME") or Path.home())
     tops = config_files(env, home)
-    base = (str(workspace), str(home), tuple(str(t) for t in tops), shutil.which("git", path=env.get("PATH")))
+    base = (str(workspace), str(home), tuple(str(t) for t in tops), find_program("git", env.get("PATH")))
     with _lock:
         for key, view in list(_cache.items()):
             if key[0] == base and key[1] == stat_signature(view.sources):

@@ -24,15 +24,15 @@ script, the manager's own install in a virtualenv or ``node_modules``) is not co
 
 from __future__ import annotations
 
-import json
+import itertools
 import os
 import re
 import shlex
 import stat
 import threading
-import tomllib
 from pathlib import Path
 
+from agent_tui.core.parse import loads_json, loads_toml
 from agent_tui.tools.sandbox_git import stat_signature
 
 #: Bytes of an installed hook read to recognise its manager (their scripts are ~1-3 KB).
@@ -111,9 +111,9 @@ def _load(path: Path) -> object:
             return None
         text = path.read_text("utf-8", "replace")
         if path.suffix == ".toml":
-            return tomllib.loads(text)
+            return loads_toml(text)
         if path.suffix in (".json", ".jsonc"):
-            return json.loads(_strip_jsonc(text) if path.suffix == ".jsonc" else text)
+            return loads_json(_strip_jsonc(text) if path.suffix == ".jsonc" else text)
         import yaml
 
         return yaml.safe_load(text)
@@ -207,7 +207,11 @@ def _lefthook(top: Path, out: dict[Path, str]) -> None:
 
 def _extended(value: str, top: Path, out: dict[Path, str]) -> list[Path]:
     """The files an ``extends`` entry names, each marked; for a glob, the folder it searches is
-    marked instead (a file a command adds there would be merged)."""
+    marked instead (a file a command adds there would be merged).  An entry that leaves ``top``
+    (absolute, or through ``..``) names nothing a command in the workspace could write, and a glob
+    like ``../../**/*`` would walk the whole disk, so it is skipped."""
+    if Path(value).is_absolute() or ".." in Path(value).parts:
+        return []
     if not any(ch in value for ch in "*?["):
         out.setdefault(top / value, "manager")
         return [top / value]
@@ -216,7 +220,10 @@ def _extended(value: str, top: Path, out: dict[Path, str]) -> list[Path]:
     folder = top.joinpath(*parts[:fixed]) if fixed else top
     if folder != top:
         out.setdefault(folder, "manager")
-    matches = sorted(top.glob(value))[:MAX_MATCHES] if not Path(value).is_absolute() else []
+    try:
+        matches = sorted(itertools.islice(top.glob(value), MAX_MATCHES))
+    except (OSError, ValueError):
+        matches = []
     out.update({path: "manager" for path in matches if path not in out})
     return matches
 

@@ -136,10 +136,7 @@ def _worktrees(common: Path, root: Path) -> tuple[list[Path], list[Path]]:
     for entry in entries:
         record = entry / "gitdir"
         records.append(record)
-        try:
-            text = record.read_bytes()[:4096].decode("utf-8", "surrogateescape").strip()
-        except OSError:
-            continue
+        text = (read_pointer(record) or "").strip()  # a FIFO or /dev/zero link must not hang or fill memory
         if not text:
             continue
         named = Path(os.path.normpath(entry / text))  # git 2.48+ may write it relative to the record

@@ -41,6 +41,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.tools.programs import find_program
+
 #: How to get slirp4netns, said when it is missing.
 SLIRP_HINT = "install slirp4netns (Debian/Ubuntu: `apt install slirp4netns`) to keep the host's own services out of reach"
 #: The DNS forwarder slirp4netns offers inside the namespace.
@@ -53,7 +55,7 @@ SETUP_TIMEOUT = 10.0
 @functools.lru_cache(maxsize=1)
 def slirp_path() -> str | None:
     """slirp4netns, when it is installed and runs here (``--version``)."""
-    path = shutil.which("slirp4netns")
+    path = find_program("slirp4netns")
     if path is None:
         return None
     try:

@@ -13,14 +13,15 @@ import asyncio
 import contextlib
 import fnmatch
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.tools.base import ToolError
+from agent_tui.tools.git_safe import safe_env
 from agent_tui.tools.ignore import IgnoreMatcher, walk_files
+from agent_tui.tools.programs import find_program
 from agent_tui.tools.workspace import AGENT_DIR, SKIP_DIRS, SNIFF_BYTES
 
 #: Matches collected at most; beyond this the count is a lower bound.
@@ -44,7 +45,7 @@ def rg_binary() -> str | None:
     """The ripgrep executable, unless missing or disabled with AGENT_TUI_NO_RG."""
     if os.environ.get(NO_RG_ENV):
         return None
-    return shutil.which("rg")
+    return find_program("rg")
 
 
 def smart_case(pattern: str) -> bool:
@@ -167,6 +168,7 @@ async def search_rg(
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=root,
+        env=safe_env(),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
         stdin=asyncio.subprocess.DEVNULL,

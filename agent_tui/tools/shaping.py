@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.core.parse import loads_json
 from agent_tui.core.results import ResultStore
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.cleaning import clean_text
@@ -48,7 +48,7 @@ def _parse_json(text: str) -> tuple[bool, Any]:
     if not stripped or stripped[0] not in "{[":
         return False, None
     try:
-        return True, json.loads(stripped)
+        return True, loads_json(stripped)
     except ValueError:
         return False, None
 

@@ -249,12 +249,12 @@ def test_missing_bwrap_is_reported_with_how_to_install(tmp_path: Path) -> None:
     missing = probe.__wrapped__  # type: ignore[attr-defined]
     import agent_tui.tools.sandbox as sb
 
-    saved = sb.shutil.which
-    sb.shutil.which = lambda _name: None  # type: ignore[assignment]
+    saved = sb.find_program
+    sb.find_program = lambda _name: None  # type: ignore[assignment]
     try:
         path, why = missing(None)
     finally:
-        sb.shutil.which = saved  # type: ignore[assignment]
+        sb.find_program = saved
     assert path is None and "apt install bubblewrap" in why
     off = sandbox_for(tmp_path, "off")
     assert off.sandbox is None and "off" in off.message
@@ -276,7 +276,7 @@ def test_session_without_bwrap_warns_and_falls_back_to_approval(tmp_path: Path, 
     from agent_tui.agent.session import SessionOptions, build_agent
     from agent_tui.core.config import Settings
 
-    monkeypatch.setattr(sb.shutil, "which", lambda _name: None)
+    monkeypatch.setattr(sb, "find_program", lambda _name: None)
     sb.probe.cache_clear()
     try:
         settings = Settings(approval={"sandboxed_commands": "allow"})

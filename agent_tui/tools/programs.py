@@ -1,0 +1,34 @@
+"""Where agent-tui finds the programs it runs itself: git, rg, bwrap, slirp4netns.
+
+A ``PATH`` entry that is not absolute (``.``, ``bin``, ``./node_modules/.bin``, or the empty entry a
+trailing ``:`` leaves) names a folder of whatever directory a program starts in, and agent-tui starts
+git and rg in the workspace.  With such an entry a cloned repository's ``bin/git`` would run for a read
+tool, outside the sandbox and unasked, and its ``bin/rg`` would get the environment.  Like Go's
+``exec.LookPath`` since 1.19, only absolute entries are searched, and the programs agent-tui starts get
+a ``PATH`` without the others (so git's own helpers are found the same way).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+
+def absolute_path(path: str | None = None) -> str:
+    """``path`` (default: this process's ``PATH``) with only its absolute entries."""
+    value = os.environ.get("PATH", os.defpath) if path is None else path
+    return os.pathsep.join(entry for entry in value.split(os.pathsep) if entry and os.path.isabs(entry))
+
+
+def find_program(name: str, path: str | None = None) -> str | None:
+    """The absolute path of ``name`` on the absolute entries of ``path`` (default: ``PATH``), or None."""
+    search = absolute_path(path)
+    return shutil.which(name, path=search) if search else None
+
+
+def pin_gitpython() -> None:
+    """Point GitPython at git's absolute path before it is imported: its import runs ``git version``
+    through ``PATH`` as it stands, in the current folder (usually the workspace)."""
+    found = find_program("git")
+    if found is not None:
+        os.environ["GIT_PYTHON_GIT_EXECUTABLE"] = found
