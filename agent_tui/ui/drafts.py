@@ -18,6 +18,7 @@ Secrets are masked before a draft is written (``core/redact``), as in the histor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -60,6 +61,8 @@ class Drafts:
         instances in one process, as tests run them)."""
         self._lock_fd: int | None = None
         self._claims = 0
+        self.problem = ""
+        """Why the last save failed ("" when it did not)."""
 
     @property
     def path(self) -> Path:
@@ -72,20 +75,25 @@ class Drafts:
     def save(self, text: str) -> bool:
         """Keep ``text`` as this instance's draft (masked, written atomically); an empty one removes it.
         True when that is done (False: an unwritable state directory, the draft lives in the box only)."""
+        tmp = self._file(self.token, ".tmp")
         try:
             if not text.strip():
                 self.path.unlink(missing_ok=True)
+                self.problem = ""
                 return True
             from agent_tui.core.redact import redact_text
 
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
             self._hold()
-            tmp = self._file(self.token, ".tmp")
             record = {"text": redact_text(text[:MAX_DRAFT]), "at": time.time(), "pid": os.getpid()}
             tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
             tmp.replace(self.path)
+            self.problem = ""
             return True
-        except OSError:
+        except OSError as exc:
+            self.problem = f"{self.folder}: {exc.strerror or exc}"
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)  # a half-written copy of a full disk helps nobody
             return False
 
     def take_over(self) -> list[Draft]:
@@ -194,12 +202,21 @@ class Drafts:
 
     def _sweep_locks(self) -> None:
         """Remove old lock files that nobody holds and that have no draft (an instance that crashed
-        with an empty box)."""
+        with an empty box), and half-written copies of ended runs."""
         now = time.time()
         try:
             locks = list(self.folder.glob(f"{self.stem}.draft.*.lock"))
         except OSError:
             return
+        try:
+            tmps = list(self.folder.glob(f"{self.stem}.draft.*.tmp"))
+        except OSError:
+            tmps = []
+        for tmp in tmps:  # a copy a run killed mid-write left (its draft file is whole: written by rename)
+            token = tmp.name[len(self.stem) + len(".draft."):-len(".tmp")]
+            if token != self.token and not self._alive(token):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
         for lock in locks:
             token = lock.name[len(self.stem) + len(".draft."):-len(".lock")]
             try:

@@ -119,11 +119,13 @@ class InputHistory:
         return True
 
     # the unsent draft -----------------------------------------------------------------------------
-    def save_draft(self, text: str) -> None:
+    def save_draft(self, text: str) -> str:
         """Keep ``text`` (the box's whole text, pastes expanded) so a crash, a kill or a quit loses no
-        typing; an empty box removes it (``ui/drafts``: one file per running instance)."""
-        if self.drafts is not None:
-            self.drafts.save(text)
+        typing; an empty box removes it (``ui/drafts``: one file per running instance).  Returns why it
+        could not be kept ("" when it was, or when this history keeps no drafts)."""
+        if self.drafts is None or self.drafts.save(text):
+            return ""
+        return self.drafts.problem or "the draft could not be written"
 
     def saved_draft(self) -> str:
         """The newest draft that runs no longer running left unsent ("" when none); this run takes it

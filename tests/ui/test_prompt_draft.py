@@ -368,3 +368,51 @@ async def test_quitting_while_up_keeps_a_folded_paste_of_the_draft_whole(demo_wo
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert again.main.prompt.value == f"see: {big}"
+
+
+async def test_a_draft_that_cannot_be_written_is_said_once_and_leaves_no_half_copy(
+        demo_workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk: the typing lived only in the box, unsaid, and every try left an empty ``.tmp`` behind."""
+    real_write = Path.write_text
+
+    def full_disk(self: Path, *args: Any, **kwargs: Any) -> int:
+        if ".draft." in self.name:
+            real_write(self, "")  # what a full disk leaves: the file made, nothing in it
+            raise OSError(28, "No space left on device")
+        return real_write(self, *args, **kwargs)
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        app.main.prompt.clear()
+        monkeypatch.setattr(Path, "write_text", full_disk)
+        await pilot.press(*"keep this")
+        app.main.prompt.save_draft()
+        await pilot.press(*" and this")
+        app.main.prompt.save_draft()
+        await pilot.pause()
+        warned = [n.message for n in app._notifications if n.title == "Draft not saved"]
+        assert len(warned) == 1 and "No space left on device" in warned[0], warned
+        folder = history_path(demo_workspace).parent
+        assert not list(folder.glob("*.draft.*.tmp"))
+        monkeypatch.setattr(Path, "write_text", real_write)  # space again: saved, and a new failure is said again
+        app.main.prompt.save_draft()
+        assert draft_text(demo_workspace) == "keep this and this"
+        monkeypatch.setattr(Path, "write_text", full_disk)
+        app.main.prompt.save_draft()
+        await pilot.pause()
+        assert len([n for n in app._notifications if n.title == "Draft not saved"]) == 2
+        monkeypatch.setattr(Path, "write_text", real_write)
+
+
+def test_half_written_copies_of_ended_runs_are_swept(tmp_path: Path) -> None:
+    from agent_tui.ui.input_history import InputHistory
+
+    ended = InputHistory.for_workspace(tmp_path)
+    ended.save_draft("whole")
+    assert ended.drafts is not None
+    leftover = ended.drafts._file(ended.drafts.token, ".tmp")
+    leftover.write_text("")  # killed between the write and the rename
+    ended.close()
+    assert InputHistory.for_workspace(tmp_path).saved_draft() == "whole"
+    assert not leftover.exists()

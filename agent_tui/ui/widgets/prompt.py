@@ -97,6 +97,8 @@ class PromptInput(TextArea):
         """When the box first changed after the draft was last written."""
         self._cycle: Cycle | None = None
         """The matches tab is cycling through (None when the box was edited since)."""
+        self._draft_problem = ""
+        """Why the last draft could not be written ("" when it was): warned about once, until it is again."""
 
     # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
     def _on_mount(self) -> None:
@@ -134,7 +136,12 @@ class PromptInput(TextArea):
         self._unsaved_since = None
         h = self.inputs
         browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
-        self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded())
+        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded())
+        if problem and not self._draft_problem and self.is_attached:
+            self.notify(f"What you type cannot be saved ({problem}): until you send it, it is only in this "
+                        "box, and a crash or kill would lose it.", title="Draft not saved", severity="warning",
+                        timeout=12)
+        self._draft_problem = problem
 
     # compatibility with the one-line Input the tests and app used ------------------------------------
     @property
