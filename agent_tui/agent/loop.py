@@ -36,6 +36,7 @@ from agent_tui.core.budget import make_plan
 from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import Category, State
+from agent_tui.core.message_fit import too_large
 from agent_tui.core.parse import loads_json
 from agent_tui.core.summary import ExtractiveSummariser
 from agent_tui.store.db import StoreError
@@ -259,6 +260,11 @@ class Agent(ReasoningMixin):
         from agent_tui.agent import llm as llm_mod
 
         eng = self.engine
+        refused = too_large(eng, task)
+        if refused:
+            yield ev.ErrorEvent(refused, fatal=True)
+            yield ev.TurnFinished(eng.turn, 0, "", "error")
+            return
         eng.add_user(task)
         if self.runner.mcp is not None:
             try:

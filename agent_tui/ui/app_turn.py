@@ -46,6 +46,14 @@ class TurnMixin:
             self.notify(f"Not sent (your message is {where}). {no_model_hint(self.controller.ws.trust)}",
                         title="No model", severity="error", timeout=20)
             return
+        if self.controller is not None:
+            from agent_tui.core.message_fit import too_large
+
+            refused = await asyncio.to_thread(too_large, self.controller.engine, text)
+            if refused:
+                self.notify(f"{refused} Your message is {self._give_back(text)}.", title="Message too large",
+                            severity="error", timeout=20)
+                return
         await self.main.conversation.add_user(text, pending=True)
         if self.controller is None or self.switching:
             # no session yet, or one about to replace it (/model, /new, /resume): a turn run on the old one

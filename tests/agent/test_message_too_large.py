@@ -1,0 +1,56 @@
+"""A user message larger than the room the window leaves is refused before it is sent, and says why.
+
+Sent as it was, a provider answered 400 (two wasted calls and a compaction that changed nothing), or one
+that took it billed for it and the next compaction folded it into a 41-token summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.agent import events as ev
+from agent_tui.core.message_fit import room, too_large
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+from .helpers import make_agent, make_repo, run_turn
+
+
+def _words(n: int) -> str:
+    return " ".join(f"w{i}x" for i in range(n))
+
+
+async def test_a_message_over_the_room_is_refused_and_nothing_is_sent(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    with FakeOpenAI() as server:
+        server.script(Reply.text("fine"))
+        agent, ws = make_agent(root, server.base_url, window=16_000)
+        try:
+            space, head = room(agent.engine)
+            assert 0 < space < agent.engine.plan.input_budget and head > 0
+            big = _words(12_000)  # ~36K tokens against a 16K window
+            events = await run_turn(agent, big)
+            assert server.chat_requests == []
+            (error,) = [e for e in events if isinstance(e, ev.ErrorEvent)]
+            assert error.fatal and "Not sent" in error.message and f"room for {space:,}" in error.message
+            assert [e.status for e in events if isinstance(e, ev.TurnFinished)] == ["error"]
+            assert all(it.content != big for it in agent.engine.items.values()), "the message entered no item"
+            small = _words(20)
+            assert too_large(agent.engine, small) == ""
+            events = await run_turn(agent, small)
+            assert [e.status for e in events if isinstance(e, ev.TurnFinished)] == ["done"]
+            assert small in str(server.chat_requests[-1].messages)
+        finally:
+            ws.close()
+
+
+def test_a_message_just_inside_the_room_is_sent(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    agent, ws = make_agent(root, "http://127.0.0.1:9", window=16_000)
+    try:
+        space, _ = room(agent.engine)
+        text = "x " * 40_000
+        counted = agent.engine.counter.count
+        fitting = text[: next(n for n in range(len(text), 0, -500) if counted(text[:n]) <= space)]
+        assert too_large(agent.engine, fitting) == ""
+        assert too_large(agent.engine, fitting + " y" * 600)
+    finally:
+        ws.close()
