@@ -15,6 +15,7 @@ covers that store and pinning a rule in it later does not ask again.
 from __future__ import annotations
 
 import fcntl
+import os
 import sqlite3
 import uuid
 from dataclasses import dataclass
@@ -154,8 +155,23 @@ def read_store(path: Path) -> StoreFacts | None:
     the model, so it must be asked about, never taken for the user's own (fail closed)."""
     if not path.is_file():
         return None
+    facts = _read_store(path, "mode=ro")
+    if facts is not None and facts.problem and _frozen(path):
+        # a read-only folder: a WAL store's read-only open cannot make its -shm file there, but with no
+        # journal beside it the file alone is the whole store, and nothing can change it while it is read
+        return _read_store(path, "immutable=1")
+    return facts
+
+
+def _frozen(path: Path) -> bool:
+    """The store's folder cannot be written and no journal is beside the file (nothing left to replay)."""
+    journals = (path.with_name(path.name + suffix) for suffix in ("-wal", "-journal"))
+    return not os.access(path.parent, os.W_OK) and not any(j.exists() for j in journals)
+
+
+def _read_store(path: Path, mode: str) -> StoreFacts | None:
     try:
-        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=5.0)
+        conn = sqlite3.connect(f"file:{quote(str(path))}?{mode}", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
         return StoreFacts("", (), 0, f"cannot be read ({exc})")
     try:

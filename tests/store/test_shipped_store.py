@@ -202,3 +202,27 @@ def test_a_store_that_cannot_be_read_for_trust_is_asked_about(tmp_path: Path, fa
     proc = _run(user, root, fake_llm)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert fake_llm.chat_requests and SHIPPED not in _sent(fake_llm), "the shipped rule reached the model"
+
+
+def test_the_users_own_store_in_a_read_only_folder_is_still_theirs(tmp_path: Path, monkeypatch: Any) -> None:
+    """A read-only mount: a WAL store's read-only open cannot make its ``-shm`` file, so the check called the
+    user's own store "a store you did not create here"."""
+    from tests.support.bwrap import require_bwrap
+
+    bwrap = require_bwrap()
+    root = make_repo(tmp_path / "mine")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    from agent_tui.store.workspace import Workspace
+
+    ws = Workspace(root)
+    ws.add_rule("MY-RULE")
+    ws.close()
+    folder = root / ".agent-tui"
+    assert not list(folder.glob("memory.db-*")), "closed cleanly: no journal beside the store"
+    probe = ("import json, sys; from agent_tui.core import store_owner as s; f = s.read_store(s.store_file("
+             f"__import__('pathlib').Path({str(root)!r}), None)); print(json.dumps([f.store_id, f.rules, f.problem]))")
+    done = subprocess.run([bwrap, "--bind", "/", "/", "--ro-bind", str(folder), str(folder), "--dev", "/dev",
+                           sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    store_id, rules, problem = json.loads(done.stdout)
+    assert problem == "" and rules == ["MY-RULE"] and store_id in store_owner.own_store_ids()

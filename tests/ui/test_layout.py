@@ -142,3 +142,19 @@ async def test_help_is_usable_at_80x24(demo_workspace: Path) -> None:
         keys = [line for line in first_page if line.startswith("  ") and not line.startswith("   ")]
         assert len(keys) >= 12, f"only {len(keys)} keys on the first page"
         assert all(cell_len(line) <= dialog.content_size.width for line in lines), "nothing cut at the edge"
+
+
+def test_a_calibrated_budget_is_explained_without_a_negative_margin() -> None:
+    """A model the provider counts fewer tokens for gets a budget above window − reserve (in the engine's
+    count); the panel showed that as a negative margin (``− margin -6,951``)."""
+    from agent_tui.ui.gauge import Gauge
+    from agent_tui.ui.widgets.budget import budget_equation
+
+    def gauge(budget: int) -> Gauge:
+        return Gauge(window=128_000, reserve=16_384, input_budget=budget, total=0, free=budget, used_pct=0.0,
+                     compact_at=0.75, fresh_at=0.9, over_budget=False, rows=())
+
+    assert budget_equation(gauge(110_336)) == "input budget 110k = window 128k − reserve 16,384 − margin 1,280"
+    stretched = budget_equation(gauge(118_567))
+    assert "-" not in stretched.replace("− ", "") and "margin" not in stretched
+    assert stretched.endswith("in the engine's count (the provider counts ~6 % fewer tokens)"), stretched

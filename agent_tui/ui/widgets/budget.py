@@ -25,7 +25,11 @@ def budget_equation(gauge: Gauge) -> str:
     """``input budget 5,514 = window 7,000 − reserve 1,400 − margin 86``: where the budget comes from."""
     margin = gauge.window - gauge.reserve - gauge.input_budget
     text = f"input budget {fmt_tokens(gauge.input_budget)} = window {fmt_tokens(gauge.window)} − reserve {fmt_tokens(gauge.reserve)}"
-    return text + (f" − margin {fmt_tokens(margin)}" if margin else "")
+    if margin >= 0:
+        return text + (f" − margin {fmt_tokens(margin)}" if margin else "")
+    # calibrated: the provider counts fewer tokens than the engine, so the budget in the engine's count is larger
+    fewer = 100.0 * (1 - (gauge.window - gauge.reserve) / gauge.input_budget)
+    return text + f", in the engine's count (the provider counts ~{fewer:.0f} % fewer tokens)"
 
 
 def collapsed_line(gauge: Gauge, cache_pct: float | None, cost: float | None) -> str:
