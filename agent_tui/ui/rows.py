@@ -51,7 +51,8 @@ def build_rows(items: Sequence[Any], trace: Iterable[Any] | None, current_turn: 
                total: int | None = None) -> list[ItemRow]:
     """Rows for ``items`` (ContextItems) with reasons from ``trace`` (TraceEntries or dicts).
 
-    An item in the request shows what it cost there (the trace's tokens); with ``total`` (the
+    An item in the request shows what it cost there (the trace's tokens: 0 for an active file whose text a
+    file note carries, so it is not counted twice); with ``total`` (the
     gauge's), a ``(framing)`` row holds the rest — message framing, section headers and the
     status line — so the rows in the request add up to the gauge's total."""
     why: dict[str, tuple[bool, str, int]] = {}
@@ -60,13 +61,17 @@ def build_rows(items: Sequence[Any], trace: Iterable[Any] | None, current_turn: 
         included = t["included"] if isinstance(t, dict) else t.included
         reason = t["reason"] if isinstance(t, dict) else t.reason
         tokens = t.get("tokens", 0) if isinstance(t, dict) else t.tokens
-        why.setdefault(item_id, (bool(included), str(reason), int(tokens or 0)))
+        seen = why.get(item_id)
+        if seen is None or (included and not seen[0]):
+            why[item_id] = (bool(included), str(reason), int(tokens or 0))
+        elif included:  # an item also traced where it is carried (a file in the block): its cost is the largest
+            why[item_id] = (True, seen[1], max(seen[2], int(tokens or 0)))
     rows = []
     for n, it in enumerate(items):
         known = why.get(it.id)
         own = int(it.window_tokens if it.role == "tool" else it.tokens)
         rows.append(ItemRow(
-            id=it.id, category=str(it.category), tokens=known[2] if known and known[0] and known[2] else own,
+            id=it.id, category=str(it.category), tokens=known[2] if known and known[0] else own,
             age=max(0, current_turn - int(it.turn)), state=display_state(it), pinned=bool(it.pinned),
             in_request=None if trace is None else (known[0] if known else False),
             reason=known[1] if known else ("not assembled yet" if trace is None else "not considered"),
