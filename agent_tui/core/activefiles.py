@@ -75,6 +75,8 @@ class ActiveFile:
         return f"f:{self.path}"
 
 
+TRUNCATED = "[… truncated in the window; use read_file with line ranges]"
+"""Where a pinned file past the per-file limit is cut."""
 TOO_LARGE = ("Too large to keep whole in the window: the read_file results in the conversation show the parts "
              "read (after a compaction, the lines read or edited last follow here); read more with read_file "
              "start_line/end_line or query.")
@@ -269,7 +271,7 @@ class ActiveFiles:
                 head = (f"### {af.path} ({lines:,} lines, {len(af.content):,} characters, sha {af.hash[:10]}){note}"
                         f"\n{TOO_LARGE}")
                 return self._with_regions(head, af, max_tokens_chars, regions_since) if not af.missing else head
-            body = body[:max_tokens_chars] + "\n[… truncated in the window; use read_file with line ranges]"
+            body = body[:max_tokens_chars] + "\n" + TRUNCATED
         return f"### {af.path} ({lines} lines, sha {af.hash[:10]}){note}\n```\n{body}\n```"
 
     @staticmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from agent_tui.core.activefiles import ActiveFile
+from agent_tui.core.activefiles import TOO_LARGE, TRUNCATED, ActiveFile
 from agent_tui.core.file_regions import Region
 from agent_tui.core.item_actions import EngineError
 from agent_tui.core.items import Category, ContextItem, Priority, State
@@ -154,3 +154,23 @@ def file_action(engine: Any, action: str, item_id: str) -> ContextItem:
     if action == "evict":
         return dataclasses.replace(item, state=State.RELEASED, pinned=False)
     return item
+
+
+def partial_view(engine: Any, item_id: str) -> str:
+    """For an active file (``f:path``) the window shows only in part, what it shows ("" when it shows
+    it whole): a pin keeps the file, but a file past the per-file limit is cut."""
+    af: ActiveFile | None = engine.files.files.get(item_id[2:]) if item_id.startswith("f:") else None
+    if af is None:
+        return ""
+    shown = engine.window.file_item(af).content
+    total = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
+    if TRUNCATED in shown:
+        body = shown.split("```\n", 1)[-1].split(TRUNCATED, 1)[0]
+        return (f"only its first {body.count(chr(10)):,} of {total:,} lines fit in the window; read_file with "
+                "line ranges shows the rest")
+    if TOO_LARGE in shown:
+        return f"it is too large for the window ({total:,} lines): only the regions read or edited last are shown"
+    if af.outline:
+        return (f"it was read only as an outline or a range ({total:,} lines): the window points to that read; "
+                "read_file with line ranges shows the text")
+    return ""

@@ -140,6 +140,12 @@ class SessionController:
         trace = last.trace if last is not None else None
         return build_rows(items, trace, self.engine.turn, last.breakdown.total if last is not None else None)
 
+    def partial_view(self, item_id: str) -> str:
+        """What part of an active file the window shows, when not all of it ("" otherwise)."""
+        from agent_tui.core.file_items import partial_view
+
+        return partial_view(self.engine, item_id)
+
     def item(self, item_id: str) -> ContextItem:
         return self.engine.get(item_id)
 

@@ -31,3 +31,32 @@ async def test_a_pinned_file_carried_by_its_file_note_is_counted_once(tmp_path: 
     framing = rows[FRAMING].tokens if FRAMING in rows else 0
     assert 0 <= framing < 200, framing
     assert sum(r.tokens for r in rows.values() if r.in_request) == asm.breakdown.total
+
+
+async def test_pinning_a_file_too_large_to_carry_whole_says_how_much_is_carried(tmp_path: Path) -> None:
+    """A pin said "(in, pinned)" while the window kept 388 of 22,000 lines, or only a pointer to an outline."""
+    from agent_tui.core.file_items import partial_view
+
+    root = make_repo(tmp_path / "repo")
+    (root / "big.txt").write_text("".join(f"line {i} of the big text file\n" for i in range(22_000)))
+    (root / "outlined.txt").write_text("".join(f"row {i} of another big file\n" for i in range(22_000)))
+    (root / "small.txt").write_text("a\nb\n")
+    with FakeOpenAI() as server:
+        server.script(Reply.tool_call("read_file", {"path": "outlined.txt"}),
+                      Reply.tool_call("read_file", {"path": "small.txt"}), Reply.text("read"))
+        agent, ws = make_agent(root, server.base_url)
+        try:
+            await run_turn(agent, "read the files")
+            eng = agent.engine
+            for path in ("big.txt", "outlined.txt", "small.txt"):
+                eng.actions.pin(f"f:{path}")  # big.txt was never read: the pin reads it
+            said = partial_view(eng, "f:big.txt")
+            shown = eng.window.file_item(eng.files.files["big.txt"]).content
+            outlined, small = partial_view(eng, "f:outlined.txt"), partial_view(eng, "f:small.txt")
+        finally:
+            ws.close()
+    first = int(said.split("only its first ")[1].split(" of ")[0].replace(",", ""))
+    assert said.endswith("of 22,000 lines fit in the window; read_file with line ranges shows the rest"), said
+    assert 100 < first < 22_000 and f"line {first - 1} of" in shown and f"line {first + 1} of" not in shown
+    assert outlined.startswith("it was read only as an outline or a range (22,000 lines)"), outlined
+    assert small == ""
