@@ -102,7 +102,7 @@ def write_diff(args: dict[str, Any], workspace: Path | None) -> str:
     head = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@"
     body = "\n".join("+" + line for line in shown)
     more = f"\n# … {len(lines) - len(shown)} more lines" if len(lines) > len(shown) else ""
-    return f"# new file {path} ({len(lines)} lines)\n{head}\n{body}{more}"
+    return f"# new file {path} ({len(lines)} line{'s' if len(lines) != 1 else ''})\n{head}\n{body}{more}"
 
 
 def split_answer(answer: str) -> tuple[str, str]:

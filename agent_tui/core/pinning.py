@@ -77,6 +77,8 @@ def read_for_pin(workspace: Path | None, path: str) -> str:
     target = (root / path).resolve()
     if not target.is_relative_to(root):
         raise EngineError(f"f:{path} is outside the workspace; only workspace files can be pinned")
+    if target.is_dir():
+        raise EngineError(f"f:{path} is a folder; pin the files in it one by one (f:{path.rstrip('/')}/NAME)")
     if not target.is_file():
         raise EngineError(f"no item f:{path}: there is no such file in the workspace")
     if target.stat().st_size > MAX_PIN_BYTES:

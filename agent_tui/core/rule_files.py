@@ -84,8 +84,8 @@ def append_rule(path: Path, text: str, root: Path | None = None) -> Path:
     as the instruction loader refuses to read one, and the file is replaced atomically, never written
     through a link."""
     line = " ".join(text.split())
-    if not line:
-        raise ValueError("an empty rule cannot be added")
+    if not any(ch.isalnum() for ch in line):
+        raise ValueError(f"a rule needs words: {line!r} says nothing" if line else "an empty rule cannot be added")
     target = path.resolve()
     if root is not None:
         project = (git_root(root) or root).resolve()

@@ -53,6 +53,8 @@ def test_write_diff_against_existing_and_new_file(tmp_path: Path) -> None:
     assert "@@ -1,3 +1,3 @@" in diff and "-line 3" in diff and "+three" in diff
     new = write_diff({"path": "pkg/new.py", "content": "a\nb\n"}, tmp_path)
     assert "--- /dev/null" in new and "@@ -0,0 +1,2 @@" in new and "+a\n+b" in new
+    assert new.startswith("# new file pkg/new.py (2 lines)")
+    assert write_diff({"path": "one.py", "content": "x = 1\n"}, tmp_path).startswith("# new file one.py (1 line)\n")
 
 
 def test_command_preview_and_answers() -> None:

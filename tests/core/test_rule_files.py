@@ -50,3 +50,22 @@ def test_a_link_out_of_the_project_or_into_git_is_refused_and_nothing_is_written
         append_rule(target_file(ws, "project"), "Use pnpm", ws)
     assert (victim / "bashrc").read_text() == "export PATH=/usr/bin\n"
     assert not (victim / "newfile").exists() and not (ws / ".git" / "hooks" / "post-checkout").exists()
+
+
+@pytest.mark.parametrize("text", ["#", "  - ", "...", ""])
+def test_a_rule_without_words_is_refused(tmp_path: Path, text: str) -> None:
+    """``/remember`` then ``#`` added the rule ``- #`` to AGENTS.md."""
+    with pytest.raises(ValueError):
+        append_rule(tmp_path / "AGENTS.md", text, tmp_path)
+    assert not (tmp_path / "AGENTS.md").exists()
+
+
+def test_pinning_a_folder_says_it_is_a_folder(tmp_path: Path) -> None:
+    from agent_tui.core.item_actions import EngineError
+    from agent_tui.core.pinning import read_for_pin
+
+    (tmp_path / "pkg").mkdir()
+    with pytest.raises(EngineError, match="f:pkg is a folder; pin the files in it one by one"):
+        read_for_pin(tmp_path, "pkg")
+    with pytest.raises(EngineError, match="no such file"):
+        read_for_pin(tmp_path, "nothing.py")
