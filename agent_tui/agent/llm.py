@@ -87,6 +87,10 @@ def preload_litellm() -> Any:
             litellm.drop_params = True
             litellm.set_verbose = False
             litellm.turn_off_message_logging = True
+            # litellm prices each response by counting its tokens, and for Llama, Command R… models fetches a
+            # tokenizer from huggingface.co to do it: a request to a third party the user never chose, and
+            # offline a 23 s stall (retries with backoff) inside the call.  Its OpenAI tokenizer counts instead.
+            litellm.disable_hf_tokenizer_download = True
             for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
                 logging.getLogger(name).setLevel(logging.CRITICAL)
             _litellm = litellm

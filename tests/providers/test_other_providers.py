@@ -35,15 +35,27 @@ async def test_openai_reasoning_model_loop(tmp_path: Path, model: str) -> None:
     assert usages[0].reasoning_tokens > 0 and any(u.cached_tokens > 0 for u in usages[1:])
 
 
-async def test_an_openai_compatible_server_gets_only_fields_it_knows(tmp_path: Path) -> None:
+async def test_an_openai_compatible_server_gets_only_fields_it_knows(tmp_path: Path, monkeypatch) -> None:
     """The README's ``openai/MODEL --api-base URL`` for any OpenAI-compatible server: Groq, Cerebras and NIM
     refuse an unknown field such as ``prompt_cache_key`` (the fake refuses every field outside the common
-    ones), so the whole loop must get through with caching on (the default)."""
+    ones), so the whole loop must get through with caching on (the default).  And litellm, pricing each
+    reply, must not fetch a Llama tokenizer from huggingface.co (offline that stalled the call 23 s)."""
+    import huggingface_hub.file_download as hf
+
+    fetched: list[str] = []
+    real = hf.hf_hub_download
+
+    def recording(repo_id: str, *args: object, **kwargs: object) -> object:
+        fetched.append(repo_id)
+        return real(repo_id, *args, **kwargs)
+
+    monkeypatch.setattr(hf, "hf_hub_download", recording)
     root = make_repo(tmp_path / "p")
     with FakeStrictOpenAI("compatible") as fake:
         events, second = await run_loop(root, fake, "openai/llama-3.3-70b-versatile", fake.base_url + "/v1", {},
                                         ("list_dir", '{"path": ".", '))
     assert_loop(root, fake, events, second)  # nothing refused
+    assert fetched == []
 
 
 async def test_deepseek_thinking_gets_reasoning_content_back(tmp_path: Path) -> None:
