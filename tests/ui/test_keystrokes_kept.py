@@ -15,7 +15,7 @@ from agent_tui.ui.input_history import MAX_CHARS
 from agent_tui.ui.messages import TaskSubmitted, TurnEnded
 from tests.support.fake_openai import FakeOpenAI, Reply
 
-from .conftest import Recorder, ready, turn_done, wait_for
+from .conftest import Recorder, demo_app, ready, turn_done, wait_for
 
 SLOW_OPEN = 1.0
 """Seconds a session takes to open in the switch tests (a real store and model check take a while)."""
@@ -133,3 +133,26 @@ async def test_a_message_refused_while_a_turn_runs_is_kept_when_the_box_has_new_
         assert prompt.value == long
         await pilot.press("escape")
         await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+
+
+@pytest.mark.parametrize("keys, expected", [
+    (["x", "backspace", "y"], "draft y"),
+    (["backspace", "backspace", "w", "1", "0"], "draftw10"),
+    (["a", "b", "left", "c"], "draft acb"),
+    (["a", "ctrl+w", "b"], "draft b"),
+])
+async def test_keys_that_arrive_in_one_read_apply_in_order(demo_workspace: Any, keys: list[str], expected: str) -> None:
+    """Over ssh, or typed fast, several keys arrive in one read.  A key the box binds (backspace, arrows,
+    ctrl+w) bubbled to the app and ran after the characters that followed it: ``x⌫y`` gave ``x``."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.value = "draft " if keys[0] != "backspace" else "draft x"
+        prompt.focus()
+        await pilot.pause()
+        for key in keys:  # all queued before the app handles the first
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert prompt.text == expected

@@ -196,6 +196,20 @@ class PromptInput(TextArea):
         elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             self._stop(event)
             self._recall(1)
+        else:
+            await self._run_own_binding(event)
+
+    async def _run_own_binding(self, event: events.Key) -> None:
+        """Run a key bound by the box itself (backspace, delete, arrows, ctrl+w…) here, in order.  Left to
+        bubble, its action runs when the app gets the key, after the box has already inserted the characters
+        that arrived with it in one read (over ssh, or keys typed fast): ``x⌫y`` became ``xy`` less the y."""
+        if event.is_printable:
+            return
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority:
+                self._stop(event)
+                await self.run_action(binding.action)
+                return
 
     def _tab(self, step: int) -> None:
         """Complete what is typed, or, right after a completion, show the next (or previous) match."""
