@@ -317,7 +317,10 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     # messages from screens ------------------------------------------------------------------------------
     @on(CommandEntered)
     def _command_entered(self, message: CommandEntered) -> None:
-        self.run_command(message.name, message.arg)
+        try:
+            self.run_command(message.name, message.arg)
+        finally:
+            self.main.prompt.sent_command = ""  # only a refusal while it ran gives the text back
 
     @on(ActionFailed)
     def _action_failed(self, message: ActionFailed) -> None:

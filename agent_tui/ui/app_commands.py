@@ -31,11 +31,11 @@ class CommandsMixin:
         """Run one slash command (from the input, the palette, a key or a threshold offer)."""
         handler = getattr(self, f"cmd_{name}", None)
         if handler is None:
-            self.notify(f"unknown command /{name}", severity="error")
+            self.refuse_command(f"unknown command /{name}")
             return
         if name not in ("help", "quit", "mcp") and self.controller is None:
             if self.session_opening or not self.open_failed:
-                self.notify("The session is still opening; try again in a moment.", severity="warning")
+                self.refuse_command("The session is still opening; try again in a moment.", "warning")
                 return
             if name not in ("new", "resume"):
                 self.notify("No session is open (opening it failed): /new starts a fresh one, /resume ID reopens "
@@ -43,9 +43,14 @@ class CommandsMixin:
                 return
         handler(arg)
 
+    def refuse_command(self: AgentApp, message: str, severity: str = "error") -> None:
+        """Say why the command cannot run; one typed in the box goes back into it to fix."""
+        back = self.main.prompt.give_back_command() if self.screen_stack else False
+        self.notify(message + (" (It is back in the box.)" if back else ""), severity=severity)  # type: ignore[arg-type]
+
     def _idle(self: AgentApp, what: str) -> bool:
         if self.turn_running:
-            self.notify(f"A turn is running: {what} when it ends, or press esc to cancel it.", severity="warning")
+            self.refuse_command(f"A turn is running: {what} when it ends, or press esc to cancel it.", "warning")
             return False
         return True
 
@@ -206,7 +211,7 @@ class CommandsMixin:
         try:
             value = commands.threshold_value(arg, current)
         except ValueError as exc:
-            self.notify(str(exc), severity="error")
+            self.refuse_command(str(exc))
             return
         self.set_threshold(value)
 
@@ -230,10 +235,14 @@ class CommandsMixin:
             return
         from agent_tui.ui.screens.ask import AskScreen
 
+        typed = self.main.prompt.sent_command
+
         def answered(text: str | None) -> None:
             choice = parse_where(text or "")
             if choice is None:
-                self.notify("Rule not added: answer 1 (this project) or 2 (every project).", severity="warning")
+                back = " It is back in the box." if typed and self.main.prompt.restore(typed) else ""
+                self.notify(f"Rule not added: answer 1 (this project) or 2 (every project).{back}",
+                            severity="warning")
                 return
             self.add_rule_to_file(choice, arg, remember_it=True)
 
@@ -259,7 +268,7 @@ class CommandsMixin:
             self.item_action("evict" if verb == "off" else "restore", tool if tool.startswith("tool:") else f"tool:{tool}")
             return
         if arg:
-            self.notify("usage: /tools, /tools off NAME, /tools on NAME", severity="warning")
+            self.refuse_command("usage: /tools, /tools off NAME, /tools on NAME", "warning")
             return
         from agent_tui.ui.screens.inspector import InspectorScreen
 

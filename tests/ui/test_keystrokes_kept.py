@@ -156,3 +156,24 @@ async def test_keys_that_arrive_in_one_read_apply_in_order(demo_workspace: Any, 
         await pilot.pause()
         await pilot.pause()
         assert prompt.text == expected
+
+
+@pytest.mark.parametrize("typed", ["/threshold abc", "/threshold 150", "/tools bogus"])
+async def test_a_command_refused_for_its_argument_stays_in_the_box(demo_workspace: Any, typed: str) -> None:
+    """An unknown command stayed in the box to fix, but one with a bad argument emptied it."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*typed, "enter")
+        await pilot.pause()
+        assert prompt.text == typed
+        assert any("back in the box" in n.message for n in app._notifications)
+        prompt.clear()
+        await pilot.press(*"/threshold 70", "enter")
+        await pilot.pause()
+        assert prompt.text == "" and app.controller.engine.plan.compact_at == pytest.approx(0.70)
+        await pilot.press(*"/help", "enter")
+        await pilot.pause()
+        assert prompt.text == ""

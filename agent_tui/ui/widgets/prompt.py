@@ -97,6 +97,8 @@ class PromptInput(TextArea):
         """When the box first changed after the draft was last written."""
         self._cycle: Cycle | None = None
         """The matches tab is cycling through (None when the box was edited since)."""
+        self.sent_command = ""
+        """The text of the command being run from the box ("" once it ran): a refusal gives it back."""
         self._draft_problem = ""
         """Why the last draft could not be written ("" when it was): warned about once, until it is again."""
 
@@ -294,9 +296,11 @@ class PromptInput(TextArea):
         if "\n" not in stripped:
             if parsed is not None:
                 cmd, arg = parsed
+                self.sent_command = text
                 self.post_message(CommandEntered(cmd.name, arg))
                 return
             if stripped.startswith("# ") and stripped[2:].strip():  # `# rule`: append it to AGENTS.md
+                self.sent_command = text
                 self.post_message(CommandEntered("remember", stripped[2:].strip()))
                 return
             if stripped.startswith("//"):
@@ -320,6 +324,12 @@ class PromptInput(TextArea):
             self.action_delete_right()
         elif character:
             self.insert(character)
+
+    def give_back_command(self) -> bool:
+        """The command just sent was refused (a bad argument, a turn running): its text goes back into the
+        box to fix, when the box is still empty.  True when it is back."""
+        text, self.sent_command = self.sent_command, ""
+        return bool(text) and self.restore(text)
 
     def restore(self, text: str) -> bool:
         """Put back a message the app could not take (only into an empty box: never over new typing).
