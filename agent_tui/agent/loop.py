@@ -260,7 +260,7 @@ class Agent(ReasoningMixin):
         from agent_tui.agent import llm as llm_mod
 
         eng = self.engine
-        refused = too_large(eng, task)
+        refused = too_large(eng, task, self.runner.schemas(eng))
         if refused:
             yield ev.ErrorEvent(refused, fatal=True)
             yield ev.TurnFinished(eng.turn, 0, "", "error")

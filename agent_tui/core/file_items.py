@@ -164,8 +164,8 @@ def partial_view(engine: Any, item_id: str) -> str:
         return ""
     shown = engine.window.file_item(af).content
     total = af.content.count("\n") + (0 if af.content.endswith("\n") else 1)
-    if TRUNCATED in shown:
-        body = shown.split("```\n", 1)[-1].split(TRUNCATED, 1)[0]
+    if shown.rstrip("`\n").endswith(TRUNCATED):  # (a file may quote the marker in its own text)
+        body = shown.split("```\n", 1)[-1].rsplit(TRUNCATED, 1)[0]
         return (f"only its first {body.count(chr(10)):,} of {total:,} lines fit in the window; read_file with "
                 "line ranges shows the rest")
     if TOO_LARGE in shown:

@@ -9,6 +9,7 @@ the room there is, and it stays with the user.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 #: Tokens kept beside the message for the status line and message framing.
@@ -22,14 +23,21 @@ def room(engine: Any) -> tuple[int, int]:
     return max(0, engine.plan.input_budget - head - SLACK), head
 
 
-def too_large(engine: Any, text: str) -> str:
-    """Why ``text`` cannot be sent as a message ("" when it can)."""
+def too_large(engine: Any, text: str, tools: Sequence[dict[str, Any]] | None = None) -> str:
+    """Why ``text`` cannot be sent as a message ("" when it can).  ``tools``: the definitions the next
+    request sends (counted now: before the first request the engine has not counted them yet)."""
+    if tools is not None:
+        engine.tools_tokens(tools)
     space, head = room(engine)
     if len(text) <= space:  # a token is at least one character: no need to count
         return ""
     tokens = engine.counter.count(text)
     if tokens <= space:
         return ""
+    if space < SLACK:
+        return (f"Not sent: the system prompt, tools and pinned items take {head:,} of the {engine.plan.input_budget:,}"
+                f"-token input budget, which leaves no room for a message. Unpin items, turn tools off "
+                f"(/tools off NAME), or use a model with a larger window.")
     return (f"Not sent: your message is about {tokens:,} tokens, and a request has room for {space:,} "
             f"(the input budget is {engine.plan.input_budget:,}; the system prompt, tools and pinned items "
             f"take {head:,}). Send a shorter message, or save the text to a file in the workspace and ask "

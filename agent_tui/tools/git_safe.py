@@ -79,7 +79,9 @@ SAFE_ENV: dict[str, str] = {
     "LC_ALL": "C",
 }
 #: Flags added to ``git diff`` (and ``log -p``): never run external diff or textconv programs.
-DIFF_FLAGS: tuple[str, ...] = ("--no-ext-diff", "--no-textconv")
+DIFF_FLAGS: tuple[str, ...] = ("--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty")
+"""(``--ignore-submodules`` on the command line: ``submodule.<name>.ignore = none`` in ``.gitmodules`` beats
+the ``diff.ignoreSubmodules`` override, and a dirty submodule's work tree runs its own filters.)"""
 GIT_TIMEOUT = 60.0
 
 
@@ -133,18 +135,36 @@ def config_env(top: Path | None = None) -> dict[str, str]:
     return env
 
 
-def config_args() -> list[str]:
-    """``-c key=value`` for the fixed overrides (also in :func:`config_env`; kept on the command line for
-    a git started with another environment)."""
+def config_args(top: Path | None = None) -> list[str]:
+    """``-c key=value`` for the fixed overrides and, with ``top``, its filter drivers whose names ``-c`` can
+    carry (all also in :func:`config_env`, which git before 2.31 ignores: there :func:`workspace_repo`
+    refuses a repository with a driver ``-c`` cannot name)."""
+    pairs = list(SAFE_CONFIG)
+    for name in _filter_drivers(top) if top is not None else ():
+        if "=" not in name:
+            pairs += [f"filter.{name}.{part}=" for part in ("clean", "smudge", "process")]
+            pairs.append(f"filter.{name}.required=false")
     out: list[str] = []
-    for pair in SAFE_CONFIG:
+    for pair in pairs:
         out += ["-c", pair]
     return out
 
 
-def git_argv(*args: str) -> list[str]:
-    """``git -c … <args>`` with the fixed overrides in front (run it with :func:`safe_env`)."""
-    return ["git", *config_args(), *args]
+def git_argv(*args: str, top: Path | None = None) -> list[str]:
+    """``git -c … <args>`` with the overrides in front (run it with :func:`safe_env`, same ``top``)."""
+    return ["git", *config_args(top), *args]
+
+
+def _git_version() -> tuple[int, ...]:
+    """The installed git's version ((0,) when it cannot tell)."""
+    try:
+        done = subprocess.run(["git", "--version"], capture_output=True, text=True, timeout=GIT_TIMEOUT,
+                              env=safe_env(), stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return (0,)
+    words = done.stdout.split()
+    numbers = words[2].split(".")[:3] if len(words) > 2 else []
+    return tuple(int(n) for n in numbers if n.isdigit()) or (0,)
 
 
 def locate(path: Path) -> tuple[Path, Path, Path] | None:
@@ -194,6 +214,11 @@ def workspace_repo(workspace: Path) -> Path:
             f"outside the workspace, which does not name this folder as its worktree; git tools never "
             f"read another repository"
         )
+    if any("=" in name for name in _filter_drivers(top)) and _git_version() < (2, 31):
+        raise OutsideRepoError(
+            f"not a git repository this agent uses: {top} names a filter driver with '=' in its name, which "
+            f"this git ({'.'.join(map(str, _git_version()))}, before 2.31) cannot be kept from running"
+        )
     foreign = _foreign_storage((git_dir, common), root)
     if foreign is not None:
         raise OutsideRepoError(
@@ -207,40 +232,64 @@ def workspace_repo(workspace: Path) -> Path:
 #: Where a git folder keeps what it reads objects and commit names from.
 _STORAGE = ("objects", "objects/pack", "objects/info", "refs", "packed-refs", "logs", "HEAD", "index",
             "shallow", "info", "info/grafts")
-#: Entries looked at under ``refs``, ``logs`` and ``objects/pack`` (a repository with more keeps them packed).
-_MAX_ENTRIES = 5000
+#: Entries looked at under ``refs``, ``logs`` and ``objects/pack``; a folder with more is refused, not half
+#: looked at (a repository with that many keeps them packed).
+_MAX_ENTRIES = 20_000
+#: Alternates git follows from one object folder to the next.
+_MAX_ALTERNATE_DEPTH = 5
 
 
 def _foreign_storage(folders: tuple[Path, ...], root: Path) -> Path | None:
     """The first place in the git ``folders`` that leads outside ``root``: an ``objects/info/alternates``
-    entry (another repository's objects, read as this one's), or a symbolic link under the folder's
-    objects, refs, reflogs, index or ``HEAD`` (another repository's commit names, or its packs).  Together
-    they show another repository's history and files as the workspace's own.  A loose object linked out
-    is not looked for: reading it needs its name, which only such a link or an alternate gives.  A folder
-    outside ``root`` was let in because it names the workspace back (the user's git wrote it, not the
-    workspace), so only folders inside it are looked at."""
+    entry (another repository's objects, read as this one's; followed as git does, from one alternate to
+    the next), or a symbolic link under the folder's objects, refs, reflogs, index or ``HEAD`` (another
+    repository's commit names, or its packs).  Together they show another repository's history and files
+    as the workspace's own.  A loose object linked out is not looked for: reading it needs its name, which
+    only such a link or an alternate gives.  A folder outside ``root`` was let in because it names the
+    workspace back (the user's git wrote it, not the workspace), so only folders inside it are looked at.
+    Whatever cannot be read the way git reads it (a quoted or indented alternate, a control character,
+    too many entries to look at) is refused."""
     for folder in dict.fromkeys(f for f in folders if f.is_relative_to(root)):
-        alternates = folder / "objects" / "info" / "alternates"
-        try:
-            lines = alternates.read_bytes()[:65536].decode("utf-8", "surrogateescape").splitlines()
-        except OSError:
-            lines = []
-        for line in lines:
-            line = line.strip()
-            if line and not line.startswith("#") and not _inside((folder / "objects" / line), root):
-                return alternates
+        bad = _foreign_alternates(folder / "objects", root, _MAX_ALTERNATE_DEPTH)
+        if bad is not None:
+            return bad
         places = [folder / name for name in _STORAGE]
+        places += [folder / "objects" / f"{n:02x}" for n in range(256)]
         for sub in ("refs", "logs", "objects/pack"):
             seen = 0
             for base, dirs, files in os.walk(folder / sub):
-                for name in [*dirs, *files]:
-                    places.append(Path(base) / name)
                 seen += len(dirs) + len(files)
                 if seen > _MAX_ENTRIES:
-                    break
+                    return folder / sub
+                places += [Path(base) / name for name in (*dirs, *files)]
         for place in places:
             if place.is_symlink() and not _inside(place, root):
                 return place
+    return None
+
+
+def _foreign_alternates(objects: Path, root: Path, depth: int) -> Path | None:
+    """The alternates file under ``objects`` that leads outside ``root`` (or cannot be read as git reads it),
+    following the alternates it names ``depth`` levels down."""
+    alternates = objects / "info" / "alternates"
+    try:
+        raw = alternates.read_bytes()
+    except OSError:
+        return None
+    if len(raw) > 65536 or depth <= 0:
+        return alternates
+    for line in raw.split(b"\n"):  # git splits on LF only; '#' is a comment only in the first column
+        if not line or line.startswith(b"#"):
+            continue
+        text = line.decode("utf-8", "surrogateescape")
+        if text[0] in "\" \t" or text[-1] in " \t" or any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+            return alternates  # quoted (git unquotes C escapes), indented or with controls: not read here
+        other = objects / text
+        if not _inside(other, root):
+            return alternates
+        deeper = _foreign_alternates(other.resolve(), root, depth - 1)
+        if deeper is not None:
+            return deeper
     return None
 
 
@@ -290,7 +339,7 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git <args>`` safely in ``top`` (bytes in, bytes out, never raises on exit status)."""
     return subprocess.run(
-        git_argv(*args),
+        git_argv(*args, top=top),
         cwd=top,
         input=input_bytes,
         capture_output=True,

@@ -109,7 +109,7 @@ def open_repo(workspace: Path) -> git.Repo:
             f"Not a git repository: the workspace {workspace} is not inside a git work tree, "
             "so git_status/git_diff/git_log cannot be used here."
         ) from None
-    repo.git.set_persistent_git_options(c=config_args()[1::2])
+    repo.git.set_persistent_git_options(c=config_args(top)[1::2])
     repo.git.update_environment(**_gitpython_env(top))
     return repo
 
@@ -141,7 +141,7 @@ def repo_path(repo: git.Repo, workspace: Path, path: str) -> str:
 
 def _git(repo: git.Repo, *args: str) -> str:
     try:
-        argv = git_argv(*args)
+        argv = git_argv(*args, top=Path(repo.working_tree_dir or "."))
         return repo.git.execute(argv, strip_newline_in_stdout=False)  # type: ignore[call-overload, no-any-return]
     except git.GitCommandError as exc:
         err = str(exc.stderr or exc).strip().splitlines()

@@ -13,17 +13,20 @@ from __future__ import annotations
 import os
 import shutil
 
+#: The ``PATH`` left when none of the entries is absolute (an empty ``PATH`` means the current folder).
+FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+
 
 def absolute_path(path: str | None = None) -> str:
-    """``path`` (default: this process's ``PATH``) with only its absolute entries."""
+    """``path`` (default: this process's ``PATH``) with only its absolute entries (never empty)."""
     value = os.environ.get("PATH", os.defpath) if path is None else path
-    return os.pathsep.join(entry for entry in value.split(os.pathsep) if entry and os.path.isabs(entry))
+    kept = os.pathsep.join(entry for entry in value.split(os.pathsep) if entry and os.path.isabs(entry))
+    return kept or FALLBACK_PATH
 
 
 def find_program(name: str, path: str | None = None) -> str | None:
     """The absolute path of ``name`` on the absolute entries of ``path`` (default: ``PATH``), or None."""
-    search = absolute_path(path)
-    return shutil.which(name, path=search) if search else None
+    return shutil.which(name, path=absolute_path(path))
 
 
 def pin_gitpython() -> None:

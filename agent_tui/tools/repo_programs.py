@@ -20,7 +20,8 @@ from agent_tui.tools.git_safe import own_repo, run_git
 _COMMAND_KEYS = re.compile(
     r"^(core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy)|diff\.external|sequence\.editor"
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|credential\..*helper"
-    r"|gpg(\..+)?\.program|remote\..+\.(uploadpack|receivepack|proxy)|alias\..+|pager\..+|uploadpack\.packobjectshook)$"
+    r"|gpg(\..+)?\.program|remote\..+\.(uploadpack|receivepack|proxy)|alias\..+|pager\..+|uploadpack\.packobjectshook"
+    r"|submodule\..+\.update|(diff|merge)tool\..+\.cmd|interactive\.difffilter)$"
 )
 #: Programs listed at most (a repository could name hundreds).
 MAX_LISTED = 8
@@ -33,13 +34,17 @@ def repo_programs(workspace: Path) -> list[str]:
         return []
     found: list[str] = []
     hooks_path = ""
-    raw = run_git(top, "config", "--local", "--null", "--list")
-    for entry in os.fsdecode(raw.stdout).split("\0") if raw.returncode == 0 else ():
+    raw = run_git(top, "config", "--includes", "--show-scope", "--null", "--list")
+    fields = os.fsdecode(raw.stdout).split("\0") if raw.returncode == 0 else []
+    for scope, entry in zip(fields[::2], fields[1::2], strict=False):
+        if scope not in ("local", "worktree"):  # (the user's own global config is theirs)
+            continue
         key, _, value = entry.partition("\n")
         low = key.lower()
         if low == "core.hookspath":
             hooks_path = value
-        if _COMMAND_KEYS.match(low) and not (low.startswith("alias.") and not value.startswith("!")):
+        shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
+        if _COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!")):
             found.append(f"{key} = {value[:80]}")
     common = run_git(top, "rev-parse", "--git-common-dir")  # (--git-path hooks answers the safe override)
     if hooks_path:

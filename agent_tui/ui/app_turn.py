@@ -49,7 +49,13 @@ class TurnMixin:
         if self.controller is not None:
             from agent_tui.core.message_fit import too_large
 
-            refused = await asyncio.to_thread(too_large, self.controller.engine, text)
+            ctl = self.controller
+
+            def check() -> str:
+                with ctl.lock:  # (it counts the tools into the engine, as an item action might at the same time)
+                    return too_large(ctl.engine, text, ctl.agent.runner.schemas(ctl.engine))
+
+            refused = await asyncio.to_thread(check)
             if refused:
                 self.notify(f"{refused} Your message is {self._give_back(text)}.", title="Message too large",
                             severity="error", timeout=20)

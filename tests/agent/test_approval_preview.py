@@ -86,3 +86,13 @@ def test_an_outside_git_command_lists_the_programs_the_repository_makes_git_run(
     assert "alias.st" not in line and "applypatch-msg" not in line  # the .sample hooks git init wrote
     assert "\n" not in preview("run_command", {"command": "git commit -m x"}, tmp_path)  # sandboxed
     assert "\n" not in preview("run_command", {"command": "make", "outside_sandbox": True}, tmp_path)
+
+
+def test_programs_named_in_an_included_config_are_listed_too(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / ".evil.cfg").write_text('[core]\n\tfsmonitor = sh .git/x.sh\n[filter "lfs2"]\n\tclean = sh y.sh\n')
+    subprocess.run(["git", "config", "--local", "include.path", "../.evil.cfg"], cwd=tmp_path, check=True)
+    shown = preview("run_command", {"command": "git status", "outside_sandbox": True}, tmp_path)
+    assert "core.fsmonitor = sh .git/x.sh" in shown and "filter.lfs2.clean = sh y.sh" in shown

@@ -24,6 +24,7 @@ async def test_a_message_over_the_room_is_refused_and_nothing_is_sent(tmp_path: 
         server.script(Reply.text("fine"))
         agent, ws = make_agent(root, server.base_url, window=16_000)
         try:
+            agent.engine.tools_tokens(agent.runner.schemas(agent.engine))
             space, head = room(agent.engine)
             assert 0 < space < agent.engine.plan.input_budget and head > 0
             big = _words(12_000)  # ~36K tokens against a 16K window
@@ -52,5 +53,27 @@ def test_a_message_just_inside_the_room_is_sent(tmp_path: Path) -> None:
         fitting = text[: next(n for n in range(len(text), 0, -500) if counted(text[:n]) <= space)]
         assert too_large(agent.engine, fitting) == ""
         assert too_large(agent.engine, fitting + " y" * 600)
+    finally:
+        ws.close()
+
+
+def test_the_first_message_is_checked_with_the_tools_counted_and_a_full_head_is_named(tmp_path: Path) -> None:
+    """Before the first request the engine had not counted the tools (about 1,900 tokens), so the first
+    message, the usual moment for a big paste, got a check that loose; and with the head alone over the
+    budget every message, even "yes", was told to be shorter."""
+    root = make_repo(tmp_path / "repo")
+    agent, ws = make_agent(root, "http://127.0.0.1:9", window=4_096)
+    try:
+        eng = agent.engine
+        loose, _ = room(eng)
+        tools = agent.runner.schemas(eng)
+        between = "x " * (loose - 300)  # fits the room the engine knew before the tools were counted
+        refused = too_large(eng, between, tools)
+        assert eng.head.tools_tokens > 1_000 and refused.startswith("Not sent: your message is about")
+        assert room(eng)[0] < loose - 1_000
+        for n in range(40):
+            eng.pin_rule(f"rule {n}: " + "keep this in mind always " * 20)
+        full = too_large(eng, "yes " * 400, tools)
+        assert "leaves no room for a message" in full and "/tools off" in full
     finally:
         ws.close()

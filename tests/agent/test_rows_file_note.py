@@ -40,7 +40,7 @@ async def test_pinning_a_file_too_large_to_carry_whole_says_how_much_is_carried(
     root = make_repo(tmp_path / "repo")
     (root / "big.txt").write_text("".join(f"line {i} of the big text file\n" for i in range(22_000)))
     (root / "outlined.txt").write_text("".join(f"row {i} of another big file\n" for i in range(22_000)))
-    (root / "small.txt").write_text("a\nb\n")
+    (root / "small.txt").write_text("a\nb\nTRUNCATED = '[… truncated in the window; use read_file with line ranges]'\n")
     with FakeOpenAI() as server:
         server.script(Reply.tool_call("read_file", {"path": "outlined.txt"}),
                       Reply.tool_call("read_file", {"path": "small.txt"}), Reply.text("read"))
@@ -59,4 +59,4 @@ async def test_pinning_a_file_too_large_to_carry_whole_says_how_much_is_carried(
     assert said.endswith("of 22,000 lines fit in the window; read_file with line ranges shows the rest"), said
     assert 100 < first < 22_000 and f"line {first - 1} of" in shown and f"line {first + 1} of" not in shown
     assert outlined.startswith("it was read only as an outline or a range (22,000 lines)"), outlined
-    assert small == ""
+    assert small == ""  # it quotes the marker, and is whole

@@ -167,3 +167,67 @@ def test_importing_the_git_tools_in_the_workspace_runs_only_the_real_git(tmp_pat
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in marks.iterdir()) == []
+
+
+@pytest.mark.parametrize("layout", ["nested", "quoted", "indented comment", "file separator", "too many refs"])
+async def test_alternates_read_as_git_reads_them(tmp_path: Path, call: Call, ctx: FakeContext, layout: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ways the first check read alternates differently from git: an alternate inside the workspace whose own
+    alternates lead out (git follows five levels), a C-quoted line, a line git does not take for a comment,
+    a character Python splits lines on but git does not, and a refs folder too big to look through."""
+    from agent_tui.tools import git_safe
+
+    victim = _victim(tmp_path)
+    ws = tmp_path / "clone"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    info = ws / ".git" / "objects" / "info"
+    outside = f"{victim}/.git/objects"
+    if layout == "nested":
+        (ws / "stash" / "objects" / "info").mkdir(parents=True)
+        (ws / "stash" / "objects" / "info" / "alternates").write_text(outside + "\n")
+        (info / "alternates").write_text("../../stash/objects\n")
+    elif layout == "quoted":
+        (info / "alternates").write_text('"' + outside.replace("/", "\\057") + '"\n')
+    elif layout == "indented comment":
+        (ws / ".git" / "objects" / " #x").mkdir()
+        (info / "alternates").write_text(" #x/" + "../" * 8 + outside.lstrip("/") + "\n")
+    elif layout == "file separator":
+        (ws / ".git" / "objects" / "x\x1cb").mkdir()
+        (info / "alternates").write_bytes(("../../x\x1cb/" + "../" * 8 + outside.lstrip("/") + "\n").encode())
+    else:
+        monkeypatch.setattr(git_safe, "_MAX_ENTRIES", 40)
+        for n in range(50):
+            (ws / ".git" / "refs" / f"r{n}").write_text("")
+        (ws / ".git" / "refs" / "heads" / "zz").symlink_to(victim / ".git" / "refs" / "heads" / "master")
+    ctx.workspace = ws
+    result = await call("git_log")
+    assert result.is_error and "never read another repository" in result.text, result.text
+    assert "PRIVATE COMMIT" not in result.text
+
+
+async def test_a_submodule_set_to_ignore_none_still_runs_no_filter(tmp_path: Path, call: Call,
+                                                                   ctx: FakeContext) -> None:
+    """``submodule.<name>.ignore = none`` (the tracked ``.gitmodules`` can say it) beat the
+    ``diff.ignoreSubmodules`` override: ``git diff`` looked into the dirty submodule and ran its filter."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    src = _repo(tmp_path / "src", "s\n")
+    ws = _repo(tmp_path / "super")
+    _git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(src), "sub")
+    _git(ws, "config", "--file", ".gitmodules", "submodule.sub.ignore", "none")
+    _git(ws, "commit", "-qam", "sub")
+    (ws / "sub" / ".gitattributes").write_text("* filter=evil\n")
+    _git(ws / "sub", "config", "filter.evil.clean", f"touch {marks}/clean; cat")
+    (ws / "sub" / "a.txt").write_text("t\n")  # same size, new content: git must run the filter to tell
+    ctx.workspace = ws
+    for tool in ("git_diff", "git_status"):
+        assert not (await call(tool)).is_error
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_a_path_without_absolute_entries_falls_back_to_the_system_folders() -> None:
+    from agent_tui.tools.programs import FALLBACK_PATH, absolute_path
+
+    assert absolute_path("") == FALLBACK_PATH and absolute_path("bin:.:") == FALLBACK_PATH
+    assert absolute_path("bin:/usr/bin::/opt/x") == "/usr/bin:/opt/x"

@@ -177,3 +177,34 @@ async def test_a_command_refused_for_its_argument_stays_in_the_box(demo_workspac
         await pilot.press(*"/help", "enter")
         await pilot.pause()
         assert prompt.text == ""
+
+
+async def test_ctrl_c_with_nothing_selected_in_the_box_still_reaches_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The box runs its own bindings as keys come; one that skips (copy, with nothing selected in the box)
+    must still go on to the screen's and app's (copy the transcript text selected with the mouse)."""
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from agent_tui.ui.input_history import InputHistory
+    from agent_tui.ui.widgets.prompt import PromptInput
+
+    calls: list[str] = []
+
+    async def copied(self: Screen) -> None:
+        calls.append("screen")
+
+    monkeypatch.setattr(Screen, "action_copy_text", copied, raising=False)
+
+    class Box(App[None]):
+        def compose(self) -> Any:
+            yield Static("some transcript text")
+            yield PromptInput(lambda _t: [], InputHistory(None), id="p")
+
+    app = Box()
+    async with app.run_test() as pilot:
+        app.query_one("#p").focus()
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert calls == ["screen"]

@@ -157,4 +157,4 @@ def test_a_calibrated_budget_is_explained_without_a_negative_margin() -> None:
     assert budget_equation(gauge(110_336)) == "input budget 110k = window 128k − reserve 16,384 − margin 1,280"
     stretched = budget_equation(gauge(118_567))
     assert "-" not in stretched.replace("− ", "") and "margin" not in stretched
-    assert stretched.endswith("in the engine's count (the provider counts ~6 % fewer tokens)"), stretched
+    assert stretched.endswith("in the engine's count (calibrated: the provider counts fewer tokens than the engine)")

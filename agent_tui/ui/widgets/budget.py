@@ -28,8 +28,7 @@ def budget_equation(gauge: Gauge) -> str:
     if margin >= 0:
         return text + (f" − margin {fmt_tokens(margin)}" if margin else "")
     # calibrated: the provider counts fewer tokens than the engine, so the budget in the engine's count is larger
-    fewer = 100.0 * (1 - (gauge.window - gauge.reserve) / gauge.input_budget)
-    return text + f", in the engine's count (the provider counts ~{fewer:.0f} % fewer tokens)"
+    return text + ", in the engine's count (calibrated: the provider counts fewer tokens than the engine)"
 
 
 def collapsed_line(gauge: Gauge, cache_pct: float | None, cost: float | None) -> str:

@@ -209,8 +209,8 @@ class PromptInput(TextArea):
             return
         for binding in self._bindings.key_to_bindings.get(event.key, ()):
             if not binding.priority:
-                self._stop(event)
-                await self.run_action(binding.action)
+                if await self.app.run_action(binding.action, self):
+                    self._stop(event)  # (one that skips, as copy with nothing selected, goes on to the app's)
                 return
 
     def _tab(self, step: int) -> None:
