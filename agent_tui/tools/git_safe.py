@@ -27,6 +27,7 @@ workspace's files cannot write does only for the user's own linked worktree or s
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from pathlib import Path
@@ -89,7 +90,8 @@ class OutsideRepoError(Exception):
     """The workspace is not its own git repository (none, or an enclosing one outside it)."""
 
 
-def safe_env(base: dict[str, str] | None = None, top: Path | None = None) -> dict[str, str]:
+def safe_env(base: dict[str, str] | None = None, top: Path | None = None,
+             drivers: list[str] | None = None) -> dict[str, str]:
     """The environment for a git subprocess: ``base`` (default os.environ) without the user's secrets,
     without what points git elsewhere and with only absolute ``PATH`` entries (``tools.programs``), plus
     the overrides of :func:`config_env` (with ``top``, its filter drivers')."""
@@ -98,11 +100,11 @@ def safe_env(base: dict[str, str] | None = None, top: Path | None = None) -> dic
         env.pop(name, None)
     env["PATH"] = absolute_path(env.get("PATH", os.defpath))
     env.update(SAFE_ENV)
-    env.update(config_env(top))
+    env.update(config_env(top, drivers))
     return env
 
 
-def _filter_drivers(top: Path) -> list[str]:
+def filter_drivers(top: Path) -> list[str]:
     """Names of the ``filter.<name>.*`` drivers the repository's config defines, exactly as git has them
     (NUL-separated: a subsection name may hold any space, ``=`` or quote)."""
     try:
@@ -121,12 +123,12 @@ def _filter_drivers(top: Path) -> list[str]:
     return sorted(names)
 
 
-def config_env(top: Path | None = None) -> dict[str, str]:
+def config_env(top: Path | None = None, drivers: list[str] | None = None) -> dict[str, str]:
     """The overrides as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``: the same scope as
     ``-c`` (over every config file, inherited by the git processes git starts), but a key may hold any
     character (``-c`` splits at the first ``=``, so a driver named ``a=b`` would stay armed)."""
     pairs = [tuple(pair.split("=", 1)) for pair in SAFE_CONFIG]
-    for name in _filter_drivers(top) if top is not None else ():
+    for name in _drivers(top, drivers):
         pairs += [(f"filter.{name}.{part}", "") for part in ("clean", "smudge", "process")]
         pairs.append((f"filter.{name}.required", "false"))
     env = {"GIT_CONFIG_COUNT": str(len(pairs))}
@@ -135,12 +137,12 @@ def config_env(top: Path | None = None) -> dict[str, str]:
     return env
 
 
-def config_args(top: Path | None = None) -> list[str]:
+def config_args(top: Path | None = None, drivers: list[str] | None = None) -> list[str]:
     """``-c key=value`` for the fixed overrides and, with ``top``, its filter drivers whose names ``-c`` can
     carry (all also in :func:`config_env`, which git before 2.31 ignores: there :func:`workspace_repo`
     refuses a repository with a driver ``-c`` cannot name)."""
     pairs = list(SAFE_CONFIG)
-    for name in _filter_drivers(top) if top is not None else ():
+    for name in _drivers(top, drivers):
         if "=" not in name:
             pairs += [f"filter.{name}.{part}=" for part in ("clean", "smudge", "process")]
             pairs.append(f"filter.{name}.required=false")
@@ -150,11 +152,20 @@ def config_args(top: Path | None = None) -> list[str]:
     return out
 
 
-def git_argv(*args: str, top: Path | None = None) -> list[str]:
+def git_argv(*args: str, top: Path | None = None, drivers: list[str] | None = None) -> list[str]:
     """``git -c … <args>`` with the overrides in front (run it with :func:`safe_env`, same ``top``)."""
-    return ["git", *config_args(top), *args]
+    return ["git", *config_args(top, drivers), *args]
 
 
+def _drivers(top: Path | None, drivers: list[str] | None) -> list[str]:
+    """``drivers`` when the caller listed them already (one git call for the argv and the environment),
+    else ``top``'s ([] without one)."""
+    if drivers is not None:
+        return drivers
+    return filter_drivers(top) if top is not None else []
+
+
+@functools.lru_cache(maxsize=1)
 def _git_version() -> tuple[int, ...]:
     """The installed git's version ((0,) when it cannot tell)."""
     try:
@@ -214,7 +225,7 @@ def workspace_repo(workspace: Path) -> Path:
             f"outside the workspace, which does not name this folder as its worktree; git tools never "
             f"read another repository"
         )
-    if any("=" in name for name in _filter_drivers(top)) and _git_version() < (2, 31):
+    if _git_version() < (2, 31) and any("=" in name for name in filter_drivers(top)):
         raise OutsideRepoError(
             f"not a git repository this agent uses: {top} names a filter driver with '=' in its name, which "
             f"this git ({'.'.join(map(str, _git_version()))}, before 2.31) cannot be kept from running"
@@ -338,13 +349,14 @@ def run_git(
     top: Path, *args: str, input_bytes: bytes | None = None, timeout: float = GIT_TIMEOUT
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git <args>`` safely in ``top`` (bytes in, bytes out, never raises on exit status)."""
+    drivers = filter_drivers(top)
     return subprocess.run(
-        git_argv(*args, top=top),
+        git_argv(*args, drivers=drivers),
         cwd=top,
         input=input_bytes,
         capture_output=True,
         timeout=timeout,
-        env=safe_env(top=top),
+        env=safe_env(drivers=drivers),
         stdin=None if input_bytes is not None else subprocess.DEVNULL,
     )
 

@@ -19,6 +19,7 @@ from agent_tui.tools.git_safe import (
     DIFF_FLAGS,
     OutsideRepoError,
     config_args,
+    filter_drivers,
     git_argv,
     locate,
     safe_env,
@@ -109,17 +110,19 @@ def open_repo(workspace: Path) -> git.Repo:
             f"Not a git repository: the workspace {workspace} is not inside a git work tree, "
             "so git_status/git_diff/git_log cannot be used here."
         ) from None
-    repo.git.set_persistent_git_options(c=config_args(top)[1::2])
-    repo.git.update_environment(**_gitpython_env(top))
+    drivers = filter_drivers(top)
+    repo.git.set_persistent_git_options(c=config_args(drivers=drivers)[1::2])
+    repo.git.update_environment(**_gitpython_env(top, drivers))
+    repo.agent_tui_drivers = drivers  # type: ignore[attr-defined]  (what _git's own argv disarms)
     return repo
 
 
-def _gitpython_env(top: Path) -> dict[str, str]:
+def _gitpython_env(top: Path, drivers: list[str]) -> dict[str, str]:
     """What GitPython must set over ``os.environ`` (it starts from it and cannot drop a variable): the
     user's secrets blanked, and a ``GIT_DIR``-like variable from the user's shell (agent-tui started from
     a git hook, ``rebase --exec``, ``bisect run``) set to this repository's own folders, since an empty
     one is an error to git."""
-    safe = safe_env(top=top)
+    safe = safe_env(drivers=drivers)
     out = {name: "" for name in os.environ if name not in safe}
     out.update(safe)
     located = {"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} & set(out)
@@ -141,7 +144,7 @@ def repo_path(repo: git.Repo, workspace: Path, path: str) -> str:
 
 def _git(repo: git.Repo, *args: str) -> str:
     try:
-        argv = git_argv(*args, top=Path(repo.working_tree_dir or "."))
+        argv = git_argv(*args, drivers=getattr(repo, "agent_tui_drivers", None) or [])
         return repo.git.execute(argv, strip_newline_in_stdout=False)  # type: ignore[call-overload, no-any-return]
     except git.GitCommandError as exc:
         err = str(exc.stderr or exc).strip().splitlines()
