@@ -22,3 +22,14 @@ def one_commit_repo(folder: Path) -> Path:
     git(folder, "add", ".")
     git(folder, "commit", "-qm", "x")
     return folder
+
+
+def committed_repo(folder: Path, files: dict[str, str], message: str) -> Path:
+    """Make ``folder`` a repository whose one commit, ``message``, holds ``files`` (name → text)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    git(folder, "init", "-q")
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", message)
+    return folder

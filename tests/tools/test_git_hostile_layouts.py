@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.gitrepo import committed_repo
+
 from .fakes import Call, FakeContext
 
 
@@ -20,12 +22,7 @@ def _git(cwd: Path, *args: str) -> None:
 
 
 def _repo(root: Path, text: str = "hello\n") -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "a.txt").write_text(text)
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "init")
-    return root
+    return committed_repo(root, {"a.txt": text}, "init")
 
 
 @pytest.mark.parametrize("name", ["a b", "a\u00a0b", "a=b", "x\u2003=y"])
@@ -69,13 +66,7 @@ async def test_a_submodules_external_diff_never_runs(tmp_path: Path, call: Call,
 
 
 def _victim(tmp_path: Path) -> Path:
-    victim = tmp_path / "victim"
-    victim.mkdir()
-    (victim / "secret.cfg").write_text("db_password=hunter2\n")
-    _git(victim, "init", "-q")
-    _git(victim, "add", "-A")
-    _git(victim, "commit", "-qm", "PRIVATE COMMIT")
-    return victim
+    return committed_repo(tmp_path / "victim", {"secret.cfg": "db_password=hunter2\n"}, "PRIVATE COMMIT")
 
 
 @pytest.mark.parametrize("layout", ["alternates", "relative alternates", "linked refs and objects", "linked pack"])

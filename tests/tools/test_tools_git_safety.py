@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.gitrepo import committed_repo
+
 from .fakes import Call, FakeContext
 
 
@@ -248,13 +250,7 @@ async def test_a_submodules_own_filter_never_runs(tmp_path: Path, call: Call, ct
 
 def _private_repo(tmp_path: Path) -> Path:
     """Another repository on the disk, with a committed secret and a commit named "private commit"."""
-    other = tmp_path / "private"
-    other.mkdir()
-    (other / "notes.txt").write_text("TOP_SECRET plans\n")
-    _git(other, "init", "-q")
-    _git(other, "add", "-A")
-    _commit(other, "private commit")
-    return other
+    return committed_repo(tmp_path / "private", {"notes.txt": "TOP_SECRET plans\n"}, "private commit")
 
 
 async def test_a_git_file_naming_another_repository_is_refused(
