@@ -35,7 +35,7 @@ class InitApprover:
     async def __call__(self, req: ApprovalRequested) -> str:
         from agent_tui.agent.init_agents import written_path
 
-        if req.kind != "write" or written_path(req.preview, self.root) != self.target:
+        if req.kind != "write" or written_path(req.path, self.root) != self.target:
             print(f"\n[init] refused {req.name}: agent-tui init only writes {self.target.name}", file=self.out)
             return f"deny:agent-tui init only writes {self.target.name}; read with the read-only tools"
         print(f"\n{req.preview}\n", file=self.out, flush=True)

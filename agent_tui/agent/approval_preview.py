@@ -70,10 +70,18 @@ def _current(workspace: Path | None, path: str) -> tuple[str, str] | None:
     return rel, text.replace("\r\n", "\n")
 
 
+def lines_of(text: str) -> list[str]:
+    """``text``'s lines as the file has them: split at LF only.  ``str.splitlines`` also splits at form feed,
+    U+2028, NEL and a lone CR, which Python's parser does not take for line breaks, so swapping a newline for
+    one showed no change in the diff while it joined a line to the comment above it."""
+    parts = text.split("\n")
+    return parts[:-1] if parts and parts[-1] == "" else parts
+
+
 def unified(before: str, after: str, rel: str, a: str | None = None) -> str:
     """A unified diff ``a/rel`` → ``b/rel`` with true line numbers."""
     return "\n".join(difflib.unified_diff(
-        before.splitlines(), after.splitlines(), a or f"a/{rel}", f"b/{rel}", n=CONTEXT_LINES, lineterm=""))
+        lines_of(before), lines_of(after), a or f"a/{rel}", f"b/{rel}", n=CONTEXT_LINES, lineterm=""))
 
 
 def edit_diff(args: dict[str, Any], workspace: Path | None) -> str:
@@ -94,7 +102,7 @@ def edit_diff(args: dict[str, Any], workspace: Path | None) -> str:
                 else f"# old_text is not in {rel} as it is now: the edit will be refused")
     else:
         note = f"# {path} cannot be read: the edit will be refused"
-    snippet = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}",
+    snippet = "\n".join(difflib.unified_diff(lines_of(old), lines_of(new), f"a/{path}", f"b/{path}",
                                              lineterm=""))
     return f"{note}\n{snippet}"
 
@@ -107,7 +115,7 @@ def write_diff(args: dict[str, Any], workspace: Path | None) -> str:
     if found is not None:
         rel, text = found
         return unified(text, content, rel) or f"# {rel} already holds exactly this text"
-    lines = content.splitlines()
+    lines = lines_of(content)
     shown = lines[:NEW_FILE_LINES]
     head = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@"
     body = "\n".join("+" + line for line in shown)

@@ -136,6 +136,9 @@ class ApprovalRequested(Event):
     """A command prefix the user may allow always instead of the exact line (None: not offered)."""
     reason: str = ""
     """Why the policy asks (e.g. which part of the command no allow rule covers)."""
+    path: str | None = None
+    """A write's ``path`` argument as the model gave it (None for a command): what the write targets, which
+    text parsed from the preview is not (a path can hold a line that reads as a diff header)."""
 
 
 @dataclass

@@ -22,9 +22,14 @@ def init_task(root: Path) -> tuple[Path, str]:
     return path, render_prompt("init", path=path.name, existing=existing).strip()
 
 
-def written_path(preview: str, root: Path) -> Path | None:
-    """The file a write's diff preview changes (its ``+++ b/PATH`` line), resolved in ``root``."""
-    for line in preview.splitlines():
-        if line.startswith("+++ b/"):
-            return (root / line[len("+++ b/"):].strip()).resolve()
-    return None
+def written_path(path: str | None, root: Path) -> Path | None:
+    """The file a write's ``path`` argument names, resolved in ``root`` (None when it names none, or
+    leaves the workspace)."""
+    if not path:
+        return None
+    from agent_tui.tools.workspace import WorkspaceError, resolve
+
+    try:
+        return resolve(root, path)
+    except WorkspaceError:
+        return None

@@ -114,7 +114,8 @@ class ToolRunner:
             refused_by = "the approval policy"
             if decision == "ask":
                 req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace),
-                                           prefix=verdict.prefix_text, reason=verdict.reason)
+                                           prefix=verdict.prefix_text, reason=verdict.reason,
+                                           path=str(args["path"]) if kind == "write" and "path" in args else None)
                 yield req
                 answer, reason = split_answer(await agent.approver(req) if agent.approver is not None else "deny")
                 if answer == "always":

@@ -25,13 +25,12 @@ documented in README.md ("Configuration").
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.model_settings import check_model_keys
-from agent_tui.core.parse import load_toml
+from agent_tui.core.parse import loads_toml, read_config
 
 
 class ConfigError(Exception):
@@ -201,9 +200,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        with path.open("rb") as fh:
-            return load_toml(fh)
-    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+        return loads_toml(read_config(path).decode("utf-8"))
+    except (ValueError, OSError) as exc:  # (TOMLDecodeError and UnicodeDecodeError are ValueErrors)
         raise ConfigError(f"{path}: {exc}") from exc
 
 

@@ -19,10 +19,11 @@ import json
 import re
 from typing import Any
 
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
                      "|\r(?!\n)")
-"""C0 controls except tab, newline and a CRLF's CR, DEL, C1 controls, bidirectional marks and overrides."""
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""C0 controls except tab, newline and a CRLF's CR, DEL, C1 controls, the Unicode line and paragraph
+separators (a line break to a viewer, not to Python's parser), bidirectional marks and overrides."""
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """The same, and tab and newline too (for one-line text)."""
 
 

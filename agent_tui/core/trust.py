@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.parse import loads_json
+from agent_tui.core.parse import loads_json, read_config
 
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 """Approval decisions from strictest to loosest."""
@@ -289,7 +289,7 @@ def mcp_json_asks(path: Path) -> tuple[list[Ask], list[str]]:
     if not path.is_file():
         return [], []
     try:
-        data = loads_json(path.read_text(encoding="utf-8"))
+        data = loads_json(read_config(path).decode("utf-8"))
     except (OSError, ValueError) as exc:
         return [], [f"{path}: cannot read: {exc}"]
     servers = data.get("mcpServers") if isinstance(data, dict) else None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.core.parse import loads_json
+from agent_tui.core.parse import loads_json, read_config
 
 Scope = Literal["turn", "session", "global"]
 Shape = Literal["exact", "summary"]
@@ -205,7 +205,7 @@ def read_mcp_json(path: Path, workspace: Path, errors: list[str]) -> dict[str, S
     if not path.is_file():
         return {}
     try:
-        data = loads_json(path.read_text(encoding="utf-8"))
+        data = loads_json(read_config(path).decode("utf-8"))
     except (OSError, ValueError) as exc:
         errors.append(f"{path}: cannot read: {exc}")
         return {}

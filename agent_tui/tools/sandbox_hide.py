@@ -43,6 +43,11 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     # history of every workspace: one workspace's commands must not read what was typed in another)
     "~/.config/agent-tui", "~/.local/state/agent-tui", "~/.codex", "~/.claude", "~/.claude.json", "~/.config/github-copilot",
     "~/.huggingface", "~/.cache/huggingface/token", "~/.config/openai",
+    # shell start-up files: where providers' own instructions put `export OPENAI_API_KEY=…` (redaction
+    # matches the value as written, not a base64 or reversed copy a command makes of the file)
+    "~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_aliases", "~/.profile", "~/.zshrc", "~/.zshenv",
+    "~/.zprofile", "~/.zlogin", "~/.kshrc", "~/.cshrc", "~/.tcshrc", "~/.config/fish/config.fish",
+    "~/.config/fish/conf.d", "~/.env", "~/.envrc", "~/.config/direnv",
     # shell and REPL histories (tokens typed on command lines), browser profiles (cookies), X auth
     "~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fish_history", "~/.python_history",
     "~/.psql_history", "~/.mysql_history", "~/.node_repl_history", "~/.sqlite_history",
@@ -52,7 +57,8 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
 #: The same stores relative to ``$XDG_CONFIG_HOME`` when it is not ``~/.config``.
 XDG_CONFIG_HIDDEN: tuple[str, ...] = ("agent-tui", "gcloud", "gh", "hub", "glab-cli", "op", "rclone", "doctl",
                                       "git/credentials", "containers/auth.json", "github-copilot", "openai",
-                                      "pip/pip.conf", "uv/uv.toml", "composer/auth.json")
+                                      "pip/pip.conf", "uv/uv.toml", "composer/auth.json", "fish/config.fish",
+                                      "fish/conf.d", "direnv")
 #: Environment variables naming a secret file or folder (``:``-separated lists allowed).
 PATH_VARS: tuple[str, ...] = (
     "GNUPGHOME", "DOCKER_CONFIG", "KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import mimetypes
 import os
+import re
 from pathlib import Path
 
 from agent_tui.core.safe_files import UnsafeFileError, read_regular
@@ -72,6 +73,10 @@ class BinaryFileError(WorkspaceError):
     """The file is not UTF-8 text."""
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""Characters a workspace path may not hold: C0/C1 controls and the Unicode line and paragraph separators."""
+
+
 def resolve(workspace: Path, path: str) -> Path:
     """The absolute, symlink-resolved path for ``path`` (relative to ``workspace``).
 
@@ -79,6 +84,12 @@ def resolve(workspace: Path, path: str) -> Path:
     """
     root = workspace.resolve()
     raw = (path or ".").strip() or "."
+    odd = next((ch for ch in raw if _CONTROL.match(ch)), None)
+    if odd is not None:
+        raise WorkspaceError(
+            f"Refused: the path {raw[:120]!r} holds the control character {odd!r}; a path with a line break or "
+            "another control character reads as something else in a preview or a terminal. Rename the file first."
+        )
     given = Path(raw)
     candidate = given if given.is_absolute() else root / given
     resolved = candidate.resolve(strict=False)

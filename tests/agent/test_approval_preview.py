@@ -96,3 +96,30 @@ def test_programs_named_in_an_included_config_are_listed_too(tmp_path: Path) -> 
     subprocess.run(["git", "config", "--local", "include.path", "../.evil.cfg"], cwd=tmp_path, check=True)
     shown = preview("run_command", {"command": "git status", "outside_sandbox": True}, tmp_path)
     assert "core.fsmonitor = sh .git/x.sh" in shown and "filter.lfs2.clean = sh y.sh" in shown
+
+
+def test_a_newline_swapped_for_a_line_separator_shows_in_the_diff(tmp_path: Path) -> None:
+    """``str.splitlines`` split at U+2028, form feed and NEL too: an edit turning the newline after a comment
+    into one (the next line joins the comment for Python) showed an empty diff, and a write showed "already
+    holds exactly this text"."""
+    (tmp_path / "bank.py").write_text("def pay(a):\n    # refuse negative\n    if a < 0: raise ValueError\n")
+    for sep in ("\u2028", "\x0c", "\x85"):
+        edit = {"path": "bank.py", "old_text": "negative\n    if", "new_text": f"negative{sep}    if"}
+        shown = preview("edit_file", edit, tmp_path)
+        assert "-    if a < 0" in shown and repr(sep)[1:-1] in shown, shown
+        text = (tmp_path / "bank.py").read_text().replace("negative\n", f"negative{sep}")
+        written = preview("write_file", {"path": "bank.py", "content": text}, tmp_path)
+        assert "already holds" not in written and "-    if a < 0" in written, written
+
+
+def test_a_path_with_a_control_character_is_refused(tmp_path: Path) -> None:
+    """A path holding a line break made the diff preview show a header of the model's choosing
+    (``+++ b/AGENTS.md``) for a write that created ``conftest.py``."""
+    import pytest
+
+    from agent_tui.tools.workspace import WorkspaceError, resolve
+
+    for bad in ("x\n+++ b/AGENTS.md\n/../../conftest.py", "a\rb.py", "a\u2028b.py", "a\x1bb.py"):
+        with pytest.raises(WorkspaceError, match="control character"):
+            resolve(tmp_path, bad)
+    assert resolve(tmp_path, "ok dir/file.py") == (tmp_path / "ok dir" / "file.py").resolve()

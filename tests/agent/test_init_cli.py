@@ -69,10 +69,14 @@ def test_init_asks_at_the_terminal(tmp_path: Path, fake_llm: FakeOpenAI) -> None
 
 def test_init_refuses_any_other_write(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
     root = make_repo(tmp_path / "proj")
-    _script(fake_llm, Reply.tool_call("write_file", {"path": "evil.sh", "content": "rm -rf ~\n"}))
+    # a path whose second line reads as the diff header of AGENTS.md: the write would create conftest.py
+    disguised = "x\n+++ b/AGENTS.md\n/../../conftest.py"
+    _script(fake_llm, Reply.tool_call("write_file", {"path": "evil.sh", "content": "rm -rf ~\n"}),
+            Reply.tool_call("write_file", {"path": disguised, "content": "import os\n"}))
     proc = _init(root, fake_llm, "--yes")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "refused write_file" in proc.stdout and not (root / "evil.sh").exists()
+    assert proc.stdout.count("refused write_file") == 2 and not (root / "evil.sh").exists()
+    assert not (root / "conftest.py").exists()
     assert (root / "AGENTS.md").read_text() == DRAFT
 
 

@@ -100,3 +100,22 @@ async def test_a_symlink_loop_does_not_stop_the_python_search(ws: Path, call: Ca
     assert not found.is_error, found.text
     assert "a.txt" in found.text
     assert json.dumps(found.text)  # a plain answer, nothing raised
+
+
+def test_a_huge_mcp_json_or_config_is_refused_unread(tmp_path: Path) -> None:
+    """A shipped ``.mcp.json`` with one 1.5 GB argument (1.5 MB packed) took 46 s and 6 GB before the first
+    model call, and ``agent-tui trust`` printed all of it."""
+    ws = tmp_path / "ws"
+    (ws / ".agent-tui").mkdir(parents=True)
+    huge = '{"mcpServers": {"a": {"command": "x", "args": ["' + "A" * (2 << 20) + '"]}}}'
+    (ws / ".mcp.json").write_text(huge)
+    asks, problems = mcp_json_asks(ws / ".mcp.json")
+    assert asks == [] and "over 1 MiB" in " ".join(problems)
+    errors: list[str] = []
+    assert read_mcp_json(ws / ".mcp.json", ws, errors) == {} and "over 1 MiB" in " ".join(errors)
+    (ws / ".mcp.json").unlink()
+    (ws / ".agent-tui" / "config.toml").write_text('model = "' + "m" * (2 << 20) + '"\n')
+    user = tmp_path / "user.toml"
+    user.write_text("")
+    with pytest.raises(ConfigError, match="over 1 MiB"):
+        load_config(ws, user_file=user, trust_file=tmp_path / "trusted.toml")

@@ -37,6 +37,12 @@ SECRETS = {
     ".config/agent-tui/config.toml": "SECRET-agent-tui-api-key",
     ".local/state/agent-tui/input-history/other-0123.jsonl": "SECRET-typed-in-another-workspace",
     ".bash_history": "SECRET-history",
+    # where providers' instructions put `export OPENAI_API_KEY=…`: a base64 copy passes redaction
+    ".bashrc": "SECRET-bashrc-export",
+    ".profile": "SECRET-profile-export",
+    ".zshrc": "SECRET-zshrc-export",
+    ".config/fish/config.fish": "SECRET-fish-export",
+    ".env": "SECRET-home-dotenv",
 }
 
 
