@@ -367,6 +367,8 @@ class Agent(ReasoningMixin):
             if cut:
                 eng.add_assistant(cut + "\n\n[cut: the model's stream broke]", None, provenance={"cut": True})
                 final_text = cut
+            else:
+                self._close_unanswered(f"the request failed ({str(exc).splitlines()[0][:160]})")
             yield ev.ErrorEvent(str(exc), fatal=True)
         if status == "done" and not memo_saved_this_turn and self._was_task():
             yield await self.write_memo("auto")
@@ -414,11 +416,23 @@ class Agent(ReasoningMixin):
                     return True
         return False
 
+    def _close_unanswered(self, why: str) -> None:
+        """A turn that ended before any reply leaves the user's message last: the next one would be sent
+        joined to it (two user messages in a row), so every later turn repeated the cancelled or failing
+        request.  A short assistant note closes it and says why."""
+        eng = self.engine
+        last = next((eng.items[i] for i in reversed(eng.order) if eng.items[i].role is not None), None)
+        if last is not None and last.role == "user" and last.turn == eng.turn:
+            eng.add_assistant(f"[no reply: {why}]", None, provenance={"cut": True})
+
     def _keep_partial(self, partial: str) -> None:
         """Cancelled: keep what streamed, marked cut; answer pending calls as cancelled."""
         eng = self.engine
         if partial:
             eng.add_assistant(partial + CUT_MARK, None, provenance={"cut": True})
+        else:
+            self._close_unanswered("the user cancelled the turn before the model answered; do not act on that "
+                                   "message unless the user asks again")
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
             eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]",
