@@ -29,7 +29,7 @@ from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
 from agent_tui.agent.memo_writer import extractive_memo
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
-from agent_tui.agent.summariser_llm import summary_request_cached
+from agent_tui.agent.summariser_llm import summary_request_cached, unusable_summary
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
@@ -208,7 +208,10 @@ class Agent(ReasoningMixin):
                 msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus)
                 sent = self.engine.counter.count_messages(msgs)
                 text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
-                if text:
+                junk = unusable_summary(text) if text else ""
+                if junk:
+                    error = f"the model's summary was not used ({junk}); used the extractive summary"
+                elif text:
                     summary.text_override = text
                     name = "llm"
             except Exception as exc:  # fall back to the extractive summary already made

@@ -71,3 +71,21 @@ def summary_request_cached(request: Sequence[dict[str, Any]], leaving: Sequence[
     if focus:
         ask += f"\n\nThe user asks to keep above all: {focus}"
     return [*(dict(m) for m in request), {"role": "user", "content": ask}]
+
+
+#: The section names the summary prompt asks for (an answer with none of them and no list line is not one).
+SECTION_NAMES = ("User instructions", "Agent decisions", "Open todos", "Errors seen", "Command and test results",
+                 "Files changed", "Commands that changed files")
+
+
+def unusable_summary(text: str) -> str:
+    """Why a summarising call's answer cannot stand in for the rounds it replaces ("" when it can): it has
+    no section and no list line ("Sure - the session went fine"), or it repeats the instruction back.  The
+    extractive summary, which keeps the user's words by construction, is used instead."""
+    if load_prompt("summary").splitlines()[0][:60] in text:
+        return "it repeats the summary instruction"
+    lines = [line.strip() for line in text.splitlines()]
+    if not any(line.startswith(("- ", "* ", "• ")) or line.rstrip(":") in SECTION_NAMES
+               or any(line.startswith(name) for name in SECTION_NAMES) for line in lines):
+        return "it has none of the summary's sections or lines"
+    return ""

@@ -1,0 +1,56 @@
+"""A summarising call whose answer is not a summary must not replace the rounds it folds: a model that
+answered "Sure - the session so far went fine, nothing important to note." made that the summary, and
+the user's instructions of the folded rounds were in neither the window nor the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.prompts import load_prompt
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+from .helpers import make_agent, make_repo, run_turn
+
+JUNK = {
+    "chatty": "Sure - the session so far went fine, nothing important to note.",
+    "echo": "ok, noted: " + load_prompt("summary")[:400],
+}
+
+
+@pytest.mark.parametrize("answer", sorted(JUNK))
+async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(tmp_path: Path, answer: str) -> None:
+    root = make_repo(tmp_path / "repo")
+    with FakeOpenAI() as server:
+        server.default_reply = lambda req: Reply.text("noted")
+        agent, ws = make_agent(root, server.base_url, window=16_000)
+        try:
+            for n in range(1, 5):
+                await run_turn(agent, f"USER-FACT-r{n}: the API key must never be logged, rule {n} " + "x " * 300)
+            server.default_reply = lambda req: Reply.text(JUNK[answer])
+            events = await agent.compact(force=True)
+            (done,) = [e for e in events if isinstance(e, ev.Compacted)]
+            summary = agent.engine.items[done.summary_id].content
+        finally:
+            ws.close()
+    assert done.summariser == "extractive" and "not used" in (done.error or ""), done
+    assert JUNK[answer][:30] not in summary
+    assert "USER-FACT-r1" in summary, summary
+
+
+async def test_a_real_summary_is_kept(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    good = "User instructions, constraints and preferences:\n- USER-FACT-r1: never log the API key"
+    with FakeOpenAI() as server:
+        server.default_reply = lambda req: Reply.text("noted")
+        agent, ws = make_agent(root, server.base_url, window=16_000)
+        try:
+            for n in range(1, 5):
+                await run_turn(agent, f"USER-FACT-r{n}: rule {n} " + "x " * 300)
+            server.default_reply = lambda req: Reply.text(good)
+            (done,) = [e for e in await agent.compact(force=True) if isinstance(e, ev.Compacted)]
+        finally:
+            ws.close()
+    assert done.summariser == "llm" and not done.error
