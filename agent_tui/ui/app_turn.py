@@ -157,6 +157,8 @@ class TurnMixin:
                 screen.dismiss("deny")
             raise
         self.post_message(ApprovalAnswered(request.call_id, answer))
+        if (panel := self.main.conversation.panel(request.call_id)) is not None:
+            panel.answered(answer)
         self.main.status.state = "running…"
         return answer
 

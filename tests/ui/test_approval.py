@@ -413,3 +413,25 @@ async def test_a_call_cancelled_at_its_approval_shows_as_not_run_also_after_a_re
         await wait_for(pilot, lambda: again.main.conversation.panel(call_id) is not None, "the restored call")
         panel = again.main.conversation.panel(call_id)
         assert panel is not None and panel.status == "error" and panel.has_class("-error")
+
+
+async def test_an_approved_call_shows_as_running_not_awaiting_approval(demo_workspace: Path) -> None:
+    """After 'y' the panel kept saying "awaiting approval" until the command ended (a 40 s one, all along)."""
+    titles: list[str] = []
+    app = demo_app(demo_workspace)
+
+    def hook(message: object) -> None:
+        if isinstance(message, ApprovalAnswered):
+            panel = app.main.conversation.panel(message.call_id)
+            titles.append(str(panel.title) if panel is not None else "")
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: titles, "the answer")
+        seen = {dialog.request.call_id}
+        dialog = await next_approval(pilot, seen)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(titles) == 2, "the second answer")
+    assert titles[0].endswith(" · running") and "awaiting" not in titles[0], titles
+    assert "awaiting approval" not in titles[1], titles  # denied: its refusal shows at once

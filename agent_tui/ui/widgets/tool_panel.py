@@ -50,6 +50,12 @@ class ToolCallPanel(Collapsible):
         self.status = "asking"
         self.title = self._make_title(" · awaiting approval")
 
+    def answered(self, answer: str) -> None:
+        """The user answered the approval: it runs now (or was denied, and its result follows)."""
+        if self.status == "asking":
+            self.status = "running"
+            self.title = self._make_title(" · denied" if answer.startswith("deny") else " · running")
+
     def finish(self, text: str, *, is_error: bool = False, item_id: str = "", shaped_tokens: int = 0,
                raw_tokens: int = 0, handle: str | None = None, meta: dict[str, Any] | None = None) -> None:
         """Show the outcome (from a ToolCallFinished event or a stored tool item)."""
