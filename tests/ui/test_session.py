@@ -21,6 +21,7 @@ from .conftest import (
     demo_task_approved,
     denied_demo_turn,
     gauge_agrees,
+    ready,
     wait_for,
 )
 
@@ -210,3 +211,23 @@ async def test_the_picker_leaves_out_sessions_that_never_got_a_message(demo_work
         await wait_for(pilot, lambda: options.option_count >= 2, "the sessions")
         shown = {options.get_option_at_index(n).id for n in range(options.option_count)}
         assert shown == {talked, current}, "the current one stays, even without a message"
+
+
+async def test_a_call_the_store_has_no_result_for_shows_interrupted_not_running(demo_workspace: Path) -> None:
+    """Killed while a command ran, then resumed: the panel said "⋯ run_command" forever while the model was
+    told the call was interrupted."""
+    from agent_tui.core.config import Settings
+    from agent_tui.core.engine import ContextEngine
+    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("run the slow tests")
+    call = {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "sleep 40"}'}}
+    eng.add_assistant("Running them.", [call])
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await app.main.conversation.replay([it for it in eng.all_items() if it.role is not None])
+        await pilot.pause()
+        (panel,) = app.main.conversation.query(ToolCallPanel)
+        assert panel.status == "error" and "interrupted: no result recorded" in str(panel.title)

@@ -166,6 +166,9 @@ class Conversation(VerticalScroll):
                 panel.finish(it.content, is_error=bool(it.provenance.get("error")), item_id=it.id,
                              shaped_tokens=it.tokens, handle=it.provenance.get("handle"),
                              raw_tokens=int(it.provenance.get("raw_tokens") or 0))
+        for panel in self._panels.values():
+            if panel.status == "running":  # a call the store has no result for: the run ended during it
+                panel.interrupted()
         if pending is not None:
             self._pending = UserMessage(pending.message_text)
             widgets.append(self._pending)

@@ -50,6 +50,12 @@ class ToolCallPanel(Collapsible):
         self.status = "asking"
         self.title = self._make_title(" · awaiting approval")
 
+    def interrupted(self) -> None:
+        """A stored call with no result (the app was killed while it ran): shown failed, as the model is told."""
+        self.status = "error"
+        self.set_class(True, "-error")
+        self.title = self._make_title(" · interrupted: no result recorded")
+
     def answered(self, answer: str) -> None:
         """The user answered the approval: it runs now (or was denied, and its result follows)."""
         if self.status == "asking":
