@@ -47,3 +47,26 @@ async def test_mcp_server_status_tools_and_costs(demo_workspace: Path, recorder:
         assert 0 < sent <= raw
         summary = str(app.screen.query_one("#mcp-summary").render())
         assert "1 server ·" in summary and "tokens raw" in summary
+
+
+async def test_a_down_servers_whole_error_is_shown_under_the_table(demo_workspace: Path) -> None:
+    """The error column was cut to 20 characters ("MCPError: Connection") with no way to read the rest."""
+    crash = "import sys; sys.stderr.write('boom: the token is missing'); sys.exit(3)"
+    (demo_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"dies": {
+        "command": sys.executable, "args": ["-c", crash]}}}))
+    app = demo_app(demo_workspace)
+    app.options.session = replace(app.options.session, trust=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.main.status.mcp not in ("", "none configured", "starting…")
+                       and "up" in app.main.status.mcp, "the MCP status")
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP panel")
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count >= 1, "the server row")
+        table.move_cursor(row=0)
+        await pilot.pause()
+        error = str(table.get_row_at(0)[4])
+        assert len(error) > 20 and error.startswith("MCPError: Connection closed"), error  # the column is not cut
+        await wait_for(pilot, lambda: str(app.screen.query_one("#mcp-detail").render()) == f"dies: {error}",
+                       "the whole error under the table")

@@ -21,17 +21,21 @@ class McpScreen(ModalScreen[None]):
 
     CSS_PATH = "mcp.tcss"
     BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("r", "reload", "Refresh")]
+    _errors: dict[Any, str]
+    """The full error of each server row (by row key), shown under the table when it is highlighted."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="mcp-dialog"):
             yield Label("MCP servers", id="mcp-title")
             yield Label("", id="mcp-summary")
             yield DataTable(id="mcp-table", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="mcp-detail")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._errors = {}
         table = self.query_one(DataTable)
-        for name, width in (("server / tool", 36), ("state", 10), ("raw tok", 8), ("sent tok", 8), ("", 20)):
+        for name, width in (("server / tool", 36), ("state", 10), ("raw tok", 8), ("sent tok", 8), ("", None)):
             table.add_column(name, width=width)
         self.action_reload()
 
@@ -58,11 +62,18 @@ class McpScreen(ModalScreen[None]):
         count = len(view.servers)
         summary.update(f"{count} server{'' if count == 1 else 's'} · definitions {view.tokens_raw:,} tokens raw, "
                        f"{view.tokens_sent:,} sent now" + ("; errors: " + "; ".join(view.errors) if view.errors else ""))
+        self._errors = {}
         for s in view.servers:
             colour = "$success" if s.state == "up" else "$error"
-            table.add_row(Content.styled(s.name, "bold"), Content.styled(s.state, colour), "", "",
-                          Content(s.error or s.transport))
+            key = table.add_row(Content.styled(s.name, "bold"), Content.styled(s.state, colour), "", "",
+                                Content(s.error or s.transport))
+            if s.error:
+                self._errors[key] = f"{s.name}: {s.error}"
             for t in s.tools:
                 table.add_row(Content(f"  {t.name}"), "loaded" if t.loaded else "", f"{t.tokens_raw:,}",
                               f"{t.tokens_shaped:,}", "")
 
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted server's whole error, wrapped under the table (its column is cut to the screen)."""
+        self.query_one("#mcp-detail", Label).update(Content(self._errors.get(event.row_key, "")))
