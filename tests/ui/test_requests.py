@@ -32,6 +32,10 @@ async def test_view_full_content_and_exact_request(demo_workspace: Path, recorde
         await wait_for(pilot, lambda: screen.latest is not None, "the request to load")
         latest, previous = app.controller.requests(2)
         assert screen.query_one("#request-text", TextArea).text == request_text(latest["request"])
+        area = screen.query_one("#request-text", TextArea)
+        assert screen.focused is area, "the request text has the keys from the start"
+        await pilot.press("pagedown", "pagedown")
+        assert area.scroll_offset.y > 0 or area.cursor_location[0] > 0
         assert len(latest["request"]["messages"]) > 2
         table = screen.query_one("#trace-table", DataTable)
         assert table.row_count == len(latest["trace"])

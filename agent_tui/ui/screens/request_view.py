@@ -28,6 +28,8 @@ class RequestScreen(Screen[None]):
     """Request / Diff / Trace tabs for the latest logged assembly."""
 
     CSS_PATH = "request_view.tcss"
+    AUTO_FOCUS = "#request-text"
+    """The request text has the keys from the start (↓, pgdn, end scroll it; the tab strip had them)."""
     BINDINGS = [
         Binding("escape,q", "close", "Back"),
         Binding("1", "tab('request')", "Request"),
@@ -46,7 +48,7 @@ class RequestScreen(Screen[None]):
             with TabPane("Request", id="request"):
                 yield TextArea("", read_only=True, id="request-text", soft_wrap=True)
             with TabPane("Diff", id="diff"):
-                with VerticalScroll():
+                with VerticalScroll(id="diff-scroll"):
                     yield Static("", id="diff-text")
             with TabPane("Trace", id="trace"):
                 yield DataTable(id="trace-table", cursor_type="row", zebra_stripes=True)
@@ -120,6 +122,9 @@ class RequestScreen(Screen[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+        target = {"request": "#request-text", "diff": "#diff-scroll", "trace": "#trace-table"}.get(tab)
+        if target and self.query(target):
+            self.query_one(target).focus()
 
     def action_close(self) -> None:
         self.dismiss()
