@@ -10,6 +10,7 @@ fallback when the call fails, so a failure never loses a round.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -78,14 +79,21 @@ SECTION_NAMES = ("User instructions", "Agent decisions", "Open todos", "Errors s
                  "Files changed", "Commands that changed files")
 
 
+#: How a reply that acknowledges instead of summarising opens ("Sure - the session went fine").
+_CHATTY = re.compile(r"(sure|ok|okay|certainly|of course|noted|got it|understood|i understand|thanks|thank you"
+                     r"|no problem|will do|alright)\b", re.IGNORECASE)
+
+
 def unusable_summary(text: str) -> str:
-    """Why a summarising call's answer cannot stand in for the rounds it replaces ("" when it can): it has
-    no section and no list line ("Sure - the session went fine"), or it repeats the instruction back.  The
-    extractive summary, which keeps the user's words by construction, is used instead."""
+    """Why a summarising call's answer cannot stand in for the rounds it replaces ("" when it can): it
+    repeats the instruction back, or it acknowledges instead of summarising (opens like "Sure", "OK",
+    "Noted" and has none of the summary's sections or list lines).  The extractive summary, which keeps
+    the user's words by construction, is used instead.  A terse summary in prose is kept."""
     if load_prompt("summary").splitlines()[0][:60] in text:
         return "it repeats the summary instruction"
-    lines = [line.strip() for line in text.splitlines()]
-    if not any(line.startswith(("- ", "* ", "• ")) or line.rstrip(":") in SECTION_NAMES
-               or any(line.startswith(name) for name in SECTION_NAMES) for line in lines):
-        return "it has none of the summary's sections or lines"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    structured = any(line.startswith(("- ", "* ", "• ")) or any(line.startswith(name) for name in SECTION_NAMES)
+                     for line in lines)
+    if not structured and lines and _CHATTY.match(lines[0]):
+        return "it acknowledges the request instead of summarising"
     return ""

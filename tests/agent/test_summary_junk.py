@@ -40,9 +40,10 @@ async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(
     assert "USER-FACT-r1" in summary, summary
 
 
-async def test_a_real_summary_is_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize("good", ["User instructions, constraints and preferences:\n- USER-FACT-r1: never log the key",
+                                  "Summary: read the data files one by one."])
+async def test_a_real_summary_is_kept(tmp_path: Path, good: str) -> None:
     root = make_repo(tmp_path / "repo")
-    good = "User instructions, constraints and preferences:\n- USER-FACT-r1: never log the API key"
     with FakeOpenAI() as server:
         server.default_reply = lambda req: Reply.text("noted")
         agent, ws = make_agent(root, server.base_url, window=16_000)
