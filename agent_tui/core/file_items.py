@@ -174,3 +174,18 @@ def partial_view(engine: Any, item_id: str) -> str:
         return (f"it was read only as an outline or a range ({total:,} lines): the window points to that read; "
                 "read_file with line ranges shows the text")
     return ""
+
+
+def history_copies(engine: Any, item_id: str) -> list[str]:
+    """The history messages that also show an active file's text (the read that showed it, its file notes),
+    still in the window: releasing ``f:path`` takes the file out of the block, not out of those (between
+    compaction events the history is append-only, so the prompt cache holds)."""
+    path = item_id[2:] if item_id.startswith("f:") else ""
+    af: ActiveFile | None = engine.files.files.get(path) if path else None
+    if af is None:
+        return []
+    out = [af.shown_by] if af.shown_by and af.shown_by in engine.items else []
+    marks = (f"[file note: current text of {path},", f"[file note: {path} ")
+    out += [it.id for it in engine.items.values()
+            if it.role == "user" and it.content.startswith(marks) and it.id not in out]
+    return [i for i in out if str(engine.items[i].state) == "in"]

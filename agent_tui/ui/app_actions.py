@@ -32,13 +32,16 @@ class ActionsMixin:
         with ctl.lock:
             prior = ctl.engine.items.get(item_id)
             already = action == "restore" and prior is not None and not restorable(prior)
+            copies = ctl.history_copies(item_id) if action == "evict" else []
             item = ctl.act(action, item_id)
             breakdown = None if self.turn_running else ctl.assemble()
             left_out = ctl.left_out(item.id) if breakdown is not None and action in ("restore", "pin") else None
             partial = ctl.partial_view(item.id) if action in ("restore", "pin") else ""
         note = ("it was not evicted or summarised: nothing changed" if already
                 else f"but the next request leaves it out: {left_out}" if left_out
-                else f"but {partial}" if partial else "")
+                else f"but {partial}" if partial
+                else (f"its text still shows in {', '.join(copies)} until the next compaction; evict "
+                      f"{'that' if len(copies) == 1 else 'those'} to drop it now") if copies else "")
         message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned, note)
         self.screen.post_message(message)
         if breakdown is not None:

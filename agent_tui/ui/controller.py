@@ -140,6 +140,12 @@ class SessionController:
         trace = last.trace if last is not None else None
         return build_rows(items, trace, self.engine.turn, last.breakdown.total if last is not None else None)
 
+    def history_copies(self, item_id: str) -> list[str]:
+        """The history messages that also show an active file's text (core/file_items)."""
+        from agent_tui.core.file_items import history_copies
+
+        return history_copies(self.engine, item_id)
+
     def partial_view(self, item_id: str) -> str:
         """What part of an active file the window shows, when not all of it ("" otherwise)."""
         from agent_tui.core.file_items import partial_view

@@ -60,3 +60,26 @@ async def test_pinning_a_file_too_large_to_carry_whole_says_how_much_is_carried(
     assert 100 < first < 22_000 and f"line {first - 1} of" in shown and f"line {first + 1} of" not in shown
     assert outlined.startswith("it was read only as an outline or a range (22,000 lines)"), outlined
     assert small == ""  # it quotes the marker, and is whole
+
+
+async def test_releasing_a_file_names_the_messages_that_still_show_its_text(tmp_path: Path) -> None:
+    """Evicting ``f:src/util.py`` said "released" while the read's output and the file note kept its text in
+    the request (the history is append-only between events): the user expected it gone."""
+    from agent_tui.core.file_items import history_copies
+
+    root = make_repo(tmp_path / "repo")
+    (root / "util.py").write_text("def helper():\n    return 42\n")
+    with FakeOpenAI() as server:
+        server.script(Reply.tool_call("read_file", {"path": "util.py"}), Reply.text("read"))
+        agent, ws = make_agent(root, server.base_url)
+        try:
+            await run_turn(agent, "read util.py")
+            eng = agent.engine
+            copies = history_copies(eng, "f:util.py")
+            read = next(it.id for it in eng.items.values() if it.role == "tool" and it.name == "read_file")
+            eng.actions.evict("f:util.py")
+            after = history_copies(eng, "f:util.py")
+        finally:
+            ws.close()
+    assert read in copies and all(eng.items[i].state == "in" for i in copies)
+    assert after == []  # released: no longer an active file

@@ -231,3 +231,15 @@ async def test_a_call_the_store_has_no_result_for_shows_interrupted_not_running(
         await pilot.pause()
         (panel,) = app.main.conversation.query(ToolCallPanel)
         assert panel.status == "error" and "interrupted: no result recorded" in str(panel.title)
+
+
+async def test_evicting_an_active_file_says_where_its_text_still_shows(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await denied_demo_turn(pilot)
+        assert "inventory/stock.py" in app.controller.engine.files.files
+        app.item_action("evict", "f:inventory/stock.py")
+        await wait_for(pilot, lambda: any("still shows in" in n.message for n in app._notifications),
+                       "the toast naming the messages")
+        said = next(n.message for n in app._notifications if "still shows in" in n.message)
+        assert "until the next compaction" in said and "t" in said.split("still shows in", 1)[1]
