@@ -188,4 +188,4 @@ def history_copies(engine: Any, item_id: str) -> list[str]:
     marks = (f"[file note: current text of {path},", f"[file note: {path} ")
     out += [it.id for it in engine.items.values()
             if it.role == "user" and it.content.startswith(marks) and it.id not in out]
-    return [i for i in out if str(engine.items[i].state) == "in"]
+    return [i for i in out if engine.items[i].state == State.IN]

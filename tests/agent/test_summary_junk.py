@@ -20,8 +20,9 @@ JUNK = {
 }
 
 
-@pytest.mark.parametrize("answer", sorted(JUNK))
-async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(tmp_path: Path, answer: str) -> None:
+async def _compact_answered(tmp_path: Path, answer: str) -> tuple[ev.Compacted, str]:
+    """Four turns of user rules, then a forced compaction whose summarising call gets ``answer``: the event
+    and the summary it left."""
     root = make_repo(tmp_path / "repo")
     with FakeOpenAI() as server:
         server.default_reply = lambda req: Reply.text("noted")
@@ -29,12 +30,16 @@ async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(
         try:
             for n in range(1, 5):
                 await run_turn(agent, f"USER-FACT-r{n}: the API key must never be logged, rule {n} " + "x " * 300)
-            server.default_reply = lambda req: Reply.text(JUNK[answer])
-            events = await agent.compact(force=True)
-            (done,) = [e for e in events if isinstance(e, ev.Compacted)]
-            summary = agent.engine.items[done.summary_id].content
+            server.default_reply = lambda req: Reply.text(answer)
+            (done,) = [e for e in await agent.compact(force=True) if isinstance(e, ev.Compacted)]
+            return done, agent.engine.items[done.summary_id].content
         finally:
             ws.close()
+
+
+@pytest.mark.parametrize("answer", sorted(JUNK))
+async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(tmp_path: Path, answer: str) -> None:
+    done, summary = await _compact_answered(tmp_path, JUNK[answer])
     assert done.summariser == "extractive" and "not used" in (done.error or ""), done
     assert JUNK[answer][:30] not in summary
     assert "USER-FACT-r1" in summary, summary
@@ -43,15 +48,5 @@ async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(
 @pytest.mark.parametrize("good", ["User instructions, constraints and preferences:\n- USER-FACT-r1: never log the key",
                                   "Summary: read the data files one by one."])
 async def test_a_real_summary_is_kept(tmp_path: Path, good: str) -> None:
-    root = make_repo(tmp_path / "repo")
-    with FakeOpenAI() as server:
-        server.default_reply = lambda req: Reply.text("noted")
-        agent, ws = make_agent(root, server.base_url, window=16_000)
-        try:
-            for n in range(1, 5):
-                await run_turn(agent, f"USER-FACT-r{n}: rule {n} " + "x " * 300)
-            server.default_reply = lambda req: Reply.text(good)
-            (done,) = [e for e in await agent.compact(force=True) if isinstance(e, ev.Compacted)]
-        finally:
-            ws.close()
-    assert done.summariser == "llm" and not done.error
+    done, summary = await _compact_answered(tmp_path, good)
+    assert done.summariser == "llm" and not done.error and good in summary
