@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.engine import ContextEngine
+from agent_tui.core.items import State
 from agent_tui.core.results import ResultStore
 
 
@@ -50,10 +51,13 @@ class EngineToolContext:
         if self.store is not None:
             from agent_tui.store.recall import recall
 
+            shown = {f"{it.id}@{self.engine.session_id}": it.content for it in self.engine.all_items()
+                     if it.state == State.IN}
+            min_score = self.engine.settings.memory.recall_min_score
             if not self.store_trusted:
-                return recall(self.store, query, limit=limit, min_score=self.engine.settings.memory.recall_min_score,
-                              kinds=("archive",), session_id=self.engine.session_id)
-            return recall(self.store, query, limit=limit, min_score=self.engine.settings.memory.recall_min_score)
+                return recall(self.store, query, limit=limit, min_score=min_score, kinds=("archive",),
+                              session_id=self.engine.session_id, shown=shown)
+            return recall(self.store, query, limit=limit, min_score=min_score, shown=shown)
         return _recall_in_memory(self.engine, query, limit)
 
 
@@ -65,5 +69,7 @@ def _recall_in_memory(engine: ContextEngine, query: str, limit: int) -> list[dic
         low = item.content.lower()
         score = sum(1 for w in words if w in low) / max(1, len(words))
         if score >= 0.5:
-            hits.append({"id": item.id, "kind": "archive", "content": item.content[:2000], "score": score})
-    return sorted(hits, key=lambda h: -h["score"])[:limit]
+            hits.append({"id": item.id, "kind": "archive", "content": item.content[:2000], "score": score,
+                         "in_context": item.state == State.IN})
+    hits.sort(key=lambda h: -h["score"])
+    return [h for h in hits if not h["in_context"]][:limit] + [h for h in hits if h["in_context"]][:10]

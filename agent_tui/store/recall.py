@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from agent_tui.store.store import MemoryStore
@@ -53,11 +54,13 @@ def _decay(ts: float, now: float) -> float:
 
 
 SOURCES = {
-    "capsule": ("capsules", "c.created", "c.access_count", "c.type"),
-    "decision": ("decisions", "c.created", "0", "'decision'"),
-    "memo": ("memos", "c.created", "0", "'memo'"),
-    "archive": ("items", "c.created", "0", "c.category"),
+    "capsule": ("capsules", "c.created", "c.access_count", "c.type", "NULL"),
+    "decision": ("decisions", "c.created", "0", "'decision'", "NULL"),
+    "memo": ("memos", "c.created", "0", "'memo'", "c.item_id || '@' || c.session_id"),
+    "archive": ("items", "c.created", "0", "c.category", "c.id || '@' || c.session_id"),
 }
+"""Per source: table, creation time, access count, type, and the ``item@session`` key of the
+context item a row stores (to tell hits the model already has in its window apart)."""
 
 
 #: A word found in more than this share of a source's rows (and in more than COMMON_MIN rows)
@@ -67,6 +70,8 @@ COMMON_MIN = 200
 #: Rows bm25-ranked per source at most: the newest matches (time decay favours them anyway),
 #: so a query costs the same over 1K or 100K memories.
 CANDIDATES = 1000
+#: Matches already in the asking model's window named at most (by id only, a few tokens each).
+SHOWN_MAX = 10
 
 
 def _quoted(words: list[str]) -> str:
@@ -85,16 +90,24 @@ def _informative(store: MemoryStore, table: str, terms: list[str]) -> list[str]:
 
 def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float = 0.5,
            kinds: tuple[str, ...] = ("capsule", "decision", "memo", "archive"),
-           session_id: str | None = None, touch: bool = True) -> list[dict[str, Any]]:
-    """Ranked hits ``[{kind, id, content, score, type}]``, best first."""
+           session_id: str | None = None, touch: bool = True,
+           shown: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Ranked hits ``[{kind, id, content, score, type}]``, best first.
+
+    ``shown`` maps ``item@session`` to the text of each item in the asking model's window. A hit that
+    stores that item (an archive row, or a memo row whose text the item holds) tells the model nothing
+    new: it is marked ``in_context``, its ``id`` is that item's key, and it does not take one of the ``limit``
+    places; up to ``SHOWN_MAX`` such hits follow the others, so the caller can say they matched without
+    repeating them."""
     all_terms = query_terms(query)
     if not all_terms:
         return []
     now = time.time()
-    raw: list[tuple[str, str, str, float, float, int, Any, list[str]]] = []
+    raw: list[tuple[str, str, str, float, float, int, Any, list[str], bool]] = []
+    shown = shown or {}
     with store.lock:
         for kind in kinds:
-            table, created, access, typ = SOURCES[kind]
+            table, created, access, typ, key = SOURCES[kind]
             terms = _informative(store, table, all_terms)
             if not terms:
                 continue
@@ -105,26 +118,29 @@ def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float =
                 args.append(session_id)
             ident = "c.id" if kind != "archive" else "c.id || '@' || c.session_id"
             sql = (
-                f"SELECT {ident}, c.content, bm25({table}_fts) AS rank, {created}, {access}, {typ} "
+                f"SELECT {ident}, c.content, bm25({table}_fts) AS rank, {created}, {access}, {typ}, {key} "
                 f"FROM {table}_fts JOIN {table} c ON c.rowid = {table}_fts.rowid "
                 f"WHERE {table}_fts MATCH ?{extra} ORDER BY {table}_fts.rowid DESC LIMIT {CANDIDATES}"
             )
             rows = sorted(store.db.execute(sql, args).fetchall(), key=lambda r: r[2])[:40]
-            for ident_v, content, rank, ts, acc, t in rows:
-                raw.append((kind, str(ident_v), content or "", -float(rank), ts, acc or 0, t, terms))
+            for ident_v, content, rank, ts, acc, t, key_v in rows:
+                content = content or ""
+                in_context = key_v in shown and (kind == "archive" or content.strip() in shown[key_v])
+                raw.append((kind, str(key_v if in_context else ident_v), content, -float(rank), ts, acc or 0, t,
+                            terms, in_context))
         best = max((r[3] for r in raw), default=0.0) or 1.0
         hits: list[dict[str, Any]] = []
-        for kind, ident_v, content, rel, ts, acc, t, terms in raw:
+        for kind, ident_v, content, rel, ts, acc, t, terms, in_context in raw:
             low = content.lower()
             coverage = sum(1 for w in terms if re.search(r"\b" + re.escape(w), low)) / len(terms)
             score = (0.6 * coverage + 0.4 * max(rel, 0.0) / best) * _decay(ts, now) * (1.0 + 0.1 * math.log1p(acc))
             if score >= min_score:
                 hits.append({"kind": kind, "id": ident_v, "content": content, "score": round(score, 4),
-                             "type": t, "bm25": rel})
+                             "type": t, "bm25": rel, "in_context": in_context})
         hits.sort(key=lambda h: (-h["score"], -h["bm25"]))
-        hits = hits[:limit]
+        hits = [h for h in hits if not h["in_context"]][:limit] + [h for h in hits if h["in_context"]][:SHOWN_MAX]
         if touch:
-            ids = [int(h["id"]) for h in hits if h["kind"] == "capsule"]
+            ids = [int(h["id"]) for h in hits if h["kind"] == "capsule" and not h["in_context"]]
             if ids:
                 marks = ",".join("?" * len(ids))
                 store.db.execute(

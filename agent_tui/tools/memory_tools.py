@@ -59,17 +59,23 @@ async def save_memo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 def format_memories(query: str, found: list[dict[str, Any]]) -> str:
-    """One compact line per memory: ``[id kind 0.82] content``."""
-    if not found:
-        return f"No memories match {query!r}."
-    out = [f"{len(found)} memories for {query!r} (for reference):"]
-    for m in found:
+    """One compact line per memory: ``[id kind 0.82] content``; matches the model already has in its
+    context (``in_context``) are named, not repeated, so a recall never pays for text twice."""
+    new = [m for m in found if not m.get("in_context")]
+    shown = list(dict.fromkeys(str(m.get("id", "?")).split("@")[0] for m in found if m.get("in_context")))
+    also = f"Also matched, already in your context: {', '.join(shown)}." if shown else ""
+    if not new:
+        return f"No memories match {query!r} beyond your context. {also}" if also else f"No memories match {query!r}."
+    out = [f"{len(new)} {'memory' if len(new) == 1 else 'memories'} for {query!r} (for reference):"]
+    for m in new:
         content = " ".join(str(m.get("content", "")).split())
         if len(content) > RECALL_WIDTH:
             content = content[:RECALL_WIDTH] + "…"
         score = m.get("score")
         score_text = f" {score:.2f}" if isinstance(score, int | float) else ""
         out.append(f"[{m.get('id', '?')} {m.get('kind', 'memory')}{score_text}] {content}")
+    if also:
+        out.append(also)
     return "\n".join(out)
 
 
@@ -77,5 +83,5 @@ async def recall(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The recall tool."""
     query: str = args["query"]
     found = ctx.recall(query, int(args.get("limit") or 5))
-    ids = [m.get("id") for m in found]
+    ids = [m.get("id") for m in found if not m.get("in_context")]
     return make_result(format_memories(query, found), ctx, meta={"ids": ids})
