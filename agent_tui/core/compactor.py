@@ -28,7 +28,7 @@ from agent_tui.core.costmodel import Decision, costs_for, decide
 from agent_tui.core.eventplan import kept_tokens, plan_event
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.memory import EvictionPlan
-from agent_tui.core.summary import Summariser, Summary, extract_decisions
+from agent_tui.core.summary import Summariser, Summary, extract_decisions, with_user_words
 
 
 class Compactor:
@@ -138,6 +138,8 @@ class Compactor:
         part = self.segment_text(summary)
         if whole is None:
             whole = self.consolidates(e.counter.count(override or part))
+        if override:
+            override = with_user_words(override, summary, None if whole else {it.id for it in items})
         text = (override or (summary.render() if whole else part)).strip() \
             or "(nothing worth keeping was found in the evicted rounds)"
         item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,

@@ -150,6 +150,24 @@ class Summary:
         return out
 
 
+#: Heading of the user's own words carried beside a model-written summary that left them out.
+VERBATIM_TITLE = "User instructions (verbatim, as the user wrote them)"
+
+
+def with_user_words(text: str, summary: Summary, sources: Collection[str] | None) -> str:
+    """``text`` (a model-written summary) plus every user instruction of ``summary`` it does not already
+    hold word for word: all of them (``sources`` None, a whole rewrite) or those from the items in
+    ``sources`` (one segment).  A model may paraphrase, drop or invent; the user's words are the one
+    thing a summary must never lose, so they are carried verbatim whatever the model wrote."""
+    have = " ".join(text.lower().split())
+    missing = [e for e in summary.sections.get("instructions") or []
+               if (sources is None or e.source in sources) and " ".join(e.text.lower().split()) not in have]
+    if not missing:
+        return text
+    lines = [f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]" for e in missing]
+    return f"{text.rstrip()}\n\n{VERBATIM_TITLE}:\n" + "\n".join(lines)
+
+
 class SummariserError(Exception):
     """A summariser could not produce a summary; the rounds stay verbatim."""
 

@@ -10,6 +10,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.prompts import load_prompt
+from agent_tui.core.summary import VERBATIM_TITLE
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 from .helpers import make_agent, make_repo, run_turn
@@ -50,3 +51,15 @@ async def test_a_summary_without_its_sections_is_replaced_by_the_extractive_one(
 async def test_a_real_summary_is_kept(tmp_path: Path, good: str) -> None:
     done, summary = await _compact_answered(tmp_path, good)
     assert done.summariser == "llm" and not done.error and good in summary
+
+
+async def test_a_kept_summary_that_drops_the_users_words_carries_them_verbatim(tmp_path: Path) -> None:
+    """The check above is a heuristic; this is the guarantee: whatever a model's summary says, every user
+    message it folds is in the summary word for word (a prose summary left out all three)."""
+    done, summary = await _compact_answered(tmp_path, "Summary: read the data files one by one.")
+    assert done.summariser == "llm"
+    head, _, kept = summary.partition(f"\n\n{VERBATIM_TITLE}:\n")
+    assert head == "Summary: read the data files one by one."
+    folded = [n for n in range(1, 5) if f"USER-FACT-r{n}:" in kept]
+    assert folded and folded == list(range(1, len(folded) + 1)), kept
+    assert all(f"USER-FACT-r{n}: the API key must never be logged, rule {n} x x" in kept for n in folded)

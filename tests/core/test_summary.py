@@ -196,3 +196,16 @@ def _sends(messages: list[dict[str, object]], command: str) -> bool:
             if json.loads(c["function"]["arguments"]).get("command") == command:
                 return True
     return False
+
+
+def test_user_words_missing_from_a_model_summary_are_added_verbatim_once() -> None:
+    from agent_tui.core.summary import VERBATIM_TITLE, Entry, Summary, with_user_words
+
+    s = Summary()
+    s.sections["instructions"] = [Entry("Never touch   the migrations folder.", "m1"),
+                                  Entry("Use tabs in the Makefile", "m5"), Entry("maybe rename it?", "m9", uncertain=True)]
+    text = "Decisions:\n- keep tabs.\n- never touch the migrations folder."
+    assert with_user_words(text, s, {"m1"}) == text, "already held word for word (case and spaces aside)"
+    assert with_user_words(text, s, {"m1", "m5"}) == f"{text}\n\n{VERBATIM_TITLE}:\n- Use tabs in the Makefile [m5]"
+    whole = with_user_words(text, s, None)
+    assert whole.endswith("- Use tabs in the Makefile [m5]\n- (to confirm) maybe rename it? [m9]")
