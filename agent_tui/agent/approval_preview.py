@@ -24,6 +24,8 @@ CONTEXT_LINES = 3
 """Unchanged lines shown around each hunk."""
 NEW_FILE_LINES = 200
 """A new file's preview shows at most this many of its lines."""
+ARGS_CHARS = 20_000
+"""Characters of another tool's arguments shown (the box scrolls; beyond this it says how much is left out)."""
 OUTSIDE_SANDBOX = "  (outside the sandbox)"
 """Ends a command's preview when the call asks to run outside the sandbox (the dialog shows it in its title)."""
 
@@ -54,7 +56,10 @@ def _preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
                 text += ("\n# outside the sandbox, git runs what this repository names, as you: "
                          + "; ".join(programs))
         return text
-    return f"{name}({json.dumps(args, ensure_ascii=False)[:800]})"
+    shown = json.dumps(args, ensure_ascii=False, indent=2)
+    if len(shown) > ARGS_CHARS:
+        shown = f"{shown[:ARGS_CHARS]}\n… {len(shown) - ARGS_CHARS} more characters of arguments"
+    return f"{name} {shown}"
 
 
 def _current(workspace: Path | None, path: str) -> tuple[str, str] | None:

@@ -139,6 +139,8 @@ class ApprovalRequested(Event):
     path: str | None = None
     """A write's ``path`` argument as the model gave it (None for a command): what the write targets, which
     text parsed from the preview is not (a path can hold a line that reads as a diff header)."""
+    server: str | None = None
+    """The MCP server whose tool asks (None for a built-in tool): the call runs a program, it changes no file."""
 
 
 @dataclass

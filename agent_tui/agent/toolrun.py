@@ -51,6 +51,15 @@ class ToolRunner:
                 return "write"
         return "read"
 
+    def _mcp_ask(self, name: str) -> tuple[str | None, str]:
+        """For an MCP tool the policy asks about: its server and why it is asked (else None, "")."""
+        if not self._is_mcp(name):
+            return None, ""
+        try:
+            return self.mcp.server_of(name) or "mcp", self.mcp.why_asked(name)
+        except Exception:
+            return "mcp", ""
+
     def _is_mcp(self, name: str) -> bool:
         if self.mcp is None or name in self.registry:
             return False
@@ -113,9 +122,12 @@ class ToolRunner:
             decision, reason = verdict.decision, ""
             refused_by = "the approval policy"
             if decision == "ask":
+                server, why = self._mcp_ask(name)
                 req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace),
-                                           prefix=verdict.prefix_text, reason=verdict.reason,
-                                           path=str(args["path"]) if kind == "write" and "path" in args else None)
+                                           prefix=verdict.prefix_text,
+                                           reason=f"{why} ({verdict.reason})" if why else verdict.reason,
+                                           path=str(args["path"]) if kind == "write" and "path" in args
+                                           and server is None else None, server=server)
                 yield req
                 answer, reason = split_answer(await agent.approver(req) if agent.approver is not None else "deny")
                 if answer == "always":

@@ -222,6 +222,21 @@ class McpManager:
         entry = self._entries.get(name)
         return bool(entry is not None and entry.read_only and entry.open_world is False)
 
+    def server_of(self, name: str) -> str | None:
+        """The server a namespaced tool comes from (None for a meta-tool or an unknown name)."""
+        entry = self._entries.get(name)
+        return entry.server if entry is not None else None
+
+    def why_asked(self, name: str) -> str:
+        """Why a call of ``name`` is not read-only for the approval policy, in the user's words."""
+        if self.config.tool_settings(name).read_only is False:
+            return "your config says it is not read-only"
+        entry = self._entries.get(name)
+        if entry is None or not entry.read_only:
+            return "its server does not mark it read-only (readOnlyHint), so it may change things"
+        return ("its server marks it read-only, but not closed to the outside world (openWorldHint), "
+                "so its arguments could carry the workspace's text anywhere")
+
     # ----------------------------------------------------------------- calls
     async def call(
         self,

@@ -66,11 +66,12 @@ async def run_turn(agent: Any, task: str) -> list[ev.Event]:
     return out
 
 
-async def run_mcp_turn(root: Path, base_url: str, task: str) -> list[ev.Event]:
-    """One turn of a real agent with the workspace's ``.mcp.json`` servers started (and closed)."""
+async def run_mcp_turn(root: Path, base_url: str, task: str, approver: Any = None) -> list[ev.Event]:
+    """One turn of a real agent with the workspace's ``.mcp.json`` servers started (and closed); with an
+    ``approver`` the policy asks it, as the TUI's dialog is asked (else ``--yes``)."""
     from agent_tui.agent.mcp_setup import make_mcp_manager
 
-    agent, ws = make_agent(root, base_url)
+    agent, ws = make_agent(root, base_url, yes=approver is None, approver=approver)
     mcp = make_mcp_manager(agent.engine, ws.root, workspace_json=True)
     assert mcp is not None
     await mcp.start()

@@ -30,6 +30,32 @@ async def test_model_finds_enables_and_calls_an_mcp_tool(tmp_path: Path, fake_ll
     assert "read_file" in first_tools
 
 
+async def test_an_mcp_call_is_asked_as_a_call_of_its_server_with_its_whole_arguments(tmp_path: Path,
+                                                                                     fake_llm) -> None:
+    """A tool that only reads but may reach the outside world is asked about; the dialog's request names
+    the server and why, and shows every argument (not a diff, not cut at 800 characters)."""
+    from tests.mcp.mcp_testkit import fault_server
+
+    root = make_repo(tmp_path / "proj")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"fault": fault_server()}}))
+    text = "word " * 400 + "THE-END"
+    fake_llm.script(Reply.tool_call("enable_tools", {"names": ["fault__echo"]}),
+                    Reply.tool_call("fault__echo", {"text": text}), Reply.text("done"))
+    asked: list[ev.ApprovalRequested] = []
+
+    async def approver(req: ev.ApprovalRequested) -> str:
+        asked.append(req)
+        return "once"
+
+    events = await run_mcp_turn(root, fake_llm.base_url, "echo it", approver=approver)
+    (req,) = asked
+    assert req.name == "fault__echo" and req.server == "fault" and req.path is None
+    assert "not closed to the outside world (openWorldHint)" in req.reason
+    assert req.preview.startswith("fault__echo {") and "THE-END" in req.preview
+    finished = [e for e in events if isinstance(e, ev.ToolCallFinished) and e.name == "fault__echo"]
+    assert finished and not finished[0].is_error and "THE-END" in finished[0].text
+
+
 def test_no_configured_server_never_imports_the_mcp_sdk(tmp_path: Path) -> None:
     """The MCP SDK costs ~1.4 s of imports at every start: a session without servers must not load it."""
     import subprocess

@@ -224,7 +224,11 @@ async def test_a_tool_runs_unasked_only_when_it_reads_and_reaches_nothing_outsid
     assert not manager.is_read_only("fault__echo")  # readOnlyHint, openWorldHint absent
     assert manager.is_read_only("fault__pid")  # readOnlyHint and openWorldHint: false
     assert not manager.is_read_only("fault__crash")  # no annotations
+    assert manager.server_of("fault__echo") == "fault" and manager.server_of("find_tools") is None
+    assert "not closed to the outside world (openWorldHint)" in manager.why_asked("fault__echo")
+    assert "does not mark it read-only (readOnlyHint)" in manager.why_asked("fault__crash")
     mine = McpManager(load_mcp_config({"servers": {"fault": fault_server()},
                                        "tools": {"fault__echo": {"read_only": True},
                                                  "fault__pid": {"read_only": False}}}, tmp_path), tmp_path / "l")
     assert mine.is_read_only("fault__echo") and not mine.is_read_only("fault__pid")  # the user's word wins
+    assert mine.why_asked("fault__pid") == "your config says it is not read-only"

@@ -435,3 +435,22 @@ async def test_an_approved_call_shows_as_running_not_awaiting_approval(demo_work
         await wait_for(pilot, lambda: len(titles) == 2, "the second answer")
     assert titles[0].endswith(" · running") and "awaiting" not in titles[0], titles
     assert "awaiting approval" not in titles[1], titles  # denied: its refusal shows at once
+
+
+async def test_an_mcp_call_is_asked_as_a_call_of_its_server_not_as_a_change() -> None:
+    req = ev.ApprovalRequested("c-3", "fault__echo", "write", preview("fault__echo", {"text": "hi"}, None),
+                               reason="its server marks it read-only, but not closed to the outside world "
+                                      "(openWorldHint), so its arguments could carry the workspace's text anywhere "
+                                      "([approval] default_write = ask)", server="fault")
+    app = _Host(req)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                       and app.screen.query_one("#approval-preview").size.height > 0, "the dialog")
+        await pilot.pause(0.1)
+        text = _screen_text(app)
+        assert "allow fault__echo to run (MCP server fault) with these arguments?" in text
+        assert "make this change" not in text
+        assert '"text": "hi"' in text and "Why asked: its server marks it read-only" in text
+        assert "a allows every call of fault__echo for the rest of this session" in text
+        await pilot.press("a")
+        await wait_for(pilot, lambda: app.answers == ["always"], "the always answer")

@@ -138,6 +138,13 @@ def _command_hint(req: ApprovalRequested) -> Content:
     return Content("\n".join(lines))
 
 
+def _tool_hint(req: ApprovalRequested) -> Content:
+    """Why an MCP tool's call is asked about, and what 'always' (a) allows."""
+    lines = [f"Why asked: {req.reason}"] if req.reason else []
+    lines.append(f"a allows every call of {req.name} for the rest of this session")
+    return Content("\n".join(lines))
+
+
 class _Dialog(Vertical):
     """The docked box; when its height settles or changes, the conversation behind is lifted to match."""
 
@@ -186,11 +193,15 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
                     with Horizontal(id="approval-cmdline"):  # the $ in its own column: a long path folds beside it
                         yield Static("$" if req.preview.startswith("$ ") else "", id="approval-dollar")
                         yield Static(command_content(command), id="approval-command")
+                elif req.server is not None:
+                    yield Static(Content(req.preview), id="approval-args")
                 else:
                     yield Static(diff_content(req.preview), id="approval-diff")
             yield Static("", id="approval-more")
             if req.kind == "command":
                 yield Static(_command_hint(req), id="approval-why")
+            elif req.server is not None:
+                yield Static(_tool_hint(req), id="approval-why")
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             yield Static(HELD_NOTE, id="typing-held")
             with Horizontal(id="approval-buttons"):
@@ -201,7 +212,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
 
     def _title(self, scrolls: bool = False) -> Content:
         req = self.request
-        what = "run this command" if req.kind == "command" else "make this change"
+        what = ("run this command" if req.kind == "command" else
+                f"run (MCP server {req.server}) with these arguments" if req.server is not None else "make this change")
         outside = req.kind == "command" and split_command(req.preview)[1]
         return Content.assemble(("Approval ", "bold $warning"),
                                 ("⚠ OUTSIDE THE SANDBOX ", "bold reverse $error") if outside else "",
@@ -247,7 +259,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
             return
         below = preview.virtual_size.height - int(preview.scroll_y) - preview.scrollable_content_region.height
         above = int(preview.scroll_y)
-        what = "command" if self.request.kind == "command" else "change"
+        what = ("command" if self.request.kind == "command" else
+                "call" if self.request.server is not None else "change")
         if below > 0:
             more.update(Content.styled(f"▼ the {what} continues below: {below} more line{'s' if below > 1 else ''}"
                                        f" (pgdn){f' · {above} above' if above else ''}", MARK))
