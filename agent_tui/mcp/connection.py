@@ -143,6 +143,15 @@ class ServerConnection(ServerRequests):
         if self._errlog is not None:
             await anyio.to_thread.run_sync(self._errlog.settle, STDERR_SETTLE)
 
+    async def _add_stderr(self) -> None:
+        """A stdio server that failed or died: the last lines it wrote to stderr go with the error, which is
+        what the status line, the MCP panel and ``mcp list`` show (they usually say why)."""
+        if self.config.transport != "stdio" or not self.error:
+            return
+        await self.stderr_settled()
+        if tail := self.stderr_tail():
+            self.error += f" (stderr: {tail})"
+
     def stderr_tail(self, lines: int = 2) -> str:
         """The last lines the server wrote to stderr (our own notes skipped), redacted and printable
         (the log is written so; an older log is cleaned here)."""
@@ -241,12 +250,11 @@ class ServerConnection(ServerRequests):
                     self.error = f"no answer within {self.connect_timeout:g}s while connecting"
                 elif connected:
                     self.error = self._wake_reason or "connection ended"
+                    if not self._closing:
+                        await self._add_stderr()
             except Exception as exc:  # a dead server must never take the agent down
                 self.error = clean_line(describe(exc))
-                if not connected and self.config.transport == "stdio":
-                    await self.stderr_settled()
-                    if tail := self.stderr_tail():
-                        self.error += f" (stderr: {tail})"
+                await self._add_stderr()
             finally:
                 self._client = None
                 self._up.clear()

@@ -63,6 +63,10 @@ class ServerLog:
         """The pump met the pipe's end (its read end is closed)."""
         self._closing = False
         self._idle = threading.Condition()
+        self._pending = b""
+        """Read but not yet written: a line the child has not ended (the pump owns it while busy)."""
+        self._in_key = False
+        """Inside a PEM private key (its body lines are masked)."""
 
     # ------------------------------------------------------------------ writing
     def note(self, line: str) -> None:
@@ -88,8 +92,6 @@ class ServerLog:
 
     def _run_pump(self) -> None:
         fd = self._read_fd
-        pending = b""
-        in_key = False
         try:
             while True:
                 with self._idle:  # idle only with nothing left in the pipe (``settle`` relies on it)
@@ -101,15 +103,15 @@ class ServerLog:
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     break
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                if len(pending) > MAX_LINE:
-                    lines.append(pending)
-                    pending = b""
+                self._pending += chunk
+                *lines, self._pending = self._pending.split(b"\n")
+                if len(self._pending) > MAX_LINE:
+                    lines.append(self._pending)
+                    self._pending = b""
                 for raw in lines:
-                    in_key = self._pump_line(raw, in_key)
-            if pending:
-                self._pump_line(pending, in_key)
+                    self._in_key = self._pump_line(raw, self._in_key)
+            if self._pending:
+                self._pump_line(self._pending, self._in_key)
         except OSError:
             pass
         finally:
@@ -133,7 +135,8 @@ class ServerLog:
         return False
 
     def settle(self, timeout: float) -> None:
-        """Wait (at most ``timeout`` seconds) until what the child wrote so far is in the file."""
+        """Wait (at most ``timeout`` seconds) until what the child wrote so far is in the file, a line it
+        has not ended included."""
         if self._pump is None:
             return
         deadline = time.monotonic() + timeout
@@ -143,6 +146,11 @@ class ServerLog:
                 if left <= 0:
                     return
                 self._idle.wait(min(left, 0.05))
+            if not self._done and self._pending:
+                # a last line with no newline ("boom: the token is missing", then exit) is what says why;
+                # the pump holds it until the pipe ends, which it does not while our end is open
+                pending, self._pending = self._pending, b""
+                self._in_key = self._pump_line(pending, self._in_key)
 
     def close(self) -> None:
         """Stop writing: our end of the pipe is closed; the pump writes the rest of what the child wrote,

@@ -27,6 +27,8 @@ class ServerView:
     state: str
     error: str | None
     tools: tuple[ToolCost, ...]
+    log_path: str | None = None
+    """The server's log (its whole stderr and our notes), for a stdio server."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def view(manager: Any | None) -> McpView:
     for entry in manager.entries.values():
         by_server.setdefault(entry.server, []).append(
             ToolCost(entry.qualified, entry.tokens_raw, entry.tokens_shaped, entry.qualified in loaded))
-    servers = tuple(ServerView(s.name, s.transport, s.state, s.error, tuple(by_server.get(s.name, [])))
+    servers = tuple(ServerView(s.name, s.transport, s.state, s.error, tuple(by_server.get(s.name, [])), s.log_path)
                     for s in manager.status())
     costs = manager.costs()
     return McpView(servers, costs.tokens_raw, costs.tokens_sent, tuple(manager.config.errors))

@@ -70,6 +70,13 @@ def crash(code: int = 7) -> str:
     os._exit(code)
 
 
+@mcp.tool()
+def die(message: str = "FATAL: the licence expired", code: int = 3) -> str:
+    """Write a last line to stderr and exit (a server that gives up after it started)."""
+    print(message, file=sys.stderr, flush=True)
+    os._exit(code)
+
+
 @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
 def pid() -> int:
     """The server's process id."""

@@ -70,7 +70,7 @@ async def new_pid_after_restart(manager: McpManager, old: int, patience: float =
 
 
 async def test_paged_listing_env_cwd_and_stderr_log(manager: McpManager) -> None:
-    assert len(manager.entries) == 11  # listed three per page
+    assert len(manager.entries) == 12  # listed three per page
     assert manager.toolset.loaded.get("fault__echo") == "always"
     out = await manager.call("fault__env", {"name": "FAULT_FLAG"})
     cwd = manager.config.servers["fault"].cwd
@@ -126,6 +126,26 @@ async def test_a_crash_inside_a_call_is_reported_and_recovered(manager: McpManag
     out = await manager.call("fault__crash", {})
     assert out.is_error and out.error_kind == "died"
     assert (await manager.call("fault__echo", {"text": "x"})).text == "x"
+
+
+async def test_a_server_that_dies_after_starting_shows_its_last_stderr_line_with_the_error(tmp_path: Path) -> None:
+    """What a dead server last wrote usually says why; the status (MCP panel, status line) carries it, not
+    only "connection ended" (it was added only when the first connection failed)."""
+    manager = McpManager(load_mcp_config({"servers": {"fault": fault_server()}, "timeout": TIMEOUT}, tmp_path),
+                         tmp_path / "logs", backoff=Backoff(first=60.0))
+    await manager.start()
+    try:
+        out = await manager.call("fault__die", {"message": "FATAL: the licence expired on 2026-12-01"})
+        assert out.is_error and out.error_kind == "died"
+        deadline = time.monotonic() + 30  # (the connection task records the error once the pipe is drained)
+        while "stderr:" not in (manager.status()[0].error or "") and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        status = manager.status()[0]
+        error = status.error or ""
+        assert status.state != "up" and "(stderr: " in error and "FATAL: the licence expired on 2026-12-01)" in error, \
+            status
+    finally:
+        await manager.close()
 
 
 async def test_huge_output_is_stored_whole_and_summarised(manager: McpManager) -> None:

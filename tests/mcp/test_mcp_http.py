@@ -66,7 +66,7 @@ async def test_a_2026_era_server_over_http(tmp_path: Path) -> None:
         await manager.start()
         try:
             status = manager.status()[0]
-            assert (status.state, status.protocol, status.tools) == ("up", "2026-07-28", 11)
+            assert (status.state, status.protocol, status.tools) == ("up", "2026-07-28", 12)
             assert (await manager.call("f__echo", {"text": "modern"})).text == "modern"
         finally:
             await manager.close()

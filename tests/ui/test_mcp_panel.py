@@ -68,5 +68,7 @@ async def test_a_down_servers_whole_error_is_shown_under_the_table(demo_workspac
         await pilot.pause()
         error = str(table.get_row_at(0)[4])
         assert len(error) > 20 and error.startswith("MCPError: Connection closed"), error  # the column is not cut
-        await wait_for(pilot, lambda: str(app.screen.query_one("#mcp-detail").render()) == f"dies: {error}",
-                       "the whole error under the table")
+        assert "(stderr: boom: the token is missing)" in error, "what the server said before it died"
+        log = app.mcp.status()[0].log_path
+        await wait_for(pilot, lambda: str(app.screen.query_one("#mcp-detail").render())
+                       == f"dies: {error}\nwhole log (stderr): {log}", "the whole error and the log under the table")

@@ -68,7 +68,7 @@ class McpScreen(ModalScreen[None]):
             key = table.add_row(Content.styled(s.name, "bold"), Content.styled(s.state, colour), "", "",
                                 Content(s.error or s.transport))
             if s.error:
-                self._errors[key] = f"{s.name}: {s.error}"
+                self._errors[key] = f"{s.name}: {s.error}" + (f"\nwhole log (stderr): {s.log_path}" if s.log_path else "")
             for t in s.tools:
                 table.add_row(Content(f"  {t.name}"), "loaded" if t.loaded else "", f"{t.tokens_raw:,}",
                               f"{t.tokens_shaped:,}", "")
