@@ -231,6 +231,9 @@ class MemoryStore:
                 [session_id, item.id, item.turn, item.role, _s(item.content), _j(item.tool_calls),
                  item.tool_call_id, item.name, item.created_at],
             )
+            # the latest session is the one last used, not the one last opened: with two TUIs on one folder
+            # the other one, opened later but idle, was what `memory list` and `run` continued
+            self.db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [time.time(), session_id])
 
     @_writes
     def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None:
