@@ -46,20 +46,8 @@ class TurnMixin:
             self.notify(f"Not sent (your message is {where}). {no_model_hint(self.controller.ws.trust)}",
                         title="No model", severity="error", timeout=20)
             return
-        if self.controller is not None:
-            from agent_tui.core.message_fit import too_large
-
-            ctl = self.controller
-
-            def check() -> str:
-                with ctl.lock:  # (it counts the tools into the engine, as an item action might at the same time)
-                    return too_large(ctl.engine, text, ctl.agent.runner.schemas(ctl.engine))
-
-            refused = await asyncio.to_thread(check)
-            if refused:
-                self.notify(f"{refused} Your message is {self._give_back(text)}.", title="Message too large",
-                            severity="error", timeout=20)
-                return
+        if self.controller is not None and await self._refused_as_too_large(text):
+            return
         await self.main.conversation.add_user(text, pending=True)
         if self.controller is None or self.switching:
             # no session yet, or one about to replace it (/model, /new, /resume): a turn run on the old one
@@ -71,6 +59,23 @@ class TurnMixin:
             self.main.status.state = f"{what} (your message is sent when it is ready)"
             return
         self.turn_worker = self.run_turn(text)
+
+    async def _refused_as_too_large(self: AgentApp, text: str) -> bool:
+        """True (and the text given back, with why) when the message alone would not fit the window."""
+        from agent_tui.core.message_fit import too_large
+
+        ctl = self.controller
+        assert ctl is not None
+
+        def check() -> str:
+            with ctl.lock:  # (it counts the tools into the engine, as an item action might at the same time)
+                return too_large(ctl.engine, text, ctl.agent.runner.schemas(ctl.engine))
+
+        refused = await asyncio.to_thread(check)
+        if refused:
+            self.notify(f"{refused} Your message is {self._give_back(text)}.", title="Message too large",
+                        severity="error", timeout=20)
+        return bool(refused)
 
     @property
     def switching(self: AgentApp) -> bool:
@@ -100,12 +105,17 @@ class TurnMixin:
         """The session opened: send what the user typed while it was opening."""
         if self._queued is not None and self.controller is not None and not self.turn_running and not self.switching:
             task, self._queued = self._queued, None
-            self.turn_worker = self.run_turn(task)
+            self.turn_worker = self.run_turn(task, checked=False)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self: AgentApp, task: str) -> str:
+    async def run_turn(self: AgentApp, task: str, checked: bool = True) -> str:
+        """The turn of ``task``; ``checked`` False for a message typed before its session was open, which
+        is first checked against that session's window (too large: back in the box, marked not sent)."""
         ctl = self.controller
         assert ctl is not None
+        if not checked and await self._refused_as_too_large(task):
+            self.main.conversation.unsent()
+            return "refused"
         self._turn_task = task
         status_line = self.main.status
         status_line.busy = True

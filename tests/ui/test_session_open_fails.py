@@ -98,3 +98,36 @@ async def test_a_message_after_a_failed_open_tries_again(fake_app: AgentApp) -> 
         assert app.main.prompt.text == ""
         assert not app.main.conversation.query(".-unsent")
         assert "hello again" in [m.content for m in app.controller.transcript() if m.role == "user"]
+
+
+async def test_a_message_queued_while_opening_that_is_too_large_comes_back_into_the_box(
+        fake_app: AgentApp, fake_llm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typed before the session was open, it was checked only by the loop: refused there, with its text on ↑
+    and its bubble looking sent.  It is checked once the session opens, like any other message."""
+    from dataclasses import replace
+
+    gate = threading.Event()
+    real_open = SessionController.open
+
+    def held_open(*args: Any, **kw: Any) -> SessionController:
+        gate.wait(30)
+        return real_open(*args, **kw)
+
+    monkeypatch.setattr(SessionController, "open", held_open)
+    app = fake_app
+    app.options = replace(app.options, session=replace(app.options.session, window=8_000))
+    big = "please read all of this " + "lorem ipsum dolor sit amet " * 3_000
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: _opening(app), "the session to start opening")
+        app.main.prompt.load_text(big)
+        await pilot.click("#prompt")
+        await pilot.press("end", "enter")
+        await wait_for(pilot, lambda: app.main.conversation.query(UserMessage), "the pending bubble")
+        gate.set()
+        await wait_for(pilot, lambda: "Message too large" in " ".join(
+            str(n.title) for n in app._notifications), "the refusal")  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert app.main.prompt.text == big, "the message is back in the box, whole"
+        assert app.main.conversation.query(UserMessage).last().has_class("-unsent")
+        assert "back in the box" in _notices(app)
+        assert fake_llm.chat_requests == [] and not app.turn_running
