@@ -68,3 +68,21 @@ def view(manager: Any | None) -> McpView:
                     for s in manager.status())
     costs = manager.costs()
     return McpView(servers, costs.tokens_raw, costs.tokens_sent, tuple(manager.config.errors))
+
+
+def waiting_for_trust(ctl: SessionController | None) -> str:
+    """What the MCP panel says when no server runs because the folder is not trusted ("" otherwise): the
+    servers the folder's config names (or the user's own, which wait for a folder's trust too)."""
+    if ctl is None or not ctl.ws.trust.pending:
+        return ""
+    from agent_tui.core.terminal import printable
+
+    servers = [a for a in ctl.ws.trust.asks if a.key.startswith(("mcp.servers.", "mcpServers."))]
+    if not servers:
+        return ""
+    names = ", ".join(printable(a.key.split(".", 2)[-1], newlines=False) for a in servers)
+    one = len(servers) == 1
+    return (f"{len(servers)} MCP server{'' if one else 's'} ({names}) {'waits' if one else 'wait'} for you to trust "
+            f"this folder: {'it starts' if one else 'they start'} once you do (the trust dialog at start, or "
+            "`agent-tui trust --yes`, then reopen).")
+

@@ -72,3 +72,21 @@ async def test_a_down_servers_whole_error_is_shown_under_the_table(demo_workspac
         log = app.mcp.status()[0].log_path
         await wait_for(pilot, lambda: str(app.screen.query_one("#mcp-detail").render())
                        == f"dies: {error}\nwhole log (stderr): {log}", "the whole error and the log under the table")
+
+
+async def test_servers_waiting_for_trust_are_named_not_called_unconfigured(demo_workspace: Path) -> None:
+    """The folder's .mcp.json names a server the user has not trusted yet: the panel said "No MCP servers
+    configured. Add them…", which sends the user to add what is already there."""
+    (demo_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"git": {
+        "command": sys.executable, "args": ["-c", "print('never started')"]}}}))
+    app = demo_app(demo_workspace)
+    app.options.session = replace(app.options.session, trust=False)  # the user said no in the trust dialog
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.mcp is None
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP panel")
+        await wait_for(pilot, lambda: "for you to trust" in str(app.screen.query_one("#mcp-summary").render()),
+                       "the waiting server")
+        text = str(app.screen.query_one("#mcp-summary").render())
+        assert text.startswith("1 MCP server (git) waits for you to trust this folder: it starts") and "No MCP servers configured" not in text

@@ -44,20 +44,21 @@ class McpScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="mcp-view", exit_on_error=False)
     def load(self) -> None:
+        from agent_tui.ui.mcp_link import view, waiting_for_trust
+
         manager = getattr(self.app, "mcp", None)
         if manager is None:
-            self.app.call_from_thread(self._show, None)
+            self.app.call_from_thread(self._show, None, waiting_for_trust(getattr(self.app, "controller", None)))
             return
-        from agent_tui.ui.mcp_link import view
 
         self.app.call_from_thread(self._show, view(manager))
 
-    def _show(self, view: Any | None) -> None:
+    def _show(self, view: Any | None, waiting: str = "") -> None:
         summary = self.query_one("#mcp-summary", Label)
         table = self.query_one(DataTable)
         table.clear()
         if view is None or not view.servers:
-            summary.update(NONE_CONFIGURED)
+            summary.update(Content(waiting) if waiting else NONE_CONFIGURED)
             return
         count = len(view.servers)
         summary.update(f"{count} server{'' if count == 1 else 's'} · definitions {view.tokens_raw:,} tokens raw, "
