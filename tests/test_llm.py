@@ -423,3 +423,15 @@ def test_a_connection_error_says_no_object_addresses() -> None:
     raw = ("litellm.APIConnectionError: Cannot connect to host api.groq.com:443 "
            "ssl:<ssl.SSLContext object at 0x7f0db5b75f40> [Name or service not known]")
     assert provider_message(RuntimeError(raw)) == "Cannot connect to host api.groq.com:443 [Name or service not known]"
+
+
+
+def test_a_missing_or_rejected_key_names_the_variable_litellm_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.agent.llm_errors import _key_env_vars
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert _key_env_vars("anthropic/claude-3-haiku-20240307") == ["ANTHROPIC_API_KEY"]  # missing
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-test-not-real")
+    assert _key_env_vars("groq/llama3-8b-8192") == ["GROQ_API_KEY"]  # set, refused
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+    assert _key_env_vars("gpt-4o") == ["OPENAI_API_KEY"]

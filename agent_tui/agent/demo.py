@@ -335,7 +335,9 @@ def register_demo_provider() -> None:
     """Register the scripted model with litellm (idempotent)."""
     import asyncio
 
-    import litellm
+    from agent_tui.agent.llm import preload_litellm
+
+    litellm = preload_litellm()  # (loaded as everywhere else: frozen out of the cyclic collector)
     from litellm import CustomLLM
 
     from agent_tui.core.tokens import counter_for

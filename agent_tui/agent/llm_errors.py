@@ -188,8 +188,9 @@ def _status(exc: BaseException) -> int | None:
 
 def _key_env_vars(model: str) -> list[str]:
     try:
-        import litellm
+        from agent_tui.agent.llm import preload_litellm
 
+        litellm = preload_litellm()
         missing = litellm.validate_environment(model).get("missing_keys") or []
         if missing:
             return list(missing)
