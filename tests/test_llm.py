@@ -435,3 +435,12 @@ def test_a_missing_or_rejected_key_names_the_variable_litellm_reads(monkeypatch:
     assert _key_env_vars("groq/llama3-8b-8192") == ["GROQ_API_KEY"]  # set, refused
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
     assert _key_env_vars("gpt-4o") == ["OPENAI_API_KEY"]
+
+
+def test_a_call_sent_with_empty_arguments_goes_back_in_the_history_as_an_empty_object() -> None:
+    """It runs as no arguments; a strict server (vLLM, the strict fake) re-parses "" and refuses the next request."""
+    from agent_tui.agent.llm_types import ToolCall
+
+    call = ToolCall(id="c1", name="git_status", arguments="")
+    assert call.args == {} and call.to_message_dict()["function"]["arguments"] == "{}"
+    assert call.to_message_dict(raw=True)["function"]["arguments"] == ""

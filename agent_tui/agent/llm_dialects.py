@@ -25,8 +25,10 @@ CLAUDE_MIN_THINKING = 1024
 CLAUDE_MAX_TEMPERATURE = 1.0
 
 
-def fit_dialect(fam: str, model: str, kw: dict[str, Any]) -> None:
-    """Change ``kw`` (``litellm.acompletion``'s keyword arguments) in place to what ``fam`` accepts."""
+def fit_dialect(fam: str, model: str, kw: dict[str, Any], ceiling: int | None = None) -> None:
+    """Change ``kw`` (``litellm.acompletion``'s keyword arguments) in place to what ``fam`` accepts.
+    ``ceiling``: the model's output-token limit (litellm's ``max_output_tokens``), which ``max_tokens`` may
+    not pass: Anthropic refuses "max_tokens: 88000 > 64000", as a thinking budget plus the reserve made it."""
     if fam == "anthropic":
         if isinstance(kw.get("temperature"), (int, float)) and kw["temperature"] > CLAUDE_MAX_TEMPERATURE:
             kw["temperature"] = CLAUDE_MAX_TEMPERATURE
@@ -36,11 +38,15 @@ def fit_dialect(fam: str, model: str, kw: dict[str, Any]) -> None:
             kw["thinking"] = {**thinking, "budget_tokens": budget}
             if kw.get("max_tokens", 0) <= budget:
                 kw["max_tokens"] = budget + CLAUDE_MIN_THINKING
+            if ceiling and kw["max_tokens"] > ceiling:  # the answer keeps at least the reserve's floor
+                kw["thinking"]["budget_tokens"] = max(CLAUDE_MIN_THINKING, min(budget, ceiling - CLAUDE_MIN_THINKING))
     elif fam == "gemini":
         if "gemini-3" in model.lower() and kw.get("reasoning_effort") and kw.get("thinking"):
             del kw["thinking"]
         if kw.get("tools"):
             kw["tools"] = [_gemini_tool(t) for t in kw["tools"]]
+    if ceiling and isinstance(kw.get("max_tokens"), int) and kw["max_tokens"] > ceiling:
+        kw["max_tokens"] = ceiling
 
 
 def _gemini_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,7 +61,7 @@ def _gemini_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
 def _has_other_enum(schema: Any) -> bool:
     if isinstance(schema, Mapping):
         enum = schema.get("enum")
-        if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+        if isinstance(enum, list) and not all(isinstance(v, str) and v for v in enum):
             return True
         return any(_has_other_enum(v) for v in schema.values())
     if isinstance(schema, list):
@@ -64,10 +70,11 @@ def _has_other_enum(schema: Any) -> bool:
 
 
 def _string_enums_only(schema: Any) -> None:
-    """Move every enum that is not all strings into its schema's description (in place)."""
+    """Move every enum that is not all non-empty strings into its schema's description (in place): Gemini
+    takes only strings, and litellm turns an empty one into null, which it refuses."""
     if isinstance(schema, dict):
         enum = schema.get("enum")
-        if isinstance(enum, list) and not all(isinstance(v, str) for v in enum):
+        if isinstance(enum, list) and not all(isinstance(v, str) and v for v in enum):
             del schema["enum"]
             choices = "one of " + ", ".join(_literal(v) for v in enum)
             text = schema.get("description")
@@ -80,6 +87,8 @@ def _string_enums_only(schema: Any) -> None:
 
 
 def _literal(value: Any) -> str:
+    if value == "":
+        return '"" (empty)'
     if isinstance(value, bool):
         return "true" if value else "false"
     return "null" if value is None else str(value)

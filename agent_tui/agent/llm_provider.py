@@ -301,6 +301,17 @@ def cache_key(session_id: str) -> str:
     return "agent-tui-" + hashlib.sha256(session_id.encode()).hexdigest()[:16]
 
 
+def output_ceiling(model: str) -> int | None:
+    """The model's output-token limit from litellm's metadata (None when unknown)."""
+    from agent_tui.agent.llm import preload_litellm
+
+    try:
+        value = preload_litellm().get_model_info(model).get("max_output_tokens")
+    except Exception:  # a model litellm does not know (a local server's): no limit to keep to
+        return None
+    return int(value) if isinstance(value, int | float) and value > 0 else None
+
+
 def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None,
                    *, breakpoints: Sequence[int] = (), session_id: str | None = None,
                    reasoning: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
@@ -348,6 +359,6 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
     if fam == "gemini":
         msgs[:] = [m for m in msgs if not is_empty_reply(m)]
-    fit_dialect(fam, model, kw)
+    fit_dialect(fam, model, kw, output_ceiling(model))
     kw.update(config.extra)
     return kw

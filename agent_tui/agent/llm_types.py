@@ -162,6 +162,8 @@ class ToolCall:
         re-parse the history and would reject the request).
         """
         arguments = self.arguments if (raw or not self.arguments_error) else "{}"
+        if not raw and not arguments.strip():
+            arguments = "{}"  # (run as no arguments; a strict server re-parsing the history rejects "")
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": arguments}}
 
 

@@ -110,6 +110,9 @@ def shape_schema(
         out["enum"] = [out.pop("const")]
     if isinstance(out.get("enum"), list) and "type" not in out and (kind := _kind_of(out["enum"])):
         out["type"] = kind  # an untyped enum becomes an object in litellm's Gemini conversion
+    for part in schema.get("allOf") or []:  # every branch holds: its properties are the schema's own
+        if isinstance(part, dict) and depth < _MAX_DEPTH:
+            _merge(out, shape_schema(part, param_words, defs, depth + 1), required="union")
     for key in ("anyOf", "oneOf"):
         options = [
             o for o in schema.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"
@@ -125,11 +128,12 @@ def shape_schema(
     props = schema.get("properties")
     if isinstance(props, dict):
         out["properties"] = {
-            k: shape_schema(v, param_words, defs, depth + 1) for k, v in props.items()
+            **(out.get("properties") or {}),
+            **{k: shape_schema(v, param_words, defs, depth + 1) for k, v in props.items()},
         }
         required = [r for r in schema.get("required") or [] if r in props]
         if required:
-            out["required"] = required
+            out["required"] = list(dict.fromkeys([*(out.get("required") or []), *required]))
     if isinstance(schema.get("items"), dict):
         out["items"] = shape_schema(schema["items"], param_words, defs, depth + 1)
     return out
@@ -145,9 +149,46 @@ def _kind_of(values: list[Any]) -> str | None:
     return kinds.pop() if len(kinds) == 1 and not kinds & {"null", "other"} else None
 
 
+def _merge(into: dict[str, Any], part: dict[str, Any], required: str) -> None:
+    """Fold one branch's object schema into ``into``: its properties added, ``required`` either the union
+    (allOf: every branch holds) or the intersection (anyOf/oneOf: only what every alternative requires)."""
+    if "type" in part:
+        into.setdefault("type", part["type"])
+    if isinstance(part.get("properties"), dict):
+        into["properties"] = {**part["properties"], **(into.get("properties") or {})}
+    mine, theirs = list(into.get("required") or []), list(part.get("required") or [])
+    if required == "union":
+        both = list(dict.fromkeys([*mine, *theirs]))
+    else:
+        both = [r for r in mine if r in theirs]
+    if both:
+        into["required"] = both
+    else:
+        into.pop("required", None)
+
+
 def parameters(schema: Any, param_words: int = 0) -> dict[str, Any]:
-    """A shaped top-level argument schema (always an object with properties)."""
+    """A shaped top-level argument schema: always an object with properties.
+
+    A root union (``anyOf``/``oneOf`` of object shapes, as zod unions give) is folded into one object: every
+    alternative's properties, required only what all of them require.  Anthropic refuses a union at the top
+    of ``input_schema`` (litellm then strips it, and the model is told the tool takes no arguments) and
+    Gemini requires an OBJECT there (a 400 on every request while the tool is loaded); the server still
+    checks which alternative the arguments match."""
     shaped = shape_schema(schema, param_words)
+    for key in ("anyOf", "oneOf"):
+        options = shaped.pop(key, None)
+        if isinstance(options, list) and options:
+            alternatives = [o for o in options if isinstance(o, dict) and o.get("type", "object") == "object"]
+            own = list(shaped.get("required") or [])
+            if alternatives:
+                folded: dict[str, Any] = dict(alternatives[0])
+                for other in alternatives[1:]:
+                    _merge(folded, other, required="intersection")
+                shaped["properties"] = {**(folded.get("properties") or {}), **(shaped.get("properties") or {})}
+                kept = list(dict.fromkeys([*own, *(folded.get("required") or [])]))
+                if kept:
+                    shaped["required"] = kept
     shaped["type"] = "object"
     shaped.setdefault("properties", {})
     return shaped

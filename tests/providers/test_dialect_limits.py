@@ -150,3 +150,93 @@ def test_fake_gemini_refuses_a_budget_and_a_level_together() -> None:
         r = httpx.post(f"{fake.base_url}/v1beta/models/gemini-3-pro-preview:generateContent", json=body,
                        headers={"x-goog-api-key": "k"})
     assert r.status_code == 400 and "Cannot specify both" in r.json()["error"]["message"]
+
+
+OBJ_A = {"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}, "required": ["id", "note"]}
+OBJ_B = {"type": "object", "properties": {"path": {"type": "string"}, "note": {"type": "string"}},
+         "required": ["path", "note"]}
+
+
+@pytest.mark.parametrize("union", ["anyOf", "oneOf"])
+def test_a_root_union_is_folded_into_one_object_with_every_alternatives_arguments(union: str) -> None:
+    """A zod union at the top of an MCP tool's input schema: Anthropic refuses it there (litellm strips it,
+    and the tool went out taking no arguments); Gemini needs an OBJECT root (a 400 while the tool was loaded)."""
+    params = defs.parameters({union: [OBJ_A, OBJ_B]})
+    assert params == {"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"},
+                                                        "path": {"type": "string"}}, "required": ["note"]}
+
+
+def test_all_of_branches_are_the_schemas_own_properties_at_the_root_and_inside() -> None:
+    params = defs.parameters({"allOf": [OBJ_A, {"type": "object", "properties": {"deep": {"allOf": [OBJ_B]}}}]})
+    assert set(params["properties"]) == {"id", "note", "deep"} and params["required"] == ["id", "note"]
+    assert params["properties"]["deep"] == {"type": "object", "properties": {"path": {"type": "string"},
+                                                                           "note": {"type": "string"}},
+                                            "required": ["path", "note"]}
+
+
+async def test_gemini_and_claude_take_a_tool_with_a_root_union_and_keep_its_arguments() -> None:
+    tool = defs.function(qualify("gitlab", "get"), "Get an issue or a file.", defs.parameters({"anyOf": [OBJ_A, OBJ_B]}))
+    with FakeGemini() as fake:
+        await _one_gemini_call(fake, [tool])
+        assert fake.rejections == []
+        tools = fake.answered[0].body["tools"][0]
+        decl = (tools.get("functionDeclarations") or tools["function_declarations"])[0]
+        assert set(decl["parameters"]["properties"]) == {"id", "note", "path"}
+    with FakeAnthropic() as fake:
+        fake.script(Turn(text="ok"))
+        config = LLMConfig(model="anthropic/claude-sonnet-4-5", api_base=fake.base_url, api_key="sk-ant-test")
+        stream = await litellm.acompletion(**request_kwargs(config, [{"role": "user", "content": "hi"}], [tool]))
+        async for _ in stream:
+            pass
+        assert fake.rejections == []
+        assert set(fake.answered[0].body["tools"][0]["input_schema"]["properties"]) == {"id", "note", "path"}
+
+
+@pytest.mark.parametrize("schema, needle", [
+    ({"anyOf": [OBJ_A, OBJ_B]}, "must be specified as OBJECT"),
+    ({"type": "object", "properties": {"v": {"type": "string", "enum": ["", "a"]}}}, "Invalid value"),
+])
+def test_fake_gemini_refuses_a_root_that_is_not_an_object_and_an_empty_enum_value(schema: dict[str, Any],
+                                                                                  needle: str) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}],
+            "tools": [{"functionDeclarations": [{"name": "t", "parameters": schema}]}]}
+    with FakeGemini() as fake:
+        r = httpx.post(f"{fake.base_url}/v1beta/models/gemini-2.5-flash:generateContent", json=body,
+                       headers={"x-goog-api-key": "k"})
+    assert r.status_code == 400 and needle in r.json()["error"]["message"]
+
+
+async def test_gemini_gets_an_enum_with_an_empty_value_as_a_description() -> None:
+    """litellm turns "" into null, which Gemini refuses ("Invalid value at …enum[0] (TYPE_STRING)")."""
+    schema = {"type": "object", "properties": {"sort": {"type": "string", "enum": ["", "asc", "desc"]}}}
+    tool = defs.function("t", "Sort.", defs.parameters(schema))
+    with FakeGemini() as fake:
+        await _one_gemini_call(fake, [tool])
+        assert fake.rejections == []
+        tools = fake.answered[0].body["tools"][0]
+        prop = (tools.get("functionDeclarations") or tools["function_declarations"])[0]["parameters"]["properties"]["sort"]
+        assert "enum" not in prop and 'one of "" (empty), asc, desc' in prop["description"]
+
+
+@pytest.mark.parametrize("table", [{"thinking": 48000}, {"thinking": 64000}])
+async def test_claude_never_gets_max_tokens_above_the_models_output_limit(tmp_path: Path,
+                                                                          table: dict[str, Any]) -> None:
+    """A budget plus the output reserve made 88000 for a model that answers at most 64000 tokens: Anthropic
+    refuses every request ("max_tokens: 88000 > 64000")."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        events, second = await run_loop(root, fake, "anthropic/claude-sonnet-4-5", fake.base_url, table, MALFORMED)
+    assert_loop(root, fake, events, second)  # nothing refused
+    limit = litellm.get_model_info("anthropic/claude-sonnet-4-5")["max_output_tokens"]
+    for r in fake.answered:
+        assert r.body["thinking"]["budget_tokens"] < r.body["max_tokens"] <= limit
+
+
+def test_fake_anthropic_refuses_max_tokens_above_the_limit_and_a_root_union() -> None:
+    base = {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "go"}]}
+    with FakeAnthropic() as fake:
+        over = httpx.post(f"{fake.base_url}/v1/messages", json={**base, "max_tokens": 88_000})
+        union = httpx.post(f"{fake.base_url}/v1/messages", json={**base, "max_tokens": 1000, "tools": [
+            {"name": "t", "input_schema": {"type": "object", "anyOf": [OBJ_A, OBJ_B]}}]})
+    assert over.status_code == 400 and "88000 > 64000" in over.json()["error"]["message"]
+    assert union.status_code == 400 and "does not support oneOf, allOf, or anyOf" in union.json()["error"]["message"]

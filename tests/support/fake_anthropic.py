@@ -18,7 +18,10 @@ with ``input_json_delta``, message_delta with ``stop_reason``), reports
   `tool_result` block(s) at the beginning of this message"), or that answers a call twice;
 * an empty or whitespace-only text block (also in the system prompt and inside a tool_result), a
   ``cache_control`` on an empty one, a message with no content;
-* more than four ``cache_control`` breakpoints.
+* more than four ``cache_control`` breakpoints;
+* ``max_tokens`` above the model's output limit (litellm's ``max_output_tokens``: "max_tokens: 88000 > 64000,
+  which is the maximum allowed number of output tokens"); a tool whose ``input_schema`` is not an object
+  or has ``oneOf``/``anyOf``/``allOf`` at its top.
 
 The thinking-block rule above is Anthropic's documented 400 (and litellm's issues #9020, #14194); its newer
 docs describe a "graceful degradation" where such a request instead runs with thinking silently off.
@@ -38,6 +41,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, sse
+
+
+def max_output(model: str) -> int | None:
+    """The model's output-token limit from litellm's model metadata (None when it has none)."""
+    import litellm
+
+    try:
+        info = litellm.get_model_info(model if "/" in model else f"anthropic/{model}")
+    except Exception:
+        return None
+    value = info.get("max_output_tokens")
+    return int(value) if value else None
 
 _KEY = b"fake-anthropic-signing-key"
 STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
@@ -101,6 +116,17 @@ class FakeAnthropic(FakeDialect):
                 raise Rejected("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
             if budget is not None and int(body.get("max_tokens") or 0) <= int(budget):
                 raise Rejected("`max_tokens` must be greater than `thinking.budget_tokens`.")
+        ceiling = max_output(str(body.get("model") or ""))
+        if ceiling and int(body.get("max_tokens") or 0) > ceiling:
+            raise Rejected(f"max_tokens: {body['max_tokens']} > {ceiling}, which is the maximum allowed number of "
+                           f"output tokens for {body.get('model')}")
+        for t, tool in enumerate(body.get("tools") or []):
+            schema = tool.get("input_schema") if isinstance(tool, dict) else None
+            if isinstance(schema, dict) and (schema.get("type") != "object"
+                                             or any(k in schema for k in ("oneOf", "anyOf", "allOf"))):
+                raise Rejected(f"tools.{t}.custom.input_schema: input_schema does not support oneOf, allOf, or "
+                               "anyOf at the top level" if schema.get("type") == "object" else
+                               f"tools.{t}.custom.input_schema.type: Input should be 'object'")
         if "temperature" in body and not 0 <= float(body["temperature"]) <= 1:
             raise Rejected("temperature: range: 0 <= temperature <= 1")
         msgs = body.get("messages") or []

@@ -14,6 +14,8 @@ with Gemini's 400 ``INVALID_ARGUMENT`` what Gemini refuses:
   function-response turn whose number of parts differs from the calls it answers;
 * (thinking models, ``gemini-3*``) a function call of the current turn whose first call has no
   ``thoughtSignature``, or one this server did not issue ("Corrupted thought signature.");
+* a tool ``parameters`` schema whose root is not an OBJECT ("functionDeclaration parameters schema should be
+  of type OBJECT"), or an ``enum`` value that is not a non-empty string;
 * a tool ``parameters`` schema with a field Gemini's Schema does not have (``$schema``,
   ``additionalProperties`` …: "Unknown name … Cannot find field"), or an ``enum`` on a schema whose type
   is not STRING ("enum: only allowed for STRING type"; litellm turns an untyped enum into an OBJECT);
@@ -102,7 +104,12 @@ class FakeGemini(FakeDialect):
                     raise Rejected(f"* GenerateContentRequest.tools[{t}].function_declarations[{d}].name: Invalid "
                                    "function name. Must start with a letter or an underscore. Must be a-z, A-Z, "
                                    "0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64.")
-                self._check_schema(decl.get("parameters"), f"tools[{t}].function_declarations[{d}].parameters")
+                params = decl.get("parameters")
+                where = f"tools[{t}].function_declarations[{d}].parameters"
+                if isinstance(params, dict) and str(params.get("type") or "").upper() != "OBJECT":
+                    raise Rejected(f"* GenerateContentRequest.{where}.type: must be specified as OBJECT "
+                                   "(functionDeclaration parameters schema should be of type OBJECT)")
+                self._check_schema(params, where)
         gen = body.get("generationConfig") or body.get("generation_config") or {}
         thinking = gen.get("thinkingConfig") or gen.get("thinking_config") or {}
         if (_get(thinking, "thinkingBudget", "thinking_budget") is not None
@@ -180,6 +187,9 @@ class FakeGemini(FakeDialect):
         kind = str(schema.get("type") or "").upper()
         if "enum" in schema and kind != "STRING":
             raise Rejected(f"* GenerateContentRequest.{where}.enum: only allowed for STRING type")
+        for i, value in enumerate(schema.get("enum") or []):
+            if not isinstance(value, str) or not value:
+                raise Rejected(f"Invalid value at '{where}.enum[{i}]' (TYPE_STRING), {json.dumps(value)}")
         for key, value in schema.items():
             if key not in SCHEMA_FIELDS:
                 raise Rejected(f"Invalid JSON payload received. Unknown name \"{key}\" at '{where}': "
