@@ -454,3 +454,18 @@ async def test_an_mcp_call_is_asked_as_a_call_of_its_server_not_as_a_change() ->
         assert "a allows every call of fault__echo for the rest of this session" in text
         await pilot.press("a")
         await wait_for(pilot, lambda: app.answers == ["always"], "the always answer")
+
+
+@pytest.mark.parametrize("width", [80, 140])
+async def test_a_long_command_that_wraps_shows_every_character(width: int) -> None:
+    """The command was laid out at the row's full width beside the $ column: each wrapped line lost the
+    cells under the right border ("… w22 w" / "w24 …": w23 never shown)."""
+    words = " ".join(f"w{n:02d}" for n in range(1, 51))
+    req = ev.ApprovalRequested("c-5", "run_command", "command", f"$ echo {words}", reason="")
+    app = _Host(req)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                       and app.screen.query_one("#approval-preview").size.height > 0, "the dialog")
+        await pilot.pause(0.1)
+        shown = " ".join(_screen_text(app).split())
+        assert f"echo {words}" in shown, shown
