@@ -19,17 +19,34 @@ import json
 import re
 from typing import Any
 
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-                     "|\r(?!\n)")
+_INVISIBLE = ("\u1160\u180e\u200b\u200c\u2060-\u2064\u206a-\u206f\u3164\ufeff\uffa0"
+              "\ufff9-\ufffb\ufe00-\ufe0d\U000e0000-\U000e007f\U000e0100-\U000e01ef")
+"""Characters that take no cell, or look blank, yet carry text: zero-width spaces and joiners, invisible
+operators, the BOM, Hangul and Braille fillers, interlinear annotation marks, variation selectors other than
+the emoji ones, and the Unicode tag block (``U+E0041`` is an invisible "A": a whole line can ride unseen
+in an approved call's arguments).  Each is zero cells wide."""
+_BLANK = "\u00ad\u115f\u2800"
+"""Characters a cell or two wide that show as nothing (soft hyphen, Hangul choseong filler, Braille blank)."""
+_STRAY_VS = "|(?<=[\x00-\x7f\ufe00-\ufe0f\u200d])[\ufe0e\ufe0f\u200d]"
+"""An emoji variation selector or zero-width joiner after a character no emoji is (ASCII) or after another
+of them: a run of them encodes bits as well as the tags do, while one after an emoji is how ❤️ and 👩‍💻
+are written."""
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     + _INVISIBLE + _BLANK + "]|\r(?!\n)" + _STRAY_VS)
 """C0 controls except tab, newline and a CRLF's CR, DEL, C1 controls, the Unicode line and paragraph
-separators (a line break to a viewer, not to Python's parser), bidirectional marks and overrides."""
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+separators (a line break to a viewer, not to Python's parser), bidirectional marks and overrides, and the
+invisible characters above."""
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                          + _INVISIBLE + _BLANK + "]" + _STRAY_VS)
 """The same, and tab and newline too (for one-line text)."""
+_ZERO_WIDTH = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                         + _INVISIBLE + "]" + _STRAY_VS)
+"""What :func:`inert` removes: the unsafe characters that are zero cells wide (the blank ones keep their cells)."""
 
 
 def _show(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def printable(text: str, *, newlines: bool = True) -> str:
@@ -43,18 +60,20 @@ def inert(text: str) -> str:
     """``text`` without the characters :func:`printable` would show escaped (tabs and newlines too): what
     is left of an escape sequence is plain text.  Every removed character is zero cells wide, so a line
     laid out with them keeps its width.  ``text`` itself (the same object) when there is none."""
-    return _UNSAFE_LINE.sub("", text) if _UNSAFE_LINE.search(text) else text
+    return _ZERO_WIDTH.sub("", text) if _ZERO_WIDTH.search(text) else text
 
 
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""What ``json.dumps(..., ensure_ascii=False)`` leaves raw and a terminal acts on (it escapes C0 itself)."""
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069" + _INVISIBLE + _BLANK + "]"
+                          + _STRAY_VS)
+"""What ``json.dumps(..., ensure_ascii=False)`` leaves raw and a terminal acts on or hides (it escapes C0
+itself)."""
 
 
 def json_text(obj: Any, **kw: Any) -> str:
     """``json.dumps(obj, ensure_ascii=False, **kw)`` with DEL, C1 controls and direction marks written as
     ``\\uNNNN`` escapes: the same JSON value, and a ``--json`` stream printed to a terminal cannot drive it."""
     text = json.dumps(obj, ensure_ascii=False, **kw)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_UNSAFE.search(text) else text
+    return _JSON_UNSAFE.sub(lambda m: json.dumps(m.group()).strip('"'), text) if _JSON_UNSAFE.search(text) else text
 
 
 class GuardedStream:
