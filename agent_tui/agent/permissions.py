@@ -97,7 +97,10 @@ class Policy:
     interactive: bool = True
     """False in headless runs: every ask becomes deny."""
     always: set[str] = field(default_factory=set)
-    """Tools the user allowed 'always' during this session."""
+    """Tools the user allowed 'always' during this session (those with no ``path`` argument: MCP tools)."""
+    always_paths: set[tuple[str, str]] = field(default_factory=set)
+    """(tool, path) pairs the user allowed 'always': a write allowed always is allowed again on that file
+    only (an 'always' on a scratch file let every later write_file, of any file, run unasked)."""
     always_commands: set[str] = field(default_factory=set)
     """Exact command lines the user allowed 'always'."""
     always_prefixes: list[tuple[str, ...]] = field(default_factory=list)
@@ -165,6 +168,8 @@ class Policy:
             else:
                 commands = self.always_outside_commands if outside else self.always_commands
                 commands.add(str(args.get("command", "")).strip())
+        elif (path := _path_of(args)) is not None:
+            self.always_paths.add((name, path))
         else:
             self.always.add(name)
 
@@ -182,8 +187,12 @@ class Policy:
             v = Verdict("allow", "reads are allowed")
         else:
             v = Verdict(self.default_write, f"[approval] default_write = {self.default_write}")
-        if v.decision == "ask" and kind != "command" and name in self.always:
-            v = Verdict("allow", f"you allowed {name} always")
+        if v.decision == "ask" and kind != "command":
+            path = _path_of(args)
+            if path is None and name in self.always:
+                v = Verdict("allow", f"you allowed {name} always")
+            elif path is not None and (name, path) in self.always_paths:
+                v = Verdict("allow", f"you allowed {name} on {path} always")
         if v.decision == "ask" and kind == "command" and self.sandboxed and args.get("outside_sandbox") is True:
             # the sandbox is what makes --yes safe: leaving it needs a person or an explicit rule
             if self.interactive:
@@ -230,3 +239,11 @@ class Policy:
         if not self.interactive:
             return Verdict("deny", f"nobody to ask in a headless run without --yes ({v.reason})", v.prefix)
         return v
+
+
+def _path_of(args: dict[str, Any]) -> str | None:
+    """A call's ``path`` argument, normalised (``./a//b.py`` and ``a/b.py`` are one file), or None."""
+    import posixpath
+
+    path = args.get("path")
+    return posixpath.normpath(path.strip()) if isinstance(path, str) and path.strip() else None

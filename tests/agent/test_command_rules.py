@@ -130,6 +130,18 @@ def test_always_remembers_the_exact_command_not_the_first_word(tmp_path: Path) -
         assert p.decide("run_command", "command", {"command": other}) == "ask", other
 
 
+def test_always_on_a_write_covers_that_file_only(tmp_path: Path) -> None:
+    """An 'always' on write_file to a scratch file let the agent overwrite app.py unasked later."""
+    p = Policy.from_config({}, workspace=tmp_path)
+    assert p.decide("write_file", "write", {"path": "scratch.txt", "content": "tmp"}) == "ask"
+    p.remember("write_file", {"path": "scratch.txt", "content": "tmp"})
+    assert p.decide("write_file", "write", {"path": "./scratch.txt", "content": "other"}) == "allow"
+    assert p.decide("write_file", "write", {"path": "app.py", "content": "# wiped"}) == "ask"
+    assert p.decide("edit_file", "write", {"path": "scratch.txt"}) == "ask", "another tool is asked"
+    p.remember("fault__echo", {"text": "x"})  # a tool with no path: the tool, as its dialog says
+    assert p.decide("fault__echo", "write", {"text": "y"}) == "allow"
+
+
 def test_always_this_prefix_covers_the_prefix_only(tmp_path: Path) -> None:
     p = Policy.from_config({"deny_commands": ["rm -rf"]}, workspace=tmp_path)
     v = p.verdict("run_command", "command", {"command": "python3 -m pytest -q"})

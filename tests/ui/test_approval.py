@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.approval_preview import preview
@@ -64,6 +64,7 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace: Path, recorde
         diff = str(dialog.query_one("#approval-diff", Static).render())
         assert any(ln.startswith("-") and "if item.qty < threshold" in ln for ln in diff.splitlines())
         assert any(ln.startswith("+") and "if item.qty <= threshold" in ln for ln in diff.splitlines())
+        assert "Always, this file (a)" in str(dialog.query_one("#always", Button).label)
         seen.add(dialog.request.call_id)
         await pilot.press("a")
 
@@ -74,7 +75,7 @@ async def test_approve_once_and_always_fix_the_bug(demo_workspace: Path, recorde
         await turn_done(pilot)
 
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once", "always", "once"]
-        assert "edit_file" in app.controller.agent.policy.always
+        assert ("edit_file", "inventory/stock.py") in app.controller.agent.policy.always_paths
         assert "qty <= threshold" in stock.read_text()
         finished = {e.name: e for e in recorder.events(ev.ToolCallFinished)}
         assert not finished["edit_file"].is_error

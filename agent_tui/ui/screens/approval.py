@@ -202,11 +202,14 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
                 yield Static(_command_hint(req), id="approval-why")
             elif req.server is not None:
                 yield Static(_tool_hint(req), id="approval-why")
+
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             yield Static(HELD_NOTE, id="typing-held")
             with Horizontal(id="approval-buttons"):
                 yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
-                yield Button(Content("Always (a)"), id="always", variant="primary", compact=True)
+                always = "Always, this file (a)" if req.path and req.kind != "command" and req.server is None else \
+                    "Always (a)"  # a write allowed always is allowed again on its file only
+                yield Button(Content(always), id="always", variant="primary", compact=True)
                 yield Button(Content("Deny (n)"), id="deny", variant="error", compact=True)
                 yield Button(Content("Deny, say why (r)"), id="reason", variant="warning", compact=True)
 
