@@ -21,8 +21,12 @@ _COMMAND_KEYS = re.compile(
     r"^(core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy)|diff\.external|sequence\.editor"
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|credential\..*helper"
     r"|gpg(\..+)?\.program|remote\..+\.(uploadpack|receivepack|proxy)|alias\..+|pager\..+|uploadpack\.packobjectshook"
-    r"|submodule\..+\.update|(diff|merge)tool\..+\.cmd|interactive\.difffilter)$"
+    r"|submodule\..+\.update|(diff|merge)tool\..+\.cmd|interactive\.difffilter|core\.alternaterefscommand"
+    r"|gpg\.ssh\.defaultkeycommand|trailer\..+\.(cmd|command)|(browser|man)\..+\.(cmd|path)"
+    r"|sendemail\.(.+\.)?smtpserver|protocol\.(ext|fd)\.allow|url\.(ext|fd)::.*\.(push)?insteadof)$"
 )
+#: A remote whose URL is a command: ``ext::sh -c …`` runs it on fetch and push (with ``protocol.ext.allow``).
+_COMMAND_URL = re.compile(r"^remote\..+\.(push)?url$")
 #: Programs listed at most (a repository could name hundreds).
 MAX_LISTED = 8
 
@@ -44,7 +48,8 @@ def repo_programs(workspace: Path) -> list[str]:
         if low == "core.hookspath":
             hooks_path = value
         shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
-        if _COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!")):
+        command_url = _COMMAND_URL.match(low) and value.lower().startswith(("ext::", "fd::"))
+        if (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url:
             found.append(f"{key} = {value[:80]}")
     common = run_git(top, "rev-parse", "--git-common-dir")  # (--git-path hooks answers the safe override)
     if hooks_path:

@@ -88,6 +88,24 @@ def test_an_outside_git_command_lists_the_programs_the_repository_makes_git_run(
     assert "\n" not in preview("run_command", {"command": "make", "outside_sandbox": True}, tmp_path)
 
 
+def test_signing_key_commands_trailer_commands_and_ext_remotes_are_listed(tmp_path: Path) -> None:
+    """``git commit`` ran ``gpg.ssh.defaultKeyCommand`` and ``git fetch`` an ``ext::`` remote's command on the
+    host after an approval that listed neither (``core.sshCommand`` was listed)."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    for key, value in (("commit.gpgSign", "true"), ("gpg.format", "ssh"),
+                       ("gpg.ssh.defaultKeyCommand", "sh -c 'touch PWNED-key'"), ("protocol.ext.allow", "always"),
+                       ("remote.origin.url", "ext::sh -c touch% PWNED-ext"), ("trailer.sign.cmd", "sh x.sh"),
+                       ("remote.mirror.url", "https://example.invalid/repo.git")):
+        subprocess.run(["git", "config", key, value], cwd=tmp_path, check=True)
+    shown = preview("run_command", {"command": "git fetch", "outside_sandbox": True}, tmp_path)
+    for listed in ("gpg.ssh.defaultkeycommand = sh -c 'touch PWNED-key'", "protocol.ext.allow = always",
+                   "remote.origin.url = ext::sh -c touch% PWNED-ext", "trailer.sign.cmd = sh x.sh"):
+        assert listed in shown, shown
+    assert "remote.mirror.url" not in shown and "commit.gpgsign" not in shown
+
+
 def test_programs_named_in_an_included_config_are_listed_too(tmp_path: Path) -> None:
     import subprocess
 
