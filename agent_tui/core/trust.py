@@ -113,19 +113,19 @@ LOADER_VARS = frozenset({"NODE_OPTIONS", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AU
 
 def server_summary(raw: Any) -> str:
     """An MCP server entry in words: the command line it starts or the URL it connects to."""
+    from agent_tui.core.redact import redact_text
+
     if not isinstance(raw, dict):
-        return f"server entry {json.dumps(raw, default=str)[:80]}"
+        return f"server entry {redact_text(json.dumps(raw, default=str)[:80])}"
     parts: list[str] = []
-    if raw.get("command") is not None:
+    if raw.get("command") is not None:  # (a key in the arguments is the user's own: never printed)
         args = raw.get("args") if isinstance(raw.get("args"), list) else []
-        parts.append("starts `" + shlex.join([str(raw["command"]), *(str(a) for a in args)]) + "`")
+        parts.append("starts `" + redact_text(shlex.join([str(raw["command"]), *(str(a) for a in args)])) + "`")
     if raw.get("url") is not None:
-        parts.append(f"connects to {raw['url']}")
+        parts.append(f"connects to {redact_text(str(raw['url']))}")
     if raw.get("cwd") is not None:
         parts.append(f"in {raw['cwd']}")
     if isinstance(raw.get("env"), dict) and raw["env"]:
-        from agent_tui.core.redact import redact_text
-
         env = {str(k): str(v) for k, v in raw["env"].items()}
         parts.append("env " + " ".join(shlex.quote(f"{k}={redact_text(v)}") for k, v in sorted(env.items())))
         loaders = sorted(k for k in env if k in LOADER_VARS or k.startswith("DYLD_"))

@@ -65,3 +65,15 @@ def test_no_own_servers_asks_nothing(tmp_path: Path) -> None:
     root.mkdir()
     loaded = _load(root, tmp_path, user='model = "openai/gpt-4o"\n')
     assert loaded.trust.asks == () and loaded.trust.trusted
+
+
+def test_a_server_line_never_prints_a_key_from_its_arguments_or_url() -> None:
+    """`agent-tui trust` printed the user's own MCP server arguments (`--api-key sk-…`, a GitHub token) in
+    clear, while `run --json` and the env values beside them were redacted."""
+    from agent_tui.core.trust import server_summary
+
+    key, token = "sk-proj-" + "a1B2c3D4e5" * 4, "ghp_" + "Zx9Yw8Vu7T" * 4
+    line = server_summary({"command": "npx", "args": ["-y", "srv", "--api-key", key, f"--token={token}"],
+                           "env": {"GITHUB_TOKEN": token}})
+    assert key not in line and token not in line and line.startswith("starts `npx -y srv --api-key [REDACTED:")
+    assert key not in server_summary({"url": f"https://mcp.example/v1?key={key}"})
