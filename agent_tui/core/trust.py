@@ -244,6 +244,21 @@ def _inside(root: Path, value: Any) -> bool:
     return target == root.resolve() or root.resolve() in target.parents
 
 
+def _in_agent_dir(root: Path, value: Any) -> bool:
+    """``value`` names a file inside the workspace's ``.agent-tui/`` folder, the one the sandbox mounts
+    read-only.  A store anywhere else in the workspace (``docs/notes.db``) was writable by any command the
+    agent ran, so a repository's code could plant a pinned rule in the user's own store, and git would
+    track the whole conversation."""
+    if not isinstance(value, str) or "\x00" in value:
+        return False
+    try:
+        p = Path(value).expanduser()
+        target = (p if p.is_absolute() else root / p).resolve()
+        return (root / ".agent-tui").resolve() in target.parents
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
 def split_workspace(user: dict[str, Any], ws: dict[str, Any], root: Path) -> Split:
     """Cut the workspace TOML ``ws`` into what tightens (relative to ``user``'s TOML) and what asks."""
     asks: list[Ask] = []
@@ -277,9 +292,9 @@ def split_workspace(user: dict[str, Any], ws: dict[str, Any], root: Path) -> Spl
         elif key == "models" and isinstance(value, dict):
             for model, over in value.items():
                 asks.append(Ask(WORKSPACE_TOML, f'models."{model}"', over))
-        elif key == "store_path" and _inside(root, value):
-            tight[key] = value
-        else:  # model, api_base, an outside store_path, anything unknown
+        elif key == "store_path" and _in_agent_dir(root, value):
+            tight[key] = value  # (the folder commands see read-only: elsewhere they could rewrite the store)
+        else:  # model, api_base, a store_path out of .agent-tui/, anything unknown
             asks.append(Ask(WORKSPACE_TOML, key, value))
     return Split(tight=tight, asks=tuple(asks), full=ws)
 

@@ -64,13 +64,13 @@ def test_endpoint_and_unknown_keys_always_ask(key: str, value: str) -> None:
 
 def test_split_keeps_safe_keys_and_asks_for_servers_and_models(tmp_path: Path) -> None:
     ws = {"window": 8000, "budget": {"compact_at": 0.5}, "rules": ["be brief"], "tools": {"run_command": {"max_tokens": 5}},
-          "max_steps": 10, "store_path": "data/m.db",
+          "max_steps": 10, "store_path": ".agent-tui/m.db",
           "mcp": {"timeout": 3, "servers": {"x": {"command": "sh", "args": ["-c", "touch /tmp/p"]}},
                   "tools": {"x__y": {"read_only": True, "scope": "session"}}},
           "models": {"openai/gpt-4o": {"window": 4000}}}
     split = split_workspace({}, ws, tmp_path)
     assert split.tight["window"] == 8000 and split.tight["max_steps"] == 10
-    assert split.tight["store_path"] == "data/m.db"
+    assert split.tight["store_path"] == ".agent-tui/m.db"
     assert split.tight["mcp"] == {"timeout": 3, "tools": {"x__y": {"scope": "session"}}}
     keys = {a.key: a for a in split.asks}
     assert set(keys) == {"mcp.servers.x", "mcp.tools.x__y.read_only", 'models."openai/gpt-4o"'}
@@ -78,6 +78,10 @@ def test_split_keeps_safe_keys_and_asks_for_servers_and_models(tmp_path: Path) -
     # raising a limit or writing the store outside the workspace asks
     more = split_workspace({}, {"max_steps": 999, "store_path": "../../elsewhere.db"}, tmp_path)
     assert {a.key for a in more.asks} == {"max_steps", "store_path"}
+    # so does a store out of .agent-tui/ (the folder commands see read-only): a sandboxed command could rewrite
+    # a store at docs/notes.db, planting a pinned rule in the user's own store, and git would track it
+    for place in ("docs/notes.db", ".agent-tui/../notes.db", ".agent-tui"):
+        assert [a.key for a in split_workspace({}, {"store_path": place}, tmp_path).asks] == ["store_path"], place
 
 
 def test_deny_lists_add_up(tmp_path: Path) -> None:
