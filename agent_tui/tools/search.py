@@ -18,7 +18,7 @@ from agent_tui.core.tokens import count_tokens
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.paging import fetch_hint
 from agent_tui.tools.search_backends import MAX_HITS, Hit, rg_binary, search_python, search_rg
-from agent_tui.tools.workspace import missing_message, relative, resolve
+from agent_tui.tools.workspace import PROTECTED_DIRS, missing_message, relative, resolve
 
 #: Characters of a matching line shown.
 LINE_WIDTH = 160
@@ -87,6 +87,10 @@ async def find(
     if not start.exists():
         raise ToolError(missing_message(ctx.workspace, start, path))
     root = ctx.workspace.resolve()
+    inside = set(start.resolve().relative_to(root).parts) & PROTECTED_DIRS if start.resolve() != root else set()
+    if inside:
+        raise ToolError(f"{path} is inside {sorted(inside)[0]}/, which search never looks into (git's internals, "
+                        "or agent-tui's own store and logs); search the project's files instead.")
     rg = rg_binary()
     if rg:
         hits, backend = await search_rg(rg, root, start, pattern, glob, regex), "rg"

@@ -160,10 +160,10 @@ async def search_rg(
     ]
     if not regex:
         argv.append("--fixed-strings")
-    for skip in sorted(SKIP_DIRS | {AGENT_DIR}):
-        argv += ["--glob", f"!{skip}"]
     if glob:
         argv += ["--glob", glob]
+    for skip in sorted(SKIP_DIRS | {AGENT_DIR}):  # after the model's glob: in rg the later glob wins ('*' re-included them)
+        argv += ["--glob", f"!{skip}"]
     argv += ["--", pattern, str(start)]
     proc = await asyncio.create_subprocess_exec(
         *argv,

@@ -195,3 +195,24 @@ async def test_fallback_refuses_what_ripgrep_refuses_with_the_same_message(
         for pattern in (r"(?<=foo )bar", r"(o)\1"):
             result = await call("search", pattern=pattern, regex=True)
             assert result.is_error and "ripgrep's: no look-around or backreferences" in result.text, result.text
+
+
+@pytest.mark.parametrize("backend", ["", "1"])
+async def test_a_glob_or_a_path_never_reaches_the_agents_folder_or_gits(
+        ws: Path, call: Call, monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
+    """In ripgrep the later --glob wins: the model's '*' re-included .agent-tui/ (the store's logs) and
+    node_modules; a path inside .agent-tui/ or .git/ was searched as given."""
+    make_project(ws, with_git=True)
+    (ws / ".agent-tui" / "logs").mkdir(parents=True)
+    (ws / ".agent-tui" / "logs" / "srv.log").write_text("needle from the agent's log\n")
+    if backend:
+        monkeypatch.setenv(NO_RG_ENV, backend)
+    else:
+        monkeypatch.delenv(NO_RG_ENV, raising=False)
+    for glob in ("*", "**", "*.log"):
+        found = await call("search", pattern="needle", glob=glob)
+        assert ".agent-tui" not in found.text and "node_modules" not in found.text and ".git/" not in found.text, \
+            (glob, found.text)
+    for path in (".agent-tui", ".agent-tui/logs", ".git", "./.git/"):
+        refused = await call("search", pattern="needle", path=path)
+        assert refused.is_error and "search never looks into" in refused.text, (path, refused.text)
