@@ -173,7 +173,11 @@ class TurnMixin:
         return answer
 
     async def _turn_cut(self: AgentApp, worker: Worker[Any]) -> None:
+        from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
         await self.main.conversation.end_reply()
+        for panel in self.main.conversation.query(ToolCallPanel):
+            panel.cancelled()  # (a call cut mid-run said "⋯ running" for the rest of the session)
         await self.main.conversation.note("turn cancelled (an answer cut short is kept, marked cut)", "info")
         self._turn_over("cut", self.controller.engine.turn if self.controller else 0)
 

@@ -381,6 +381,9 @@ async def test_esc_after_the_cancel_notice_cancels_the_turn_even_when_an_approva
         assert not isinstance(app.screen, ApprovalScreen)
         assert stock.read_text() == original
         assert not app.turn_running
+        panel = next(p for p in app.main.conversation.query(ToolCallPanel) if p.tool_name == "edit_file")
+        await wait_for(pilot, lambda: panel.status == "error", "the cut call shown over")
+        assert "· cancelled" in str(panel.title), "not '⋯ awaiting approval' for the rest of the session"
 
 
 async def test_n_still_denies_and_the_turn_goes_on(demo_workspace: Path, recorder: Recorder) -> None:

@@ -56,6 +56,13 @@ class ToolCallPanel(Collapsible):
         self.set_class(True, "-error")
         self.title = self._make_title(" · interrupted: no result recorded")
 
+    def cancelled(self) -> None:
+        """The turn was cancelled while the call ran or waited for its approval: it is over, not running."""
+        if self.status in ("running", "asking"):
+            self.status = "error"
+            self.set_class(True, "-error")
+            self.title = self._make_title(" · cancelled")
+
     def answered(self, answer: str) -> None:
         """The user answered the approval: it runs now (or was denied, and its result follows)."""
         if self.status == "asking":
