@@ -51,13 +51,18 @@ class EngineToolContext:
         if self.store is not None:
             from agent_tui.store.recall import recall
 
-            shown = {f"{it.id}@{self.engine.session_id}": it.content for it in self.engine.all_items()
-                     if it.state == State.IN}
+            sid = self.engine.session_id
+            shown = {f"{it.id}@{sid}": it.content for it in self.engine.all_items() if it.state == State.IN}
+            asking = {f"{it.id}@{sid}" for it in self.engine.all_items()  # (the task itself: no news to anyone)
+                      if it.role == "user" and it.turn == self.engine.turn}
             min_score = self.engine.settings.memory.recall_min_score
             if not self.store_trusted:
-                return recall(self.store, query, limit=limit, min_score=min_score, kinds=("archive",),
-                              session_id=self.engine.session_id, shown=shown)
-            return recall(self.store, query, limit=limit, min_score=min_score, shown=shown)
+                hits = recall(self.store, query, limit=limit + len(asking), min_score=min_score, kinds=("archive",),
+                              session_id=sid, shown=shown)
+            else:
+                hits = recall(self.store, query, limit=limit + len(asking), min_score=min_score, shown=shown)
+            kept = [h for h in hits if h.get("id") not in asking]
+            return [h for h in kept if not h.get("in_context")][:limit] + [h for h in kept if h.get("in_context")]
         return _recall_in_memory(self.engine, query, limit)
 
 

@@ -35,7 +35,8 @@ async def test_recall_names_in_window_matches_and_returns_what_left_the_window(t
     memo = next(it.id for it in eng.all_items() if it.id.startswith("memo") and it.state == State.IN)
     assert lines[2].startswith("Also matched, already in your context: ")
     named = lines[2].removeprefix("Also matched, already in your context: ").rstrip(".").split(", ")
-    assert set(named) == {asking, memo}, "the asking message and the current memo are named, not repeated"
+    assert named == [memo], "the current memo is named, not repeated; the asking message is not news to anyone"
+    assert asking not in result.text
     assert "step 3 left" not in result.text and len(lines) == 3
     assert result.meta["ids"] == [f"m1@{eng.session_id}"]
 
