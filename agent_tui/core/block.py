@@ -43,6 +43,18 @@ _SINGLE = (Category.FILES, Category.SUMMARY)
 _HEADER = {Category.FILES: FILE_HEADER, Category.SUMMARY: SECTION_HEADERS[Category.SUMMARY]}
 
 
+LLM_SUMMARY_HEADER = "## Summary of earlier conversation (written by the model; originals are searchable with `recall`)"
+"""A segment the summarising call wrote (the extractive one copies lines: "extracted")."""
+
+
+def _header_of(item: ContextItem) -> str:
+    if item.provenance.get("head"):
+        return HEAD_HEADER
+    if item.category == Category.SUMMARY and item.provenance.get("summariser") == "llm":
+        return LLM_SUMMARY_HEADER
+    return _HEADER[item.category]
+
+
 def section_of(item: ContextItem) -> Category:
     """The block section an item renders in (anything unknown counts as a rule)."""
     return item.category if item.category in SECTION_HEADERS else Category.RULES
@@ -92,8 +104,7 @@ class CompactionBlock:
             + [it for it in singles if it.id not in kept_ids and it.category == Category.SUMMARY]
         rest = [it for it in items if it.category not in _SINGLE]
         self.items = [_copy(it) for it in ordered + rest]
-        heads = [f"{HEAD_HEADER if it.provenance.get('head') else _HEADER[it.category]}\n"
-                 for it in self.items[:len(ordered)]]
+        heads = [f"{_header_of(it)}\n" for it in self.items[:len(ordered)]]
         self.texts = [h + it.content for h, it in zip(heads, self.items, strict=False)]
         # a file's or segment's text was counted when it was made: counted apart from its header
         tokens = [counter.count_joined(h, it.content) for h, it in zip(heads, self.items, strict=False)]

@@ -140,11 +140,14 @@ class Compactor:
             whole = self.consolidates(e.counter.count(override or part))
         if override:
             override = with_user_words(override, summary, None if whole else {it.id for it in items})
-        text = (override or (summary.render() if whole else part)).strip() \
-            or "(nothing worth keeping was found in the evicted rounds)"
+        text = (override or (summary.render() if whole else part)).strip()
+        empty = not text
+        text = text or "(nothing worth keeping was found in the evicted rounds)"
         item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,
                            provenance={"summariser": summariser, "covers": len(summary.covers),
                                        "segment": not whole})
+        if empty:  # nothing to carry: a segment of only that line went out with every later request
+            item.state = State.RELEASED
         replaced = [it for it in self.segments if it.state == State.IN and not it.pinned] if whole else []
         evicted = []
         with e._store_batch():  # one transaction for the whole batch, not one per item
@@ -155,7 +158,7 @@ class Compactor:
                 seg.summarised_into = item.id
                 e._save(seg)
             kept = [it for it in self.segments if it.pinned and it.state == State.IN] if whole else self.segments
-            self.segments = [*kept, item]  # a pinned segment stays one (folded in once it is unpinned)
+            self.segments = [*kept, *([] if empty else [item])]  # a pinned segment stays one (folded in once unpinned)
             for it in items:
                 it.state = State.SUMMARISED
                 it.summarised_into = item.id
@@ -170,7 +173,8 @@ class Compactor:
         self.age_kept()
         self.rebuild_block()
         self.region_step = self.event_step
-        after = sum(g.tokens for g in e.history.window_groups()[0]) + sum(it.tokens for it in self.segments)
+        after = sum(g.tokens for g in e.history.window_groups()[0]) + sum(it.tokens for it in self.segments
+                                                                          if it.state == State.IN)
         res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
                                tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
                                reason=plan.reason, decisions=decisions)

@@ -21,3 +21,33 @@ def test_an_events_before_count_holds_the_summary_its_after_count_holds() -> Non
     second = eng.compact(force=True)
     assert second is not None and second.summary_id is not None
     assert second.tokens_before == first.tokens_after + added.tokens
+
+
+def test_an_event_that_finds_nothing_worth_keeping_carries_no_segment() -> None:
+    """A segment reading only "(nothing worth keeping was found in the evicted rounds)" went out with every
+    later request (a tester saw two of them, identical, after four events)."""
+    from agent_tui.core.items import State
+
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("start")
+    for n in range(1, 12):
+        eng.add_assistant(filler(f"a{n}", 80))  # (prose with no decision, todo or command: nothing to keep)
+    done = eng.compact(force=True)
+    assert done is not None and done.summary_id is not None
+    segment = eng.items[done.summary_id]
+    assert segment.state == State.RELEASED and segment.content.startswith("(nothing worth keeping")
+    sent = "\n".join(str(m.get("content")) for m in eng.assemble().messages)
+    assert "nothing worth keeping" not in sent and "Summary of earlier conversation" not in sent
+
+
+def test_a_segment_the_model_wrote_is_not_called_extracted() -> None:
+    from agent_tui.core.block import LLM_SUMMARY_HEADER, SECTION_HEADERS, CompactionBlock
+    from agent_tui.core.items import Category, ContextItem
+    from agent_tui.core.tokens import counter_for
+
+    made = [ContextItem(id=f"sum{n}", category=Category.SUMMARY, content=f"- fact {n}", tokens=4,
+                        provenance={"summariser": who, "segment": True}) for n, who in ((1, "extractive"), (2, "llm"))]
+    block = CompactionBlock()
+    block.rebuild(made, counter_for("openai/gpt-4o"))
+    assert block.texts[0].startswith(SECTION_HEADERS[Category.SUMMARY] + "\n") and "extracted" in block.texts[0]
+    assert block.texts[1] == f"{LLM_SUMMARY_HEADER}\n- fact 2"
