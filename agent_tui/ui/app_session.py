@@ -69,6 +69,10 @@ class SessionMixin:
         self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
         for warning in agent.new_warnings():
             self.notify(warning, severity="warning")
+        if ctl.session_lock is not None and ctl.session_lock.shared:
+            self.notify(f"Session {ctl.session_id} is open in another agent-tui too. Each keeps its own copy of the "
+                        "conversation: neither sends the other's turns to the model, and both write to this session. "
+                        "/new starts a separate one.", title="Session open elsewhere", severity="warning", timeout=20)
         if ctl.ws.trust.pending:
             self.notify(ctl.ws.trust.notice(), title="Workspace config ignored", severity="warning", timeout=12)
         if agent.llm is None:

@@ -44,15 +44,21 @@ class SessionController:
         self.mcp = mcp
         self.lock = threading.RLock()
         """Held by worker threads while they change or assemble the engine."""
+        self.session_lock: Any = None
+        """This process's hold on the session (``store.session_lock``): ``shared`` when another has it open."""
 
     @classmethod
     def open(cls, root: Path, options: SessionOptions, approver: Approver | None,
              mcp: Any | None = None) -> SessionController:
         """Build the agent for ``options`` (blocking: call it from a worker thread)."""
         from agent_tui.agent.session import build_agent
+        from agent_tui.core.store_owner import agent_subdir
+        from agent_tui.store.session_lock import SessionLock
 
         agent, ws = build_agent(root, options, approver, mcp=mcp)
-        return cls(agent, ws, options, mcp)
+        ctl = cls(agent, ws, options, mcp)
+        ctl.session_lock = SessionLock(agent_subdir(root, "locks"), ctl.session_id)
+        return ctl
 
     def attach_mcp(self, manager: Any) -> None:
         """Give the agent the MCP servers' tools (the manager outlives session switches)."""
@@ -185,4 +191,6 @@ class SessionController:
         return [self.engine.items[i] for i in self.engine.order if self.engine.items[i].role is not None]
 
     def close(self) -> None:
+        if self.session_lock is not None:
+            self.session_lock.release()
         self.ws.close()
