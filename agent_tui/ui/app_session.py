@@ -113,7 +113,7 @@ class SessionMixin:
             return "none configured"
         manager = await asyncio.to_thread(mcp_link.make_manager, ctl)
         if manager is None:
-            return "none configured"
+            return "waiting for trust" if mcp_link.waiting_for_trust(ctl) else "none configured"
         self.mcp = manager
         ctl.attach_mcp(manager)
         self.main.status.mcp = "connecting…"

@@ -84,6 +84,7 @@ async def test_servers_waiting_for_trust_are_named_not_called_unconfigured(demo_
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.mcp is None
+        await wait_for(pilot, lambda: app.main.status.mcp == "waiting for trust", "the status line's word")
         await pilot.press("f4")
         await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP panel")
         await wait_for(pilot, lambda: "for you to trust" in str(app.screen.query_one("#mcp-summary").render()),
