@@ -143,14 +143,15 @@ class ServerConnection(ServerRequests):
         if self._errlog is not None:
             await anyio.to_thread.run_sync(self._errlog.settle, STDERR_SETTLE)
 
-    async def _add_stderr(self) -> None:
-        """A stdio server that failed or died: the last lines it wrote to stderr go with the error, which is
-        what the status line, the MCP panel and ``mcp list`` show (they usually say why)."""
-        if self.config.transport != "stdio" or not self.error:
-            return
+    async def _with_stderr(self, error: str) -> str:
+        """``error`` of a stdio server that failed or died, with the last lines it wrote to stderr (they
+        usually say why): what the status line, the MCP panel and ``mcp list`` show.  Set whole, once the
+        pipe is drained: the panel read "Connection closed" while the stderr was still on its way."""
+        if self.config.transport != "stdio":
+            return error
         await self.stderr_settled()
-        if tail := self.stderr_tail():
-            self.error += f" (stderr: {tail})"
+        tail = self.stderr_tail()
+        return f"{error} (stderr: {tail})" if tail else error
 
     def stderr_tail(self, lines: int = 2) -> str:
         """The last lines the server wrote to stderr (our own notes skipped), redacted and printable
@@ -249,12 +250,10 @@ class ServerConnection(ServerRequests):
                 if scope.cancelled_caught and not connected:
                     self.error = f"no answer within {self.connect_timeout:g}s while connecting"
                 elif connected:
-                    self.error = self._wake_reason or "connection ended"
-                    if not self._closing:
-                        await self._add_stderr()
+                    ended = self._wake_reason or "connection ended"
+                    self.error = ended if self._closing else await self._with_stderr(ended)
             except Exception as exc:  # a dead server must never take the agent down
-                self.error = clean_line(describe(exc))
-                await self._add_stderr()
+                self.error = await self._with_stderr(clean_line(describe(exc)))
             finally:
                 self._client = None
                 self._up.clear()

@@ -421,6 +421,9 @@ async def test_a_call_cancelled_at_its_approval_shows_as_not_run_also_after_a_re
 
 async def test_an_approved_call_shows_as_running_not_awaiting_approval(demo_workspace: Path) -> None:
     """After 'y' the panel kept saying "awaiting approval" until the command ended (a 40 s one, all along)."""
+    (demo_workspace / "tests" / "test_slow.py").write_text(  # still running when the answer is handled, however
+        "import time\nimport unittest\n\n\nclass Slow(unittest.TestCase):\n"  # busy the machine
+        "    def test_slow(self) -> None:\n        time.sleep(1.5)\n")
     titles: list[str] = []
     app = demo_app(demo_workspace)
 
