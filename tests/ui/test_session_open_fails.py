@@ -45,9 +45,8 @@ async def _type(pilot: Pilot[Any], text: str) -> None:
     await pilot.press(*text, "enter")
 
 
-async def test_a_message_queued_while_opening_comes_back_when_opening_fails(
-        fake_app: AgentApp, monkeypatch: pytest.MonkeyPatch) -> None:
-    db = _future_store(fake_app.options.workspace)
+def _hold_open(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Opening a session waits until the returned event is set (the test types meanwhile)."""
     gate = threading.Event()
     real_open = SessionController.open
 
@@ -56,6 +55,13 @@ async def test_a_message_queued_while_opening_comes_back_when_opening_fails(
         return real_open(*args, **kw)
 
     monkeypatch.setattr(SessionController, "open", held_open)
+    return gate
+
+
+async def test_a_message_queued_while_opening_comes_back_when_opening_fails(
+        fake_app: AgentApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _future_store(fake_app.options.workspace)
+    gate = _hold_open(monkeypatch)
     app = fake_app
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: _opening(app), "the session to start opening")
@@ -106,14 +112,7 @@ async def test_a_message_queued_while_opening_that_is_too_large_comes_back_into_
     and its bubble looking sent.  It is checked once the session opens, like any other message."""
     from dataclasses import replace
 
-    gate = threading.Event()
-    real_open = SessionController.open
-
-    def held_open(*args: Any, **kw: Any) -> SessionController:
-        gate.wait(30)
-        return real_open(*args, **kw)
-
-    monkeypatch.setattr(SessionController, "open", held_open)
+    gate = _hold_open(monkeypatch)
     app = fake_app
     app.options = replace(app.options, session=replace(app.options.session, window=8_000))
     big = "please read all of this " + "lorem ipsum dolor sit amet " * 3_000
