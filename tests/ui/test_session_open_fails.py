@@ -125,8 +125,8 @@ async def test_a_message_queued_while_opening_that_is_too_large_comes_back_into_
         gate.set()
         await wait_for(pilot, lambda: "Message too large" in " ".join(
             str(n.title) for n in app._notifications), "the refusal")  # type: ignore[attr-defined]
-        await pilot.pause()
+        await wait_for(pilot, lambda: app.main.conversation.query(UserMessage).last().has_class("-unsent"),
+                       "the bubble marked not sent")
         assert app.main.prompt.text == big, "the message is back in the box, whole"
-        assert app.main.conversation.query(UserMessage).last().has_class("-unsent")
         assert "back in the box" in _notices(app)
         assert fake_llm.chat_requests == [] and not app.turn_running

@@ -46,7 +46,7 @@ async def test_dont_trust_runs_with_the_tightened_config(asking_app: AgentApp, t
         assert "deny_commands" not in shown, "a tightening key is not an ask"
         await pilot.press("n")
         await ready(pilot)
-        await wait_for(pilot, lambda: asking_app.main.status.mcp == "none configured", "the MCP start-up")
+        await wait_for(pilot, lambda: asking_app.main.status.mcp == "waiting for trust", "the MCP start-up")
         approval = asking_app.controller.engine.settings.approval
         assert "default_command" not in approval and approval["deny_commands"] == ["curl*"]
         assert not asking_app.controller.ws.trust.trusted

@@ -65,6 +65,6 @@ async def test_dont_trust_keeps_it_stopped(app: AgentApp, tmp_path: Path) -> Non
         await _asked(app, pilot)
         await pilot.press("n")
         await ready(pilot)
-        await wait_for(pilot, lambda: app.main.status.mcp == "none configured", "the MCP start-up")
+        await wait_for(pilot, lambda: app.main.status.mcp == "waiting for trust", "the MCP start-up")
     assert not (tmp_path / "project" / "mcp-started").exists()
     assert TrustStore().entries() == []

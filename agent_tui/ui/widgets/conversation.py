@@ -170,8 +170,13 @@ class Conversation(VerticalScroll):
             if panel.status == "running":  # a call the store has no result for: the run ended during it
                 panel.interrupted()
         if pending is not None:
-            self._pending = UserMessage(pending.message_text)
-            widgets.append(self._pending)
+            again = UserMessage(pending.message_text)
+            if pending.has_class("-unsent"):  # refused while the transcript was being cleared: stays marked
+                again.border_title = pending.border_title
+                again.add_class("-unsent")
+            else:
+                self._pending = again
+            widgets.append(again)
         if widgets:
             await self.mount_all(widgets)
         self.follow()
