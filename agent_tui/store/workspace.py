@@ -26,6 +26,7 @@ from agent_tui.core.store_owner import (
 from agent_tui.core.summary import Summariser
 from agent_tui.core.trust import TrustReport
 from agent_tui.store.db import StoreError, UnknownSession
+from agent_tui.store.known_stores import remember as remember_store
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
 
@@ -92,6 +93,7 @@ class Workspace:
             path = store_path(self.root, self.settings)
             _check_link(self.root, path, trusted)
             store = MemoryStore.open(path)
+            remember_store(path)  # (so other projects' sandboxed commands never see it)
         self.store = store
         self.trust: TrustReport = TrustReport(root=str(self.root))
         """What the workspace's own config asked for and whether it applies (set by build_agent)."""

@@ -106,6 +106,7 @@ def hidden_paths(extra: Iterable[str], workspace: Path, env: Mapping[str, str] |
     for name in PATH_VARS:
         wanted += [(part, True) for part in (env.get(name) or "").split(":") if part]
     wanted += [(p, False) for p in extra]
+    wanted += [(str(p), False) for p in _other_stores(ws)]
     out: list[Path] = []
     for raw, from_env in wanted:
         path = _expand(raw, home)
@@ -122,6 +123,17 @@ def hidden_paths(extra: Iterable[str], workspace: Path, env: Mapping[str, str] |
         if real.exists():
             out.append(real)
     return _outermost(out)
+
+
+def _other_stores(workspace: Path) -> list[Path]:
+    """Other projects' stores (``store/known_stores``): a sandboxed command read ``~/*/.agent-tui/memory.db``,
+    another project's whole conversation.  The workspace's own store stays as it was (read-only)."""
+    from agent_tui.store.known_stores import hidden_for_store, known
+
+    out: list[Path] = []
+    for store in known():
+        out += [p for p in hidden_for_store(store) if not p.is_relative_to(workspace)]
+    return out
 
 
 def _outermost(paths: list[Path]) -> list[Path]:

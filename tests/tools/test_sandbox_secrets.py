@@ -216,3 +216,31 @@ async def test_a_socket_that_vanishes_before_the_mounts_does_not_fail_the_comman
     code, out = await sh(Sandbox(require_bwrap(), ws), "echo ran")
     assert code == 0 and out.strip() == "ran", out
     assert len(calls) == 2
+
+
+async def test_another_projects_store_is_hidden_and_this_ones_stays(home: Path, ws: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hostile repository's sandboxed script copied ~/*/.agent-tui/memory.db and printed another project's
+    conversation, which went on to the model."""
+    from agent_tui.core.config import Settings
+    from agent_tui.store.known_stores import MAX_STORES, known, remember
+    from agent_tui.store.workspace import Workspace
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    other = home / "otherproj"
+    other.mkdir()
+    Workspace(other, settings=Settings()).close()  # the user worked there once: its store is on the list
+    with (other / ".agent-tui" / "memory.db").open("ab") as f:
+        f.write(b"SECRET-other-project-plan")
+    Workspace(ws, settings=Settings()).close()
+    (ws / ".agent-tui" / "note.txt").write_text("VISIBLE-own-store-folder\n")
+    assert {p.parent.name for p in known()} == {".agent-tui"} and len(known()) == 2
+    box = Sandbox(require_bwrap(), ws)
+    code, out = await sh(box, f"cat {other}/.agent-tui/memory.db | grep -ao SECRET-other-project-plan; "
+                              f"ls -a {other}/.agent-tui; cat .agent-tui/note.txt")
+    assert "SECRET-other-project-plan" not in out and "No such file" in out, out
+    assert "memory.db" not in out.splitlines() and "logs" not in out.splitlines(), "its folder is empty"
+    assert "VISIBLE-own-store-folder" in out, out
+    for n in range(MAX_STORES + 5):
+        remember(home / f"p{n}" / ".agent-tui" / "memory.db")
+    assert len(known()) == MAX_STORES and known()[-1] == home / f"p{MAX_STORES + 4}" / ".agent-tui" / "memory.db"
