@@ -168,7 +168,7 @@ class Policy:
             else:
                 commands = self.always_outside_commands if outside else self.always_commands
                 commands.add(str(args.get("command", "")).strip())
-        elif (path := _path_of(args)) is not None:
+        elif (path := _file_of(name, args)) is not None:
             self.always_paths.add((name, path))
         else:
             self.always.add(name)
@@ -188,7 +188,7 @@ class Policy:
         else:
             v = Verdict(self.default_write, f"[approval] default_write = {self.default_write}")
         if v.decision == "ask" and kind != "command":
-            path = _path_of(args)
+            path = _file_of(name, args)
             if path is None and name in self.always:
                 v = Verdict("allow", f"you allowed {name} always")
             elif path is not None and (name, path) in self.always_paths:
@@ -241,9 +241,16 @@ class Policy:
         return v
 
 
-def _path_of(args: dict[str, Any]) -> str | None:
-    """A call's ``path`` argument, normalised (``./a//b.py`` and ``a/b.py`` are one file), or None."""
+#: The built-in tools that write a workspace file named by their ``path``: an 'always' covers that file.
+FILE_WRITES = frozenset({"write_file", "edit_file"})
+
+
+def _file_of(name: str, args: dict[str, Any]) -> str | None:
+    """The file a built-in write targets, normalised (``./a//b.py`` and ``a/b.py`` are one file); None for any
+    other tool (an MCP tool's 'always' covers the tool, as its dialog says, whatever its arguments)."""
     import posixpath
 
     path = args.get("path")
-    return posixpath.normpath(path.strip()) if isinstance(path, str) and path.strip() else None
+    if name not in FILE_WRITES or not isinstance(path, str) or not path.strip():
+        return None
+    return posixpath.normpath(path.strip())

@@ -56,13 +56,9 @@ class EngineToolContext:
             asking = {f"{it.id}@{sid}" for it in self.engine.all_items()  # (the task itself: no news to anyone)
                       if it.role == "user" and it.turn == self.engine.turn}
             min_score = self.engine.settings.memory.recall_min_score
-            if not self.store_trusted:
-                hits = recall(self.store, query, limit=limit + len(asking), min_score=min_score, kinds=("archive",),
-                              session_id=sid, shown=shown)
-            else:
-                hits = recall(self.store, query, limit=limit + len(asking), min_score=min_score, shown=shown)
-            kept = [h for h in hits if h.get("id") not in asking]
-            return [h for h in kept if not h.get("in_context")][:limit] + [h for h in kept if h.get("in_context")]
+            scope: dict[str, Any] = {} if self.store_trusted else {"kinds": ("archive",), "session_id": sid}
+            hits = recall(self.store, query, limit=limit, min_score=min_score, shown=shown, **scope)
+            return [h for h in hits if h.get("id") not in asking]  # (in the window: it took no place)
         return _recall_in_memory(self.engine, query, limit)
 
 
@@ -76,5 +72,7 @@ def _recall_in_memory(engine: ContextEngine, query: str, limit: int) -> list[dic
         if score >= 0.5:
             hits.append({"id": item.id, "kind": "archive", "content": item.content[:2000], "score": score,
                          "in_context": item.state == State.IN})
+    from agent_tui.store.recall import in_context_last
+
     hits.sort(key=lambda h: -h["score"])
-    return [h for h in hits if not h["in_context"]][:limit] + [h for h in hits if h["in_context"]][:10]
+    return in_context_last(hits, limit)

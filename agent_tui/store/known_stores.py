@@ -28,10 +28,10 @@ def remember(store: Path) -> None:
     try:
         real = str(store.resolve())
         path = list_path()
-        known = [line for line in _read(path) if line != real]
-        if known and known[-1] == real:
-            return
-        known = [*known, real][-MAX_STORES:]
+        lines = _read(path)
+        if lines and lines[-1] == real:
+            return  # (opened last already: nothing to write, as on most runs)
+        known = [*(line for line in lines if line != real), real][-MAX_STORES:]
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{LIST_NAME}.{os.getpid()}.tmp")
         tmp.write_text("\n".join(known) + "\n", encoding="utf-8")

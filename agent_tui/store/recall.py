@@ -88,6 +88,11 @@ def _informative(store: MemoryStore, table: str, terms: list[str]) -> list[str]:
     return [w for w in terms if store.db.execute(sql, [_quoted([w]), limit + 1]).fetchone()[0] <= limit]
 
 
+def in_context_last(hits: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The best ``limit`` hits the model does not have, then up to ``SHOWN_MAX`` it has (``in_context``)."""
+    return [h for h in hits if not h.get("in_context")][:limit] + [h for h in hits if h.get("in_context")][:SHOWN_MAX]
+
+
 def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float = 0.5,
            kinds: tuple[str, ...] = ("capsule", "decision", "memo", "archive"),
            session_id: str | None = None, touch: bool = True,
@@ -138,7 +143,7 @@ def recall(store: MemoryStore, query: str, *, limit: int = 5, min_score: float =
                 hits.append({"kind": kind, "id": ident_v, "content": content, "score": round(score, 4),
                              "type": t, "bm25": rel, "in_context": in_context})
         hits.sort(key=lambda h: (-h["score"], -h["bm25"]))
-        hits = [h for h in hits if not h["in_context"]][:limit] + [h for h in hits if h["in_context"]][:SHOWN_MAX]
+        hits = in_context_last(hits, limit)
         if touch:
             ids = [int(h["id"]) for h in hits if h["kind"] == "capsule" and not h["in_context"]]
             if ids:

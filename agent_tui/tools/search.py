@@ -87,9 +87,9 @@ async def find(
     if not start.exists():
         raise ToolError(missing_message(ctx.workspace, start, path))
     root = ctx.workspace.resolve()
-    inside = set(start.resolve().relative_to(root).parts) & PROTECTED_DIRS if start.resolve() != root else set()
+    inside = sorted(set(start.resolve().relative_to(root).parts) & PROTECTED_DIRS)
     if inside:
-        raise ToolError(f"{path} is inside {sorted(inside)[0]}/, which search never looks into (git's internals, "
+        raise ToolError(f"{path} is inside {inside[0]}/, which search never looks into (git's internals, "
                         "or agent-tui's own store and logs); search the project's files instead.")
     rg = rg_binary()
     if rg:

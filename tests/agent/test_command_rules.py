@@ -138,8 +138,8 @@ def test_always_on_a_write_covers_that_file_only(tmp_path: Path) -> None:
     assert p.decide("write_file", "write", {"path": "./scratch.txt", "content": "other"}) == "allow"
     assert p.decide("write_file", "write", {"path": "app.py", "content": "# wiped"}) == "ask"
     assert p.decide("edit_file", "write", {"path": "scratch.txt"}) == "ask", "another tool is asked"
-    p.remember("fault__echo", {"text": "x"})  # a tool with no path: the tool, as its dialog says
-    assert p.decide("fault__echo", "write", {"text": "y"}) == "allow"
+    p.remember("fs__write", {"path": "a.txt"})  # an MCP tool: the tool, as its dialog says, whatever its path
+    assert p.decide("fs__write", "write", {"path": "b.txt"}) == "allow"
 
 
 def test_always_this_prefix_covers_the_prefix_only(tmp_path: Path) -> None:

@@ -3,7 +3,10 @@ again (it showed the file twice, and a negative "(framing)" row made the total c
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from agent_tui.ui.rows import FRAMING, build_rows
 from tests.support.fake_openai import FakeOpenAI, Reply
@@ -11,20 +14,28 @@ from tests.support.fake_openai import FakeOpenAI, Reply
 from .helpers import make_agent, make_repo, run_turn
 
 
-async def test_a_pinned_file_carried_by_its_file_note_is_counted_once(tmp_path: Path) -> None:
+@asynccontextmanager
+async def agent_that_read(tmp_path: Path, name: str, text: str) -> AsyncIterator[Any]:
+    """An agent whose one turn read ``name`` (holding ``text``), its workspace closed afterwards."""
     root = make_repo(tmp_path / "repo")
-    (root / "big.txt").write_text("".join(f"line {i} of the big text file\n" for i in range(22_000)))
+    (root / name).write_text(text)
     with FakeOpenAI() as server:
-        server.script(Reply.tool_call("read_file", {"path": "big.txt"}), Reply.text("read"))
+        server.script(Reply.tool_call("read_file", {"path": name}), Reply.text("read"))
         agent, ws = make_agent(root, server.base_url)
         try:
-            await run_turn(agent, "read big.txt")
-            eng = agent.engine
-            eng.actions.pin("f:big.txt")
-            asm = eng.assemble(agent.runner.schemas(eng), auto_compact=False)
-            rows = {r.id: r for r in build_rows(eng.all_items(), asm.trace, eng.turn, asm.breakdown.total)}
+            await run_turn(agent, f"read {name}")
+            yield agent
         finally:
             ws.close()
+
+
+async def test_a_pinned_file_carried_by_its_file_note_is_counted_once(tmp_path: Path) -> None:
+    big = "".join(f"line {i} of the big text file\n" for i in range(22_000))
+    async with agent_that_read(tmp_path, "big.txt", big) as agent:
+        eng = agent.engine
+        eng.actions.pin("f:big.txt")
+        asm = eng.assemble(agent.runner.schemas(eng), auto_compact=False)
+        rows = {r.id: r for r in build_rows(eng.all_items(), asm.trace, eng.turn, asm.breakdown.total)}
     note = next(r for r in rows.values() if r.preview.startswith("[file note: current text of big.txt"))
     assert note.in_request and note.tokens > 0
     assert rows["f:big.txt"].in_request and rows["f:big.txt"].tokens == 0
@@ -67,19 +78,11 @@ async def test_releasing_a_file_names_the_messages_that_still_show_its_text(tmp_
     the request (the history is append-only between events): the user expected it gone."""
     from agent_tui.core.file_items import history_copies
 
-    root = make_repo(tmp_path / "repo")
-    (root / "util.py").write_text("def helper():\n    return 42\n")
-    with FakeOpenAI() as server:
-        server.script(Reply.tool_call("read_file", {"path": "util.py"}), Reply.text("read"))
-        agent, ws = make_agent(root, server.base_url)
-        try:
-            await run_turn(agent, "read util.py")
-            eng = agent.engine
-            copies = history_copies(eng, "f:util.py")
-            read = next(it.id for it in eng.items.values() if it.role == "tool" and it.name == "read_file")
-            eng.actions.evict("f:util.py")
-            after = history_copies(eng, "f:util.py")
-        finally:
-            ws.close()
+    async with agent_that_read(tmp_path, "util.py", "def helper():\n    return 42\n") as agent:
+        eng = agent.engine
+        copies = history_copies(eng, "f:util.py")
+        read = next(it.id for it in eng.items.values() if it.role == "tool" and it.name == "read_file")
+        eng.actions.evict("f:util.py")
+        after = history_copies(eng, "f:util.py")
     assert read in copies and all(eng.items[i].state == "in" for i in copies)
     assert after == []  # released: no longer an active file

@@ -244,3 +244,18 @@ async def test_another_projects_store_is_hidden_and_this_ones_stays(home: Path, 
     for n in range(MAX_STORES + 5):
         remember(home / f"p{n}" / ".agent-tui" / "memory.db")
     assert len(known()) == MAX_STORES and known()[-1] == home / f"p{MAX_STORES + 4}" / ".agent-tui" / "memory.db"
+
+
+def test_the_list_is_written_only_when_a_store_is_new_to_its_end(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.store.known_stores import known, list_path, remember
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    a, b = tmp_path / "a" / ".agent-tui" / "memory.db", tmp_path / "b" / ".agent-tui" / "memory.db"
+    remember(a)
+    remember(b)
+    written = list_path().stat().st_mtime_ns
+    remember(b)  # (every run of the same project: no write)
+    assert list_path().stat().st_mtime_ns == written
+    remember(a)
+    assert known() == [b, a], "opened again: moved to the end, once"
