@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui.core.notes import said_by_user, user_words
+from agent_tui.core.notes import latest_user_words, said_by_user, user_messages
 from agent_tui.demo_project import DEMO_TASK
 
 DEMO_PROVIDER = "agent-tui-demo"
@@ -86,7 +86,7 @@ def _user_text(messages: list[dict[str, Any]]) -> str:
     read as "change nothing")."""
     for m in reversed(messages):
         if _said_by_user(m):
-            return user_words(str(m.get("content") or ""))
+            return latest_user_words(str(m.get("content") or ""))
     return ""
 
 
@@ -106,8 +106,8 @@ def asks_for_the_fix(text: str) -> bool:
 
 def _asked_before(messages: list[dict[str, Any]]) -> bool:
     """True when a user message before the latest one asked for the fix (it was played, or denied)."""
-    said = [m for m in messages if _said_by_user(m)]
-    return any(asks_for_the_fix(user_words(str(m.get("content") or ""))) for m in said[:-1])
+    said = [words for m in messages if _said_by_user(m) for words in user_messages(str(m.get("content") or ""))]
+    return any(asks_for_the_fix(words) for words in said[:-1])
 
 
 def _denial(result: str) -> str | None:

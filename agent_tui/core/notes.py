@@ -17,6 +17,13 @@ NOTE_PREFIXES: tuple[str, ...] = ("[Earlier", "[file note:", "- (for reference",
 """How the engine's notes begin (file_window/filenotes, engine.add_recalled, tail, assembler)."""
 
 
+NEXT_USER_MESSAGE = "[next message from the user]"
+"""Put between two of the user's messages a request merges into one (providers want roles to alternate;
+after a compaction folds the turns between a kept task and a new message, nothing else stands between
+them): the model still reads them as separate messages, the latest last.  It follows the earlier text,
+so the merged message starts with the bytes it had when it was sent alone."""
+
+
 def is_engine_note(message: Mapping[str, Any]) -> bool:
     """True for a user-role message the engine wrote (not the user)."""
     content = message.get("content")
@@ -33,3 +40,13 @@ def user_words(content: str) -> str:
     a user message and the notes around it with a blank line, the user's words first)."""
     cut = min((at for prefix in NOTE_PREFIXES if (at := content.find("\n\n" + prefix)) != -1), default=-1)
     return content if cut == -1 else content[:cut]
+
+
+def user_messages(content: str) -> list[str]:
+    """The user's own words of each of the user's messages merged into ``content``, oldest first."""
+    return [user_words(part) for part in content.split("\n\n" + NEXT_USER_MESSAGE + "\n")]
+
+
+def latest_user_words(content: str) -> str:
+    """The words of the last of the user's messages merged into ``content`` (the one the user just sent)."""
+    return user_messages(content)[-1]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_tui.core.notes import is_engine_note
+from agent_tui.core.notes import NEXT_USER_MESSAGE, is_engine_note
 
 CONTINUATION = "[Earlier turns are summarised in the system message.]"
 """The user turn put before a conversation that would otherwise open with the assistant."""
@@ -43,6 +43,8 @@ def normalise(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 # two turns) must not make the merged message read as the engine's (notes.said_by_user), or the
                 # provider code takes the new turn for the middle of the old tool loop (llm_provider)
                 prev["content"] = f"{m['content']}\n\n{prev['content']}"
+            elif not is_engine_note(m):
+                prev["content"] = f"{prev['content']}\n\n{NEXT_USER_MESSAGE}\n{m['content']}"
             else:
                 prev["content"] = f"{prev['content']}\n\n{m['content']}"
             continue

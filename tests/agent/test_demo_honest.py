@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent_tui.agent.demo import FIX_NEW, plan_step, unittest_command
+from agent_tui.core.notes import NEXT_USER_MESSAGE
 from agent_tui.demo_project import make_demo_workspace
 
 BIN = str(Path(sys.executable).with_name("agent-tui"))
@@ -104,6 +105,14 @@ def test_notes_merged_into_the_task_do_not_read_as_the_user_saying_change_nothin
     assert plan_step(convo(user=f"fix the restock bug\n\n{memo}"))[1] == [("list_dir", {"path": ".", "depth": 2})]
     said = convo(user=f"fix the restock bug but do not change the tests\n\n{memo}")
     assert plan_step(said)[1] == [], "the user's own words still count"
+
+
+def test_a_task_merged_before_a_later_message_is_read_as_asked_before() -> None:
+    """After a compaction the kept task and the user's next message travel as one user message; the demo
+    answers the latest one, and knows the fix was asked for already."""
+    merged = convo(user=f"fix the restock bug\n\n{NEXT_USER_MESSAGE}\nwhat else can you do?")
+    text, calls = plan_step(merged)
+    assert calls == [] and "offline demo" in text and "Ask it to" not in text
 
 
 def _restricted_path(tmp_path: Path) -> str:
