@@ -112,6 +112,8 @@ def run_memory(args: argparse.Namespace, workspace: Path) -> int:
     ws = Workspace(workspace)
     try:
         eng = _engine(ws, args.session)
+        for line in ws.store.unreadable:
+            print(f"agent-tui: memory store: {line}", file=sys.stderr)
         cmd = args.memory_cmd
         if cmd in READ_ONLY:
             return _read_memory(args, eng)

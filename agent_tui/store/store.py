@@ -30,6 +30,7 @@ from agent_tui.core.items import ContextItem
 from agent_tui.core.redact import redact_text, redact_value
 from agent_tui.core.text import clean_text
 from agent_tui.store.db import BUSY_TIMEOUT, open_db, retry_busy, store_error
+from agent_tui.store.rows import item_from_row
 
 __all__ = ["GLOBAL_SESSION", "MemoryStore", "SessionUsage"]
 
@@ -148,6 +149,8 @@ class MemoryStore:
         self.path = path
         self.db = db if db is not None else open_db(path, timeout=timeout)
         self.lock = _Guard(path)
+        self.unreadable: list[str] = []
+        """What rows read so far could not be read as written (``store.rows``), once each."""
 
     @classmethod
     def open(cls, path: Path, *, timeout: float = BUSY_TIMEOUT) -> MemoryStore:
@@ -269,20 +272,18 @@ class MemoryStore:
     def load_items(self, session_id: str) -> list[ContextItem]:
         with self.lock:
             rows = list(self.db["items"].rows_where("session_id = ?", [session_id], order_by="seq, created"))
-        return [self._item(r) for r in rows]
+        return [it for r in rows if (it := self._item(r)) is not None]
 
     def get_item(self, session_id: str, item_id: str) -> ContextItem | None:
         with self.lock:
             rows = list(self.db["items"].rows_where("session_id = ? AND id = ?", [session_id, item_id]))
         return self._item(rows[0]) if rows else None
 
-    @staticmethod
-    def _item(r: dict[str, Any]) -> ContextItem:
-        r = dict(r)
-        r["provenance"] = json.loads(r["provenance"]) if r.get("provenance") else {}
-        r["tool_calls"] = json.loads(r["tool_calls"]) if r.get("tool_calls") else None
-        r["created_at"] = r.get("created")
-        return ContextItem.from_row(r)
+    def _item(self, r: dict[str, Any]) -> ContextItem | None:
+        item, problem = item_from_row(r)
+        if problem and problem not in self.unreadable:
+            self.unreadable.append(problem)
+        return item
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         with self.lock:
@@ -315,7 +316,7 @@ class MemoryStore:
         with self.lock:
             rows = list(self.db["items"].rows_where(f"session_id IN ({marks}) AND updated >= ?", [*ids, since],
                                                     order_by="seq, created"))
-        return [self._item(r) for r in rows]
+        return [it for r in rows if (it := self._item(r)) is not None]
 
     # summaries, decisions, memos ------------------------------------------------
     @_writes

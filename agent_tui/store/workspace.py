@@ -152,6 +152,7 @@ class Workspace:
         else:
             eng.load(self.store.load_items(sid))
             self.store.touch_session(sid)
+        eng.warnings.extend(f"memory store: {line}" for line in self.store.unreadable)
         return eng
 
     def close(self) -> None:
