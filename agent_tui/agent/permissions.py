@@ -40,6 +40,7 @@ from agent_tui.agent.command_rules import (
 from agent_tui.core.config import ConfigError
 from agent_tui.core.tool_names import spellings
 from agent_tui.tools.cmdparse import parse_command
+from agent_tui.tools.shell_dialect import rules_apply
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[str, ...] = ("allow", "ask", "deny")
@@ -213,6 +214,9 @@ class Policy:
         if cmd in (self.always_outside_commands if outside else self.always_commands):
             return Verdict("allow", "you allowed this exact command always" + (" outside the sandbox" if outside else ""))
         why = blockers(parsed, self.workspace)
+        if not rules_apply():
+            why = [*why, "this machine has no bash, so the line runs with sh, which may read it otherwise than the "
+                         "rules do: no allow rule applies"]
         prefix = None if why else offered_prefix(parsed, self.workspace, checked=True)
         if not why:
             prefixes = (self._rules_of(self.allow_outside_commands).allow + self.always_outside_prefixes if outside

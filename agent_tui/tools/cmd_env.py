@@ -17,6 +17,9 @@ manager the agent runs in (``TMUX``, ``KITTY_LISTEN_ON``, ``NVIM``, ``I3SOCK`` c
 outside), the display and Kerberos tickets.  The sandbox hides those sockets too
 (``tools/sandbox_hide.py``); unsandboxed commands, always asked or allowed by the user, keep them
 (``git push`` over ssh needs its agent).
+
+No command inherits what makes bash run code or parse differently at start-up
+(``tools/shell_dialect.py``: ``BASH_ENV``, ``SHELLOPTS``, exported functions), not even by ``pass_env``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Iterable, Mapping
 
 from agent_tui.core.redact import default_redactor
 from agent_tui.core.secret_names import secret_env_name
+from agent_tui.tools.shell_dialect import startup_var
 
 #: Variables naming a socket or service that acts outside the sandbox (dropped for sandboxed commands).
 AGENT_VARS = frozenset({
@@ -55,8 +59,8 @@ def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
     known = set(default_redactor().values)
     gone = AGENT_VARS | GIT_VARS if sandboxed else frozenset()
     return {k: v for k, v in env.items()
-            if k in kept or not (secret_env_name(k) or v in known or k in gone
-                                 or (sandboxed and k.startswith(_GIT_PREFIXES)))}
+            if not startup_var(k) and (k in kept or not (secret_env_name(k) or v in known or k in gone
+                                 or (sandboxed and k.startswith(_GIT_PREFIXES))))}
 
 
 def dropped_names(keep: Iterable[str] = (), base: Mapping[str, str] | None = None) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,6 +226,8 @@ class _Walker:
         t = node.type
         if t == "command":
             self.command(node)
+        elif t == "redirected_statement":
+            self.redirected(node)
         elif t in _CONTAINERS:
             self.statement_list(node)
         elif t in _REDIRECTS:
@@ -268,11 +271,27 @@ class _Walker:
             elif child.child_count:
                 self.words_in(child)
 
-    def command(self, node: Any) -> None:
+    def redirected(self, node: Any) -> None:
+        """``body > file more words``: bash gives the words after a redirection's target to the command
+        (``echo x > a b`` writes "x b" to ``a``); the grammar lists them as more targets, which would
+        hide arguments from the rules (``git commit &>/dev/null --no-verify``) and check the wrong file."""
+        extra: list[Any] = []
+        redirects = [self.redirect(child, extra) for child in node.children if child.type in _REDIRECTS]
+        body = node.child_by_field_name("body")
+        if body is not None and body.type == "command":
+            self.command(body, extra, redirects)
+            return
+        if extra:
+            self.r.error = self.r.error or "words after a redirection's target, which bash refuses here"
+        for child in node.children:
+            if child.is_named and child.type not in _REDIRECTS and child.type != "comment":
+                self.statement(child)
+
+    def command(self, node: Any, extra: Sequence[Any] = (), outer: Sequence[Redirect] = ()) -> None:
         argv: list[str] = []
         dyn: list[bool] = []
         assigns: list[str] = []
-        redirects: list[Redirect] = []
+        redirects: list[Redirect] = list(outer)
         for child in node.children:
             t = child.type
             if t == "variable_assignment":
@@ -280,7 +299,7 @@ class _Walker:
                 assigns.append(_text(child))
                 self.words_in(child)
             elif t in _REDIRECTS:
-                redirects.append(self.redirect(child))
+                redirects.append(self.redirect(child, extra))
             elif t == "command_name":
                 for c in child.children:
                     text, d = self.word(c)
@@ -290,12 +309,19 @@ class _Walker:
                 text, d = self.word(child)
                 argv.append(text)
                 dyn.append(d)
+        for child in extra:
+            text, d = self.word(child)
+            argv.append(text)
+            dyn.append(d)
         self.r.commands.append(SimpleCommand(tuple(argv), tuple(dyn), tuple(assigns), tuple(redirects)))
 
-    def redirect(self, node: Any) -> Redirect:
+    def redirect(self, node: Any, extra: list[Any] | None = None) -> Redirect:
+        """One redirection; a word after its target goes to ``extra`` (the command's arguments, as bash
+        reads it), or, where no command takes it, makes the line unreadable."""
         t = node.type
         op = ""
         target: str | None = None
+        have_target = False
         for child in node.children:
             if not child.is_named:
                 op += _text(child)
@@ -303,9 +329,16 @@ class _Walker:
                 op = _text(child) + op
             elif child.type in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
                 self.words_in(child)
+            elif have_target or t == "heredoc_redirect":  # `cat <<EOF b`: b is cat's
+                if extra is not None:
+                    extra.append(child)
+                else:
+                    self.r.error = self.r.error or "words after a redirection's target, which bash refuses here"
+                    self.word(child)
             else:
                 text, d = self.word(child)
                 target = None if d else text
+                have_target = t == "file_redirect"
         if t in ("heredoc_redirect", "herestring_redirect"):
             self.r.heredoc = True
             red = Redirect(op or "<<", None, False)

@@ -57,6 +57,7 @@ from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets,
 from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
 from agent_tui.tools.sandbox_placed import check_made
+from agent_tui.tools.shell_dialect import shell_argv
 
 #: How to get bwrap, said whenever it is missing.
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt install bubblewrap`, Fedora: `dnf install bubblewrap`)"
@@ -169,7 +170,7 @@ class Sandbox:
 
     def argv(self, command: str, cwd: Path | None = None, net: NetSetup | None = None,
              seccomp: int | None = None) -> list[str]:
-        """The argv that runs ``command`` with ``/bin/sh -c`` inside the sandbox (``net``: its own
+        """The argv that runs ``command`` with ``bash -c`` (``shell_dialect``) inside the sandbox (``net``: its own
         network, from ``net_setup``; without it a command that is not to share the host's has none;
         ``seccomp``: an fd on ``sandbox_seccomp``'s filter, which bwrap must inherit)."""
         ws = self.workspace
@@ -206,7 +207,7 @@ class Sandbox:
             args.append("--unshare-net")
         if seccomp is not None:
             args += ["--seccomp", str(seccomp)]
-        args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", "/bin/sh", "-c", command]
+        args += ["--chdir", str(cwd or ws), "--setenv", "TMPDIR", "/tmp", *shell_argv(command)]
         return args
 
     def record(self) -> str | None:

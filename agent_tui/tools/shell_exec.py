@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.tools import reaper, sandbox_seccomp
 from agent_tui.tools.sandbox_guard import SandboxLock
+from agent_tui.tools.shell_dialect import shell_argv
 
 if TYPE_CHECKING:
     from agent_tui.tools.sandbox import Sandbox
@@ -142,7 +143,7 @@ async def _spawn(command: str, argv: list[str] | None, common: dict[str, Any]) -
     if argv is not None:
         start = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **common))
     else:
-        start = asyncio.ensure_future(asyncio.create_subprocess_shell(command, **common))
+        start = asyncio.ensure_future(asyncio.create_subprocess_exec(*shell_argv(command), **common))
     try:
         return await asyncio.shield(start)
     except asyncio.CancelledError:

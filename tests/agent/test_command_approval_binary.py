@@ -170,3 +170,15 @@ def test_sandboxed_commands_cannot_send_the_users_secret_files_to_the_model(tmp_
         assert "hunter" not in sent, sent[-2000:]
     finally:
         subprocess.run(["rm", "-rf", str(home)], check=False)
+
+
+def test_an_outside_allow_rule_runs_only_what_it_covers_whatever_the_systems_sh(tmp_path: Path, fake_llm: Any) -> None:
+    """`/bin/sh` is dash on Debian: it read these lines as `git commit` followed by another program, which
+    then ran outside the sandbox with no approval (`allow_outside_commands = ["git commit"]`)."""
+    root = make_repo(tmp_path / "proj")
+    (root / "setup.sh").write_text(f"touch {tmp_path / 'from-setup'}\n")
+    env = user_config(tmp_path, '[approval]\nallow_outside_commands = ["git commit"]\n')
+    lines = [f"git commit -q $'\\' ; touch {tmp_path / 'from-ansi'} #'", "git commit -q &>/dev/null sh setup.sh"]
+    done = run_calls(root, fake_llm, env, [{"command": c, "outside_sandbox": True} for c in lines])
+    assert len(done) == 2
+    assert not (tmp_path / "from-ansi").exists() and not (tmp_path / "from-setup").exists()
