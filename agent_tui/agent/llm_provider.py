@@ -41,7 +41,9 @@ only the caller knows:
   that carries it (400 "property 'prompt_cache_key' is unsupported"), so it goes to api.openai.com only.
 * **Ollama.**  ``ollama/`` models go through ``/api/generate`` in JSON mode;
   ``ollama_chat/`` is the chat endpoint with tools, and ``num_ctx`` must be sent
-  or Ollama truncates the prompt at its 2-4K default.
+  or Ollama truncates the prompt at its default (the window is what the user's server
+  says the model holds: ``agent.ollama_window``).  ``think`` goes only to a model that
+  thinks, with a value it takes; the loop's thinking goes back on its tool calls.
 """
 
 from __future__ import annotations
@@ -164,33 +166,51 @@ def deepseek_thinking(config: LLMConfig) -> bool:
 
 
 def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
-                      reasoning: Mapping[str, Mapping[str, Any]], tools: bool = True) -> dict[int, dict[str, Any]]:
+                      reasoning: Mapping[str, Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
     """Which assistant messages (by index) get which provider data back: the current tool loop's
     thinking blocks for Anthropic (whenever a reply had some: the newest Claude models think without
-    being asked, so ``config.thinking`` says nothing); for DeepSeek in thinking mode, every assistant
-    message's reasoning_content (kept, else :data:`BLANK_REASONING` when the request has ``tools``)."""
+    being asked, so ``config.thinking`` says nothing) and its thinking for Ollama (as reasoning_content,
+    which litellm sends as ``thinking``: Ollama's tool-calling guide appends it, and the model reads it);
+    for DeepSeek in thinking mode, every assistant message's reasoning_content (kept, else
+    :data:`BLANK_REASONING`), in every request, with tools or without (the memo's and summary's calls too:
+    a tool turn without it is a 400)."""
     fam = family(config.model)
     out: dict[int, dict[str, Any]] = {}
     if fam == "deepseek":
-        return _deepseek_reasoning(config, messages, reasoning, tools)
-    if fam != "anthropic" or not reasoning:
+        return _deepseek_reasoning(config, messages, reasoning)
+    field = {"anthropic": "thinking_blocks", "ollama": "reasoning_content"}.get(fam)
+    if field is None or not reasoning:
         return out
     for i in range(current_loop_start(messages), len(messages)):
         m = messages[i]
         key = reasoning_key(m) if m.get("role") == "assistant" else None
         data = reasoning.get(key) if key else None
-        if data and data.get("thinking_blocks"):  # kept only if the reply thought: also by default (Sonnet 5...)
-            out[i] = {"thinking_blocks": copy.deepcopy(list(data["thinking_blocks"]))}
+        if data and data.get(field):  # kept only if the reply thought: also by default (Sonnet 5...)
+            out[i] = {field: copy.deepcopy(data[field])}
     return out
 
 
+def ollama_effort(config: LLMConfig) -> str | None:
+    """The ``reasoning_effort`` litellm turns into Ollama's ``think``: none for a model its server says does not
+    think (400 "does not support thinking"); gpt-oss takes levels, and "minimal" is not one of them (400 "invalid
+    think value"), so it asks for "low"."""
+    from .ollama_window import can_think, model_name
+
+    effort = config.reasoning_effort
+    if not effort or can_think(config.model) is False:
+        return None
+    if effort == "minimal" and model_name(config.model).startswith("gpt-oss"):
+        return "low"
+    return effort
+
+
 def _deepseek_reasoning(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
-                        reasoning: Mapping[str, Mapping[str, Any]], tools: bool) -> dict[int, dict[str, Any]]:
+                        reasoning: Mapping[str, Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
     kept = {i: str(data["reasoning_content"]) for i, m in enumerate(messages)
             if m.get("role") == "assistant" and (key := reasoning_key(m))
             and (data := reasoning.get(key)) and data.get("reasoning_content")}
     out = {i: {"reasoning_content": text} for i, text in kept.items()}
-    if tools and (kept or deepseek_thinking(config)):
+    if kept or deepseek_thinking(config):
         for i, m in enumerate(messages):
             if m.get("role") == "assistant" and i not in out:
                 out[i] = {"reasoning_content": BLANK_REASONING}
@@ -207,12 +227,12 @@ def reasoning_text(sent: Mapping[int, Mapping[str, Any]]) -> str:
 
 
 def attach_reasoning(config: LLMConfig, messages: list[dict[str, Any]],
-                     reasoning: Mapping[str, Mapping[str, Any]], tools: bool = True) -> int:
+                     reasoning: Mapping[str, Mapping[str, Any]]) -> int:
     """Put kept thinking blocks / reasoning_content back on the assistant messages that need them.
 
     Returns the number of messages that got provider data.
     """
-    sent = reasoning_to_send(config, messages, reasoning, tools)
+    sent = reasoning_to_send(config, messages, reasoning)
     for i, data in sent.items():
         messages[i].update(data)
     return len(sent)
@@ -339,7 +359,9 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         if fam == "anthropic" and kw.get("max_tokens", 0) <= thinking:
             kw["max_tokens"] = int(thinking) + max(1024, int(config.max_output_tokens or 0))
     if config.reasoning_effort:
-        kw["reasoning_effort"] = config.reasoning_effort
+        effort = ollama_effort(config) if fam == "ollama" else config.reasoning_effort
+        if effort:
+            kw["reasoning_effort"] = effort
     if fam == "ollama" and config.num_ctx:
         kw["num_ctx"] = int(config.num_ctx)
     if config.api_base:
@@ -349,7 +371,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
     if tools:
         kw["tools"] = list(tools)
     if reasoning or fam == "deepseek":
-        attach_reasoning(config, msgs, reasoning or {}, bool(tools))
+        attach_reasoning(config, msgs, reasoning or {})
     if config.cache:
         if fam == "anthropic":
             mark_cache(msgs, breakpoints)

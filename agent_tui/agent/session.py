@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.llm_provider import family
 from agent_tui.agent.llm_settings import ensure_model_info, llm_config, needs_model_info
+from agent_tui.agent.ollama_window import fit_window, show
 from agent_tui.agent.loop import Agent, Approver, LoopOptions
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.toolrun import ToolRunner
@@ -88,11 +90,15 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     report = TrustReport(root=str(workspace.resolve()))
     if settings is None:
         settings, report = resolve_config(workspace, opts)
-    if needs_model_info(settings):
+    window_notes: list[str] = []
+    if family(settings.model or "") == "ollama":  # the window the user's Ollama server really gives
+        settings, window_notes = fit_window(settings, show(settings.api_base, settings.model or ""))
+    elif needs_model_info(settings):
         ensure_model_info(settings.model)  # e.g. anthropic/claude-opus-4-1: 200,000, not the fallback
     ws = Workspace(workspace, settings, trusted=report.trusted if report.asks else None)
     ws.trust = report
     engine = ws.engine(opts.session, new=opts.new or opts.session is None)
+    engine.warnings.extend(window_notes)
     tracked = tracked_by_own_repo(ws.root, ws.store.path)
     if tracked is not None:  # the user's sessions would leave with the next commit and push
         engine.warnings.append(f"git tracks the memory store {tracked}: your sessions (redacted) are written to it "

@@ -1,5 +1,5 @@
-"""DeepSeek's thinking mode: reasoning_content goes back on every assistant message of a request with
-tools (the kept text where there is one, so the cached prefix holds across steps, summaries and turns;
+"""DeepSeek's thinking mode: reasoning_content goes back on every assistant message of every request,
+with tools or without (the kept text where there is one, so the cached prefix holds across steps, summaries and turns;
 a placeholder elsewhere), only while the model thinks, and the compaction trigger counts it."""
 
 from __future__ import annotations
@@ -102,7 +102,9 @@ def test_deepseek_placeholder_only_where_thinking_runs() -> None:
 
     assert sent("deepseek/deepseek-reasoner") == [BLANK_REASONING]
     assert sent("deepseek/deepseek-v4-flash") == [BLANK_REASONING]  # thinking is DeepSeek's default
-    assert sent("deepseek/deepseek-reasoner", None) == [None]  # no tools: DeepSeek ignores it
+    # no tools (a memo's or summary's call): a tool turn without its reasoning is still a 400, and a placeholder
+    # where DeepSeek ignores it costs nothing
+    assert sent("deepseek/deepseek-reasoner", None) == [BLANK_REASONING]
     assert sent("deepseek/deepseek-chat") == [None]  # the non-thinking alias
     assert sent("deepseek/deepseek-v4-flash", extra={"thinking": {"type": "disabled"}}) == [None]
     assert sent("deepseek/deepseek-v4-flash", reasoning_effort="none") == [None]
@@ -198,3 +200,28 @@ async def test_a_tool_turns_final_answer_keeps_its_reasoning_and_a_turn_without_
             for m in fake.answered[-1].body["messages"] if m["role"] == "assistant"}
     assert sent == {"Hello.": BLANK_REASONING, "read_file": "Read it.", "add subtracts.": "It subtracts.",
                     "list_dir": "List."}
+
+
+def test_a_call_without_tools_still_brings_back_each_tool_turns_reasoning() -> None:
+    """The progress memo's call sends no tools.  A session that ran its tool turns on another model, then
+    switched to deepseek-reasoner, sent those turns bare; DeepSeek answers 400 whether or not the request
+    has tools (and the memo silently fell back to the extractive one)."""
+    import httpx
+
+    from agent_tui.agent.llm_provider import BLANK_REASONING, request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    call = {"id": "c1", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}
+    history = [{"role": "user", "content": "look around"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+               {"role": "tool", "tool_call_id": "c1", "content": "a.py"}, {"role": "assistant", "content": "done"},
+               {"role": "user", "content": "Write a progress memo."}]
+    kw = request_kwargs(LLMConfig(model="deepseek/deepseek-reasoner"), history, None)
+    assert "tools" not in kw
+    assert [m.get("reasoning_content") for m in kw["messages"] if m["role"] == "assistant"] == [BLANK_REASONING] * 2
+    with FakeStrictOpenAI("deepseek") as fake:
+        bare = httpx.post(f"{fake.base_url}/v1/chat/completions", json={"model": "deepseek-reasoner",
+                                                                         "messages": history})
+        shaped = httpx.post(f"{fake.base_url}/v1/chat/completions", json={
+            "model": "deepseek-reasoner", "messages": kw["messages"], "stream": False})
+    assert bare.status_code == 400 and "reasoning_content" in bare.text
+    assert shaped.status_code == 200, shaped.text

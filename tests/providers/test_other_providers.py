@@ -85,7 +85,10 @@ async def test_ollama_chat_loop_with_num_ctx(tmp_path: Path, model: str) -> None
         events, second = await run_loop(root, fake, model, fake.base_url, {}, ("list_dirs", {"path": "."}))
     assert_loop(root, fake, events, second)
     assert all(r.path.endswith("/api/chat") for r in fake.answered)
-    assert fake.num_ctx and all(n == 64_000 for n in fake.num_ctx)
+    # the window asked for (64,000) is more than the model holds (32,768, as the server says): Ollama would
+    # have cut the oldest messages without a word, so the window is what the model holds
+    assert fake.num_ctx and all(n == 32_768 for n in fake.num_ctx) and fake.truncated == 0
+    assert fake.thinking_back[1] == ["Read first."], "the loop's thinking goes back on its tool call"
 
 
 def test_fake_ollama_refuses_string_arguments_and_array_content() -> None:

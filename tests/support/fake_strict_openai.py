@@ -4,8 +4,8 @@
   left without its tool message before the next message, a tool message answering no (open) call;
 * ``reasoning`` mode (o-series / GPT-5): ``temperature`` other than 1 and ``max_tokens``
   (must be ``max_completion_tokens``); usage reports ``reasoning_tokens``;
-* ``deepseek`` mode (thinking, DeepSeek's default): streams ``reasoning_content``; a request that carries
-  ``tools`` must bring ``reasoning_content`` back on every assistant message of the history, earlier turns
+* ``deepseek`` mode (thinking, DeepSeek's default): streams ``reasoning_content``; a request, with ``tools`` or
+  without, must bring ``reasoning_content`` back on every assistant message of the history, earlier turns
   included ("must be fully passed back to the API in all subsequent requests — even for turns where the
   model did not perform a tool call", api-docs.deepseek.com/guides/thinking_mode; missing or empty: 400).
   On the current tool loop's calls the fake wants it exactly as issued (stricter than DeepSeek, which
@@ -68,7 +68,7 @@ class FakeStrictOpenAI(FakeDialect):
         msgs = body.get("messages") or []
         last_user = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
         thinking = self.mode == "deepseek" and (body.get("thinking") or {}).get("type") != "disabled"
-        if thinking and body.get("tools"):
+        if thinking:  # with tools or without: a summary's or memo's call too
             for m in msgs:
                 if m.get("role") != "assistant":
                     continue
