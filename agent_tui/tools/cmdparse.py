@@ -292,6 +292,7 @@ class _Walker:
         dyn: list[bool] = []
         assigns: list[str] = []
         redirects: list[Redirect] = list(outer)
+        extra = list(extra)  # words after a target of the command's own redirections join them
         for child in node.children:
             t = child.type
             if t == "variable_assignment":

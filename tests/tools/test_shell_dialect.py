@@ -95,6 +95,7 @@ _PIECES = st.sampled_from([
 @given(tail=st.lists(_PIECES, max_size=10).map("".join))
 @example(tail=" $'\\' ; touch PWNED #'")
 @example(tail=" &>/dev/null sh setup.sh")
+@example(tail="=~&>;x")  # a redirection inside the command (no statement around it): the parse raised
 def test_whatever_a_prefix_rule_allows_never_runs_another_program(tmp_path: Path, tail: str) -> None:
     """The rule covers `echo`; any line it allows, bash runs as echo alone (no PWNED file appears)."""
     for leftover in tmp_path.iterdir():
