@@ -1,4 +1,5 @@
-"""Key formats of the model providers agent-tui talks to that detect-secrets does not know.
+"""Key formats of the model providers agent-tui talks to, and well-known service tokens, that detect-secrets
+does not know (or masks only in part).
 
 A user pastes a key alone (no ``NAME=`` before it) into the prompt, or a command prints one; the
 assignment rule of :mod:`agent_tui.core.secrets` does not see it then, and detect-secrets 1.5 has no
@@ -26,9 +27,19 @@ PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("xai-key", re.compile(r"xai-[A-Za-z0-9]{48,}")),
     # GitHub's fine-grained personal access tokens (detect-secrets 1.5 knows only ghp_/gho_/…)
     ("github-token", re.compile(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}")),
+    # Well-known service tokens detect-secrets 1.5 misses when bare, or masks in part: an age private key
+    # (SOPS), npm's granular tokens outside an .npmrc line, DigitalOcean, Shopify, and Stripe's keys whole
+    # (its plugin matches 24 characters of today's 100-odd, and the rest stayed readable)
+    ("age-secret-key", re.compile(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")),
+    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}")),
+    ("digitalocean-token", re.compile(r"do[opr]_v1_[a-f0-9]{64}")),
+    ("shopify-token", re.compile(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")),
+    ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}")),
 )
 
-PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-", "github_pat_")
+PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-", "github_pat_", "AGE-SECRET-KEY-1", "npm_",
+                             "doo_v1_", "dop_v1_", "dor_v1_", "shpat_", "shpca_", "shppa_", "shpss_", "sk_live_",
+                             "sk_test_", "rk_live_", "rk_test_")
 """Every match of :data:`PROVIDER_KEYS` starts with one of these."""
 
 _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(PROVIDER_KEYS)))

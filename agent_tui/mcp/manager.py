@@ -36,6 +36,7 @@ from agent_tui.mcp.resources import (
 )
 from agent_tui.mcp.results import McpResult
 from agent_tui.mcp.selection import Selection, ToolSet, build_groups, resolve
+from agent_tui.mcp.server_log import RedactingFormatter
 from agent_tui.mcp.validation import check_arguments
 
 Listener = Callable[[str, str], Awaitable[None] | None]
@@ -120,7 +121,8 @@ class McpManager:
         self._listeners.append(listener)
 
     def _route_sdk_logs(self) -> None:
-        """The SDK logs protocol noise to stderr, which would scribble over the TUI."""
+        """The SDK logs protocol noise to stderr, which would scribble over the TUI; to a file instead, redacted
+        as the servers' stderr is (it quotes a server's stray stdout line, a token printed there included)."""
         if self.log_dir is None:
             return
         sdk = logging.getLogger("mcp")
@@ -133,6 +135,7 @@ class McpManager:
             except (OSError, UnsafeFileError):  # a link in its place: no SDK log rather than one written through it
                 handler = logging.NullHandler()
             handler._agent_tui = True  # type: ignore[attr-defined]
+            handler.setFormatter(RedactingFormatter())
             sdk.addHandler(handler)
             sdk.propagate = False
 

@@ -18,6 +18,7 @@ written so far is in the file, so an error message built right after a death has
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import select
 import termios
@@ -170,3 +171,10 @@ def _unread(fd: int) -> int:
     except OSError:
         return 0
     return int.from_bytes(buf, "little")
+
+
+class RedactingFormatter(logging.Formatter):
+    """Log records as text with secrets masked and control characters made visible (the SDK's log)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(redact_text(super().format(record)))

@@ -170,3 +170,24 @@ def test_secret_environment_names(name: str, secret: bool) -> None:
     from agent_tui.core.secret_names import secret_env_name
 
     assert secret_env_name(name) is secret
+
+
+SERVICE_TOKENS = {  # random, as real ones are (a repeated pattern is caught by other rules); split so no
+    # scanner takes this file for a leak
+    "age-secret-key": "AGE-SECRET-KEY-1" + "96WUQSEQQGE2AE4H5VRF94ML3YHZSJ4K" + "92ATXTEFE5E0E4EMRNQ7WZE8AU",
+    "npm-token": "npm_" + "OfpW1zECUo8rLTzOKyiI" + "9FzGYIjn6QH4TNKd",
+    "digitalocean-token": "dop_v1_" + "8e5816da9766be35472b9060890abd01" + "45fdc9ad8fdf1fa0ef6b050252f042fc",
+    "shopify-token": "shpat_" + "d0a894121feb7e84" + "f761d8d463b46bb2",
+    "stripe-key": "sk_live_51" + "DUdYIpTgnpZ8Hsd8NeqBzoal5zBbxWPfxfpieljAYXSQeiQSko9" + "mnp78JQphZ0L4LFFYWecJOuAEQvsJOmJgb3z3ie3fSSo0V",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SERVICE_TOKENS))
+def test_well_known_service_tokens_are_masked_whole_when_bare(kind: str) -> None:
+    """A fourth trust audit read these from a repository file (a SOPS age key file, a log line) into the
+    request and the store in clear; a Stripe key of today's length was masked for 24 characters only."""
+    token = SERVICE_TOKENS[kind]
+    for text in (token, f"key: {token}\n", f"log line {token} end"):
+        out = Redactor()(text)
+        assert f"[REDACTED:{kind}]" in out, out
+        assert not any(token[i:i + 10] in out for i in range(0, len(token) - 10, 5)), out

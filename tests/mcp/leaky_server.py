@@ -1,6 +1,7 @@
 """An MCP server that prints secrets to stderr and dies, the way a real one does on an auth failure.
 
-``--die-at-start`` prints them and exits before answering ``initialize``; otherwise it serves one
+``--die-at-start`` prints them and exits before answering ``initialize``; ``--stdout-noise`` prints the
+GitHub token on stdout, where the protocol runs, before serving; otherwise it serves one
 tool, ``boom``, which prints them and exits without answering.  The last two lines hold a bearer
 token of no known format, a detect-secrets-format OpenAI key, a GitHub token, the value of the
 secret-named variable its config gives it (``LEAKY_API_TOKEN``) and a window-title escape sequence,
@@ -34,6 +35,8 @@ def main() -> None:
     if "--die-at-start" in sys.argv:
         leak()
         os._exit(3)
+    if "--stdout-noise" in sys.argv:  # a stray line on the protocol's stream: the SDK logs what it could not read
+        print(GITHUB, flush=True)
     from mcp.server import MCPServer
 
     server = MCPServer("leaky")

@@ -116,3 +116,31 @@ def test_mcp_list_shows_a_server_given_escape_sequence_instead_of_printing_it(
     cli.run_mcp_list(argparse.Namespace(workspace=str(tmp_path), config=None, json=False))
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b]52;c;eA==" in out and "x\\x1b[8my" in out
+
+
+async def test_the_sdks_own_log_masks_a_token_a_server_printed_on_stdout(tmp_path: Path) -> None:
+    """The SDK logs a stdout line it cannot parse, quoting it (pydantic's ``input_value``): that log was written
+    as is, token and all, where sandboxed commands of the workspace can read it."""
+    import logging
+
+    sdk = logging.getLogger("mcp")
+    before = list(sdk.handlers)
+    for h in [h for h in sdk.handlers if getattr(h, "_agent_tui", False)]:
+        sdk.removeHandler(h)
+    table = {"servers": {"leaky": {"command": sys.executable, "args": [LEAKY, "--stdout-noise"]}}}
+    manager = McpManager(load_mcp_config(table, tmp_path), tmp_path / "logs", backoff=Backoff(first=0.05))
+    try:
+        await manager.start()
+        assert manager.status()[0].error is None
+    finally:
+        await manager.close()
+        for h in list(sdk.handlers):
+            if getattr(h, "_agent_tui", False):
+                h.flush()
+                sdk.removeHandler(h)
+        for h in before:
+            if h not in sdk.handlers:
+                sdk.addHandler(h)
+    sdk_log = (tmp_path / "logs" / "mcp-sdk.log").read_text()
+    assert "[REDACTED:github-token]" in sdk_log, sdk_log
+    assert leaks(sdk_log) == [], sdk_log
