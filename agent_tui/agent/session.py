@@ -14,8 +14,8 @@ from typing import Any
 
 from agent_tui.agent.llm_provider import family
 from agent_tui.agent.llm_settings import ensure_model_info, llm_config, needs_model_info
-from agent_tui.agent.ollama_window import fit_window, show
 from agent_tui.agent.loop import Agent, Approver, LoopOptions
+from agent_tui.agent.ollama_window import fit_window, show
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.config import MemoryConfig, Settings, load_config

@@ -133,7 +133,7 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                     self.typing.typed()
                 elif event.key == "enter":
                     self.typing.finished()
-            elif isinstance(screen, GuardsTyping) and self.typing.in_burst() \
+            elif isinstance(screen, GuardsTyping) and (self.typing.in_burst() or screen.settling(self.typing.clock)) \
                     and (is_typing(event.key, event.is_printable) or event.key == "enter"):
                 # typed for the message box, not an answer (see ui/typing_guard)
                 event.stop()

@@ -8,6 +8,12 @@ seconds of the last key typed on the main screen — the keys that reach an appr
 message box (enter is held back), and the dialog says so; after a pause the next key answers it.
 Sending a message (enter on the main screen) ends the burst: the user has finished typing.
 
+A burst is not the only way to be caught: a user who sent a message and starts on the next one
+half a second later, as the agent's first write asks, has not seen the dialog either (a tester's
+"yep, and then…" ran the command, and its "y" was gone).  So for :data:`SETTLE` seconds after a
+dialog appears no typing answers it (the delay browsers give their security prompts): the keys go
+on to the message box as in a burst.
+
 The same holds for the trust dialog, which opens by itself right after the first frame, when a user
 may already be typing: ``t`` of "the" would trust the folder.  A screen opts in by mixing in
 :class:`GuardsTyping` and showing :data:`HELD_NOTE` (id ``typing-held``) while it has the
@@ -21,6 +27,8 @@ from collections.abc import Callable
 
 TYPING_GAP = 0.8
 """Seconds between two keys that still count as one burst of typing (people type faster than this)."""
+SETTLE = 1.0
+"""Seconds a dialog that opened by itself is on screen before typing can answer it."""
 TYPED_KEYS = frozenset({"backspace", "delete", "space"})
 """Keys that are typing besides printable characters."""
 
@@ -56,7 +64,19 @@ HELD_NOTE = "Your typing went to the message box, not here: pause a moment, then
 
 
 class GuardsTyping:
-    """Mixed into a dialog that opens by itself: the app sends a typing burst's keys past it."""
+    """Mixed into a dialog that opens by itself: the app sends a typing burst's keys past it, and any
+    typing in its first :data:`SETTLE` seconds."""
+
+    shown_at: float = float("-inf")
+    """The typing guard's clock when the dialog last came on screen."""
+
+    def on_screen_resume(self) -> None:
+        guard = getattr(self.app, "typing", None)  # type: ignore[attr-defined]
+        self.shown_at = guard.clock() if isinstance(guard, TypingGuard) else time.monotonic()
+
+    def settling(self, clock: Callable[[], float] = time.monotonic) -> bool:
+        """The dialog came on screen too recently for a typed key to be an answer to it."""
+        return clock() - self.shown_at < SETTLE
 
     def typing_held(self) -> None:
         """Keys of the user's typing burst were sent on to the message box: say so."""

@@ -41,7 +41,7 @@ def test_demo_in_tmux_draws_the_budget_and_pins_from_the_inspector(tmux: Tmux, t
     tmux.keys("Enter")  # enter on the empty box sends the demo task
     screen = tmux.wait_for(lambda s: "allow run_command" in s.lower(), "the approval dialog")
     assert "list_dir . (t1, " in screen, "tool titles keep their item id and tokens"
-    tmux.keys("n")
+    tmux.answer("n")
     tmux.wait_for(lambda s: "You denied the test run" in s and "● ready" in s, "the end of the turn")
 
     tmux.keys("F2")
@@ -89,7 +89,7 @@ def test_demo_at_80x24_in_tmux_is_readable_and_takes_a_reason(tmux: Tmux, tmp_pa
     screen = tmux.wait_for(lambda s: "allow run_command" in s, "the approval dialog")
     assert "read_file tests/test_stock.py" in screen, "the conversation stays visible behind the dialog"
     assert "Deny, say why (r)" in screen
-    tmux.keys("r")
+    tmux.answer("r")
     tmux.wait_for(lambda s: "why not?" in s, "the reason box")
     tmux.type("not now, just read")
     tmux.keys("Enter")
@@ -115,7 +115,7 @@ def test_demo_started_again_has_the_draft_pins_and_sessions_of_the_last_run(tmux
     tmux.wait_for(lambda s: "● ready" in s, "the model client", timeout=120)
     tmux.keys("Enter")
     tmux.wait_for(lambda s: "allow run_command" in s.lower(), "the approval dialog")
-    tmux.keys("n")
+    tmux.answer("n")
     tmux.wait_for(lambda s: "You denied the test run" in s and "● ready" in s, "the end of the turn")
     tmux.type("/pin m2")
     tmux.keys("Enter")

@@ -33,6 +33,14 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", self.name, *keys)
 
+    def answer(self, key: str) -> None:
+        """Answer a dialog that just opened, as a person does: after reading it (a key in its first
+        ``SETTLE`` seconds is typing for the message box, ``ui/typing_guard``)."""
+        from agent_tui.ui.typing_guard import SETTLE
+
+        time.sleep(SETTLE)
+        self.keys(key)
+
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", self.name, "-l", text)
 

@@ -22,7 +22,6 @@ from typing import Any
 
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn
 
-
 THINK_VALUES = (True, False, "high", "medium", "low", "max")
 """What Ollama's ``think`` takes (api/types.go)."""
 

@@ -26,6 +26,14 @@ HANG = 60.0
 """Seconds after which a wait is a hang (a failure), not a slow machine."""
 
 
+@pytest.fixture(autouse=True)
+def _dialogs_answerable_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot presses a dialog's key the moment it opens, as no person does: the settle time that keeps a
+    user's typing from answering a dialog they have not seen (``ui/typing_guard.SETTLE``) is off here;
+    ``test_typing_guard`` puts it back and tests it."""
+    monkeypatch.setattr("agent_tui.ui.typing_guard.SETTLE", 0.0)
+
+
 @pytest.fixture
 def demo_workspace(tmp_path: Path) -> Path:
     return make_demo_workspace(tmp_path / "inventory-app")

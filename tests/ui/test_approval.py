@@ -222,6 +222,16 @@ async def test_reason_box_escape_goes_back_to_the_choices(demo_workspace: Path, 
         assert recorder.of(ApprovalAnswered)[0].answer == "once"
 
 
+async def test_a_reason_survives_going_back_to_the_choices(demo_workspace: Path, recorder: Recorder) -> None:
+    """A tester typed a reason, pressed esc to look at the choices again, then r: the reason was gone."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24), message_hook=recorder) as pilot:
+        await demo_until_approval(pilot)
+        await pilot.press("r", *"second reason", "escape", "r", "enter")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:second reason"]
+
+
 async def test_always_on_a_command_remembers_the_exact_line(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:

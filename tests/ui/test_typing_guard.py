@@ -7,11 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.ui.messages import ApprovalAnswered
 from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.typing_guard import TYPING_GAP, TypingGuard, is_typing
+from agent_tui.ui.typing_guard import SETTLE, TYPING_GAP, TypingGuard, is_typing
 
 from .conftest import Recorder, demo_app, demo_until_approval, ready, turn_done, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _settle_as_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("agent_tui.ui.typing_guard.SETTLE", SETTLE)
 
 
 class Clock:
@@ -60,6 +67,7 @@ async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_work
         dialog = await demo_until_approval(pilot)
         clock = Clock()
         app.typing.clock = clock
+        dialog.shown_at = clock.now - SETTLE  # on screen a while: only the burst holds keys back
         app.typing.typed()  # the user was typing for the next turn when the dialog opened
         prompt = app.main.prompt
         prompt.clear()
@@ -78,11 +86,38 @@ async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_work
         assert prompt.value == "add a tesy", "the typed message is still there for the next turn"
 
 
+async def test_a_key_the_moment_the_dialog_appears_goes_to_the_box(demo_workspace: Path,
+                                                                   recorder: Recorder) -> None:
+    """A tester sent a message and began the next one ("yep, and then tell me") half a second later, as the
+    agent's command asked: the "y" allowed the command and was gone from the box."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        clock = Clock()
+        app.typing.clock = clock
+        dialog = await demo_until_approval(pilot)
+        assert not app.typing.in_burst(), "sending the task ended the burst"
+        assert dialog.shown_at == clock.now
+        prompt = app.main.prompt
+        prompt.clear()
+        clock.now += SETTLE * 0.5
+        await pilot.press(*"yep, and")
+        await pilot.pause()
+        assert app.screen is dialog and recorder.of(ApprovalAnswered) == []
+        assert prompt.value == "yep, and" and dialog.has_class("-typing")
+        clock.now += SETTLE + TYPING_GAP
+        await pilot.press("n")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"] and prompt.value == "yep, and"
+
+
 async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        clock = Clock()
+        app.typing.clock = clock
         dialog = await demo_until_approval(pilot)
         assert not app.typing.in_burst(), "sending the task ended the burst"
+        clock.now += SETTLE  # the user reads the dialog
         await pilot.press("y")
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once"]
@@ -111,13 +146,14 @@ async def test_the_trust_dialog_at_start_never_takes_typing_as_trust(tmp_path: P
         dialog = app.screen
         clock = Clock()
         app.typing.clock = clock
+        dialog.shown_at = clock.now
         app.typing.typed()  # the user started typing as the app opened
         await pilot.press(*"the tests")
         await pilot.pause()
         assert app.screen is dialog and dialog.has_class("-typing")
         assert TrustStore().entry(project) is None, "'t' did not trust the folder"
         assert app.main.prompt.value == "the tests"
-        clock.now += TYPING_GAP + 0.1
+        clock.now += max(TYPING_GAP, SETTLE) + 0.1
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is not dialog, "the answer")
         assert TrustStore().entry(project) is None and app.main.prompt.value == "the tests"

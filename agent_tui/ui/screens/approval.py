@@ -162,7 +162,7 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
     BINDINGS = [
         Binding("y,o", "answer('once')", "Allow once", tooltip="allow once"),
         Binding("a", "answer('always')", "Always",
-                tooltip="always allow: this tool for the session; a command, only this exact line"),
+                tooltip="always allow, for the session: a write, on this file; an MCP tool, every call; a command, this exact line"),
         Binding("p", "answer('prefix')", "Always this prefix", show=False,
                 tooltip="always allow commands starting with the prefix shown (when one is offered)"),
         Binding("n,d", "answer('deny')", "Deny", tooltip="deny (the model is told; the turn goes on)"),
@@ -320,8 +320,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         box.focus()
 
     def action_back(self) -> None:
+        """Back to the choices; the reason typed so far stays in its box for another ``r``."""
         self.remove_class("-reason")
-        self.query_one(ReasonInput).value = ""
         self.query_one("#once", Button).focus()
 
     @on(Input.Submitted, "#approval-reason")
