@@ -18,6 +18,7 @@ from agent_tui.core.items import ContextItem
 from agent_tui.core.store_owner import (
     LINK_ASK_KEY,
     STORE_ASK_KEY,
+    agent_dir,
     escaping_link,
     refuse_link,
     refuse_resume,
@@ -26,6 +27,7 @@ from agent_tui.core.store_owner import (
 from agent_tui.core.summary import Summariser
 from agent_tui.core.trust import TrustReport
 from agent_tui.store.db import StoreError, UnknownSession
+from agent_tui.store.git_ignore import keep_out_of_git
 from agent_tui.store.known_stores import remember as remember_store
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
@@ -94,6 +96,7 @@ class Workspace:
             _check_link(self.root, path, trusted)
             store = MemoryStore.open(path)
             remember_store(path)  # (so other projects' sandboxed commands never see it)
+            keep_out_of_git(agent_dir(self.root))
         self.store = store
         self.trust: TrustReport = TrustReport(root=str(self.root))
         """What the workspace's own config asked for and whether it applies (set by build_agent)."""
