@@ -121,7 +121,12 @@ class ToolRunner:
             verdict = agent.policy.verdict(name, kind, args)
             decision, reason = verdict.decision, ""
             refused_by = "the approval policy"
-            if decision == "ask":
+            doomed = None
+            if decision == "ask" and not self._is_mcp(name):
+                doomed = await self.registry.refusal(name, args, agent.ctx)  # stale file, old text not there
+            if doomed is not None:
+                decision = "refused"
+            elif decision == "ask":
                 server, why = self._mcp_ask(name)
                 req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace),
                                            prefix=verdict.prefix_text,
@@ -144,6 +149,8 @@ class ToolRunner:
                     text = (f"Refused by the approval policy: {verdict.reason}. Nothing was run ({name} {what}). "
                             "Do not retry it or a variant of it; ask the user or choose another way.")
                 result = ToolResult(text=text, is_error=True)
+            elif doomed is not None:
+                result = doomed
             else:
                 result = await self._execute(name, args, agent)
         cap = self.result_cap(eng, name)

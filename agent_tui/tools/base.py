@@ -117,6 +117,8 @@ class ToolContext(Protocol):
 
 
 ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+ToolCheck = Callable[[dict[str, Any], ToolContext], Awaitable[None]]
+"""Raises ToolError for a call that could not succeed, changing nothing (``ToolRegistry.refusal``)."""
 
 
 class ToolError(Exception):

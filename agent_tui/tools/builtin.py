@@ -24,8 +24,8 @@ def builtin_registry() -> ToolRegistry:
     """A registry with every built-in tool."""
     registry = ToolRegistry()
     registry.register(fs_read.SPEC, fs_read.read_file)
-    registry.register(fs_edit.SPEC, fs_edit.edit_file)
-    registry.register(fs_write.SPEC, fs_write.write_file)
+    registry.register(fs_edit.SPEC, fs_edit.edit_file, fs_edit.check_edit)
+    registry.register(fs_write.SPEC, fs_write.write_file, fs_write.check_write)
     registry.register(fs_list.SPEC, fs_list.list_dir)
     registry.register(search.SPEC, search.search)
     registry.register(shell.SPEC, shell.run_command)

@@ -10,6 +10,7 @@ are all refused before anything is written.
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
@@ -127,8 +128,10 @@ def replaced(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
     return "".join(parts)
 
 
-async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    """The edit_file tool."""
+def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, str, list[int]]:
+    """Every check of an edit, without writing: (target, rel, current text, updated text, lines of the
+    occurrences); raises ToolError with what the model must do otherwise.  Run before the user is
+    asked too (``check_edit``): an edit that cannot apply is not put to the user."""
     refuse_protected(ctx.workspace, resolve(ctx.workspace, args["path"]))
     target, rel, current = read_text(ctx.workspace, args["path"])
     old_text, new_text = to_lf(args["old_text"]), to_lf(args["new_text"])
@@ -150,7 +153,17 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             f"old_text occurs {len(where)} times in {rel} (at lines {at}). Include more "
             "surrounding lines so it is unique, or set replace_all=true to change all of them."
         )
-    updated = replaced(current, spans, new_text)
+    return target, rel, current, replaced(current, spans, new_text), where
+
+
+async def check_edit(args: dict[str, Any], ctx: ToolContext) -> None:
+    """Raise ToolError when the edit could not apply (see ``plan_edit``)."""
+    plan_edit(args, ctx)
+
+
+async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The edit_file tool."""
+    target, rel, current, updated, where = plan_edit(args, ctx)
     atomic_write(target, updated.encode("utf-8"), rel, expected=current.encode("utf-8"))
     ctx.note_edit(rel, updated)
     diff = unified(current, updated, rel)

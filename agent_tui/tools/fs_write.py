@@ -11,6 +11,7 @@ mark and its final newline.  The write is atomic (``fs_atomic``): a full disk le
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
@@ -53,8 +54,9 @@ SPEC = ToolSpec(
 )
 
 
-async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    """The write_file tool."""
+def plan_write(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str | None, str]:
+    """Every check of a write, without writing: (target, rel, old text or None, content to write);
+    raises ToolError otherwise.  Run before the user is asked too (``check_write``)."""
     target = resolve(ctx.workspace, args["path"])
     rel = relative(ctx.workspace, target)
     refuse_protected(ctx.workspace, target)
@@ -66,6 +68,17 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         old = decode_text(read_file_bytes(target, rel), target, rel)
         require_fresh(ctx, rel, old, "overwrite")
         content = in_file_format(old, content)
+    return target, rel, old, content
+
+
+async def check_write(args: dict[str, Any], ctx: ToolContext) -> None:
+    """Raise ToolError when the write could not apply (see ``plan_write``)."""
+    plan_write(args, ctx)
+
+
+async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The write_file tool."""
+    target, rel, old, content = plan_write(args, ctx)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, content.encode("utf-8"), rel, expected=None if old is None else old.encode("utf-8"))
     ctx.note_edit(rel, content, kind="create" if old is None else "write")

@@ -22,6 +22,7 @@ from agent_tui.core.tokens import count_tokens
 from agent_tui.tools.base import (
     ToolContext,
     ToolError,
+    ToolCheck,
     ToolHandler,
     ToolResult,
     ToolSpec,
@@ -65,15 +66,37 @@ class ToolRegistry:
         self._specs: dict[str, ToolSpec] = {}
         self._handlers: dict[str, ToolHandler] = {}
         self._validators: dict[str, Draft202012Validator] = {}
+        self._checks: dict[str, ToolCheck] = {}
 
-    def register(self, spec: ToolSpec, handler: ToolHandler) -> None:
-        """Add a tool; its schema is checked now so a bad spec fails at start-up."""
+    def register(self, spec: ToolSpec, handler: ToolHandler, check: ToolCheck | None = None) -> None:
+        """Add a tool; its schema is checked now so a bad spec fails at start-up.  ``check`` raises
+        ToolError for a call that could not succeed, without doing anything (see :meth:`refusal`)."""
         if spec.name in self._specs:
             raise ValueError(f"tool {spec.name!r} is already registered")
         Draft202012Validator.check_schema(spec.parameters)
         self._specs[spec.name] = spec
         self._handlers[spec.name] = handler
         self._validators[spec.name] = Draft202012Validator(spec.parameters)
+        if check is not None:
+            self._checks[spec.name] = check
+
+    async def refusal(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult | None:
+        """The error result the call would end in, found before it runs (a write to a file changed on disk
+        since it was read, an edit whose old text is not there), or None when it may go ahead: the user is
+        not asked to approve a change that cannot be made.  The call still checks again when it runs."""
+        check = self._checks.get(name)
+        if check is None:
+            return None
+        parsed = self.parse_args(name, args)
+        if isinstance(parsed, str):
+            return error_result(parsed, ctx.model)
+        try:
+            await check(parsed, ctx)
+        except ToolError as exc:
+            return error_result(str(exc), ctx.model)
+        except Exception:  # a failing check must not block the call: running it reports the error
+            return None
+        return None
 
     def names(self) -> list[str]:
         """Registered tool names in registration order."""

@@ -75,7 +75,9 @@ def test_init_refuses_any_other_write(tmp_path: Path, fake_llm: FakeOpenAI) -> N
             Reply.tool_call("write_file", {"path": disguised, "content": "import os\n"}))
     proc = _init(root, fake_llm, "--yes")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert proc.stdout.count("refused write_file") == 2 and not (root / "evil.sh").exists()
+    assert proc.stdout.count("refused write_file") == 1 and not (root / "evil.sh").exists()
+    # the disguised path cannot be written at all: refused before anyone is asked (tools' own check)
+    assert "holds the control character" in proc.stdout
     assert not (root / "conftest.py").exists()
     assert (root / "AGENTS.md").read_text() == DRAFT
 
