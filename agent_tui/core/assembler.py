@@ -263,9 +263,11 @@ class _Builder:
         return out, sum(n for _, _, n in out)
 
     def category_of(self, it: ContextItem) -> str:
-        if it.role == "tool" and it.turn == self.inp.current_turn:
+        """Where a message's tokens are counted: under the item's own category, as the inspector lists it
+        (a tool output of any turn is ``results``, a file note ``files``); plain messages are ``history``."""
+        if it.role == "tool":
             return str(Category.RESULTS)
-        if it.role is not None:
+        if it.role is not None and it.category != Category.FILES:
             return str(Category.HISTORY)
         return str(it.category)
 
@@ -298,7 +300,7 @@ def assemble(inp: AssemblyInput) -> Assembly:
             header_cost[cat] = counter.count_cached(SECTION_HEADERS[cat]) + 2
             b.cats[str(Category.SYSTEM)] += header_cost[cat]
             b.used += header_cost[cat]
-        b.cats[str(it.category)] += it.tokens + 1
+        b.cats[str(it.provenance.get("counted_as") or it.category)] += it.tokens + 1
         b.used += it.tokens + 1
         b.trace.append(TraceEntry(it.id, True, "pinned", it.tokens + 1))
     # The compaction block, as frozen at the last event.

@@ -67,7 +67,8 @@ class Head:
 
 
 def carried_rule(item: ContextItem) -> ContextItem:
-    """A pinned message whose group left the window, shown as a quoted rule."""
+    """A pinned message whose group left the window, shown as a quoted rule (and counted in the gauge under its
+    own category, as the inspector lists it: a pinned tool output is results, not a rule)."""
     text = f"Pinned {item.role} message {item.id}: {item.content}"
     return ContextItem(id=item.id, category=Category.RULES, content=text, tokens=item.tokens + 8, pinned=True,
-                       turn=item.turn, created_at=item.created_at)
+                       turn=item.turn, created_at=item.created_at, provenance={"counted_as": str(item.category)})

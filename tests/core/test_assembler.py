@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_tui.core.assembler import SECTION_HEADERS
 from agent_tui.core.block import FILE_HEADER
 from agent_tui.core.config import Settings
@@ -222,3 +224,35 @@ def test_a_restored_item_over_the_budget_is_reported_left_out() -> None:
     assert "m1" not in asm.item_ids
     assert eng.actions.left_out("m1") is not None and "over budget" in eng.actions.left_out("m1")
     assert eng.actions.left_out("m3") is None
+
+
+def test_the_gauge_counts_each_item_under_the_category_the_inspector_lists(tmp_path: Path) -> None:
+    """A tester pinned a tool output (results) and, once its turn was compacted away, the gauge showed it as
+    528 tokens of "rules" in a session with no rules; earlier turns' outputs counted as history and file
+    notes as history while the inspector listed them under results and files."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    eng = ContextEngine(Settings.default(window=16_384), workspace=tmp_path)
+    eng.add_user("Fix the parser.")
+    eng.add_assistant("run", [call("c0", command="pytest")])
+    eng.add_tool_result("c0", "run_command", filler("out0", 300))
+    pinned = eng.pin("t1")
+    for k in range(1, 8):
+        eng.add_assistant(f"step {k}", [call(f"c{k}", command="ls")])
+        eng.add_tool_result(f"c{k}", "run_command", filler(f"o{k}", 300))
+        eng.assemble()
+    eng.add_assistant("Done.")
+    eng.add_user("next")
+    eng.compact(force=True)
+    eng.add_assistant("read", [call("r1", name="read_file", path="a.py")])
+    eng.add_tool_result("r1", "read_file", "x = 1\n", provenance={"path": "a.py"})
+    eng.note_file_read("a.py", "x = 1\n")
+    eng.note_file_edit("a.py", "x = 2\n")
+    asm = eng.assemble()
+    cats = asm.breakdown.categories
+    assert any(t.item_id == "t1" and t.reason == "pinned" for t in asm.trace), "the pin rides in the head"
+    assert cats["rules"] == 0, "no rule was pinned"
+    assert cats["results"] >= pinned.tokens, "the pinned output is counted as what it is"
+    note = next(it for it in eng.all_items() if it.category == Category.FILES and it.role == "user")
+    assert cats["files"] >= note.tokens, "a file note is counted under files"
+    outputs = [t for t in asm.trace if t.included and t.item_id.startswith("t") and t.item_id != "t1"]
+    assert cats["results"] >= pinned.tokens + sum(t.tokens for t in outputs), "earlier turns' outputs too"
