@@ -146,6 +146,13 @@ class SessionController:
         trace = last.trace if last is not None else None
         return build_rows(items, trace, self.engine.turn, last.breakdown.total if last is not None else None)
 
+    def sent_tokens(self, item_id: str) -> int | None:
+        """What ``item_id`` cost in the latest request (its text plus message framing, as the inspector's
+        "sent" column shows it); None when it was not in it."""
+        last = self.engine.last
+        costs = [t.tokens for t in (last.trace if last is not None else ()) if t.item_id == item_id and t.included]
+        return max(costs) if costs else None
+
     def history_copies(self, item_id: str) -> list[str]:
         """The history messages that also show an active file's text (core/file_items)."""
         from agent_tui.core.file_items import history_copies

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable, Static, TextArea
+from textual.widgets import DataTable, Label, Static, TextArea
 
 from agent_tui.ui.request_text import request_text
 from agent_tui.ui.screens.item_view import ItemScreen
@@ -24,6 +24,14 @@ async def test_view_full_content_and_exact_request(demo_workspace: Path, recorde
         await pilot.press("v")
         await wait_for(pilot, lambda: isinstance(app.screen, ItemScreen), "the item view")
         assert app.screen.query_one("#item-content", TextArea).text == engine.get(output.id).content
+        # the inspector's "sent" (text and framing) and the item's own count are told apart, not two numbers
+        # for one thing (a tester saw 47 in one place and 43 in the other)
+        facts = str(app.screen.query_one("#item-facts", Label).render())
+        sent = app.controller.sent_tokens(output.id)
+        assert sent is not None and sent > output.tokens
+        assert f"{output.tokens:,} tokens ({sent:,} sent, with framing)" in facts
+        row = next(r for r in app.controller.rows() if r.id == output.id)
+        assert row.tokens == sent
         await pilot.press("escape")
 
         await pilot.press("x")

@@ -23,7 +23,9 @@ from agent_tui.ui.messages import BudgetChanged, ItemChanged
 from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_rows
 
 PREVIEW = 80
-HEADER = ("id", "category", "tokens", "age", "state", "pin", "preview")
+HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
+"""The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
+up to the gauge's total); an item not in it shows its own count."""
 STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
                "stubbed": "$warning", "released": "$foreground 50%"}
 

@@ -12,8 +12,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, TabbedContent, TabPane, TextArea
 
 
-def item_facts(item: Any) -> str:
-    parts = [item.id, str(item.category), f"{item.tokens:,} tokens", str(item.state), f"turn {item.turn}"]
+def item_facts(item: Any, sent: int | None = None) -> str:
+    """The item's facts; ``sent``: what it cost in the latest request (its text and message framing), the
+    inspector's "sent" column, said beside its own count when they differ."""
+    tokens = f"{item.tokens:,} tokens" + (f" ({sent:,} sent, with framing)" if sent and sent != item.tokens else "")
+    parts = [item.id, str(item.category), tokens, str(item.state), f"turn {item.turn}"]
     if item.pinned:
         parts.append("pinned")
     if item.role:
@@ -31,14 +34,15 @@ class ItemScreen(ModalScreen[None]):
     CSS_PATH = "item_view.tcss"
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
 
-    def __init__(self, item: Any, whole: str | None) -> None:
+    def __init__(self, item: Any, whole: str | None, sent: int | None = None) -> None:
         super().__init__()
         self.item = item
         self.whole = whole
+        self.sent = sent
 
     def compose(self) -> ComposeResult:
         with Vertical(id="item-dialog"):
-            yield Label(item_facts(self.item), id="item-facts")
+            yield Label(item_facts(self.item, self.sent), id="item-facts")
             with TabbedContent():
                 with TabPane("As sent", id="sent"):
                     yield TextArea(self.item.content, read_only=True, soft_wrap=True, id="item-content")
