@@ -131,17 +131,14 @@ class TurnMixin:
             elif isinstance(e, ev.TextDelta):
                 streamed += len(e.text)
                 self.gauge.output((streamed + 3) // 4)
-                status_line.state = "streaming…"
             elif isinstance(e, ev.Usage):
                 self.gauge.output(e.completion_tokens)
-            elif isinstance(e, ev.ToolCallStarted):
-                status_line.state = f"running {e.name}…"
-            elif isinstance(e, ev.ApprovalRequested):
-                status_line.state = "awaiting approval"
             elif isinstance(e, ev.ThresholdCrossed):
                 self.main.threshold_crossed(e)
             elif isinstance(e, ev.TurnFinished):
                 status, turn = e.status, e.turn
+            if (doing := activity(e)) is not None:
+                status_line.state = doing
             self.main.post_message(AgentEventReceived(e))
         return f"{status}:{turn}"
 
@@ -200,3 +197,20 @@ def _breakdown_of(e: ev.BudgetUpdated) -> dict[str, Any]:
     bd = {k: v for k, v in e.to_json().items() if k not in ("type", "step", "turn")}
     bd["free"] = e.input_budget - e.total
     return bd
+
+
+def activity(e: ev.Event) -> str | None:
+    """What the status line says the turn is doing after event ``e`` (None: unchanged).  After a tool
+    finished the turn waits on the model again, and a retry says when it comes (a tester read "running
+    read_file…" while the model answered, and "thinking…" through a 20-second Retry-After wait)."""
+    if isinstance(e, ev.TextDelta):
+        return "streaming…"
+    if isinstance(e, ev.ToolCallStarted):
+        return f"running {e.name}…"
+    if isinstance(e, ev.ApprovalRequested):
+        return "awaiting approval"
+    if isinstance(e, ev.ToolCallFinished):
+        return "thinking…"
+    if isinstance(e, ev.Retrying):
+        return f"retrying ({e.attempt}) in {e.delay:.0f}s: {e.reason}"
+    return None

@@ -1,0 +1,32 @@
+"""Pilot tests: the status line says what the turn is doing — the model again once a tool finished, and a
+retry with its wait — not the last tool's name for as long as the model takes (a tester's report)."""
+
+from __future__ import annotations
+
+from agent_tui.ui.app import AgentApp
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+from .conftest import Recorder, ready, wait_for
+
+
+async def test_after_a_tool_the_status_says_the_model_is_thinking(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                                  recorder: Recorder) -> None:
+    fake_llm.script(Reply.tool_calls([("read_file", {"path": "notes.md"})]),
+                    Reply.text("The answer is 42.", delay=1.5))
+    app = fake_app
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"what is the answer?", "enter")
+        await wait_for(pilot, lambda: len(fake_llm.requests) >= 2, "the second model call")
+        assert app.turn_running and app.main.status.state == "thinking…", app.main.status.state
+
+
+async def test_a_rate_limit_wait_says_it_is_retrying(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                     recorder: Recorder) -> None:
+    fake_llm.script(Reply.rate_limit(retry_after=3), Reply.text("done"))
+    app = fake_app
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: app.main.status.state.startswith("retrying"), "the retry")
+        assert "(1) in 3s" in app.main.status.state and "rate limit" in app.main.status.state.lower()
