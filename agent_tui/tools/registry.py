@@ -20,9 +20,9 @@ from jsonschema.exceptions import ValidationError
 from agent_tui.core.parse import loads_json
 from agent_tui.core.tokens import count_tokens
 from agent_tui.tools.base import (
+    ToolCheck,
     ToolContext,
     ToolError,
-    ToolCheck,
     ToolHandler,
     ToolResult,
     ToolSpec,
