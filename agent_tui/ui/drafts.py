@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -48,6 +49,43 @@ class Draft:
     """When it was last written (seconds since the epoch)."""
     path: Path
     """Its file, renamed to this run's claim until the text is kept elsewhere (``Drafts.drop``)."""
+    folded: Folded | None = None
+    """The box as it showed ``text``: large pastes as ``[paste #N · L lines]`` tokens, and their texts."""
+
+
+Folded = tuple[str, dict[int, str]]
+"""A box with folded pastes: its text with paste tokens, and the text of each paste by number."""
+
+
+def _folded_record(text: str, folded: Folded | None) -> dict[str, object] | None:
+    """``folded`` as written beside the masked ``text``, when masking its parts gives the same text (else
+    the draft comes back expanded, as before: never a form that would send something else)."""
+    if not folded or not folded[1]:
+        return None
+    from agent_tui.core.redact import redact_text
+
+    shown, pastes = redact_text(folded[0]), {n: redact_text(t) for n, t in folded[1].items()}
+    if expand(shown, pastes) != text:
+        return None
+    return {"text": shown, "pastes": {str(n): t for n, t in pastes.items()}}
+
+
+TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ lines?\]")
+"""A folded paste in the box."""
+
+
+def expand(shown: str, pastes: dict[int, str]) -> str:
+    """``shown`` with each paste token replaced by its paste (what sending it sends)."""
+    return TOKEN.sub(lambda m: pastes.get(int(m.group(1)), m.group(0)), shown)
+
+
+def _folded_of(record: dict[str, object]) -> Folded | None:
+    raw = record.get("folded")
+    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str) or not isinstance(raw.get("pastes"), dict):
+        return None
+    pastes = {int(k): v for k, v in raw["pastes"].items() if str(k).isdigit() and isinstance(v, str)}
+    folded = (str(raw["text"]), pastes)
+    return folded if expand(*folded) == record.get("text") else None
 
 
 class Drafts:
@@ -72,9 +110,11 @@ class Drafts:
     def _file(self, token: str, suffix: str) -> Path:
         return self.folder / f"{self.stem}.draft{'.' + token if token else ''}{suffix}"
 
-    def save(self, text: str) -> bool:
+    def save(self, text: str, folded: Folded | None = None) -> bool:
         """Keep ``text`` as this instance's draft (masked, written atomically); an empty one removes it.
-        True when that is done (False: an unwritable state directory, the draft lives in the box only)."""
+        ``folded``: the box as it shows ``text`` (its large pastes folded), kept beside it so the draft comes
+        back folded.  True when that is done (False: an unwritable state directory, the draft lives in the
+        box only)."""
         tmp = self._file(self.token, ".tmp")
         try:
             if not text.strip():
@@ -85,7 +125,9 @@ class Drafts:
 
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
             self._hold()
-            record = {"text": redact_text(text[:MAX_DRAFT]), "at": time.time(), "pid": os.getpid()}
+            record: dict[str, object] = {"text": redact_text(text[:MAX_DRAFT]), "at": time.time(), "pid": os.getpid()}
+            if len(text) <= MAX_DRAFT and (kept := _folded_record(str(record["text"]), folded)) is not None:
+                record["folded"] = kept
             tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
             tmp.replace(self.path)
             self.problem = ""
@@ -122,7 +164,8 @@ class Drafts:
             record = _read(claimed)
             text, at = record.get("text"), record.get("at")
             if isinstance(text, str) and text.strip():
-                found.append(Draft(text, float(at) if isinstance(at, (int, float)) else 0.0, claimed))
+                found.append(Draft(text, float(at) if isinstance(at, (int, float)) else 0.0, claimed,
+                                   _folded_of(record)))
             else:
                 claimed.unlink(missing_ok=True)
         self._sweep_locks()

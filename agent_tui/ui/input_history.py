@@ -25,7 +25,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from agent_tui.ui.drafts import Drafts
+from agent_tui.ui.drafts import Drafts, Folded
 
 FILE_NAME = "input_history.jsonl"
 """The old, in-workspace file (``.agent-tui/input_history.jsonl``): imported only as described above."""
@@ -52,6 +52,8 @@ class InputHistory:
         """This run's unsent draft on disk (ui/drafts; None: in memory only)."""
         self.older_drafts = 0
         """How many older unsent drafts the start put into the history."""
+        self.restored_folded: Folded | None = None
+        """The restored draft as its box showed it (large pastes folded), when that was kept."""
         self.waiting_for_trust = False
         """An old in-workspace history that git does not track waits, unread, for the user to trust the
         folder (the user is told, rather than finding their history gone)."""
@@ -119,11 +121,11 @@ class InputHistory:
         return True
 
     # the unsent draft -----------------------------------------------------------------------------
-    def save_draft(self, text: str) -> str:
-        """Keep ``text`` (the box's whole text, pastes expanded) so a crash, a kill or a quit loses no
-        typing; an empty box removes it (``ui/drafts``: one file per running instance).  Returns why it
-        could not be kept ("" when it was, or when this history keeps no drafts)."""
-        if self.drafts is None or self.drafts.save(text):
+    def save_draft(self, text: str, folded: Folded | None = None) -> str:
+        """Keep ``text`` (the box's whole text, pastes expanded; ``folded``: as the box shows it) so a crash,
+        a kill or a quit loses no typing; an empty box removes it (``ui/drafts``: one file per running
+        instance).  Returns why it could not be kept ("" when it was, or when this history keeps no drafts)."""
+        if self.drafts is None or self.drafts.save(text, folded):
             return ""
         return self.drafts.problem or "the draft could not be written"
 
@@ -143,8 +145,9 @@ class InputHistory:
             if self.add(draft.text, keep_long=True):
                 self.drafts.drop(draft)
                 self.older_drafts += 1
-        if self.drafts.save(newest.text):
+        if self.drafts.save(newest.text, newest.folded):
             self.drafts.drop(newest)
+        self.restored_folded = newest.folded
         return newest.text
 
     def close(self) -> None:

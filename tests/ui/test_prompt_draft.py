@@ -416,3 +416,47 @@ def test_half_written_copies_of_ended_runs_are_swept(tmp_path: Path) -> None:
     ended.close()
     assert InputHistory.for_workspace(tmp_path).saved_draft() == "whole"
     assert not leftover.exists()
+
+
+async def test_a_folded_paste_comes_back_folded(demo_workspace: Path) -> None:
+    """A tester's 2,000-line paste, folded in the box as one token, came back after a restart as 2,000 lines
+    to scroll through (and the "too large" refusal put it back so too)."""
+    pasted = "\n".join(f"log line {n}: value={n * 7}" for n in range(2000)) + "\n"
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"look at this: ")
+        app.post_message(events.Paste(pasted))
+        await pilot.pause()
+        shown = prompt.text
+        assert shown == "look at this: [paste #1 · 2,000 lines]"
+        whole = prompt.expanded()
+    again = demo_app(demo_workspace)
+    async with again.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        prompt = again.main.prompt
+        assert prompt.text == shown, "folded as it was typed"
+        assert prompt.expanded() == whole, "and it still sends every line"
+        await wait_for(pilot, lambda: len(again.main.query("#pastes Collapsible")) == 1, "the paste's block")
+        prompt.restore("x")  # (not over the box's text)
+        assert prompt.text == shown
+
+
+async def test_a_refused_message_comes_back_with_its_paste_folded(demo_workspace: Path) -> None:
+    pasted = "\n".join(f"row {n}" for n in range(40))
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"see ")
+        app.post_message(events.Paste(pasted))
+        await pilot.pause()
+        shown, sent = prompt.text, prompt.expanded()
+        prompt.send()
+        await pilot.pause()
+        assert prompt.text == ""
+        assert prompt.restore(sent), "the app gives the message back (too large, a turn running...)"
+        assert prompt.text == shown and prompt.expanded() == sent

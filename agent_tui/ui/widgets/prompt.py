@@ -14,7 +14,6 @@ kill or a quit loses no typing).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from agent_tui.ui import commands
+from agent_tui.ui.drafts import Folded, expand
 from agent_tui.ui.input_history import InputHistory
 from agent_tui.ui.messages import ActionFailed, CommandEntered, TaskSubmitted
 
@@ -33,7 +33,6 @@ FOLD_LINES = 8
 """A paste with more lines than this is folded into a token."""
 FOLD_CHARS = 800
 """… or with more characters than this."""
-TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ lines?\]")
 PLACEHOLDER = "Ask the agent · enter sends · ctrl+j new line · ↑ history · /help"
 """What the empty box says (the demo shows its own hint until its task was sent)."""
 
@@ -101,6 +100,8 @@ class PromptInput(TextArea):
         """The text of the command being run from the box ("" once it ran): a refusal gives it back."""
         self._draft_problem = ""
         """Why the last draft could not be written ("" when it was): warned about once, until it is again."""
+        self._sent_folded: Folded | None = None
+        """The box as it showed the message last sent, when it held folded pastes (a refusal puts it back so)."""
 
     # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
     def _on_mount(self) -> None:
@@ -108,7 +109,7 @@ class PromptInput(TextArea):
         older = self.inputs.older_drafts
         more = f" {older} older unsent one{'s are' if older > 1 else ' is'} in ↑ history." if older else ""
         if draft and not self.text:
-            self.value = draft
+            self._show(draft, self.inputs.restored_folded)
             self.notify(f"The message you had not sent is back in the box.{more}", title="Draft restored")
         elif draft:  # (the box already had text: the draft goes to ↑, the box's text becomes the draft)
             self.inputs.add(draft, keep_long=True)
@@ -138,7 +139,8 @@ class PromptInput(TextArea):
         self._unsaved_since = None
         h = self.inputs
         browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
-        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded())
+        folded = None if browsing or not self.pastes else (self.text, dict(self.pastes))
+        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded(), folded)
         if problem and not self._draft_problem and self.is_attached:
             self.notify(f"What you type cannot be saved ({problem}): until you send it, it is only in this "
                         "box, and a crash or kill would lose it.", title="Draft not saved", severity="warning",
@@ -263,7 +265,7 @@ class PromptInput(TextArea):
     # sending -------------------------------------------------------------------------------------------
     def expanded(self, text: str | None = None) -> str:
         """``text`` (the box's by default) with each paste token replaced by the pasted text."""
-        return TOKEN.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), self.text if text is None else text)
+        return expand(self.text if text is None else text, self.pastes)
 
     def send(self) -> None:
         """Send the box: a command to the app, anything else to the agent.  Sending a message recalled
@@ -287,6 +289,7 @@ class PromptInput(TextArea):
                 self.post_message(ActionFailed(str(exc)))
                 return
         h.add(text)
+        self._sent_folded = (self.text, dict(self.pastes)) if self.pastes else None
         self.load_text("")
         self.pastes.clear()
         if typed_before.strip() and typed_before != text:
@@ -336,5 +339,19 @@ class PromptInput(TextArea):
         True when it is back in the box."""
         if self.text.strip():
             return False
-        self.value = text
+        sent, self._sent_folded = self._sent_folded, None
+        self._show(text, sent if sent is not None and expand(*sent).strip("\n") == text.strip("\n") else None)
         return True
+
+    def _show(self, text: str, folded: Folded | None) -> None:
+        """Put ``text`` in the box; with ``folded`` (the box as it showed that text), its large pastes folded
+        again, as they were typed: a 2,000-line paste came back as 2,000 lines to scroll through."""
+        if folded is None or expand(*folded) != text and expand(*folded).strip("\n") != text.strip("\n"):
+            self.value = text
+            return
+        shown, pastes = folded
+        self.pastes = dict(pastes)
+        self._paste_no = max(self._paste_no, *pastes)
+        self.value = shown
+        for number, pasted in sorted(pastes.items()):
+            self.post_message(self.PasteFolded(number, pasted))
