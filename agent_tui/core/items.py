@@ -119,8 +119,12 @@ class ContextItem:
         return self.pinned or self.state in (State.IN, State.STALE)
 
     def preview(self, width: int = 80) -> str:
-        """One line of the content for lists."""
+        """One line of the content for lists; an assistant message's tool calls follow its text (one that
+        only called tools showed an empty preview)."""
         flat = " ".join(self.content.split())
+        calls = [_call_line(c) for c in self.tool_calls or ()]
+        if calls:
+            flat = " ".join([flat, *calls]) if flat else " ".join(calls)
         return flat if len(flat) <= width else flat[: width - 1] + "…"
 
     def to_row(self) -> dict[str, Any]:
@@ -165,6 +169,18 @@ class ContextItem:
             name=row.get("name"),
             created_at=float(row.get("created_at") or time.time()),
         )
+
+
+def _call_line(call: Any) -> str:
+    """``→ read_file(path="a.py")`` for one OpenAI-format tool call (its arguments as sent, flattened)."""
+    fn = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(fn, dict):
+        return "→ (tool call)"
+    args = fn.get("arguments")
+    shown = " ".join(str(args).split()) if args not in (None, "", "{}") else ""
+    if shown.startswith("{") and shown.endswith("}"):
+        shown = shown[1:-1].strip()
+    return f"→ {fn.get('name') or '?'}({shown})"
 
 
 class IdAllocator:
