@@ -91,3 +91,26 @@ async def test_servers_waiting_for_trust_are_named_not_called_unconfigured(demo_
                        "the waiting server")
         text = str(app.screen.query_one("#mcp-summary").render())
         assert text.startswith("1 MCP server (git) waits for you to trust this folder: it starts") and "No MCP servers configured" not in text
+
+
+@pytest.mark.skipif(not SERVER.exists() and shutil.which("mcp-server-time") is None,
+                    reason="mcp-server-time comes with the dev extras")
+async def test_the_transport_column_is_readable_at_80_columns(demo_workspace: Path) -> None:
+    """The last column (transport, or the error) was one cell wide at 80 columns, and unlabelled."""
+    from agent_tui.ui.screens.mcp import DETAIL_MIN
+
+    command = str(SERVER) if SERVER.exists() else shutil.which("mcp-server-time")
+    (demo_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": command}}}))
+    app = demo_app(demo_workspace)
+    app.options.session = replace(app.options.session, trust=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.main.status.mcp == "1/1 up", "the MCP server")
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP panel")
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count > 1, "the server and its tools")
+        last = list(table.columns.values())[-1]
+        assert str(last.label) == "transport / error" and last.get_render_width(table) >= DETAIL_MIN
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= table.size.width
+        assert "stdio" in str(table.get_row_at(0)[-1])

@@ -16,6 +16,21 @@ NONE_CONFIGURED = ("No MCP servers configured. Add them under [mcp.servers] in .
                    "or in a .mcp.json file (the usual mcpServers layout).")
 
 
+DETAIL_MIN = 18
+"""The transport / error column keeps at least this many cells (it was one wide at 80 columns)."""
+
+
+def column_widths(screen_width: int) -> list[tuple[str, int]]:
+    """The table's columns and widths for a screen ``screen_width`` cells wide: the dialog is 90 % of it,
+    each column pads a cell either side, and the name column gives way so the last one keeps
+    :data:`DETAIL_MIN` cells."""
+    inner = int(screen_width * 0.9) - 2  # the dialog's border
+    fixed = [("state", 10), ("raw tok", 8), ("sent tok", 8)]
+    spare = inner - sum(w for _, w in fixed) - 2 * (len(fixed) + 2)
+    name = max(12, min(36, spare - DETAIL_MIN))
+    return [("server / tool", name), *fixed, ("transport / error", max(DETAIL_MIN, spare - name))]
+
+
 class McpScreen(ModalScreen[None]):
     """Servers and tools with their token costs."""
 
@@ -35,7 +50,7 @@ class McpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._errors = {}
         table = self.query_one(DataTable)
-        for name, width in (("server / tool", 36), ("state", 10), ("raw tok", 8), ("sent tok", 8), ("", None)):
+        for name, width in column_widths(self.app.size.width):
             table.add_column(name, width=width)
         self.action_reload()
 
