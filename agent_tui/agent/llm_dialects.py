@@ -10,7 +10,12 @@ real API answers with a 400 (or, for Gemini's enums, silently garbles), with whe
   thinking_budget and thinking_level"): ``reasoning_effort`` (the level) wins;
 - Gemini: ``enum`` only on a STRING schema ("parameters.properties[x].enum: only allowed for STRING
   type"); a number's or a boolean's choices go to its description instead, where the model still
-  reads them.
+  reads them;
+- Gemini's Schema has ``anyOf`` but no ``oneOf``, and one ``items`` schema, not a tuple: litellm dropped a
+  property's ``oneOf`` (leaving it untyped), turned ``prefixItems`` into items of type OBJECT, and failed
+  on a tuple ``items`` list before sending anything.  So ``oneOf`` becomes ``anyOf`` and a tuple becomes
+  ``items: {anyOf: [...]}`` with the order in the description; a description beside an ``anyOf`` goes
+  into its branches too (litellm keeps only the ``anyOf`` of such a schema).
 """
 
 from __future__ import annotations
@@ -51,11 +56,63 @@ def fit_dialect(fam: str, model: str, kw: dict[str, Any], ceiling: int | None = 
 
 def _gemini_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     fn = tool.get("function")
-    if not isinstance(fn, Mapping) or not _has_other_enum(fn.get("parameters")):
+    if not isinstance(fn, Mapping) or not (_has_other_enum(fn.get("parameters"))
+                                           or _has_unsupported_shape(fn.get("parameters"))):
         return dict(tool)
     out = copy.deepcopy(dict(tool))
+    _gemini_shapes(out["function"]["parameters"])
     _string_enums_only(out["function"]["parameters"])
     return out
+
+
+def _has_unsupported_shape(schema: Any) -> bool:
+    if isinstance(schema, Mapping):
+        if "oneOf" in schema or "prefixItems" in schema or isinstance(schema.get("items"), list):
+            return True
+        return any(_has_unsupported_shape(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_unsupported_shape(v) for v in schema)
+    return False
+
+
+def _gemini_shapes(schema: Any) -> None:
+    """``oneOf`` as ``anyOf``, a tuple's item schemas as one ``anyOf`` (their order in the description),
+    and a description beside an ``anyOf`` copied into its branches; in place, at every depth."""
+    if isinstance(schema, list):
+        for value in schema:
+            _gemini_shapes(value)
+        return
+    if not isinstance(schema, dict):
+        return
+    if "oneOf" in schema:
+        branches = schema.pop("oneOf")
+        if "anyOf" not in schema:
+            schema["anyOf"] = branches
+    tuple_items = schema.pop("prefixItems", None)
+    if isinstance(schema.get("items"), list):
+        tuple_items = schema.pop("items")
+    if isinstance(tuple_items, list) and tuple_items:
+        shapes = [s for s in tuple_items if isinstance(s, dict)]
+        unique = [s for n, s in enumerate(shapes) if s not in shapes[:n]]
+        schema["items"] = unique[0] if len(unique) == 1 else {"anyOf": unique}
+        schema.setdefault("type", "array")
+        _describe(schema, "items in this order: " + ", ".join(_kind(s) for s in shapes))
+    for value in list(schema.values()):
+        _gemini_shapes(value)
+    if isinstance(schema.get("anyOf"), list) and isinstance(schema.get("description"), str):
+        for branch in schema["anyOf"]:
+            if isinstance(branch, dict) and branch.get("type") != "null" and "description" not in branch:
+                branch["description"] = schema["description"]
+
+
+def _kind(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    return str(kind) if isinstance(kind, str) else "any"
+
+
+def _describe(schema: dict[str, Any], note: str) -> None:
+    text = schema.get("description")
+    schema["description"] = f"{text} ({note})" if isinstance(text, str) and text else note
 
 
 def _has_other_enum(schema: Any) -> bool:

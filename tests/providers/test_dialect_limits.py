@@ -128,9 +128,38 @@ async def test_gemini_takes_an_mcp_tool_with_number_enums_and_a_digit_first_serv
     assert tool["function"]["parameters"]["properties"]["level"]["enum"] == [1, 2, 3], "the catalogue's copy stays"
 
 
+async def test_gemini_gets_one_of_and_tuples_as_shapes_it_reads() -> None:
+    """litellm dropped a property's oneOf (the property went untyped), read prefixItems as items of type
+    OBJECT, and failed on a tuple items list before sending anything (agent-tui retried, then gave up)."""
+    params = {"type": "object", "properties": {
+        "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "description": "name, count"},
+        "value": {"oneOf": [{"type": "string"}, {"type": "integer"}], "description": "a value"},
+        "flags": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "boolean"}]},
+        "same": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]},
+    }, "required": ["pair"]}
+    tool = {"type": "function", "function": {"name": "put", "description": "Put.", "parameters": params}}
+    with FakeGemini() as fake:
+        await _one_gemini_call(fake, [tool])
+        assert fake.rejections == []
+        tools = fake.answered[0].body["tools"][0]
+        props = (tools.get("functionDeclarations") or tools["function_declarations"])[0]["parameters"]["properties"]
+    kinds = lambda schema: [b["type"].lower() for b in schema["anyOf"]]  # noqa: E731
+    assert kinds(props["pair"]["items"]) == ["string", "integer"]
+    assert "in this order: string, integer" in props["pair"]["description"]
+    assert kinds(props["value"]) == ["string", "integer"]
+    assert all(b["description"] == "a value" for b in props["value"]["anyOf"]), "the description is not lost"
+    assert kinds(props["flags"]["items"]) == ["string", "boolean"]
+    assert props["same"]["items"]["type"].lower() == "string"
+    assert "oneOf" in params["properties"]["value"], "the catalogue's copy stays"
+
+
 @pytest.mark.parametrize("decl, needle", [
     ({"name": "t", "parameters": {"type": "OBJECT", "properties": {"c": {"type": "OBJECT", "enum": ["a"]}}}},
      "only allowed for STRING"),
+    ({"name": "t", "parameters": {"type": "OBJECT", "properties": {"p": {"type": "ARRAY", "items": [
+        {"type": "STRING"}]}}}}, "Invalid value at"),
+    ({"name": "t", "parameters": {"type": "OBJECT", "properties": {"v": {"oneOf": [{"type": "STRING"}]}}}},
+     "Unknown name \"oneOf\""),
     ({"name": "t", "parameters": {"type": "OBJECT", "properties": {"n": {"type": "INTEGER", "enum": ["1"]}}}},
      "only allowed for STRING"),
     ({"name": "1password__get", "parameters": {"type": "OBJECT", "properties": {}}}, "Must start with a letter"),

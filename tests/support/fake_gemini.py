@@ -198,6 +198,9 @@ class FakeGemini(FakeDialect):
                 for name, sub in value.items():
                     self._check_schema(sub, f"{where}.properties[{name}].value")
             elif key == "items":
+                if not isinstance(value, dict):  # one Schema, not a tuple of them
+                    raise Rejected(f"Invalid value at '{where}.items' (type.googleapis.com/google.ai.generativelanguage"
+                                   f".v1beta.Schema), {json.dumps(value)[:80]}")
                 self._check_schema(value, f"{where}.items")
             elif key in ("anyOf", "any_of") and isinstance(value, list):
                 for i, sub in enumerate(value):
