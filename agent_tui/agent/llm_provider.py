@@ -58,7 +58,7 @@ from urllib.parse import urlsplit
 from agent_tui.core.notes import said_by_user
 
 from .llm_dialects import fit_dialect
-from .llm_types import LLMConfig
+from .llm_types import LLMConfig, history_name
 
 #: Anthropic accepts at most four cache_control breakpoints per request.
 MAX_ANTHROPIC_BREAKPOINTS = 4
@@ -188,6 +188,22 @@ def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
         if data and data.get(field):  # kept only if the reply thought: also by default (Sonnet 5...)
             out[i] = {field: copy.deepcopy(data[field])}
     return out
+
+
+def _named(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` with its tool calls' names as the APIs take them in a history (``llm_types.history_name``:
+    a session stored before that rule, or a name a model made up, would fail every later request)."""
+    calls = message.get("tool_calls")
+    if message.get("role") != "assistant" or not isinstance(calls, list):
+        return message
+    fixed = []
+    for call in calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        name = fn.get("name") if isinstance(fn, dict) else None
+        if isinstance(name, str) and history_name(name) != name:
+            call = {**call, "function": {**fn, "name": history_name(name)}}
+        fixed.append(call)
+    return {**message, "tool_calls": fixed}
 
 
 def ollama_effort(config: LLMConfig) -> str | None:
@@ -338,7 +354,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
     """The keyword arguments for ``litellm.acompletion`` for this provider."""
     model = chat_model(config.model)
     fam = family(model)
-    msgs = [dict(m) for m in messages]
+    msgs = [_named(dict(m)) for m in messages]
     kw: dict[str, Any] = {
         "model": model,
         "messages": msgs,

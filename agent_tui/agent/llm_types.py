@@ -6,6 +6,7 @@ and the loop can import these types for free.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,7 +165,22 @@ class ToolCall:
         arguments = self.arguments if (raw or not self.arguments_error) else "{}"
         if not raw and not arguments.strip():
             arguments = "{}"  # (run as no arguments; a strict server re-parsing the history rejects "")
-        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": arguments}}
+        name = self.name if raw else history_name(self.name)
+        return {"id": self.id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+_NAME_OK = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def history_name(name: str) -> str:
+    """A tool name as the history may carry it: a model that calls ``functions.read_file`` or ``read file``
+    gets "unknown tool" back, but its call stays in every later request, and OpenAI answers 400 ("Invalid
+    'messages[1].tool_calls[0].function.name': string does not match pattern '^[a-zA-Z0-9_-]+$'") from then
+    on; Anthropic's names follow the same rule.  Other characters become ``_``, and it is cut to 64."""
+    if _NAME_OK.fullmatch(name):
+        return name
+    return _NAME_BAD.sub("_", name).strip("_")[:64] or "unknown_tool"
 
 
 def check_arguments(name: str, arguments: str) -> str | None:

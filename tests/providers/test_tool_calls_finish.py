@@ -120,3 +120,26 @@ async def test_overflow_retry_shortens_a_huge_write_that_already_ran(tmp_path: P
     sizes = [request_tokens(r) for r in agent_reqs]
     assert sizes[1] > 16000 and sizes[-1] < 16000, sizes
     assert events[-1].status == "done" and events[-1].text == "written"
+
+
+async def test_a_tool_name_the_model_made_up_does_not_break_later_requests(tmp_path: Path) -> None:
+    """The model called ``functions.read_file``: the call got "unknown tool" back, but it stayed in the history
+    as it was, and OpenAI refuses such a name anywhere in a request (400 on every later step)."""
+    from tests.support.fake_dialect import Turn
+    from tests.support.fake_strict_openai import FakeStrictOpenAI
+
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI() as fake:
+        fake.script(Turn(calls=[("functions.read_file", {"path": "calc.py"})]),
+                    Turn(calls=[("read_file", {"path": "calc.py"})]), Turn(text="read it"))
+        agent, ws = make_agent(root, fake.base_url + "/v1")
+        try:
+            events = await run_turn(agent, "read calc.py")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    first = next(e for e in events if isinstance(e, ev.ToolCallFinished))
+    assert first.is_error and "functions.read_file" in first.text, "the model is told the name it used"
+    names = [c["function"]["name"] for r in fake.answered for m in r.body["messages"]
+             for c in m.get("tool_calls") or []]
+    assert "functions_read_file" in names and "functions.read_file" not in names

@@ -1,5 +1,7 @@
 """A strict OpenAI-style chat server: rejects what vLLM, OpenAI's reasoning models and DeepSeek reject.
 
+* a history tool call whose name breaks OpenAI's ``^[a-zA-Z0-9_-]+$`` (a name the model made up:
+  ``functions.read_file``);
 * unparsable or non-object ``arguments`` in a history tool call (vLLM re-parses them: 400); a tool call
   left without its tool message before the next message, a tool message answering no (open) call;
 * ``reasoning`` mode (o-series / GPT-5): ``temperature`` other than 1 and ``max_tokens``
@@ -27,6 +29,7 @@ Streams OpenAI chunks (text, reasoning_content, index-based tool calls, a usage 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,7 +89,12 @@ class FakeStrictOpenAI(FakeDialect):
                                + ", ".join(sorted(open_calls)))
             if m.get("role") == "assistant":
                 open_calls = set()
-                for c in m.get("tool_calls") or []:
+                for k, c in enumerate(m.get("tool_calls") or []):
+                    fname = str((c.get("function") or {}).get("name") or "")
+                    if not re.fullmatch(r"[a-zA-Z0-9_-]+", fname):
+                        raise Rejected(f"Invalid 'messages[{n}].tool_calls[{k}].function.name': string does not "
+                                       "match pattern. Expected a string that matches the pattern "
+                                       "'^[a-zA-Z0-9_-]+$'.")
                     raw = (c.get("function") or {}).get("arguments")
                     try:
                         ok = isinstance(json.loads(raw), dict) if isinstance(raw, str) else isinstance(raw, dict)
