@@ -444,3 +444,25 @@ def test_a_call_sent_with_empty_arguments_goes_back_in_the_history_as_an_empty_o
     call = ToolCall(id="c1", name="git_status", arguments="")
     assert call.args == {} and call.to_message_dict()["function"]["arguments"] == "{}"
     assert call.to_message_dict(raw=True)["function"]["arguments"] == ""
+
+
+async def test_a_request_litellm_cannot_build_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm wraps a Python error it hits while converting a request (here a tuple ``items`` schema, which
+    Gemini's conversion does not expect) in an APIConnectionError: it was retried five times with back-off,
+    though nothing had been sent and nothing would change."""
+    from agent_tui.agent import llm_provider
+    from tests.support.fake_gemini import FakeGemini
+
+    monkeypatch.setattr(llm_provider, "fit_dialect", lambda *a, **k: None)  # (what agent-tui now fixes itself)
+    tool = {"type": "function", "function": {"name": "put", "description": "Put.", "parameters": {
+        "type": "object", "properties": {"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}}}}}
+    with FakeGemini() as fake:
+        config = LLMConfig(model="gemini/gemini-2.5-flash", api_base=fake.base_url + "/v1beta", api_key="AIza-test",
+                           max_retries=4, backoff_base=0.01, backoff_cap=0.05)
+        events: list[Any] = []
+        with pytest.raises(LLMError) as info:
+            async for e in stream_completion(config, MESSAGES, [tool]):
+                events.append(e)
+        assert fake.requests == []
+    assert info.value.kind == "conversion" and "nothing was sent" in str(info.value)
+    assert "AttributeError" in str(info.value) and not any(isinstance(e, Retrying) for e in events)

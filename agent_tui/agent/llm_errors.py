@@ -209,6 +209,25 @@ _CONTEXT_HINTS = ("context_length_exceeded", "maximum context length", "context 
                   "prompt is too long", "input is too long")
 
 
+_LOCAL_BUGS = (AttributeError, TypeError, KeyError, IndexError)
+"""Errors of Python code, not of a network: litellm wraps one it hits while converting a request (a tool schema
+it did not expect) in an APIConnectionError, which was retried five times, never sending anything."""
+
+
+def _local_bug(exc: BaseException) -> BaseException | None:
+    """The programming error an APIConnectionError wraps, when nothing network-like is in its chain."""
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc.__cause__ or exc.__context__
+    while cur is not None and cur not in seen and len(seen) < 8:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    if any(isinstance(e, OSError | TimeoutError) or type(e).__module__.startswith(("httpx", "httpcore", "aiohttp",
+                                                                                    "ssl", "socket"))
+           for e in seen):
+        return None
+    return next((e for e in seen if isinstance(e, _LOCAL_BUGS)), None)
+
+
 def classify(exc: BaseException, config: LLMConfig) -> Failure:
     """Map any exception from a litellm call to a :class:`Failure`."""
     import litellm.exceptions as le
@@ -246,6 +265,9 @@ def classify(exc: BaseException, config: LLMConfig) -> Failure:
     if any(h in low for h in _CONVERSION_HINTS):
         return fail(f"The conversation could not be converted to {model}'s format (nothing was sent; retrying "
                     f"cannot help): {said}", "conversion")
+    if isinstance(exc, le.APIConnectionError) and (bug := _local_bug(exc)) is not None:
+        return fail(f"litellm could not build the request for {model} (nothing was sent; retrying cannot help): "
+                    f"{type(bug).__name__}: {redact(str(bug), secrets)}", "conversion")
     if isinstance(exc, le.RateLimitError) or status == 429:
         return fail(f"rate limited (HTTP 429): {said}", "rate_limit", True, retry_after_seconds(exc))
     if isinstance(exc, le.Timeout | asyncio.TimeoutError | TimeoutError) or status == 408:
