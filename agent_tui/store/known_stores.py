@@ -8,6 +8,7 @@ itself, so no command can read or shorten it.  It keeps the newest ``MAX_STORES`
 
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
 
@@ -24,18 +25,23 @@ def list_path() -> Path:
 
 
 def remember(store: Path) -> None:
-    """Add ``store`` (a database file) to the list, once; never fails the caller."""
+    """Add ``store`` (a database file) to the list, once; never fails the caller.  The read and the write
+    happen under a lock: two agent-tui starting at once each rewrote the list from what they had read, and
+    one's store dropped off it (so it was not hidden from the other projects' commands)."""
     try:
         real = str(store.resolve())
         path = list_path()
         lines = _read(path)
         if lines and lines[-1] == real:
             return  # (opened last already: nothing to write, as on most runs)
-        known = [*(line for line in lines if line != real), real][-MAX_STORES:]
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{LIST_NAME}.{os.getpid()}.tmp")
-        tmp.write_text("\n".join(known) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        with open(path.with_name(f".{LIST_NAME}.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            lines = _read(path)  # (again, now that no one else is writing it)
+            known = [*(line for line in lines if line != real), real][-MAX_STORES:]
+            tmp = path.with_name(f".{LIST_NAME}.{os.getpid()}.tmp")
+            tmp.write_text("\n".join(known) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
     except OSError:
         return
 

@@ -259,3 +259,22 @@ def test_the_list_is_written_only_when_a_store_is_new_to_its_end(tmp_path: Path,
     assert list_path().stat().st_mtime_ns == written
     remember(a)
     assert known() == [b, a], "opened again: moved to the end, once"
+
+
+def test_stores_opened_at_the_same_moment_all_stay_on_the_list(tmp_path: Path) -> None:
+    """Two agent-tui starting at once each rewrote the list from what they had read: one store fell off it,
+    and the other projects' commands could read it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    code = ("import sys; from pathlib import Path; from agent_tui.store.known_stores import remember\n"
+            "for k in range(20): remember(Path(sys.argv[1]) / f's{k}' / '.agent-tui' / 'memory.db')")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / f"p{n}")], env=env) for n in range(8)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    listed = (tmp_path / "state" / "agent-tui" / "stores.txt").read_text().split()
+    assert len(listed) == 64 and len(set(listed)) == 64, "the newest 64, each once"
+    last = {f"p{n}" for n in range(8)}
+    assert {Path(line).parts[-4] for line in listed[-8:]} <= last
+    assert all(any(f"/p{n}/s19/" in line for line in listed) for n in range(8)), "every process's last store"
