@@ -270,11 +270,8 @@ def test_stores_opened_at_the_same_moment_all_stay_on_the_list(tmp_path: Path) -
 
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     code = ("import sys; from pathlib import Path; from agent_tui.store.known_stores import remember\n"
-            "for k in range(20): remember(Path(sys.argv[1]) / f's{k}' / '.agent-tui' / 'memory.db')")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / f"p{n}")], env=env) for n in range(8)]
+            "for k in range(7): remember(Path(sys.argv[1]) / f's{k}' / '.agent-tui' / 'memory.db')")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / f"p{n}")], env=env) for n in range(9)]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     listed = (tmp_path / "state" / "agent-tui" / "stores.txt").read_text().split()
-    assert len(listed) == 64 and len(set(listed)) == 64, "the newest 64, each once"
-    last = {f"p{n}" for n in range(8)}
-    assert {Path(line).parts[-4] for line in listed[-8:]} <= last
-    assert all(any(f"/p{n}/s19/" in line for line in listed) for n in range(8)), "every process's last store"
+    assert len(listed) == len(set(listed)) == 63, "9 x 7 stores, fewer than the 64 kept: every one, once"
