@@ -33,6 +33,10 @@ _CONTROL = frozenset({
 })
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated_string", "concatenation", "number",
+                    "simple_expansion", "expansion", "command_substitution", "process_substitution",
+                    "arithmetic_expansion", "brace_expression"})
+"""Node types that are one word of a command line."""
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 #: A line's first word when it is plain (nothing the shell expands, quotes or treats as syntax) and holds an ``@``
 #: or, after its first character, a ``%``.
@@ -320,6 +324,8 @@ class _Walker:
         """One redirection; a word after its target goes to ``extra`` (the command's arguments, as bash
         reads it), or, where no command takes it, makes the line unreadable."""
         t = node.type
+        if t == "heredoc_redirect":
+            return self.heredoc(node, extra)
         op = ""
         target: str | None = None
         have_target = False
@@ -328,9 +334,7 @@ class _Walker:
                 op += _text(child)
             elif child.type == "file_descriptor":
                 op = _text(child) + op
-            elif child.type in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
-                self.words_in(child)
-            elif have_target or t == "heredoc_redirect":  # `cat <<EOF b`: b is cat's
+            elif have_target:
                 if extra is not None:
                     extra.append(child)
                 else:
@@ -340,15 +344,50 @@ class _Walker:
                 text, d = self.word(child)
                 target = None if d else text
                 have_target = t == "file_redirect"
-        if t in ("heredoc_redirect", "herestring_redirect"):
+        if t == "herestring_redirect":
             self.r.heredoc = True
-            red = Redirect(op or "<<", None, False)
+            red = Redirect(op or "<<<", None, False)
         else:
             fd_copy = target is not None and (target.isdigit() or target == "-") and op.endswith("&")
             writes = ">" in op and not fd_copy
             if fd_copy:
                 target = None
             red = Redirect(op, target, writes)
+        self.r.redirects.append(red)
+        return red
+
+    def heredoc(self, node: Any, extra: list[Any] | None) -> Redirect:
+        """``cmd <<EOF …``: the grammar puts the rest of the line inside the heredoc's node — more words for
+        the command (``cat <<EOF b``), its other redirections (``> ~/.bashrc``), and whole commands after
+        ``&&``, ``||`` or ``|``.  Each is read as what it is: a review found ``echo <<EOF && touch X``
+        allowed by an ``echo`` rule, with ``touch`` never seen."""
+        self.r.heredoc = True
+        op = ""
+        for child in node.children:
+            t = child.type
+            if not child.is_named:
+                if t in ("&&", "||", ";", "&", "\n"):
+                    self.r.chained = True
+                    self.r.background = self.r.background or t == "&"
+                elif t in ("|", "|&"):
+                    self.r.pipes = True
+                else:
+                    op += _text(child)
+            elif t in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
+                self.words_in(child)
+            elif t in _REDIRECTS:
+                self.redirect(child, extra)
+            elif t in _WORDS and extra is not None:
+                extra.append(child)  # `cat <<EOF b`: b is cat's
+            elif t in _WORDS:
+                self.r.error = self.r.error or "words after a heredoc where bash takes none"
+                self.word(child)
+            elif t == "ERROR":
+                self.r.error = self.r.error or "the shell parser could not read part of the command"
+            else:
+                self.r.chained = True  # a command, pipeline or list after the heredoc's start
+                self.statement(child)
+        red = Redirect(op or "<<", None, False)
         self.r.redirects.append(red)
         return red
 

@@ -88,6 +88,7 @@ def test_bash_start_up_code_and_exported_functions_are_not_inherited(tmp_path: P
 _PIECES = st.sampled_from([
     " ", "x", "'", '"', "\\", "$'", "$", ";", "#", "&>", ">", "<", "&", "|", "\n", "(", ")", "{", "}", "`",
     " touch PWNED", "touch PWNED", "sh setup.sh", " -q", "&>/dev/null", "2>&1", "<<<", "$(", "${", "!",
+    " <<EOF", "<<-EOF", "\nEOF\n", " && ", " || ", "| sh",
 ])
 
 
@@ -96,6 +97,8 @@ _PIECES = st.sampled_from([
 @example(tail=" $'\\' ; touch PWNED #'")
 @example(tail=" &>/dev/null sh setup.sh")
 @example(tail="=~&>;x")  # a redirection inside the command (no statement around it): the parse raised
+@example(tail=" <<EOF && touch PWNED\nx\nEOF\n")  # the rest of a heredoc's line was read as echo's words
+@example(tail=" <<EOF | sh setup.sh\nx\nEOF\n")
 def test_whatever_a_prefix_rule_allows_never_runs_another_program(tmp_path: Path, tail: str) -> None:
     """The rule covers `echo`; any line it allows, bash runs as echo alone (no PWNED file appears)."""
     for leftover in tmp_path.iterdir():
@@ -112,3 +115,20 @@ def test_whatever_a_prefix_rule_allows_never_runs_another_program(tmp_path: Path
     assert "PWNED" not in made, f"{line!r} was allowed as `echo` and ran more"
     for name in made:  # a redirect the rules allowed wrote inside the workspace, nowhere else
         assert stat.S_ISREG((tmp_path / name).lstat().st_mode)
+
+
+def test_what_follows_a_heredoc_on_its_line_is_read_as_what_it_is(tmp_path: Path) -> None:
+    """The grammar puts the rest of a heredoc's line inside its node: a review found whole commands read as
+    words of the first one (`git commit -F- <<EOF && bash -c id` allowed outside the sandbox by a `git commit`
+    rule, a deny rule on `git push --force` blind to it, `> ~/.bashrc` not seen as a write)."""
+    p = Policy.from_config({"allow_outside_commands": ["git commit"], "deny_commands": ["git push --force"]},
+                           workspace=tmp_path)
+    p.sandboxed = True
+    line = "git commit -F- <<EOF && bash -c id\nmsg\nEOF"
+    assert p.decide("run_command", "command", {"command": line, "outside_sandbox": True}) == "ask"
+    pushed = "git commit -F- <<EOF && git push --force\nmsg\nEOF"
+    assert p.decide("run_command", "command", {"command": pushed, "outside_sandbox": True}) == "deny"
+    parsed = parse_command("cat <<EOF > ~/.bashrc\nx\nEOF")
+    assert parsed.writes_outside(tmp_path) == ["(a computed path)"]
+    assert [c.argv for c in parse_command("cat <<EOF notes.txt\nx\nEOF").commands] == [("cat", "notes.txt")]
+    assert {c.argv for c in parse_command("cat <<EOF | sh\nx\nEOF").commands} == {("cat",), ("sh",)}
