@@ -21,7 +21,7 @@ real API answers with a 400 (or, for Gemini's enums, silently garbles), with whe
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 #: Claude's smallest thinking budget.
@@ -56,49 +56,72 @@ def fit_dialect(fam: str, model: str, kw: dict[str, Any], ceiling: int | None = 
 
 def _gemini_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     fn = tool.get("function")
-    if not isinstance(fn, Mapping) or not (_has_other_enum(fn.get("parameters"))
-                                           or _has_unsupported_shape(fn.get("parameters"))):
+    params = fn.get("parameters") if isinstance(fn, Mapping) else None
+    if not isinstance(params, Mapping) or not any(_other_enum(x) or _unsupported_shape(x) for x in _schemas(params)):
         return dict(tool)
     out = copy.deepcopy(dict(tool))
-    _gemini_shapes(out["function"]["parameters"])
-    _string_enums_only(out["function"]["parameters"])
+    for schema in list(_schemas(out["function"]["parameters"])):
+        _gemini_shape(schema)
+    for schema in _schemas(out["function"]["parameters"]):
+        _string_enums_only(schema)
     return out
 
 
-def _has_unsupported_shape(schema: Any) -> bool:
-    if isinstance(schema, Mapping):
-        if "oneOf" in schema or "prefixItems" in schema or isinstance(schema.get("items"), list):
-            return True
-        return any(_has_unsupported_shape(v) for v in schema.values())
-    if isinstance(schema, list):
-        return any(_has_unsupported_shape(v) for v in schema)
-    return False
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_ONE = ("items", "additionalProperties", "not", "contains")
 
 
-def _gemini_shapes(schema: Any) -> None:
-    """``oneOf`` as ``anyOf``, a tuple's item schemas as one ``anyOf`` (their order in the description),
-    and a description beside an ``anyOf`` copied into its branches; in place, at every depth."""
-    if isinstance(schema, list):
-        for value in schema:
-            _gemini_shapes(value)
-        return
+def _schemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """``schema`` and every schema inside it, by the keywords that hold schemas (a property *named* ``oneOf``
+    or ``enum`` is a name, not a keyword), parents before children."""
     if not isinstance(schema, dict):
         return
+    yield schema
+    for key in _SCHEMA_LISTS:
+        for sub in schema.get(key) or () if isinstance(schema.get(key), list) else ():
+            yield from _schemas(sub)
+    for key in _SCHEMA_MAPS:
+        if isinstance(schema.get(key), dict):
+            for sub in schema[key].values():
+                yield from _schemas(sub)
+    for key in _SCHEMA_ONE:
+        value = schema.get(key)
+        for sub in value if isinstance(value, list) else [value]:
+            yield from _schemas(sub)
+
+
+def _other_enum(schema: Mapping[str, Any]) -> bool:
+    enum = schema.get("enum")
+    return isinstance(enum, list) and not all(isinstance(v, str) and v for v in enum)
+
+
+def _unsupported_shape(schema: Mapping[str, Any]) -> bool:
+    return "oneOf" in schema or "prefixItems" in schema or isinstance(schema.get("items"), list)
+
+
+def _gemini_shape(schema: dict[str, Any]) -> None:
+    """One schema fitted: ``oneOf`` as ``anyOf`` (dropped beside an ``anyOf``, which it can only narrow), a tuple's
+    item schemas and the rest-items schema as one ``anyOf`` (their order in the description), a description
+    beside an ``anyOf`` copied into its branches; in place."""
     if "oneOf" in schema:
         branches = schema.pop("oneOf")
         if "anyOf" not in schema:
             schema["anyOf"] = branches
-    tuple_items = schema.pop("prefixItems", None)
+    prefix = schema.pop("prefixItems", None)
     if isinstance(schema.get("items"), list):
-        tuple_items = schema.pop("items")
-    if isinstance(tuple_items, list) and tuple_items:
-        shapes = [s for s in tuple_items if isinstance(s, dict)]
-        unique = [s for n, s in enumerate(shapes) if s not in shapes[:n]]
-        schema["items"] = unique[0] if len(unique) == 1 else {"anyOf": unique}
-        schema.setdefault("type", "array")
-        _describe(schema, "items in this order: " + ", ".join(_kind(s) for s in shapes))
-    for value in list(schema.values()):
-        _gemini_shapes(value)
+        prefix = schema.pop("items")
+    if isinstance(prefix, list):
+        shapes = [x for x in prefix if isinstance(x, dict)]
+        rest = schema.get("items") if isinstance(schema.get("items"), dict) else None
+        every = shapes + ([rest] if rest is not None else [])
+        unique = [x for n, x in enumerate(every) if x not in every[:n]]
+        if unique:
+            schema["items"] = unique[0] if len(unique) == 1 else {"anyOf": unique}
+            schema.setdefault("type", "array")
+        if shapes:
+            _describe(schema, "items in this order: " + ", ".join(_kind(x) for x in shapes)
+                      + (", then any number of " + _kind(rest) if rest is not None else ""))
     if isinstance(schema.get("anyOf"), list) and isinstance(schema.get("description"), str):
         for branch in schema["anyOf"]:
             if isinstance(branch, dict) and branch.get("type") != "null" and "description" not in branch:
@@ -115,32 +138,12 @@ def _describe(schema: dict[str, Any], note: str) -> None:
     schema["description"] = f"{text} ({note})" if isinstance(text, str) and text else note
 
 
-def _has_other_enum(schema: Any) -> bool:
-    if isinstance(schema, Mapping):
-        enum = schema.get("enum")
-        if isinstance(enum, list) and not all(isinstance(v, str) and v for v in enum):
-            return True
-        return any(_has_other_enum(v) for v in schema.values())
-    if isinstance(schema, list):
-        return any(_has_other_enum(v) for v in schema)
-    return False
-
-
-def _string_enums_only(schema: Any) -> None:
-    """Move every enum that is not all non-empty strings into its schema's description (in place): Gemini
-    takes only strings, and litellm turns an empty one into null, which it refuses."""
-    if isinstance(schema, dict):
-        enum = schema.get("enum")
-        if isinstance(enum, list) and not all(isinstance(v, str) and v for v in enum):
-            del schema["enum"]
-            choices = "one of " + ", ".join(_literal(v) for v in enum)
-            text = schema.get("description")
-            schema["description"] = f"{text} ({choices})" if isinstance(text, str) and text else choices
-        for value in schema.values():
-            _string_enums_only(value)
-    elif isinstance(schema, list):
-        for value in schema:
-            _string_enums_only(value)
+def _string_enums_only(schema: dict[str, Any]) -> None:
+    """Move an enum that is not all non-empty strings into the schema's description (in place): Gemini takes
+    only strings, and litellm turns an empty one into null, which it refuses."""
+    if _other_enum(schema):
+        enum = schema.pop("enum")
+        _describe(schema, "one of " + ", ".join(_literal(v) for v in enum))
 
 
 def _literal(value: Any) -> str:

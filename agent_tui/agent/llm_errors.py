@@ -214,6 +214,10 @@ _LOCAL_BUGS = (AttributeError, TypeError, KeyError, IndexError)
 it did not expect) in an APIConnectionError, which was retried five times, never sending anything."""
 
 
+_RESPONSE_SIDE = ("response", "chunk", "stream", "iter", "anext", "next", "decode", "parse")
+"""Words in the names of litellm's functions that read a reply: an error there is not "nothing was sent"."""
+
+
 def _local_bug(exc: BaseException) -> BaseException | None:
     """The programming error an APIConnectionError wraps, when nothing network-like is in its chain."""
     seen: list[BaseException] = []
@@ -225,7 +229,15 @@ def _local_bug(exc: BaseException) -> BaseException | None:
                                                                                     "ssl", "socket"))
            for e in seen):
         return None
-    return next((e for e in seen if isinstance(e, _LOCAL_BUGS)), None)
+    bug = next((e for e in seen if isinstance(e, _LOCAL_BUGS)), None)
+    if bug is None:
+        return None
+    import traceback
+
+    frames = [f.name.lower() for f in traceback.extract_tb(bug.__traceback__)]
+    if any(word in name for name in frames for word in _RESPONSE_SIDE):
+        return None  # reading what the provider sent back: a retry may get a reply it can read
+    return bug
 
 
 def classify(exc: BaseException, config: LLMConfig) -> Failure:

@@ -28,5 +28,5 @@ def make_mcp_manager(engine: ContextEngine, root: Path, *, workspace_json: bool 
     from agent_tui.mcp.cli import cli_log_dir
     from agent_tui.mcp.manager import McpManager
 
-    logs = agent_subdir(root, "logs") or cli_log_dir(root).parent  # never through a link the repository shipped
+    logs = agent_subdir(root, "logs", make=True) or cli_log_dir(root).parent  # never through a link the repository shipped
     return McpManager(config, logs, store=engine.results, model=engine.settings.model)

@@ -78,6 +78,18 @@ def fit_window(settings: Settings, found: OllamaModel | None) -> tuple[Settings,
     if found is not None and found.capabilities is not None:
         register_model_info(model, {"ollama_capabilities": list(found.capabilities),
                                     **({"max_input_tokens": trained} if trained else {})})
+    num_ctx = over.get("num_ctx")
+    if num_ctx:  # what Ollama allocates, and so the window: a longer window is cut silently
+        ctx = int(num_ctx)
+        if trained and ctx > trained:
+            notes.append(f"{model} holds {trained:,} tokens: num_ctx {ctx:,} lowered to it")
+            ctx = trained
+        if configured and int(configured) > ctx:
+            notes.append(f"window {int(configured):,} is more than {model}'s num_ctx {ctx:,}: the window is "
+                         f"{ctx:,} (Ollama would drop the oldest messages without a word)")
+        window = min(int(configured), ctx) if configured else ctx
+        models = {**settings.models, model: {**over, "num_ctx": ctx}}
+        return replace(settings, window=window, models=models), notes
     if configured:
         if trained and int(configured) > trained:
             notes.append(f"{model} holds {trained:,} tokens: window {int(configured):,} lowered to it (Ollama "

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from agent_tui.core.config import user_config_path
+from agent_tui.core.git_ignore import keep_out_of_git
 from agent_tui.core.trust import Ask
 
 DEFAULT_STORE = Path(".agent-tui") / "memory.db"
@@ -107,12 +108,22 @@ def agent_dir(root: Path) -> Path | None:
     return None if escaping_link(root, path) is not None else path
 
 
-def agent_subdir(root: Path, *parts: str) -> Path | None:
+def agent_subdir(root: Path, *parts: str, make: bool = False) -> Path | None:
     """A folder under the workspace's ``.agent-tui/`` (``logs``), or None when a link on the way puts it
-    outside the workspace: a repository can ship ``.agent-tui/logs -> ~/`` as well as ``.agent-tui -> ~/``."""
+    outside the workspace: a repository can ship ``.agent-tui/logs -> ~/`` as well as ``.agent-tui -> ~/``.
+    ``make``: create it (and ``.agent-tui/`` with its ``.gitignore``, ``core.git_ignore``: a folder first made
+    for the session lock or the MCP logs showed in ``git status``); a read-only command leaves it to the caller."""
     own = agent_dir(root)
     path = own.joinpath(*parts) if own is not None else None
-    return None if path is None or escaping_link(root, path) is not None else path
+    if own is None or path is None or escaping_link(root, path) is not None:
+        return None
+    if make:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return path
+    keep_out_of_git(own)
+    return path
 
 
 def link_ask(root: Path, store_path: str | None) -> Ask | None:

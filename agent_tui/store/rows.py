@@ -5,7 +5,9 @@ does not know, a crash or a hand edit may leave broken JSON.  One such row made 
 later run of the session fail with a bare ``ValueError``.  The row is loaded instead,
 each unreadable field at its default (an unknown state as "in", so the user sees the
 item and can evict it), and the store keeps a line saying what was repaired, which the
-engine shows once as a warning.  The row itself is not rewritten: nothing in it is lost.
+engine shows once as a warning.  The row is not rewritten at load; if the item is saved
+later (evicted, pinned, compacted), the values that could not be read go with it, under
+its provenance's ``unreadable_row``, so nothing in the row is lost.
 """
 
 from __future__ import annotations
@@ -81,4 +83,22 @@ def item_from_row(row: dict[str, Any]) -> tuple[ContextItem | None, str]:
     item = ContextItem.from_row(r)
     if not fixed:
         return item, ""
+    changed = {k: row.get(k) for k in _STORED if k in row and _differs(row.get(k), r.get(k), k)}
+    item.provenance[UNREAD_KEY] = {k: v if isinstance(v, str | int | float | None) else str(v)
+                                   for k, v in changed.items()}
     return item, f"item {item_id} (session {r.get('session_id')}): {'; '.join(fixed)} — loaded with defaults"
+
+
+UNREAD_KEY = "unreadable_row"
+"""Where a repaired item keeps the values its row held that could not be read, so a later save keeps them."""
+_STORED = ("category", "state", "priority", "scope", "tokens", "turn", "created", "content", "provenance", "tool_calls")
+
+
+def _differs(raw: Any, used: Any, key: str) -> bool:
+    """Whether the value loaded for ``key`` is not what the row held (a default took its place)."""
+    if key in ("provenance", "tool_calls"):
+        try:
+            return (json.loads(raw) if raw else ({} if key == "provenance" else None)) != used
+        except (TypeError, ValueError):
+            return True
+    return raw != used and not (key == "created" and used is None)

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
+from agent_tui.core.git_ignore import keep_out_of_git
 from agent_tui.core.items import ContextItem
 from agent_tui.core.store_owner import (
     LINK_ASK_KEY,
@@ -27,7 +28,6 @@ from agent_tui.core.store_owner import (
 from agent_tui.core.summary import Summariser
 from agent_tui.core.trust import TrustReport
 from agent_tui.store.db import StoreError, UnknownSession
-from agent_tui.store.git_ignore import keep_out_of_git
 from agent_tui.store.known_stores import remember as remember_store
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 

@@ -19,7 +19,8 @@ import functools
 import os
 import shutil
 
-STARTUP_VARS = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND"})
+STARTUP_VARS = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "POSIXLY_CORRECT",
+                          "BASH_COMPAT"})
 """Variables bash acts on at start-up (a file it sources, options that change parsing, code it runs)."""
 FUNCTION_PREFIX = "BASH_FUNC_"
 """How exported bash functions travel in the environment."""

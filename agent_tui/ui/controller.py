@@ -57,7 +57,7 @@ class SessionController:
 
         agent, ws = build_agent(root, options, approver, mcp=mcp)
         ctl = cls(agent, ws, options, mcp)
-        ctl.session_lock = SessionLock(agent_subdir(root, "locks"), ctl.session_id)
+        ctl.session_lock = SessionLock(agent_subdir(root, "locks", make=True), ctl.session_id)
         return ctl
 
     def attach_mcp(self, manager: Any) -> None:

@@ -83,9 +83,10 @@ def _folded_of(record: dict[str, object]) -> Folded | None:
     raw = record.get("folded")
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str) or not isinstance(raw.get("pastes"), dict):
         return None
-    pastes = {int(k): v for k, v in raw["pastes"].items() if str(k).isdigit() and isinstance(v, str)}
+    pastes = {int(k): v for k, v in raw["pastes"].items()
+              if isinstance(k, str) and k.isascii() and k.isdigit() and isinstance(v, str)}
     folded = (str(raw["text"]), pastes)
-    return folded if expand(*folded) == record.get("text") else None
+    return folded if pastes and expand(*folded) == record.get("text") else None
 
 
 class Drafts:

@@ -67,8 +67,8 @@ class GuardsTyping:
     """Mixed into a dialog that opens by itself: the app sends a typing burst's keys past it, and any
     typing in its first :data:`SETTLE` seconds."""
 
-    shown_at: float = float("-inf")
-    """The typing guard's clock when the dialog last came on screen."""
+    shown_at: float = float("inf")
+    """The typing guard's clock when the dialog last came on screen (until then, +inf: not yet answerable)."""
 
     def on_screen_resume(self) -> None:
         guard = getattr(self.app, "typing", None)  # type: ignore[attr-defined]

@@ -269,3 +269,25 @@ def test_fake_anthropic_refuses_max_tokens_above_the_limit_and_a_root_union() ->
             {"name": "t", "input_schema": {"type": "object", "anyOf": [OBJ_A, OBJ_B]}}]})
     assert over.status_code == 400 and "88000 > 64000" in over.json()["error"]["message"]
     assert union.status_code == 400 and "does not support oneOf, allOf, or anyOf" in union.json()["error"]["message"]
+
+
+def test_gemini_shaping_reads_keywords_not_property_names() -> None:
+    """A review found a parameter named ``oneOf`` renamed ``anyOf`` (the model would call with the wrong key),
+    a tuple's rest-items schema lost, and ``prefixItems: [true]`` turned into an empty ``anyOf``."""
+    from agent_tui.agent.llm_dialects import fit_dialect
+
+    params = {"type": "object", "properties": {
+        "oneOf": {"type": "string"}, "enum": {"type": "integer", "enum": [1, 2]},
+        "row": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}},
+        "loose": {"type": "array", "prefixItems": [True]},
+        "deep": {"type": "object", "properties": {"v": {"oneOf": [{"type": "string"}, {"type": "boolean"}]}}},
+    }}
+    kw: dict[str, Any] = {"tools": [{"type": "function", "function": {"name": "t", "parameters": params}}]}
+    fit_dialect("gemini", "gemini/gemini-2.5-flash", kw)
+    props = kw["tools"][0]["function"]["parameters"]["properties"]
+    assert set(props) == {"oneOf", "enum", "row", "loose", "deep"}, "property names are not keywords"
+    assert props["enum"] == {"type": "integer", "description": "one of 1, 2"}
+    assert props["row"]["items"] == {"anyOf": [{"type": "string"}, {"type": "number"}]}
+    assert "string, then any number of number" in props["row"]["description"]
+    assert "items" not in props["loose"] and "anyOf" not in props["loose"]
+    assert [b["type"] for b in props["deep"]["properties"]["v"]["anyOf"]] == ["string", "boolean"]

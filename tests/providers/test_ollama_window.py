@@ -88,8 +88,13 @@ def test_the_fake_refuses_what_ollama_refuses() -> None:
     assert tools.status_code == 400 and "does not support tools" in tools.json()["error"]
 
 
-def test_a_configured_num_ctx_is_still_sent_as_is() -> None:
+def test_a_configured_num_ctx_is_the_window_and_the_trained_length_bounds_it() -> None:
+    """num_ctx is what Ollama allocates: a window above it was cut silently (a review)."""
     s = Settings(model="ollama/qwen3", window=24_000, models={"ollama/qwen3": {"num_ctx": 20_000}})
-    fitted, _ = fit_window(s, OllamaModel(32_768, ("completion", "tools")))
-    kw = request_kwargs(llm_config(fitted, 2_000, 24_000), [{"role": "user", "content": "hi"}], None)
-    assert kw["num_ctx"] == 20_000
+    fitted, notes = fit_window(s, OllamaModel(32_768, ("completion", "tools")))
+    kw = request_kwargs(llm_config(fitted, 2_000, fitted.window), [{"role": "user", "content": "hi"}], None)
+    assert fitted.window == kw["num_ctx"] == 20_000 and "num_ctx 20,000" in notes[0]
+    big = Settings(model="ollama/qwen3", models={"ollama/qwen3": {"num_ctx": 65_536}})
+    fitted, notes = fit_window(big, OllamaModel(32_768, ("completion", "tools")))
+    kw = request_kwargs(llm_config(fitted, 2_000, fitted.window), [{"role": "user", "content": "hi"}], None)
+    assert fitted.window == kw["num_ctx"] == 32_768 and "num_ctx 65,536 lowered" in notes[0]

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from agent_tui.core.config import Settings
-from agent_tui.store.git_ignore import IGNORE_TEXT, keep_out_of_git
+from agent_tui.core.git_ignore import IGNORE_TEXT, keep_out_of_git
 from agent_tui.store.workspace import Workspace
 
 
@@ -47,3 +47,18 @@ def test_an_existing_file_or_a_link_is_left_alone(tmp_path: Path) -> None:
     (folder / ".gitignore").unlink()
     assert keep_out_of_git(folder) and (folder / ".gitignore").read_text() == IGNORE_TEXT
     assert not keep_out_of_git(None) and not keep_out_of_git(tmp_path / "missing")
+
+
+def test_a_folder_made_later_under_agent_tui_is_ignored_too(tmp_path: Path) -> None:
+    """With the store elsewhere (store_path), `.agent-tui/` is first made by the session lock or the MCP logs:
+    a review found `?? .agent-tui/locks/x.lock` in git status, and no .gitignore."""
+    from agent_tui.core.store_owner import agent_subdir
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    assert agent_subdir(root, "locks") is not None and not (root / ".agent-tui").exists(), "asking makes nothing"
+    locks = agent_subdir(root, "locks", make=True)  # (what the session lock does)
+    assert locks is not None and locks.is_dir()
+    (locks / "x.lock").write_text("")
+    assert _git(root, "status", "--porcelain", "--untracked-files=all") == ""

@@ -4,6 +4,7 @@ lost, and the user is told once what was repaired."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -71,10 +72,28 @@ def test_each_field_falls_back_to_its_default_and_a_row_with_no_id_is_skipped() 
                                    "priority": "z", "tokens": "many", "turn": None, "content": "out",
                                    "provenance": "[1]", "created": "yesterday"})
     assert item is not None and item.category == Category.RESULTS and item.state == State.IN
-    assert item.tokens == 0 and item.content == "out" and item.provenance == {}
+    assert item.tokens == 0 and item.content == "out" and set(item.provenance) == {"unreadable_row"}
+    assert item.provenance["unreadable_row"]["state"] == "x" and item.provenance["unreadable_row"]["provenance"] == "[1]"
     for part in ("unknown category", "unknown state", "unknown scope", "unknown priority", "tokens 'many'",
                  "provenance is not a dict", "created 'yesterday'"):
         assert part in problem
     clean, none = item_from_row({"id": "m1", "category": "history", "role": "user", "content": "hi"})
     assert clean is not None and none == ""
     assert item_from_row({"id": "", "category": "history"})[0] is None
+
+
+def test_a_repaired_item_saved_later_keeps_what_its_row_held(tmp_path: Path) -> None:
+    """A review: any later save (evict, pin) wrote the defaults over the row; the values that could not be
+    read now travel with the item."""
+    sid = _session(tmp_path)
+    _corrupt(tmp_path, "UPDATE items SET state = 'active', provenance = '{broken' WHERE id = 't1'")
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384))
+    try:
+        ws.engine(sid).evict("t1")
+    finally:
+        ws.close()
+    row = sqlite3.connect(tmp_path / ".agent-tui" / "memory.db").execute(
+        "SELECT state, provenance FROM items WHERE id = 't1'").fetchone()
+    assert row[0] == "evicted"
+    kept = json.loads(row[1])["unreadable_row"]
+    assert kept == {"state": "active", "provenance": "{broken"}

@@ -460,3 +460,15 @@ async def test_a_refused_message_comes_back_with_its_paste_folded(demo_workspace
         assert prompt.text == ""
         assert prompt.restore(sent), "the app gives the message back (too large, a turn running...)"
         assert prompt.text == shown and prompt.expanded() == sent
+
+
+def test_a_malformed_folded_draft_comes_back_plain() -> None:
+    """A foreign or damaged draft file: no pastes, or a key that is a digit only to Unicode ("²"), made the
+    start fail (a review)."""
+    from agent_tui.ui.drafts import _folded_of
+
+    assert _folded_of({"text": "hello", "folded": {"text": "hello", "pastes": {}}}) is None
+    assert _folded_of({"text": "a x", "folded": {"text": "a [paste #2 · 1 line]", "pastes": {"²": "x"}}}) is None
+    good = {"text": "a x", "folded": {"text": "a [paste #2 · 1 line]", "pastes": {"2": "x"}}}
+    assert _folded_of(good) == ("a [paste #2 · 1 line]", {2: "x"})
+    assert _folded_of({**good, "text": "a y"}) is None, "never a form that would send something else"

@@ -351,7 +351,7 @@ class PromptInput(TextArea):
             return
         shown, pastes = folded
         self.pastes = dict(pastes)
-        self._paste_no = max(self._paste_no, *pastes)
+        self._paste_no = max([self._paste_no, *pastes])
         self.value = shown
         for number, pasted in sorted(pastes.items()):
             self.post_message(self.PasteFolded(number, pasted))
