@@ -328,7 +328,8 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
 
     @on(ItemChanged)
     def _item_changed(self, message: ItemChanged) -> None:
-        text = f"{message.item_id} {message.verb} ({message.state}{', pinned' if message.pinned else ''})"
+        text = f"{message.item_id} {message.verb} ({message.state}{', pinned' if message.pinned else ''})" + (
+            f": {message.effect}" if message.effect else "")
         self.notify(f"{text} — {message.note}" if message.note else text,
                     severity="warning" if message.note else "information", timeout=8 if message.note else 5)
 

@@ -33,6 +33,7 @@ class ActionsMixin:
             prior = ctl.engine.items.get(item_id)
             already = action == "restore" and prior is not None and not restorable(prior)
             copies = ctl.history_copies(item_id) if action == "evict" else []
+            before = None if self.turn_running else ctl.next_request_tokens()
             item = ctl.act(action, item_id)
             breakdown = None if self.turn_running else ctl.assemble()
             left_out = ctl.left_out(item.id) if breakdown is not None and action in ("restore", "pin") else None
@@ -42,7 +43,11 @@ class ActionsMixin:
                 else f"but {partial}" if partial
                 else (f"its text still shows in {', '.join(copies)} until the next compaction; evict "
                       f"{'that' if len(copies) == 1 else 'those'} to drop it now") if copies else "")
-        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned, note)
+        # the next request before and after: the inspector's total is the last request sent, which did not yet
+        # hold the final reply, so an evict could seem to make it grow
+        effect = (f"next request {before:,} → {breakdown['total']:,} tokens"
+                  if before is not None and breakdown is not None else "")
+        message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned, note, effect)
         self.screen.post_message(message)
         if breakdown is not None:
             self.call_from_thread(self.gauge.show, breakdown)

@@ -110,6 +110,10 @@ class SessionController:
         asm = self.engine.assemble(self.schemas(), auto_compact=False)
         return asm.breakdown.to_json()
 
+    def next_request_tokens(self) -> int:
+        """What the next request would hold now (assembled, not logged): an item action says what it changed."""
+        return self.engine.assemble(self.schemas(), auto_compact=False, log=False).breakdown.total
+
     def breakdown(self) -> dict[str, Any] | None:
         last = self.engine.last
         return last.breakdown.to_json() if last is not None else None

@@ -89,6 +89,8 @@ class ItemChanged(Message):
     pinned: bool
     note: str = ""
     """What the user should know beyond the new state (it was already in; it does not fit the budget)."""
+    effect: str = ""
+    """What it did to the next request's size ("next request 12,345 → 11,900 tokens"; "" during a turn)."""
     verb: ClassVar[str] = "changed"
 
 

@@ -3,6 +3,8 @@ each checks the engine's items and the gauge (against `agent-tui context --json`
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,11 @@ async def test_evict_and_restore_a_message(demo_workspace: Path, recorder: Recor
         after = await gauge_agrees(pilot)
         assert after["categories"]["history"] < before["categories"]["history"]
         assert "m2" not in engine.last.item_ids
+        # the notice says what the action did to the next request (the inspector's total is the last request
+        # sent, without the final reply: an evict seemed to make it grow)
+        went = re.fullmatch(r"next request ([\d,]+) → ([\d,]+) tokens", recorder.of(ItemEvicted)[-1].effect)
+        assert went is not None and int(went[2].replace(",", "")) == after["total"]
+        assert int(went[2].replace(",", "")) < int(went[1].replace(",", ""))
 
         await pilot.press("r")
         await wait_for(pilot, lambda: recorder.of(ItemRestored), "ItemRestored")
