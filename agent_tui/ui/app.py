@@ -28,6 +28,7 @@ from textual.css.query import NoMatches
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from agent_tui.core.trust import TrustReport
@@ -133,8 +134,10 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
                     self.typing.typed()
                 elif event.key == "enter":
                     self.typing.finished()
-            elif isinstance(screen, GuardsTyping) and (self.typing.in_burst() or screen.settling(self.typing.clock)) \
-                    and (is_typing(event.key, event.is_printable) or event.key == "enter"):
+            elif isinstance(screen, GuardsTyping) and not isinstance(screen.focused, Input) and (
+                    (self.typing.in_burst() or screen.settling(self.typing.clock))
+                    and (is_typing(event.key, event.is_printable) or event.key == "enter")
+                    or screen.held() and is_typing(event.key, event.is_printable)):
                 # typed for the message box, not an answer (see ui/typing_guard)
                 event.stop()
                 event.prevent_default()

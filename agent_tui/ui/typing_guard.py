@@ -14,6 +14,11 @@ half a second later, as the agent's first write asks, has not seen the dialog ei
 dialog appears no typing answers it (the delay browsers give their security prompts): the keys go
 on to the message box as in a burst.
 
+Once a dialog has held keys back, letters never answer it: the box is hidden under the dialog, and a
+tester who paused mid-sentence and went on ("… also …") had the "a" taken as *always*.  The answer is
+then given with tab or the arrows and enter (enter, too, only after a pause), or the mouse, and the
+dialog says so; every letter goes on to the box.
+
 The same holds for the trust dialog, which opens by itself right after the first frame, when a user
 may already be typing: ``t`` of "the" would trust the folder.  A screen opts in by mixing in
 :class:`GuardsTyping` and showing :data:`HELD_NOTE` (id ``typing-held``) while it has the
@@ -59,7 +64,8 @@ def is_typing(key: str, printable: bool) -> bool:
     return printable or key in TYPED_KEYS
 
 
-HELD_NOTE = "Your typing went to the message box, not here: pause a moment, then answer."
+HELD_NOTE = ("Your typing went to the message box, not here. Answer with tab or the arrows and enter (or the "
+             "mouse): letters keep going to the box.")
 """What a guarding dialog shows once it held back keys."""
 
 
@@ -73,6 +79,10 @@ class GuardsTyping:
     def on_screen_resume(self) -> None:
         guard = getattr(self.app, "typing", None)  # type: ignore[attr-defined]
         self.shown_at = guard.clock() if isinstance(guard, TypingGuard) else time.monotonic()
+
+    def held(self) -> bool:
+        """The dialog held typing back already: from now on letters go to the box, never to it."""
+        return bool(self.has_class("-typing"))  # type: ignore[attr-defined]
 
     def settling(self, clock: Callable[[], float] = time.monotonic) -> bool:
         """The dialog came on screen too recently for a typed key to be an answer to it."""

@@ -77,13 +77,18 @@ async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_work
         assert recorder.of(ApprovalAnswered) == []
         assert prompt.value == "add a tesy", "every typed key reached the box, in order"
         assert dialog.has_class("-typing") and dialog.query_one("#typing-held").display
-        clock.now += TYPING_GAP + 0.1  # the user stops and reads the dialog
-        await pilot.press("n")
+        clock.now += TYPING_GAP + SETTLE  # the user stops and reads the dialog
+        await pilot.press(*" also")  # ...or goes on with the sentence: once held, letters never answer
+        await pilot.pause()
+        assert app.screen is dialog and recorder.of(ApprovalAnswered) == [], "not 'a' (always) after a pause"
+        assert prompt.value == "add a tesy also", "a tester lost the space and had the 'a' taken as always"
+        clock.now += TYPING_GAP + 0.1
+        await pilot.press("tab", "tab", "enter")  # Allow once → Always → Deny
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
         assert not isinstance(app.screen, ApprovalScreen) or app.screen is not dialog
         await turn_done(pilot)
-        assert prompt.value == "add a tesy", "the typed message is still there for the next turn"
+        assert prompt.value == "add a tesy also", "the typed message is still there for the next turn"
 
 
 async def test_a_key_the_moment_the_dialog_appears_goes_to_the_box(demo_workspace: Path,
@@ -106,8 +111,12 @@ async def test_a_key_the_moment_the_dialog_appears_goes_to_the_box(demo_workspac
         assert prompt.value == "yep, and" and dialog.has_class("-typing")
         clock.now += SETTLE + TYPING_GAP
         await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is dialog and prompt.value == "yep, andn", "held once: a letter goes on to the box"
+        clock.now += TYPING_GAP + 0.1
+        await pilot.press("enter")  # the focused "Allow once", after a pause
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
-        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"] and prompt.value == "yep, and"
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once"]
 
 
 async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path, recorder: Recorder) -> None:
@@ -154,6 +163,31 @@ async def test_the_trust_dialog_at_start_never_takes_typing_as_trust(tmp_path: P
         assert TrustStore().entry(project) is None, "'t' did not trust the folder"
         assert app.main.prompt.value == "the tests"
         clock.now += max(TYPING_GAP, SETTLE) + 0.1
-        await pilot.press("n")
+        await pilot.press("t")  # once held, a letter is typing: not "trust", whenever it comes
+        await pilot.pause()
+        assert app.screen is dialog and TrustStore().entry(project) is None
+        clock.now += TYPING_GAP + 0.1
+        await pilot.press("enter")  # the focused "Don't trust"
         await wait_for(pilot, lambda: app.screen is not dialog, "the answer")
-        assert TrustStore().entry(project) is None and app.main.prompt.value == "the tests"
+        assert TrustStore().entry(project) is None and app.main.prompt.value == "the testst"
+
+
+async def test_after_typing_was_held_a_reason_is_still_typed_into_its_box(demo_workspace: Path,
+                                                                          recorder: Recorder) -> None:
+    """Letters go to the message box once a dialog held typing, except into the dialog's own reason box."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        clock = Clock()
+        app.typing.clock = clock
+        dialog.shown_at = clock.now  # it has just opened
+        app.main.prompt.clear()
+        await pilot.press("y")
+        await pilot.pause()
+        assert dialog.held() and app.main.prompt.value == "y"
+        clock.now += SETTLE + TYPING_GAP
+        await pilot.press("tab", "tab", "tab", "enter")  # → "Deny, say why": the reason box opens
+        await pilot.press(*"not now", "enter")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:not now"]
+        assert app.main.prompt.value == "y"
