@@ -85,7 +85,7 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     lines = len(split_lines(content))
     size = len(content.encode("utf-8"))
     if old is None:
-        text = f"Created {rel} ({lines} lines, {size:,} bytes)."
+        text = f"Created {rel} ({lines} line{'' if lines == 1 else 's'}, {size:,} byte{'' if size == 1 else 's'})."
         return make_result(text, ctx, meta={"path": rel, "created": True, "diff": ""})
     diff = unified(to_lf(old), to_lf(content), rel)
     added, removed = diff_stats(diff)

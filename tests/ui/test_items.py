@@ -69,6 +69,9 @@ async def test_evict_and_restore_a_message(demo_workspace: Path, recorder: Recor
         assert "m2" not in engine.last.item_ids
         # the notice says what the action did to the next request (the inspector's total is the last request
         # sent, without the final reply: an evict seemed to make it grow)
+        # an item not in the latest request shows "—" in the "sent" column, not a count it did not cost there
+        screen = app.screen
+        await wait_for(pilot, lambda: str(screen.query_one(DataTable).get_row("m2")[2]) == "—", "m2's row")
         went = re.fullmatch(r"next request ([\d,]+) → ([\d,]+) tokens", recorder.of(ItemEvicted)[-1].effect)
         assert went is not None and int(went[2].replace(",", "")) == after["total"]
         assert int(went[2].replace(",", "")) < int(went[1].replace(",", ""))

@@ -30,3 +30,21 @@ async def test_a_rate_limit_wait_says_it_is_retrying(fake_llm: FakeOpenAI, fake_
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: app.main.status.state.startswith("retrying"), "the retry")
         assert "(1) in 3s" in app.main.status.state and "rate limit" in app.main.status.state.lower()
+
+
+async def test_a_refused_call_says_why_on_its_line(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                   recorder: Recorder) -> None:
+    """A write refused before (or after) its approval showed as "✗ edit_file notes.md", like a denial; the
+    reason was only in the inspector."""
+    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
+    fake_llm.script(Reply.tool_calls([("edit_file", {"path": "notes.md", "old_text": "42", "new_text": "43"})]),
+                    Reply.text("I could not edit it."))
+    app = fake_app
+    async with app.run_test(size=(120, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"change the answer", "enter")
+        await wait_for(pilot, lambda: any(p.status == "error" for p in app.main.conversation.query(ToolCallPanel)),
+                       "the refused call")
+        panel = next(p for p in app.main.conversation.query(ToolCallPanel) if p.status == "error")
+        assert "· refused: you have not read 'notes." in str(panel.title), str(panel.title)

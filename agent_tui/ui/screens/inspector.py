@@ -25,7 +25,8 @@ from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_r
 PREVIEW = 80
 HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
 """The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
-up to the gauge's total); an item not in it shows its own count."""
+up to the gauge's total); an item not in it shows "—" (its own count is in its view, and sorting by tokens
+still uses it)."""
 STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
                "stubbed": "$warning", "released": "$foreground 50%"}
 
@@ -91,8 +92,8 @@ class InspectorScreen(Screen[None]):
         before = [str(key.value) for key in table.rows]
         at = table.cursor_row if before else 0
         shown = sort_rows(filter_rows(rows, self.query_one("#filter", Input).value), self.sort_key)
-        cells = [(r.id, r.category, f"{r.tokens:,}", str(r.age), r.state, "●" if r.pinned else "",
-                  r.preview[:PREVIEW]) for r in shown]
+        cells = [(r.id, r.category, f"{r.tokens:,}" if r.in_request is not False else "—", str(r.age), r.state,
+                  "●" if r.pinned else "", r.preview[:PREVIEW]) for r in shown]
         widths = fit_widths(HEADER, cells, self.app.size.width - 2, flex=6, floors=(4, 3, 6, 3, 5, 3, 10),
                             caps=(48, None, None, None, None, None, PREVIEW))
         table.clear(columns=True)

@@ -13,6 +13,23 @@ from agent_tui.ui.columns import clip
 from agent_tui.ui.diffview import args_summary, diff_content, pretty_args
 
 RESULT_LINES = 40
+WHY_CHARS = 56
+"""How much of a failed call's reason its collapsed line shows (less when the line is narrower)."""
+MIN_ARGS = 16
+"""Cells the arguments keep on the line before a failure's reason takes any."""
+
+
+def why_failed(text: str) -> str:
+    """A failed call's reason, short, for its one line: a refusal before or after approval looked the same as a
+    denial ("✗ edit_file new.py"), the reason only in the inspector."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "failed")
+    if first.startswith("The user denied"):
+        return "denied"
+    if first.startswith("denied by user: "):
+        return clip("denied: " + first[len("denied by user: "):], WHY_CHARS)
+    if first.lower().startswith("refused: "):
+        first = "refused: " + first[len("refused: "):]
+    return clip(first, WHY_CHARS)
 
 
 class ToolCallPanel(Collapsible):
@@ -28,6 +45,7 @@ class ToolCallPanel(Collapsible):
         self._result = Static("…", classes="tool-result")
         self._meta = Static("", classes="tool-meta")
         self._tail = ""
+        self._why = ""
         super().__init__(self._args, self._result, self._meta, title=self._make_title(width=120), collapsed=True,
                          classes=f"tool-panel -{kind}")
 
@@ -40,8 +58,12 @@ class ToolCallPanel(Collapsible):
         head = f"{mark} {self.tool_name} "
         if width is None:
             width = self.size.width - 5 if self.size.width else 120
-        room = max(8, width - len(head) - len(self._tail))
-        return Content(f"{head}{clip(args_summary(self.tool_name, self.arguments, room), room)}{self._tail}")
+        tail = self._tail
+        spare = width - len(head) - len(tail) - MIN_ARGS - 3
+        if self._why and spare >= 8:  # why it failed, in what the arguments leave
+            tail += " · " + clip(self._why, spare)
+        room = max(8, width - len(head) - len(tail))
+        return Content(f"{head}{clip(args_summary(self.tool_name, self.arguments, room), room)}{tail}")
 
     def on_resize(self) -> None:
         self.title = self._make_title()
@@ -74,8 +96,8 @@ class ToolCallPanel(Collapsible):
         """Show the outcome (from a ToolCallFinished event or a stored tool item)."""
         self.status = "error" if is_error else "ok"
         self.set_class(is_error, "-error")
-        tail = f" ({item_id + ', ' if item_id else ''}{shaped_tokens:,} tok)"
-        self.title = self._make_title(tail)
+        self._why = why_failed(text) if is_error else ""
+        self.title = self._make_title(f" ({item_id + ', ' if item_id else ''}{shaped_tokens:,} tok)")
         meta = meta or {}
         lines = text.splitlines()
         shown = "\n".join(lines[:RESULT_LINES]) + (f"\n… {len(lines) - RESULT_LINES} more lines"
