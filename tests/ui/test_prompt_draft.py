@@ -418,18 +418,24 @@ def test_half_written_copies_of_ended_runs_are_swept(tmp_path: Path) -> None:
     assert not leftover.exists()
 
 
+async def _typed_then_pasted(pilot: Any, typed: str, pasted: str) -> Any:
+    """The ready app's message box after ``typed`` then a paste of ``pasted``."""
+    await ready(pilot)
+    prompt = pilot.app.main.prompt
+    prompt.clear()
+    await pilot.press(*typed)
+    pilot.app.post_message(events.Paste(pasted))
+    await pilot.pause()
+    return prompt
+
+
 async def test_a_folded_paste_comes_back_folded(demo_workspace: Path) -> None:
     """A tester's 2,000-line paste, folded in the box as one token, came back after a restart as 2,000 lines
     to scroll through (and the "too large" refusal put it back so too)."""
     pasted = "\n".join(f"log line {n}: value={n * 7}" for n in range(2000)) + "\n"
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"look at this: ")
-        app.post_message(events.Paste(pasted))
-        await pilot.pause()
+        prompt = await _typed_then_pasted(pilot, "look at this: ", pasted)
         shown = prompt.text
         assert shown == "look at this: [paste #1 · 2,000 lines]"
         whole = prompt.expanded()
@@ -448,12 +454,7 @@ async def test_a_refused_message_comes_back_with_its_paste_folded(demo_workspace
     pasted = "\n".join(f"row {n}" for n in range(40))
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"see ")
-        app.post_message(events.Paste(pasted))
-        await pilot.pause()
+        prompt = await _typed_then_pasted(pilot, "see ", pasted)
         shown, sent = prompt.text, prompt.expanded()
         prompt.send()
         await pilot.pause()

@@ -6,6 +6,7 @@ The guard's clock is replaced by one the test moves, so "still typing" and "paus
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,15 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+async def _dialog_on_clock(pilot: Any, shown_ago: float) -> tuple[Any, Clock]:
+    """The demo's first approval, with the guard on a test clock and the dialog shown ``shown_ago`` s ago."""
+    dialog = await demo_until_approval(pilot)
+    clock = Clock()
+    pilot.app.typing.clock = clock
+    dialog.shown_at = clock.now - shown_ago
+    return dialog, clock
 
 
 def test_a_burst_lasts_while_keys_come_faster_than_the_gap() -> None:
@@ -64,10 +74,7 @@ async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_work
                                                                        recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
-        dialog = await demo_until_approval(pilot)
-        clock = Clock()
-        app.typing.clock = clock
-        dialog.shown_at = clock.now - SETTLE  # on screen a while: only the burst holds keys back
+        dialog, clock = await _dialog_on_clock(pilot, SETTLE)  # on screen a while: only the burst holds keys
         app.typing.typed()  # the user was typing for the next turn when the dialog opened
         prompt = app.main.prompt
         prompt.clear()
@@ -177,10 +184,7 @@ async def test_after_typing_was_held_a_reason_is_still_typed_into_its_box(demo_w
     """Letters go to the message box once a dialog held typing, except into the dialog's own reason box."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
-        dialog = await demo_until_approval(pilot)
-        clock = Clock()
-        app.typing.clock = clock
-        dialog.shown_at = clock.now  # it has just opened
+        dialog, clock = await _dialog_on_clock(pilot, 0.0)  # it has just opened
         app.main.prompt.clear()
         await pilot.press("y")
         await pilot.pause()
