@@ -10,6 +10,7 @@ handler to ``_turn_over``.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -139,8 +140,30 @@ class TurnMixin:
                 status, turn = e.status, e.turn
             if (doing := activity(e)) is not None:
                 status_line.state = doing
+            if isinstance(e, ev.Retrying):
+                self._count_down(e)
             self.main.post_message(AgentEventReceived(e))
         return f"{status}:{turn}"
+
+    def _count_down(self: AgentApp, e: ev.Retrying) -> None:
+        """Count a retry's wait down on the status line, while the status still shows it."""
+        status_line = self.main.status
+        until = time.monotonic() + e.delay
+        shown = activity(e)
+
+        def tick() -> None:
+            nonlocal shown
+            if status_line.state != shown:
+                timer.stop()  # the turn moved on (a reply, a cancel, another retry)
+                return
+            left = until - time.monotonic()
+            if left <= 0:
+                timer.stop()
+                status_line.state = shown = "thinking…"
+                return
+            status_line.state = shown = retry_text(e, left)
+
+        timer = self.set_interval(1.0, tick)
 
     def action_cancel_turn(self: AgentApp) -> None:
         """Esc: cancel the running turn (the loop keeps the partial answer, marked cut)."""
@@ -212,5 +235,10 @@ def activity(e: ev.Event) -> str | None:
     if isinstance(e, ev.ToolCallFinished):
         return "thinking…"
     if isinstance(e, ev.Retrying):
-        return f"retrying ({e.attempt}) in {e.delay:.0f}s: {e.reason}"
+        return retry_text(e, e.delay)
     return None
+
+
+def retry_text(e: ev.Retrying, left: float) -> str:
+    """``retrying (1) in 6s: rate limited``, with the seconds left of the wait."""
+    return f"retrying ({e.attempt}) in {max(0, round(left))}s: {e.reason}"

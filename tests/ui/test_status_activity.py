@@ -30,6 +30,9 @@ async def test_a_rate_limit_wait_says_it_is_retrying(fake_llm: FakeOpenAI, fake_
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: app.main.status.state.startswith("retrying"), "the retry")
         assert "(1) in 3s" in app.main.status.state and "rate limit" in app.main.status.state.lower()
+        # and it counts down (a tester read "in 6s" for the whole wait)
+        await wait_for(pilot, lambda: "(1) in 1s" in app.main.status.state or "(1) in 2s" in app.main.status.state,
+                       "the countdown")
 
 
 async def test_a_refused_call_says_why_on_its_line(fake_llm: FakeOpenAI, fake_app: AgentApp,
