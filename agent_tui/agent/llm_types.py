@@ -165,8 +165,7 @@ class ToolCall:
         arguments = self.arguments if (raw or not self.arguments_error) else "{}"
         if not raw and not arguments.strip():
             arguments = "{}"  # (run as no arguments; a strict server re-parsing the history rejects "")
-        name = self.name if raw else history_name(self.name)
-        return {"id": self.id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": arguments}}
 
 
 _NAME_OK = re.compile(r"[A-Za-z0-9_-]{1,64}")

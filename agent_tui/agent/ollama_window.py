@@ -75,9 +75,8 @@ def fit_window(settings: Settings, found: OllamaModel | None) -> tuple[Settings,
     configured = settings.window or over.get("window")
     trained = found.context if found is not None else None
     notes: list[str] = []
-    if found is not None and found.capabilities is not None:
-        register_model_info(model, {"ollama_capabilities": list(found.capabilities),
-                                    **({"max_input_tokens": trained} if trained else {})})
+    if found is not None and found.capabilities is not None:  # (the window is set below, whatever it is)
+        register_model_info(model, {"ollama_capabilities": list(found.capabilities)})
     num_ctx = over.get("num_ctx")
     if num_ctx:  # what Ollama allocates, and so the window: a longer window is cut silently
         ctx = int(num_ctx)

@@ -122,11 +122,9 @@ class ToolRunner:
             decision, reason = verdict.decision, ""
             refused_by = "the approval policy"
             doomed = None
-            if decision == "ask" and not self._is_mcp(name):
-                doomed = await self.registry.refusal(name, args, agent.ctx)  # stale file, old text not there
-            if doomed is not None:
-                decision = "refused"
-            elif decision == "ask":
+            if decision == "ask" and not self._is_mcp(name):  # a change that cannot apply is not put to the user
+                doomed = await self.registry.refusal(name, args, agent.ctx)
+            if decision == "ask" and doomed is None:
                 server, why = self._mcp_ask(name)
                 req = ev.ApprovalRequested(call.id, name, kind, preview(name, args, agent.ctx.workspace),
                                            prefix=verdict.prefix_text,
@@ -141,7 +139,9 @@ class ToolRunner:
                     agent.policy.remember(name, args, prefix=verdict.prefix)
                 decision = "deny" if answer == "deny" else "allow"
                 refused_by = "the user"
-            if decision == "deny":
+            if doomed is not None:
+                result = doomed
+            elif decision == "deny":
                 what = args.get("command") or args.get("path") or ""
                 if refused_by == "the user":
                     text = denial_text(kind, name, what, reason)
@@ -149,8 +149,6 @@ class ToolRunner:
                     text = (f"Refused by the approval policy: {verdict.reason}. Nothing was run ({name} {what}). "
                             "Do not retry it or a variant of it; ask the user or choose another way.")
                 result = ToolResult(text=text, is_error=True)
-            elif doomed is not None:
-                result = doomed
             else:
                 result = await self._execute(name, args, agent)
         cap = self.result_cap(eng, name)

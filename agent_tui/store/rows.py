@@ -17,6 +17,8 @@ from typing import Any
 
 from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 
+UNREAD_KEY = "unreadable_row"
+"""Where a repaired item keeps the values its row held that could not be read, so a later save keeps them."""
 _ENUMS: tuple[tuple[str, type[Any], str], ...] = (
     ("state", State, "in"),
     ("priority", Priority, "medium"),
@@ -24,36 +26,36 @@ _ENUMS: tuple[tuple[str, type[Any], str], ...] = (
 )
 
 
-def _json_field(r: dict[str, Any], key: str, empty: Any, fixed: list[str]) -> Any:
+def _json_field(r: dict[str, Any], key: str, empty: Any, fixed: dict[str, str]) -> Any:
     raw = r.get(key)
     if not raw:
         return empty
     try:
         value = json.loads(raw)
     except (TypeError, ValueError):
-        fixed.append(f"{key} is not JSON")
+        fixed[key] = f"{key} is not JSON"
         return empty
     if not isinstance(value, type(empty) if empty is not None else list):
-        fixed.append(f"{key} is not a {type(empty).__name__ if empty is not None else 'list'}")
+        fixed[key] = f"{key} is not a {type(empty).__name__ if empty is not None else 'list'}"
         return empty
     return value
 
 
-def _category(r: dict[str, Any], fixed: list[str]) -> str:
+def _category(r: dict[str, Any], fixed: dict[str, str]) -> str:
     try:
         return str(Category(r.get("category")))
     except ValueError:
-        fixed.append(f"unknown category {r.get('category')!r}")
+        fixed["category"] = f"unknown category {r.get('category')!r}"
         role = r.get("role")
         return str(Category.RESULTS if role == "tool" else Category.HISTORY if role else Category.MEMORY)
 
 
-def _number(r: dict[str, Any], key: str, fixed: list[str]) -> Any:
+def _number(r: dict[str, Any], key: str, fixed: dict[str, str]) -> Any:
     raw = r.get(key)
     try:
         return float(raw) if key == "created" else int(raw or 0)
     except (TypeError, ValueError):
-        fixed.append(f"{key} {raw!r} is not a number")
+        fixed[key] = f"{key} {raw!r} is not a number"
         return None if key == "created" else 0
 
 
@@ -64,7 +66,7 @@ def item_from_row(row: dict[str, Any]) -> tuple[ContextItem | None, str]:
     item_id = r.get("id")
     if not isinstance(item_id, str) or not item_id:
         return None, f"an item row with no id (session {r.get('session_id')}) was skipped"
-    fixed: list[str] = []
+    fixed: dict[str, str] = {}  # what could not be read, by the row's column
     r["provenance"] = _json_field(r, "provenance", {}, fixed)
     r["tool_calls"] = _json_field(r, "tool_calls", None, fixed)
     r["category"] = _category(r, fixed)
@@ -72,33 +74,17 @@ def item_from_row(row: dict[str, Any]) -> tuple[ContextItem | None, str]:
         try:
             enum(r.get(key) or default)
         except ValueError:
-            fixed.append(f"unknown {key} {r.get(key)!r}")
+            fixed[key] = f"unknown {key} {r.get(key)!r}"
             r[key] = default
     r["tokens"] = _number(r, "tokens", fixed)
     r["turn"] = _number(r, "turn", fixed)
     r["created_at"] = _number(r, "created", fixed) if r.get("created") is not None else None
     if not isinstance(r.get("content"), str | None):
-        fixed.append("content is not text")
+        fixed["content"] = "content is not text"
         r["content"] = str(r.get("content"))
     item = ContextItem.from_row(r)
     if not fixed:
         return item, ""
-    changed = {k: row.get(k) for k in _STORED if k in row and _differs(row.get(k), r.get(k), k)}
-    item.provenance[UNREAD_KEY] = {k: v if isinstance(v, str | int | float | None) else str(v)
-                                   for k, v in changed.items()}
-    return item, f"item {item_id} (session {r.get('session_id')}): {'; '.join(fixed)} — loaded with defaults"
-
-
-UNREAD_KEY = "unreadable_row"
-"""Where a repaired item keeps the values its row held that could not be read, so a later save keeps them."""
-_STORED = ("category", "state", "priority", "scope", "tokens", "turn", "created", "content", "provenance", "tool_calls")
-
-
-def _differs(raw: Any, used: Any, key: str) -> bool:
-    """Whether the value loaded for ``key`` is not what the row held (a default took its place)."""
-    if key in ("provenance", "tool_calls"):
-        try:
-            return (json.loads(raw) if raw else ({} if key == "provenance" else None)) != used
-        except (TypeError, ValueError):
-            return True
-    return raw != used and not (key == "created" and used is None)
+    item.provenance[UNREAD_KEY] = {k: v if isinstance(v := row.get(k), str | int | float | None) else str(v)
+                                   for k in fixed}
+    return item, f"item {item_id} (session {r.get('session_id')}): {'; '.join(fixed.values())} — loaded with defaults"

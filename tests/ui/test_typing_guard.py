@@ -30,12 +30,16 @@ class Clock:
         return self.now
 
 
-async def _dialog_on_clock(pilot: Any, shown_ago: float) -> tuple[Any, Clock]:
-    """The demo's first approval, with the guard on a test clock and the dialog shown ``shown_ago`` s ago."""
-    dialog = await demo_until_approval(pilot)
+async def _dialog_on_clock(pilot: Any, shown_ago: float | None = None) -> tuple[Any, Clock]:
+    """The demo's first approval, with the guard on a test clock: the dialog shown ``shown_ago`` s ago, or (None)
+    the clock set before it opened, so it came on screen at the clock's ``now``."""
     clock = Clock()
+    if shown_ago is None:
+        pilot.app.typing.clock = clock
+    dialog = await demo_until_approval(pilot)
     pilot.app.typing.clock = clock
-    dialog.shown_at = clock.now - shown_ago
+    if shown_ago is not None:
+        dialog.shown_at = clock.now - shown_ago
     return dialog, clock
 
 
@@ -104,9 +108,7 @@ async def test_a_key_the_moment_the_dialog_appears_goes_to_the_box(demo_workspac
     agent's command asked: the "y" allowed the command and was gone from the box."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
-        clock = Clock()
-        app.typing.clock = clock
-        dialog = await demo_until_approval(pilot)
+        dialog, clock = await _dialog_on_clock(pilot)
         assert not app.typing.in_burst(), "sending the task ended the burst"
         assert dialog.shown_at == clock.now
         prompt = app.main.prompt
@@ -129,9 +131,7 @@ async def test_a_key_the_moment_the_dialog_appears_goes_to_the_box(demo_workspac
 async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
-        clock = Clock()
-        app.typing.clock = clock
-        dialog = await demo_until_approval(pilot)
+        dialog, clock = await _dialog_on_clock(pilot)
         assert not app.typing.in_burst(), "sending the task ended the burst"
         clock.now += SETTLE  # the user reads the dialog
         await pilot.press("y")
