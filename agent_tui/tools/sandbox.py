@@ -45,10 +45,11 @@ from __future__ import annotations
 
 import functools
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tools import sandbox_journal, sandbox_seccomp
+from agent_tui.tools import sandbox_journal, sandbox_seccomp, shell_dialect
 from agent_tui.tools.programs import find_program
 from agent_tui.tools.sandbox_after import move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_git import git_view
@@ -73,17 +74,39 @@ _BASE_FLAGS = ("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/p
                "--unshare-uts", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 
 
-def _rebound_interpreter_dirs(hidden: list[Path]) -> list[str]:
-    """The Python agent-tui runs on, when it lives under a folder the sandbox hides (read-only again).
+def _rebound_interpreter_dirs(hidden: list[Path], secrets: Sequence[Path] = ()) -> list[str]:
+    """The Python agent-tui runs on, and the bash that runs every command, when either lives under a
+    folder the sandbox hides (read-only again).
 
     The demo and many users run ``<that python> -m …``; a venv made in /tmp (or under a hidden ``~``)
-    would otherwise vanish.
+    would otherwise vanish.  A bash found only under a hidden folder (``hide = ["~"]`` with bash from a
+    per-user package manager) would make every command fail with bwrap's execvp error, so its
+    installation comes back too: the folder holding its ``bin``, or only the ``bin`` itself when that
+    folder is the home or holds one of the ``secrets`` (every hidden path, nested ones included).
     """
     import sys
 
     dirs = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix)]
+    dirs += _shell_dirs([*hidden, *secrets])
     shown = [d for d in dirs if any(d == h or d.is_relative_to(h) for h in hidden)]
     return [str(d) for d in dict.fromkeys(shown) if d.is_dir()]
+
+
+def _shell_dirs(secrets: list[Path]) -> list[Path]:
+    """The installation of the bash commands run with (``shell_dialect.bash_path``), if any, short of
+    re-exposing the home or a hidden path inside it."""
+    bash = shell_dialect.bash_path()
+    if bash is None:
+        return []
+    binary = Path(bash).resolve()
+    folder = binary.parent
+    prefix = folder.parent if folder.name == "bin" else folder
+    home = Path.home().resolve()
+    if prefix == home or any(h != prefix and h.is_relative_to(prefix) for h in secrets):
+        prefix = folder
+    if folder == home or any(h != folder and h.is_relative_to(folder) for h in secrets):
+        return []
+    return [prefix]
 
 
 def _empty(folder: Path) -> bool:
@@ -182,7 +205,8 @@ class Sandbox:
         hidden = self.hidden()
         inside = [p for p in hidden if p.is_relative_to(ws)]
         args += hide_flags(p for p in hidden if p not in inside)
-        rebound = _rebound_interpreter_dirs([*_covered(host_net), *hidden])
+        rebound = _rebound_interpreter_dirs([*_covered(host_net), *hidden],
+                                            hidden_paths(self.hide, ws, nested=True))
         for prefix in rebound:
             args += ["--ro-bind", prefix, prefix]
         args += ["--bind", str(ws), str(ws)]

@@ -86,8 +86,9 @@ def _expand(raw: str, home: Path) -> Path | None:
 
 
 def hidden_paths(extra: Iterable[str], workspace: Path, env: Mapping[str, str] | None = None,
-                 home: Path | None = None) -> list[Path]:
-    """The real paths to hide (existing ones only, each once, none inside another), defaults first.
+                 home: Path | None = None, nested: bool = False) -> list[Path]:
+    """The real paths to hide (existing ones only, each once, none inside another unless ``nested``),
+    defaults first.
 
     Never ``/``, the workspace itself or a folder holding it from the environment's variables (a
     ``GNUPGHOME=$HOME`` must not hide everything); the user's own ``extra`` may hide a folder
@@ -122,7 +123,7 @@ def hidden_paths(extra: Iterable[str], workspace: Path, env: Mapping[str, str] |
             continue
         if real.exists():
             out.append(real)
-    return _outermost(out)
+    return list(dict.fromkeys(out)) if nested else _outermost(out)
 
 
 def _other_stores(workspace: Path) -> list[Path]:

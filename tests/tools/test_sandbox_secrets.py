@@ -127,6 +127,29 @@ async def test_hiding_all_of_home_keeps_the_workspace_inside_it(home: Path) -> N
     assert (ws / "built.txt").read_text() == "made\n"
 
 
+@pytest.mark.parametrize("where", [".local/bin", "bin"])
+async def test_a_bash_that_lives_under_a_hidden_home_still_runs_commands(
+        home: Path, where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hide = ["~"]`` with bash from a per-user package manager: its installation stays visible
+    (read-only), the secrets beside it and the rest of the home do not."""
+    from agent_tui.tools import shell_dialect
+
+    ws = home / "src" / "project"
+    ws.mkdir(parents=True)
+    own = home / where / "bash"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2("/bin/bash", own)
+    (own.parent / "helper.txt").write_text("VISIBLE-beside-bash\n")
+    monkeypatch.setattr(shell_dialect, "bash_path", lambda: str(own))
+    box = Sandbox(require_bwrap(), ws, hide=("~",))
+    code, out = await sh(box, f"echo ran-by-$BASH; cat {own.parent}/helper.txt; cat {home}/.local/state/agent-tui/"
+                              f"input-history/other-0123.jsonl {home}/notes/readme.txt {home}/.ssh/id_ed25519")
+    assert f"ran-by-{own}" in out and "VISIBLE-beside-bash" in out, out
+    assert "SECRET" not in out and "VISIBLE-notes" not in out, out
+    code, out = await sh(box, f"echo changed > {own.parent}/helper.txt")
+    assert (own.parent / "helper.txt").read_text() == "VISIBLE-beside-bash\n"
+
+
 def _listen(path: Path) -> socket.socket:
     path.parent.mkdir(parents=True, exist_ok=True)
     srv = socket.socket(socket.AF_UNIX)
