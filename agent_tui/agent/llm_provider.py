@@ -59,6 +59,7 @@ from agent_tui.core.notes import said_by_user
 
 from .llm_dialects import fit_dialect
 from .llm_types import LLMConfig, history_name
+from .reasoning_levels import fitted_effort
 
 #: Anthropic accepts at most four cache_control breakpoints per request.
 MAX_ANTHROPIC_BREAKPOINTS = 4
@@ -206,6 +207,36 @@ def _named(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "tool_calls": fixed}
 
 
+def sent_effort(config: LLMConfig, fam: str, model: str) -> str | None:
+    """The ``reasoning_effort`` to send: the configured level fitted to what the model takes
+    (``reasoning_levels``), None when unset or when the model cannot think (Ollama)."""
+    if not config.reasoning_effort:
+        return None
+    if fam == "ollama":
+        return ollama_effort(config)
+    return fitted_effort(fam, model, config.reasoning_effort)
+
+
+def claude_budget(model: str, effort: str) -> int | None:
+    """The thinking budget litellm would turn ``effort`` into for this Claude model, or None (adaptive
+    thinking, "none", or a mapping litellm does not expose).  litellm sends that budget with the configured
+    ``max_tokens`` as it is: "high" (4,096) under a 4,096-token cap is refused ("max_tokens must be greater
+    than thinking.budget_tokens"), so agent-tui sends the budget itself and keeps ``max_tokens`` above it,
+    as for a configured ``thinking``."""
+    from agent_tui.agent.llm import preload_litellm
+
+    preload_litellm()
+    try:
+        from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+
+        mapped = AnthropicConfig.map_reasoning_effort(effort, model.split("/", 1)[-1], provider_of(model))
+    except Exception:  # a litellm without this mapping: the effort goes as it is
+        return None
+    if isinstance(mapped, Mapping) and mapped.get("type") == "enabled" and isinstance(mapped.get("budget_tokens"), int):
+        return int(mapped["budget_tokens"])
+    return None
+
+
 def ollama_effort(config: LLMConfig) -> str | None:
     """The ``reasoning_effort`` litellm turns into Ollama's ``think``: none for a model its server says does not
     think (400 "does not support thinking"); gpt-oss takes levels, and "minimal" is not one of them (400 "invalid
@@ -215,9 +246,7 @@ def ollama_effort(config: LLMConfig) -> str | None:
     effort = config.reasoning_effort
     if not effort or can_think(config.model) is False:
         return None
-    if effort == "minimal" and model_name(config.model).startswith("gpt-oss"):
-        return "low"
-    return effort
+    return fitted_effort("ollama", model_name(config.model), effort)
 
 
 def _deepseek_reasoning(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
@@ -366,7 +395,11 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         "num_retries": 0,
     }
     thinking = config.thinking if fam in ("anthropic", "gemini") else None
-    if config.temperature is not None and not (fam == "anthropic" and claude_thinks(config)):
+    effort = sent_effort(config, fam, model)
+    if fam == "anthropic" and effort and not thinking and (budget := claude_budget(model, effort)):
+        thinking, effort = budget, None  # a budget of our own keeps max_tokens above it (below)
+    thinks = (fam == "anthropic" and claude_thinks(config)) or (fam == "deepseek" and deepseek_thinking(config))
+    if config.temperature is not None and not thinks:  # Claude refuses it; DeepSeek's thinking ignores it
         kw["temperature"] = config.temperature
     if config.max_output_tokens:
         kw["max_tokens"] = config.max_output_tokens
@@ -374,10 +407,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         kw["thinking"] = {"type": "enabled", "budget_tokens": int(thinking)}
         if fam == "anthropic" and kw.get("max_tokens", 0) <= thinking:
             kw["max_tokens"] = int(thinking) + max(1024, int(config.max_output_tokens or 0))
-    if config.reasoning_effort:
-        effort = ollama_effort(config) if fam == "ollama" else config.reasoning_effort
-        if effort:
-            kw["reasoning_effort"] = effort
+    if effort:
+        kw["reasoning_effort"] = effort
     if fam == "ollama" and config.num_ctx:
         kw["num_ctx"] = int(config.num_ctx)
     if config.api_base:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.core.model_settings import REASONING_EFFORTS
+
 
 class SchemaError(ValueError):
     """One bad value: where it is and what was expected (config.py wraps it into a ConfigError)."""
@@ -176,7 +178,7 @@ MODEL: dict[str, Check] = {
     "api_key": Check(lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
     "max_output_tokens": whole(1),
     "temperature": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
-    "reasoning_effort": one_of("minimal", "low", "medium", "high"),
+    "reasoning_effort": one_of(*REASONING_EFFORTS),
     "thinking": whole(1),
     "num_ctx": whole(1),
     "stream_timeout": Check(lambda v: _is_num(v) and v >= 0, "a number >= 0"),

@@ -34,7 +34,7 @@ MODEL_KEYS: dict[str, str] = {
     "api_key": "The API key itself (prefer api_key_env; never put keys in a workspace config).",
     "max_output_tokens": "Cap on the reply (sent as max_tokens); also the plan's output reserve.",
     "temperature": "Sampling temperature for this model (default: unset, the provider's default).",
-    "reasoning_effort": "low, medium or high for reasoning models (GPT-5/o-series, Gemini, Claude).",
+    "reasoning_effort": "none, minimal, low, medium, high, xhigh or max (each model gets the nearest level it takes).",
     "thinking": "Extended-thinking budget in tokens (Claude, Gemini); unset: off.",
     "num_ctx": "Ollama's context length (default: the plan's window).",
     "stream_timeout": "Seconds to wait for the connection and each read of a stream before retrying.",
@@ -47,7 +47,9 @@ MODEL_KEYS: dict[str, str] = {
 }
 PRICE_KEYS = ("input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
               "cache_creation_input_token_cost")
-REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+#: Reasoning effort, least to most: the union of the providers' words (``agent.reasoning_levels`` sends each
+#: model the nearest level it takes).
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 _registered: dict[str, dict[str, Any]] = {}
 

@@ -20,7 +20,7 @@ def test_per_model_keys_are_accepted_and_checked() -> None:
         "api_key_env": "MY_CLAUDE_KEY", "max_output_tokens": 16000, "thinking": 8000, "temperature": 1,
         "reasoning_effort": "high", "stream_timeout": 30, "extra": {"top_k": 5}, "input_cost_per_token": 1e-6}}})
     assert make_plan(s).reserve == 16000
-    for bad in ({"thinking": 0}, {"reasoning_effort": "max"}, {"extra": 3}, {"num_ctx": "big"},
+    for bad in ({"thinking": 0}, {"reasoning_effort": "ultra"}, {"extra": 3}, {"num_ctx": "big"},
                 {"max_output_tokens": 1000, "thinking": 2000}, {"nonsense": 1}):
         with pytest.raises(ConfigError):
             settings_from_dict({"models": {"m/x": bad}})

@@ -65,6 +65,9 @@ def test_an_unreachable_server_falls_back_with_a_warning() -> None:
     (("completion", "tools", "thinking"), "ollama/qwen3:8b", "low", True),
     (("completion", "tools", "thinking"), "ollama/gpt-oss:20b", "minimal", "low"),  # not a gpt-oss level
     (("completion", "tools", "thinking"), "ollama/gpt-oss:20b", "high", "high"),
+    # litellm reads xhigh and max as thinking *off* for an on/off model
+    (("completion", "tools", "thinking"), "ollama/qwen3:8b", "max", True),
+    (("completion", "tools", "thinking"), "ollama/gpt-oss:20b", "xhigh", "high"),
 ])
 async def test_think_goes_only_to_a_model_that_thinks_with_a_value_it_takes(
         tmp_path: Path, caps: tuple[str, ...], model: str, effort: str, think: object) -> None:

@@ -20,7 +20,9 @@ with Gemini's 400 ``INVALID_ARGUMENT`` what Gemini refuses:
   ``additionalProperties`` …: "Unknown name … Cannot find field"), or an ``enum`` on a schema whose type
   is not STRING ("enum: only allowed for STRING type"; litellm turns an untyped enum into an OBJECT);
 * a function name that does not start with a letter or ``_`` (Vertex ``FunctionDeclaration.name``);
-* a ``thinkingConfig`` with both a budget and a level (Gemini 3: "Cannot specify both").
+* a ``thinkingConfig`` with both a budget and a level (Gemini 3: "Cannot specify both");
+* a thinking budget of 0 for Gemini 2.5 Pro, which cannot stop thinking ("Budget 0 is invalid. This model
+  only works in thinking mode.").
 
 Google accepts its documented placeholder signature (``skip_thought_signature_validator``) and
 so does the fake; ``placeholders`` counts requests that used it, so a test can prove the real
@@ -115,6 +117,8 @@ class FakeGemini(FakeDialect):
         if (_get(thinking, "thinkingBudget", "thinking_budget") is not None
                 and _get(thinking, "thinkingLevel", "thinking_level") is not None):
             raise Rejected("Cannot specify both thinking_budget and thinking_level in the same request.")
+        if _get(thinking, "thinkingBudget", "thinking_budget") == 0 and "gemini-2.5-pro" in self.model_of(path):
+            raise Rejected("Budget 0 is invalid. This model only works in thinking mode.")
         system = body.get("systemInstruction") or body.get("system_instruction")
         if isinstance(system, dict):
             self._check_parts(system.get("parts") or [], "system_instruction")
