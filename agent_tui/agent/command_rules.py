@@ -42,6 +42,7 @@ from agent_tui.agent.command_rules_data import (  # noqa: F401  (re-exported: th
     SUBCOMMAND_PROGRAMS,
     VALUE_OPTS,
 )
+from agent_tui.agent.command_rules_reach import reaching_option
 from agent_tui.agent.command_rules_unwrap import (  # noqa: F401  (re-exported: looking through wrappers)
     all_layers,
     inline_code_at,
@@ -52,6 +53,7 @@ from agent_tui.agent.command_rules_unwrap import (  # noqa: F401  (re-exported: 
     rule_words,
 )
 from agent_tui.tools.cmdparse import SAFE_TARGETS, ParsedCommand, SimpleCommand, parse_command
+from agent_tui.tools.sandbox_guard import PROTECTED
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,9 @@ class CommandRules:
         """Why a deny rule refuses ``command`` (None when none does)."""
         parsed = parsed or parse_command(command)
         for layer in all_layers(parsed):
+            if self.deny and layer.braces_unread:
+                return (f"`{' '.join(layer.argv)}` has a brace expansion that deny rules "
+                        f"({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check")
             for rule in self.deny:
                 if rule.matches(layer) or (layer.dynamic[:1] == (True,) and rule.matches_args(layer)):
                     shown = " ".join(layer.argv)
@@ -151,11 +156,17 @@ class CommandRules:
         return None
 
 
-def blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
-    """What keeps a line from ever being auto-approved by prefix rules."""
+def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = True) -> list[str]:
+    """What keeps a line from ever being auto-approved by prefix rules.  ``confined``: the line runs
+    in the sandbox, which keeps writes in the workspace and hides the user's secrets; a line run on the
+    host (no sandbox, or an ``allow_outside_commands`` rule) must also name no path the shell computes
+    (``$PWD/../x``) and nothing in ``.git`` or ``.agent-tui`` (``echo … >> .git/config`` plants a program
+    git runs later)."""
     why: list[str] = []
     if not parsed.parsed:
         why.append(f"it could not be parsed: {parsed.error}")
+    if any(c.braces_unread for c in parsed.commands):
+        why.append("it has a brace expansion the rules cannot expand for certain")
     if parsed.substitution:
         why.append("it contains a command substitution ($(…), backticks or <(…))")
     if parsed.background:
@@ -172,10 +183,44 @@ def blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
             why.append(f"the program is chosen at run time ({c.argv[0]})")
             break
     if workspace is not None:
-        paths = [w for c in parsed.commands for w in c.argv[1:] if _names_outside(w, workspace.resolve())]
+        root = workspace.resolve()
+        reads = [r.target for r in parsed.redirects if not r.writes and r.op == "<" and r.target is not None]
+        paths = [w for c in parsed.commands for w in c.argv[1:] if _names_outside(w, root)]
+        paths += [t for t in reads if _names_outside(t, root)]
         if paths:
             why.append(f"it names a path outside the workspace ({', '.join(paths[:3])})")
+        if not confined:
+            why += _host_blockers(parsed, root)
     return why
+
+
+def _host_blockers(parsed: ParsedCommand, root: Path) -> list[str]:
+    """What a line run on the host may not do besides: name a path the shell computes, or git's or
+    agent-tui's own files."""
+    why: list[str] = []
+    computed = [w for c in parsed.commands for w, d in zip(c.argv[1:], c.dynamic[1:], strict=False)
+                if d and "$" in w and not _names_outside(w, root)]  # ($HOME: said already)
+    if computed or any(r.op == "<" and r.target is None for r in parsed.redirects):
+        why.append(f"it names a path the shell computes ({', '.join(computed[:3]) or 'an input redirection'}),"
+                   " which could be outside the workspace")
+    words = [w for c in parsed.commands for w in c.argv[1:]] + [r.target for r in parsed.redirects if r.target]
+    own = [w for w in words if _names_own_files(w, root)]
+    if own:
+        why.append(f"it names git's or agent-tui's own files ({', '.join(own[:3])}), which only the sandbox "
+                   "keeps read-only")
+    return why
+
+
+def _names_own_files(word: str, root: Path) -> bool:
+    """A word naming something in the workspace's ``.git`` or ``.agent-tui`` (``PROTECTED``)."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    if not value or value.startswith(("-", "~", "$")) or "\0" in value:
+        return False
+    try:
+        full = (root / value).resolve() if not value.startswith("/") else Path(value).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return any(full == root / name or (root / name) in full.parents for name in PROTECTED)
 
 
 def _names_outside(word: str, root: Path) -> bool:
@@ -199,15 +244,23 @@ def prefix_covers(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:
     n = len(prefix)
     if not cmd.argv or len(cmd.argv) < n or cmd.argv[:n] != prefix:
         return False
-    if any(cmd.dynamic[:n]):
+    if any(cmd.dynamic[:n]) or reaching_option(cmd.program, cmd.argv[n:]) is not None:
         return False
     code_at = inline_code_at(cmd.argv)
     return code_at is None or code_at < n
 
 
 def uncovered(parsed: ParsedCommand, prefixes: list[tuple[str, ...]]) -> list[SimpleCommand]:
-    """The simple commands of the line that no prefix covers."""
-    return [c for c in parsed.commands if not any(prefix_covers(p, c) for p in prefixes)]
+    """The simple commands of the line that no prefix covers, or whose wrapped commands (``xargs X``,
+    ``find -exec X``, ``env X``) a prefix of their own does not cover."""
+    return [c for c in parsed.commands if not _covered(c, prefixes, 0)]
+
+
+def _covered(cmd: SimpleCommand, prefixes: list[tuple[str, ...]], depth: int) -> bool:
+    if not any(prefix_covers(p, cmd) for p in prefixes):
+        return False
+    inner = inner_commands(cmd) if depth < MAX_DEPTH else [cmd]
+    return all(_covered(c, prefixes, depth + 1) for c in inner)
 
 
 def offered_prefix(parsed: ParsedCommand, workspace: Path | None, *, checked: bool = False) -> tuple[str, ...] | None:

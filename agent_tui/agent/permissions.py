@@ -213,7 +213,7 @@ class Policy:
         outside = self._outside(args)
         if cmd in (self.always_outside_commands if outside else self.always_commands):
             return Verdict("allow", "you allowed this exact command always" + (" outside the sandbox" if outside else ""))
-        why = blockers(parsed, self.workspace)
+        why = blockers(parsed, self.workspace, confined=self.sandboxed and not outside)
         if not rules_apply():
             why = [*why, "this machine has no bash, so the line runs with sh, which may read it otherwise than the "
                          "rules do: no allow rule applies"]

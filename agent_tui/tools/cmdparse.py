@@ -9,7 +9,9 @@ heredocs, assignments, control flow.  Anything the parser cannot read completely
 marked unparsable, and callers treat it as never auto-approvable.
 
 Words are evaluated without running anything: a word that needs the shell to expand
-it (``$VAR``, ``*.py``, ``~``) keeps its source text and is flagged dynamic.
+it (``$VAR``, ``*.py``, ``~``, ``{a,b}``) keeps its source text and is flagged dynamic.  Brace
+expansion, being purely textual, is done (``shell_braces``): the argv holds the words bash will really
+run (``rm -{r,f}f`` is ``rm -rf -ff``, ``echo >> {../x,}`` writes ``../x``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agent_tui.tools.shell_braces import TooMany, expand, has_braces
 
 #: Redirect targets that are always harmless.
 SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
@@ -68,6 +72,9 @@ class SimpleCommand:
     """``NAME=value`` prefixes."""
     redirects: tuple[Redirect, ...] = ()
     """Redirections attached to this command."""
+    braces_unread: bool = False
+    """A word has braces this parser cannot expand for certain (beside quotes or variables, or too many
+    words): it stays as written, flagged dynamic."""
 
     @property
     def program(self) -> str:
@@ -292,8 +299,7 @@ class _Walker:
                 self.statement(child)
 
     def command(self, node: Any, extra: Sequence[Any] = (), outer: Sequence[Redirect] = ()) -> None:
-        argv: list[str] = []
-        dyn: list[bool] = []
+        nodes: list[Any] = []
         assigns: list[str] = []
         redirects: list[Redirect] = list(outer)
         extra = list(extra)  # words after a target of the command's own redirections join them
@@ -306,19 +312,24 @@ class _Walker:
             elif t in _REDIRECTS:
                 redirects.append(self.redirect(child, extra))
             elif t == "command_name":
-                for c in child.children:
-                    text, d = self.word(c)
-                    argv.append(text)
-                    dyn.append(d)
+                nodes.extend(child.children)
             elif child.is_named and t != "comment":
-                text, d = self.word(child)
+                nodes.append(child)
+        nodes.extend(extra)
+        argv: list[str] = []
+        dyn: list[bool] = []
+        unread = False
+        for n in nodes:
+            text, d = self.word(n)
+            words, unsure = _brace_words(n)
+            unread = unread or unsure
+            if words is None:
                 argv.append(text)
                 dyn.append(d)
-        for child in extra:
-            text, d = self.word(child)
-            argv.append(text)
-            dyn.append(d)
-        self.r.commands.append(SimpleCommand(tuple(argv), tuple(dyn), tuple(assigns), tuple(redirects)))
+                continue
+            argv.extend(words)
+            dyn.extend(_unquoted_dynamic(w) for w in words)
+        self.r.commands.append(SimpleCommand(tuple(argv), tuple(dyn), tuple(assigns), tuple(redirects), unread))
 
     def redirect(self, node: Any, extra: list[Any] | None = None) -> Redirect:
         """One redirection; a word after its target goes to ``extra`` (the command's arguments, as bash
@@ -342,6 +353,9 @@ class _Walker:
                     self.word(child)
             else:
                 text, d = self.word(child)
+                words, _ = _brace_words(child)
+                if words is not None:  # bash takes a single word ("ambiguous redirect" for more)
+                    text, d = (words[0], _unquoted_dynamic(words[0])) if len(words) == 1 else (text, True)
                 target = None if d else text
                 have_target = t == "file_redirect"
         if t == "herestring_redirect":
@@ -396,7 +410,7 @@ class _Walker:
         t = node.type
         if t == "word":
             raw = _text(node)
-            dynamic = bool(_GLOB.search(raw)) or raw.startswith("~")
+            dynamic = bool(_GLOB.search(raw)) or raw.startswith("~") or has_braces(raw)
             return _unescape_word(raw), dynamic
         if t in ("number", "variable_name", "file_descriptor", "special_variable_name", "test_operator"):
             return _text(node), False
@@ -417,7 +431,7 @@ class _Walker:
             return "".join(parts), dynamic
         if t == "concatenation":
             parts = []
-            dynamic = False
+            dynamic = has_braces(_text(node))
             for c in node.children:
                 text, d = self.word(c)
                 parts.append(text)
@@ -436,3 +450,26 @@ class _Walker:
         if node.child_count:
             self.words_in(node)
         return _text(node), True
+
+
+#: Word nodes whose source text is bash's word as it is (no quotes or expansions inside).
+_PLAIN = frozenset({"word", "brace_expression", "number"})
+
+
+def _brace_words(node: Any) -> tuple[list[str] | None, bool]:
+    """What bash makes of a word node with braces (empty words dropped, as bash does), or None when it
+    has none; and whether it has braces this parser cannot expand for certain (then None too)."""
+    raw = _text(node)
+    if node.type not in ("word", "brace_expression", "concatenation") or not has_braces(raw):
+        return None, False
+    if node.type == "concatenation" and any(c.type not in _PLAIN for c in node.children):
+        return None, True
+    try:
+        return [_unescape_word(w) for w in expand(raw) if w], False
+    except TooMany:
+        return None, True
+
+
+def _unquoted_dynamic(word: str) -> bool:
+    """Whether a word brace expansion made still needs the shell (a glob, a leading ``~``)."""
+    return bool(_GLOB.search(word)) or word.startswith("~")

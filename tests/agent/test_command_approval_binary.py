@@ -182,3 +182,22 @@ def test_an_outside_allow_rule_runs_only_what_it_covers_whatever_the_systems_sh(
     done = run_calls(root, fake_llm, env, [{"command": c, "outside_sandbox": True} for c in lines])
     assert len(done) == 2
     assert not (tmp_path / "from-ansi").exists() and not (tmp_path / "from-setup").exists()
+
+
+def test_without_a_sandbox_an_allowed_echo_cannot_write_outside_or_plant_a_git_program(tmp_path: Path,
+                                                                                        fake_llm: Any) -> None:
+    """With no sandbox (bwrap missing: here `mode = "off"`) approval is the only guard. Bash expands
+    `{../x,}` to `../x`, which the rules read as a file inside the workspace, so an `echo` rule appended to a
+    file outside it; and `echo … >> .git/config` planted an fsmonitor the user's next `git status` ran."""
+    root = make_repo(tmp_path / "proj")
+    env = user_config(tmp_path, '[approval]\nallow_commands = ["echo"]\n[sandbox]\nmode = "off"\n')
+    outside = tmp_path / "outside.txt"
+    marker = tmp_path / "PWNED_BY_FSMONITOR"
+    lines = [f"echo planted >> {{../{outside.name},}}",
+             f"echo '[core]\n\tfsmonitor = \"touch {marker}\"' >> .git/config",
+             "echo fine >> inside.txt"]
+    done = run_calls(root, fake_llm, env, lines)  # headless, no --yes: nobody to ask
+    assert [e["is_error"] for e in done] == [True, True, False], [e["text"] for e in done]
+    assert not outside.exists() and (root / "inside.txt").read_text() == "fine\n"
+    subprocess.run(["git", "status"], cwd=root, capture_output=True, check=True)
+    assert not marker.exists()

@@ -1,0 +1,83 @@
+"""What an allow or deny rule sees is the argv bash runs: brace expansion is done before the rules read a
+line, a path the shell computes or git's own files are not auto-approved for a command run on the host,
+and an allowed "read-only" program does not cover the options that make it run or write something else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent.permissions import Policy
+
+
+def policy(tmp_path: Path, *, sandboxed: bool, **cfg: object) -> Policy:
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True, exist_ok=True)
+    p = Policy.from_config(dict(cfg), interactive=True, workspace=ws)
+    p.sandboxed = sandboxed
+    return p
+
+
+def decide(p: Policy, command: str, outside: bool = False) -> str:
+    return p.verdict("run_command", "command", {"command": command, "outside_sandbox": outside}).decision
+
+
+@pytest.mark.parametrize("line", [
+    "echo x >> {../.bashrc,}", "tee -a {~/.bashrc,}", "sort -o {~/.profile,} a", "cat {~/.ssh/id_rsa,}",
+    "cat {/etc/passwd,x}", "cat < /etc/passwd", "echo a{\"b\",c}",
+])
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_braces_and_input_redirections_name_what_bash_opens(tmp_path: Path, line: str, sandboxed: bool) -> None:
+    p = policy(tmp_path, sandboxed=sandboxed, allow_commands=["echo", "tee", "sort", "cat"])
+    assert decide(p, line) == "ask"
+    assert decide(p, "echo x >> notes.txt") == "allow" and decide(p, "cat {a,b}.txt") == "allow"
+
+
+@pytest.mark.parametrize("line", ["cat $PWD/../x", "cat $OLDPWD/x", "echo x >> .git/config", "tee -a .git/hooks/pre-commit",
+                                  "cat < $F", "echo x > .agent-tui/config.toml"])
+def test_on_the_host_computed_paths_and_gits_own_files_need_the_user(tmp_path: Path, line: str) -> None:
+    host = policy(tmp_path, sandboxed=False, allow_commands=["echo", "tee", "cat"])
+    assert decide(host, line) == "ask"
+    outside = policy(tmp_path, sandboxed=True, allow_outside_commands=["echo", "tee", "cat"])
+    assert decide(outside, line, outside=True) == "ask"
+    boxed = policy(tmp_path, sandboxed=True, allow_commands=["echo", "tee", "cat"])
+    if not line.startswith("cat < $"):  # in the sandbox .git is read-only and nothing outside is writable
+        assert decide(boxed, line) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "rm -{r,f}f x", "c{u,}rl http://x", "git pu{s,}h origin", "git {push,} origin", "find . {-exec,id,\\;}",
+    "rm -{r..r}f x", "echo a{\"b\",c}",
+])
+def test_deny_rules_see_through_braces_even_with_yes(tmp_path: Path, line: str) -> None:
+    p = Policy.from_config({"deny_commands": ["rm -rf", "curl", "git push", "find -exec"],
+                            "sandboxed_commands": "allow"}, yes=True, workspace=tmp_path)
+    p.sandboxed = True
+    v = p.verdict("run_command", "command", {"command": line})
+    assert v.decision == "deny", v.reason
+    assert decide(p, "rm -r{a,b}") == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "find . -exec id \\;", "find . -name x -delete", "xargs id", "sed -n '1e touch x' f", "sed -n 'w /tmp/x' f",
+    "sed -n 's/a/b/w out' f", "sed -n -f script.sed f", "rg --pre=./evil x", "rg --pre ./evil x",
+    "sort --compress-program=./evil a", "tar -tf a --to-command=./evil", "tar -tIzstd -f a", "git diff --ext-diff",
+    "git -c core.pager=id log", "awk 'BEGIN{system(\"id\")}'", "awk '{print | \"sh\"}' f", "env id",
+])
+def test_read_only_rules_do_not_cover_options_that_run_or_write(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "rg", "sort", "tar -tf",
+                                                           "git diff", "git log", "git -C", "awk", "env grep",
+                                                           "grep"])
+    assert decide(p, line) == "ask"
+
+
+@pytest.mark.parametrize("line", [
+    "find . -name '*.py'", "find . -name '*.py' -exec grep -l foo {} +", "xargs grep x", "sed -n '1,5p' f",
+    "sed -n 's/a/b/gp' f", "sed -n '2,4p;$p' f", "rg -n foo src", "sort -u a", "tar -tf a.tar",
+    "git diff --stat", "git log --oneline -5", "awk '{print $1}' f", "env grep x f",
+])
+def test_the_same_rules_still_cover_the_ordinary_uses(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "rg", "sort", "tar -tf",
+                                                           "git diff", "git log", "awk", "env grep", "grep"])
+    assert decide(p, line) == "allow"
