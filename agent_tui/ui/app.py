@@ -137,7 +137,7 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             elif isinstance(screen, GuardsTyping) and not isinstance(screen.focused, Input) and (
                     (self.typing.in_burst() or screen.settling(self.typing.clock))
                     and (is_typing(event.key, event.is_printable) or event.key == "enter")
-                    or screen.held() and is_typing(event.key, event.is_printable)):
+                    or (screen.held() or not screen.answers(event.key)) and is_typing(event.key, event.is_printable)):
                 # typed for the message box, not an answer (see ui/typing_guard)
                 event.stop()
                 event.prevent_default()

@@ -14,6 +14,11 @@ half a second later, as the agent's first write asks, has not seen the dialog ei
 dialog appears no typing answers it (the delay browsers give their security prompts): the keys go
 on to the message box as in a burst.
 
+A typing key that is none of the dialog's answer keys (the ``t`` of "the", a space, backspace) is
+typing for the box, not an answer, so it goes there and the dialog holds from then on: "the cook",
+typed four seconds after a dialog opened, had its ``o`` taken as *allow once* (a hidden alias), and
+every other letter was dropped.
+
 Once a dialog has held keys back, letters never answer it: the box is hidden under the dialog, and a
 tester who paused mid-sentence and went on ("… also …") had the "a" taken as *always*.  The answer is
 then given with tab or the arrows and enter (enter, too, only after a pause), or the mouse, and the
@@ -79,6 +84,14 @@ class GuardsTyping:
     def on_screen_resume(self) -> None:
         guard = getattr(self.app, "typing", None)  # type: ignore[attr-defined]
         self.shown_at = guard.clock() if isinstance(guard, TypingGuard) else time.monotonic()
+
+    def answers(self, key: str) -> bool:
+        """``key`` is one of the dialog's own keys (its bindings: an answer, escape, scrolling)."""
+        for binding in getattr(type(self), "BINDINGS", ()):
+            keys = binding.key if hasattr(binding, "key") else binding[0]
+            if key in (k.strip() for k in str(keys).split(",")):
+                return True
+        return False
 
     def held(self) -> bool:
         """The dialog held typing back already: from now on letters go to the box, never to it."""

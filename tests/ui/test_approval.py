@@ -406,7 +406,7 @@ async def test_n_still_denies_and_the_turn_goes_on(demo_workspace: Path, recorde
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
         assert dialog.query_one("#approval-dialog").border_title == "esc stops the turn"
-        await pilot.press("d")
+        await pilot.press("n")
         await turn_done(pilot)
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
         assert recorder.of(TurnEnded)[-1].status == "done"

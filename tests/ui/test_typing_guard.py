@@ -140,6 +140,24 @@ async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path,
         assert not dialog.has_class("-typing")
 
 
+@pytest.mark.parametrize("typed", ["the cook", "so", "do it", " ok"])
+async def test_a_word_begun_long_after_the_dialog_opened_goes_to_the_box(demo_workspace: Path, recorder: Recorder,
+                                                                          typed: str) -> None:
+    """A tester typed "the cook" four seconds after a dialog opened: the `o` allowed the edit (a hidden alias
+    of `y`), `d` of "do" would deny it, a space pressed the focused "Allow once", and the other letters were
+    dropped.  A key that is none of the dialog's answers is typing: it and the rest go to the box."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog, clock = await _dialog_on_clock(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        clock.now += SETTLE + TYPING_GAP + 3  # on screen for seconds, the user not typing
+        await pilot.press(*[" " if c == " " else c for c in typed])
+        await pilot.pause()
+        assert app.screen is dialog and recorder.of(ApprovalAnswered) == [], "nothing was answered"
+        assert prompt.value == typed and dialog.has_class("-typing")
+
+
 async def test_the_trust_dialog_at_start_never_takes_typing_as_trust(tmp_path: Path) -> None:
     """It opens by itself right after the first frame: 't' of "the tests" must not trust the folder."""
     import json

@@ -160,12 +160,12 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
     BINDINGS = [
-        Binding("y,o", "answer('once')", "Allow once", tooltip="allow once"),
+        Binding("y", "answer('once')", "Allow once", tooltip="allow once"),
         Binding("a", "answer('always')", "Always",
                 tooltip="always allow, for the session: a write, on this file; an MCP tool, every call; a command, this exact line"),
         Binding("p", "answer('prefix')", "Always this prefix", show=False,
                 tooltip="always allow commands starting with the prefix shown (when one is offered)"),
-        Binding("n,d", "answer('deny')", "Deny", tooltip="deny (the model is told; the turn goes on)"),
+        Binding("n", "answer('deny')", "Deny", tooltip="deny (the model is told; the turn goes on)"),
         Binding("r", "reason", "Deny with reason", tooltip="deny and say why (the model reads the reason)"),
         Binding("escape", "cancel_turn", "Stop the turn", tooltip="stop the turn (nothing runs)"),
         Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False,
