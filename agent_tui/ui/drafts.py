@@ -111,26 +111,31 @@ class Drafts:
     def _file(self, token: str, suffix: str) -> Path:
         return self.folder / f"{self.stem}.draft{'.' + token if token else ''}{suffix}"
 
-    def save(self, text: str, folded: Folded | None = None) -> bool:
+    def save(self, text: str, folded: Folded | None = None, slot: str = "") -> bool:
         """Keep ``text`` as this instance's draft (masked, written atomically); an empty one removes it.
         ``folded``: the box as it shows ``text`` (its large pastes folded), kept beside it so the draft comes
-        back folded.  True when that is done (False: an unwritable state directory, the draft lives in the
-        box only)."""
-        tmp = self._file(self.token, ".tmp")
+        back folded.  ``slot``: a second text of this instance (``"before"``: what was typed before browsing,
+        while the box holds an edited earlier entry), its own file, dated a second older than the box's so
+        the next start puts the box's back in the box.  True when that is done (False: an unwritable state
+        directory, the draft lives in the box only)."""
+        token = f"{self.token}-{slot}" if slot else self.token
+        path = self._file(token, ".json")
+        tmp = self._file(token, ".tmp")
         try:
             if not text.strip():
-                self.path.unlink(missing_ok=True)
+                path.unlink(missing_ok=True)
                 self.problem = ""
                 return True
             from agent_tui.core.redact import redact_text
 
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
             self._hold()
-            record: dict[str, object] = {"text": redact_text(text[:MAX_DRAFT]), "at": time.time(), "pid": os.getpid()}
+            at = time.time() - (1.0 if slot else 0.0)
+            record: dict[str, object] = {"text": redact_text(text[:MAX_DRAFT]), "at": at, "pid": os.getpid()}
             if len(text) <= MAX_DRAFT and (kept := _folded_record(str(record["text"]), folded)) is not None:
                 record["folded"] = kept
             tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-            tmp.replace(self.path)
+            tmp.replace(path)
             self.problem = ""
             return True
         except OSError as exc:

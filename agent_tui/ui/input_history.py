@@ -48,6 +48,9 @@ class InputHistory:
         self.cursor = len(self.entries)
         self.draft = ""
         """What was in the prompt when browsing started (restored past the newest entry)."""
+        self.edits: dict[int, str] = {}
+        """Entries changed in the box while browsing, by index: ↑/↓ away and back brings the change back, as
+        readline does (a recalled entry that was edited, or typed over after a clear, was lost on ↑↓)."""
         self.drafts = Drafts(path) if path is not None else None
         """This run's unsent draft on disk (ui/drafts; None: in memory only)."""
         self.older_drafts = 0
@@ -97,6 +100,7 @@ class InputHistory:
         True when the text is on disk (or was already the last entry)."""
         self.cursor = len(self.entries)
         self.draft = ""
+        self.edits.clear()
         if self.entries and self.entries[-1] == text:
             return True
         if not text.strip() or (len(text) > MAX_CHARS and not keep_long):
@@ -121,11 +125,13 @@ class InputHistory:
         return True
 
     # the unsent draft -----------------------------------------------------------------------------
-    def save_draft(self, text: str, folded: Folded | None = None) -> str:
+    def save_draft(self, text: str, folded: Folded | None = None, before: str = "") -> str:
         """Keep ``text`` (the box's whole text, pastes expanded; ``folded``: as the box shows it) so a crash,
         a kill or a quit loses no typing; an empty box removes it (``ui/drafts``: one file per running
-        instance).  Returns why it could not be kept ("" when it was, or when this history keeps no drafts)."""
-        if self.drafts is None or self.drafts.save(text, folded):
+        instance).  ``before``: what was typed before browsing, when the box holds an edited earlier entry
+        (both come back: the box's text in the box, this under ↑).  Returns why it could not be kept ("" when
+        it was, or when this history keeps no drafts)."""
+        if self.drafts is None or (self.drafts.save(text, folded) and self.drafts.save(before, slot="before")):
             return ""
         return self.drafts.problem or "the draft could not be written"
 
@@ -159,13 +165,21 @@ class InputHistory:
         """The entry ``delta`` steps away (-1 older, +1 newer), or None when there is none."""
         if not self.entries:
             return None
-        if self.cursor == len(self.entries):
-            self.draft = current
         target = self.cursor + delta
         if target < 0 or target > len(self.entries):
             return None
+        if self.cursor == len(self.entries):
+            self.draft = current
+        elif current != self.entries[self.cursor]:
+            self.edits[self.cursor] = current
+        else:
+            self.edits.pop(self.cursor, None)
         self.cursor = target
-        return self.entries[target] if target < len(self.entries) else self.draft
+        return self.edits.get(target, self.entries[target]) if target < len(self.entries) else self.draft
+
+    def browsing_edit(self, current: str) -> bool:
+        """The box (``current``) holds an earlier entry the user changed (not what was typed before browsing)."""
+        return self.cursor < len(self.entries) and current != self.entries[self.cursor]
 
 
 def history_path(workspace: Path) -> Path:

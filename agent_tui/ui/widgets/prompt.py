@@ -140,7 +140,8 @@ class PromptInput(TextArea):
         h = self.inputs
         browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
         folded = None if browsing or not self.pastes else (self.text, dict(self.pastes))
-        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded(), folded)
+        before = self.expanded(h.draft) if h.browsing_edit(self.text) else ""
+        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded(), folded, before)
         if problem and not self._draft_problem and self.is_attached:
             self.notify(f"What you type cannot be saved ({problem}): until you send it, it is only in this "
                         "box, and a crash or kill would lose it.", title="Draft not saved", severity="warning",
@@ -194,10 +195,10 @@ class PromptInput(TextArea):
         elif key == "shift+tab" and self.cycling:
             self._stop(event)
             self._tab(-1)
-        elif key == "up" and self.cursor_location[0] == 0:
+        elif key == "up" and self._visual_row() == 0:
             self._stop(event)
             self._recall(-1)
-        elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+        elif key == "down" and self._visual_row() == self._visual_rows() - 1:
             self._stop(event)
             self._recall(1)
         else:
@@ -240,6 +241,20 @@ class PromptInput(TextArea):
     def _stop(event: events.Key) -> None:
         event.stop()
         event.prevent_default()
+
+    def _visual_row(self) -> int:
+        """The cursor's row as the box shows it (a long line wraps over several rows: ↑ moves within them
+        before it recalls history, or a message recalled to edit was left with the edit lost)."""
+        try:
+            return int(self.wrapped_document.location_to_offset(self.cursor_location).y)
+        except Exception:  # (a document not wrapped yet: its logical line)
+            return int(self.cursor_location[0])
+
+    def _visual_rows(self) -> int:
+        try:
+            return max(1, int(self.wrapped_document.height))
+        except Exception:
+            return self.document.line_count
 
     def _recall(self, step: int) -> None:
         text = self.inputs.step(step, self.text)
