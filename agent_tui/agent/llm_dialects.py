@@ -8,6 +8,9 @@ real API answers with a 400 (or, for Gemini's enums, silently garbles), with whe
   1024 tokens (docs.anthropic.com, extended thinking: "budget_tokens … minimum is 1,024");
 - Gemini 3: a thinking budget and a thinking level are not both allowed ("Cannot specify both
   thinking_budget and thinking_level"): ``reasoning_effort`` (the level) wins;
+- Gemini 2.5: a thinking budget within the model's range (ai.google.dev, thinking: Pro 128–32,768, Flash
+  0–24,576, Flash-Lite 0 or 512–24,576; "thinking_budget is out of range"): a global ``thinking`` set
+  for Claude (32,000) and kept over a ``/model`` switch is brought into it;
 - Gemini: ``enum`` only on a STRING schema ("parameters.properties[x].enum: only allowed for STRING
   type"); a number's or a boolean's choices go to its description instead, where the model still
   reads them;
@@ -28,6 +31,11 @@ from typing import Any
 CLAUDE_MIN_THINKING = 1024
 #: Claude's highest temperature.
 CLAUDE_MAX_TEMPERATURE = 1.0
+#: Gemini 2.5 thinking budgets besides 0 (where 0, off, is taken), by model-name prefix, longest first.
+GEMINI_BUDGETS: tuple[tuple[str, int, int, bool], ...] = (
+    ("gemini-2.5-flash-lite", 512, 24_576, True), ("gemini-2.5-flash", 1, 24_576, True),
+    ("gemini-2.5-pro", 128, 32_768, False),
+)
 
 
 def fit_dialect(fam: str, model: str, kw: dict[str, Any], ceiling: int | None = None) -> None:
@@ -48,10 +56,21 @@ def fit_dialect(fam: str, model: str, kw: dict[str, Any], ceiling: int | None = 
     elif fam == "gemini":
         if "gemini-3" in model.lower() and kw.get("reasoning_effort") and kw.get("thinking"):
             del kw["thinking"]
+        _fit_gemini_budget(model, kw)
         if kw.get("tools"):
             kw["tools"] = [_gemini_tool(t) for t in kw["tools"]]
     if ceiling and isinstance(kw.get("max_tokens"), int) and kw["max_tokens"] > ceiling:
         kw["max_tokens"] = ceiling
+
+
+def _fit_gemini_budget(model: str, kw: dict[str, Any]) -> None:
+    thinking = kw.get("thinking")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, Mapping) else None
+    name = model.lower().rsplit("/", 1)[-1]
+    rule = next((r for r in GEMINI_BUDGETS if name.startswith(r[0])), None)
+    if not isinstance(budget, int) or rule is None or (budget == 0 and rule[3]):
+        return
+    kw["thinking"] = {**thinking, "budget_tokens": min(max(budget, rule[1]), rule[2])}
 
 
 def _gemini_tool(tool: Mapping[str, Any]) -> dict[str, Any]:

@@ -366,15 +366,36 @@ def cache_key(session_id: str) -> str:
     return "agent-tui-" + hashlib.sha256(session_id.encode()).hexdigest()[:16]
 
 
-def output_ceiling(model: str) -> int | None:
-    """The model's output-token limit from litellm's metadata (None when unknown)."""
+def system_as_user(model: str) -> bool:
+    """Whether litellm would send this OpenAI reasoning model's system messages as *user* messages: it does
+    for an o-series model its table does not mark ``supports_system_messages`` (o3, o3-mini, o4-mini,
+    o3-pro), and agent-tui's rules, files and summary then read as if the user had typed them.  OpenAI takes
+    the ``developer`` role for them, which litellm passes on unchanged."""
+    import re
+
+    name = model.lower().rsplit("/", 1)[-1]
+    if not re.match(r"o\d", name):
+        return False
     from agent_tui.agent.llm import preload_litellm
 
     try:
+        return not preload_litellm().get_model_info(model).get("supports_system_messages")
+    except Exception:  # unknown to litellm: it converts them the same way
+        return True
+
+
+def output_ceiling(model: str) -> int | None:
+    """The model's output-token limit from litellm's metadata (None when unknown)."""
+    from agent_tui.agent.llm import preload_litellm
+    from agent_tui.core.model_settings import known_output_limit
+
+    known = known_output_limit(model)
+    try:
         value = preload_litellm().get_model_info(model).get("max_output_tokens")
     except Exception:  # a model litellm does not know (a local server's): no limit to keep to
-        return None
-    return int(value) if isinstance(value, int | float) and value > 0 else None
+        return known
+    found = int(value) if isinstance(value, int | float) and value > 0 else None
+    return min(x for x in (found, known) if x is not None) if (found or known) else None
 
 
 def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None,
@@ -426,8 +447,10 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
             kw["prompt_cache_key"] = cache_key(session_id)
     if fam == "anthropic":  # thinking may be on without being asked (Claude Sonnet 5, Opus 5, Fable 5...)
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
-    if fam == "gemini":
-        msgs[:] = [m for m in msgs if not is_empty_reply(m)]
+    if fam in ("gemini", "anthropic"):  # litellm drops it for Gemini; for Claude it wrote a "[System: …]" line in
+        msgs[:] = [m for m in msgs if not is_empty_reply(m)]  # its place, which the model read as its own words
+    if fam == "openai" and system_as_user(model):
+        msgs[:] = [{**m, "role": "developer"} if m.get("role") == "system" else m for m in msgs]
     fit_dialect(fam, model, kw, output_ceiling(model))
     kw.update(config.extra)
     return kw

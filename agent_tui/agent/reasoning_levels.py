@@ -10,13 +10,16 @@ guess:
   The nearest level the map does not rule out is sent instead ("max" is OpenAI's "xhigh").
 - Gemini: litellm refuses "xhigh" and "max" before sending ("Invalid reasoning_effort"), so they are
   "high".  Gemini 2.5 Pro cannot stop thinking (a budget of 0 is a 400: "This model only works in
-  thinking mode"), so "none" is "minimal" there.
+  thinking mode"), so "none" is "minimal" there.  Gemini 3 Pro takes the levels low and high only
+  ("Thinking level MEDIUM is not supported for this model"); 3.1 Pro and the Flash models take medium.
 - Ollama: litellm reads "xhigh" and "max" as thinking *off* for models that think on or off; they are
   "high".  gpt-oss takes low, medium and high only.
 - Claude and DeepSeek take the whole scale (litellm maps it to budgets, DeepSeek maps it itself).
 """
 
 from __future__ import annotations
+
+import re
 
 from agent_tui.core.budget import model_info
 from agent_tui.core.model_settings import REASONING_EFFORTS
@@ -41,6 +44,8 @@ def fitted_effort(fam: str, model: str, effort: str) -> str:
         return nearest(effort, taken)
     if fam == "gemini":
         taken = [lv for lv in GEMINI_LEVELS if not (lv == "none" and name.startswith("gemini-2.5-pro"))]
+        if re.match(r"gemini-3-pro($|-)", name):  # litellm sends "none" as the level low
+            taken = ["none", "low", "high"]
         return nearest(effort, taken)
     if fam == "ollama":
         if name.startswith("gpt-oss"):

@@ -150,9 +150,35 @@ def _model_table() -> dict[str, Any]:
         return {}
 
 
+#: Output limits the providers state for models litellm's table has no entry of its own for, where its
+#: family fallback says more: Claude Opus 4 and 4.1 write at most 32,000 tokens, and litellm's Claude baseline
+#: said 64,000, so the plan's reserve (40,000 of a 200K window) went out as ``max_tokens`` and every request
+#: was refused ("max_tokens: 40000 > 32000").  Matched on the model's name without its provider.
+KNOWN_OUTPUT_LIMITS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile(r"claude-opus-4(-0|-1|-20250514)?($|[-@:])"), 32_000),
+    (re.compile(r"claude-3-5-(haiku|sonnet)"), 8_192),
+    (re.compile(r"claude-3-(haiku|opus|sonnet)"), 4_096),
+)
+
+
+def known_output_limit(model: str | None) -> int | None:
+    """The stated output limit of ``model`` when :data:`KNOWN_OUTPUT_LIMITS` has it."""
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    name = name.removeprefix("anthropic.").removeprefix("us.anthropic.").removeprefix("eu.anthropic.")
+    return next((limit for pattern, limit in KNOWN_OUTPUT_LIMITS if pattern.match(name)), None)
+
+
+def _with_known_limit(model: str, info: dict[str, Any]) -> dict[str, Any]:
+    limit = known_output_limit(model)
+    out = info.get("max_output_tokens")
+    if limit is None or (isinstance(out, int | float) and 0 < out <= limit):
+        return info
+    return {**info, "max_output_tokens": limit}
+
+
 def register_model_info(model: str, info: dict[str, Any]) -> None:
     """Remember metadata the agent layer got from ``litellm.get_model_info`` for ``model``."""
-    _registered[model] = {k: v for k, v in info.items() if v is not None}
+    _registered[model] = _with_known_limit(model, {k: v for k, v in info.items() if v is not None})
 
 
 def _candidates(model: str) -> list[str]:
@@ -177,5 +203,5 @@ def lookup_model_info(model: str | None) -> dict[str, Any]:
     for key in _candidates(model):
         info = table.get(key)
         if isinstance(info, dict) and (info.get("max_input_tokens") or info.get("max_tokens")):
-            return info
+            return _with_known_limit(model, info)
     return {}

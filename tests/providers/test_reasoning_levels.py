@@ -42,6 +42,8 @@ def test_the_config_takes_every_providers_words_and_nothing_else() -> None:
     ("gemini", "gemini/gemini-2.5-pro", "none", "minimal"),  # always thinks
     ("gemini", "gemini/gemini-2.5-flash", "none", "none"),
     ("gemini", "gemini/gemini-3-pro-preview", "max", "high"),
+    ("gemini", "gemini/gemini-3-pro-preview", "medium", "high"),  # 3 Pro takes low and high only
+    ("gemini", "gemini/gemini-3.1-pro-preview", "medium", "medium"),
     ("ollama", "qwen3:8b", "xhigh", "high"),
     ("ollama", "gpt-oss:20b", "none", "low"),
     ("anthropic", "anthropic/claude-opus-4-5", "max", "max"),  # litellm maps the whole scale
@@ -155,3 +157,75 @@ async def test_deepseek_takes_max_and_is_not_sent_a_temperature_its_thinking_ign
             assert all("temperature" not in b for b in bodies), model
         if model == "deepseek/deepseek-v4-pro":
             assert {b.get("reasoning_effort") for b in bodies} == {"max"}
+
+
+@pytest.mark.parametrize("model", ["anthropic/claude-opus-4-1", "anthropic/claude-opus-4-20250514"])
+async def test_claude_opus_4_with_default_settings_is_not_asked_for_more_than_it_writes(tmp_path: Path,
+                                                                                         model: str) -> None:
+    """litellm has no entry of its own for these and its Claude fallback says 64,000 output tokens: the plan's
+    reserve of 40,000 went out as max_tokens, and Anthropic refuses anything above 32,000, on every request."""
+    with FakeAnthropic() as fake:
+        fake.script(Turn(text="Hello."))
+        agent, ws = provider_agent(make_repo(tmp_path / "p"), model, fake.base_url, {}, window=None)
+        try:
+            events = await run_turn(agent, "hello")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done"
+    assert all(0 < r.body["max_tokens"] <= 32_000 for r in fake.answered)
+
+
+@pytest.mark.parametrize(("model", "table"), [
+    ("gemini/gemini-3-pro-preview", {"reasoning_effort": "medium"}),  # Gemini 3 Pro: low or high only
+    ("gemini/gemini-3-pro-preview", {"reasoning_effort": "minimal"}),
+    ("gemini/gemini-2.5-flash", {"thinking": 32_000}),  # a budget set for Claude, kept over /model
+    ("gemini/gemini-2.5-pro", {"thinking": 64}),
+    ("gemini/gemini-2.5-flash-lite", {"thinking": 100}),
+])
+async def test_gemini_thinking_settings_are_brought_into_what_the_model_takes(tmp_path: Path, model: str,
+                                                                              table: dict[str, Any]) -> None:
+    with FakeGemini() as fake:
+        fake.script(Turn(text="Hello."))
+        agent, ws = provider_agent(make_repo(tmp_path / "p"), model, fake.base_url + "/v1beta",
+                                   {**table, "api_key": "AIza-test-key"})
+        try:
+            events = await run_turn(agent, "hello")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].status == "done" and events[-1].text == "Hello."
+
+
+@pytest.mark.parametrize(("model", "role"), [("openai/o3", "developer"), ("openai/o4-mini", "developer"),
+                                             ("openai/gpt-5", "system"), ("openai/gpt-4o", "system")])
+async def test_openai_reasoning_models_get_the_instructions_as_instructions(
+        tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]], model: str, role: str) -> None:
+    """litellm sends an o-series model's system messages as user messages unless its table marks the model
+    as taking them (o3, o4-mini are not marked): the rules, files and summary read as if the user typed them."""
+    base, bodies = recorder
+    agent, ws = provider_agent(make_repo(tmp_path / "p"), model, base, {})
+    try:
+        await run_turn(agent, "hello")
+    finally:
+        ws.close()
+    assert bodies and {b["messages"][0]["role"] for b in bodies} == {role}
+    assert [m["role"] for m in bodies[0]["messages"]].count("user") == 1, "only the user's own message is the user's"
+
+
+async def test_claude_is_not_shown_a_made_up_line_where_an_empty_reply_sits(
+        tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]]) -> None:
+    """A reply with no text and no tool call stays in the history; litellm sent it to Claude as the assistant text
+    "[System: Empty message content sanitised to satisfy protocol]", which the model reads as its own words."""
+    from agent_tui.agent.llm import preload_litellm
+    from agent_tui.agent.llm_provider import request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    base, bodies = recorder
+    litellm = preload_litellm()
+    history = [{"role": "system", "content": "rules"}, {"role": "user", "content": "think about it"},
+               {"role": "assistant", "content": ""}, {"role": "user", "content": "and now?"}]
+    kw = request_kwargs(LLMConfig(model="anthropic/claude-sonnet-4-5", api_base=base.removesuffix("/v1"),
+                                  api_key="sk-ant-test"), history, None)
+    with pytest.raises(Exception):  # noqa: B017 (the recorder answers 400)
+        await litellm.acompletion(**{**kw, "stream": False, "stream_options": None})
+    sent = json.dumps(bodies[-1]["messages"])
+    assert "sanitised" not in sent and "think about it" in sent and "and now?" in sent

@@ -43,9 +43,19 @@ from typing import Any
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, sse
 
 
+#: Limits Anthropic's model overview states where litellm's table has no entry of its own (its Claude baseline
+#: says 64,000 for these): the fake keeps its own list, not the product's.
+STATED_LIMITS = {"claude-opus-4-1": 32_000, "claude-opus-4-1-20250805": 32_000, "claude-opus-4-20250514": 32_000,
+                 "claude-opus-4-0": 32_000}
+
+
 def max_output(model: str) -> int | None:
-    """The model's output-token limit from litellm's model metadata (None when it has none)."""
+    """The model's output-token limit: as Anthropic states it, else litellm's model metadata (None when
+    neither has one)."""
     import litellm
+
+    if model.rsplit("/", 1)[-1] in STATED_LIMITS:
+        return STATED_LIMITS[model.rsplit("/", 1)[-1]]
 
     try:
         info = litellm.get_model_info(model if "/" in model else f"anthropic/{model}")

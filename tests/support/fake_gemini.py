@@ -22,7 +22,8 @@ with Gemini's 400 ``INVALID_ARGUMENT`` what Gemini refuses:
 * a function name that does not start with a letter or ``_`` (Vertex ``FunctionDeclaration.name``);
 * a ``thinkingConfig`` with both a budget and a level (Gemini 3: "Cannot specify both");
 * a thinking budget of 0 for Gemini 2.5 Pro, which cannot stop thinking ("Budget 0 is invalid. This model
-  only works in thinking mode.").
+  only works in thinking mode."), or outside the model's range (``BUDGETS``: ai.google.dev, thinking);
+* a thinking level Gemini 3 Pro does not take (only low and high: "Thinking level MEDIUM is not supported").
 
 Google accepts its documented placeholder signature (``skip_thought_signature_validator``) and
 so does the fake; ``placeholders`` counts requests that used it, so a test can prove the real
@@ -42,6 +43,8 @@ from typing import Any
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn
 
 _KEY = b"fake-gemini-signing-key"
+#: Thinking budgets each 2.5 model takes besides 0 (longest name first: a prefix match).
+BUDGETS = {"gemini-2.5-flash-lite": (512, 24_576), "gemini-2.5-flash": (1, 24_576), "gemini-2.5-pro": (128, 32_768)}
 PLACEHOLDER = base64.b64encode(b"skip_thought_signature_validator").decode()
 FINISH = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS"}
 #: The fields of Gemini's ``Schema`` message (anything else in ``parameters`` is refused).
@@ -117,8 +120,17 @@ class FakeGemini(FakeDialect):
         if (_get(thinking, "thinkingBudget", "thinking_budget") is not None
                 and _get(thinking, "thinkingLevel", "thinking_level") is not None):
             raise Rejected("Cannot specify both thinking_budget and thinking_level in the same request.")
-        if _get(thinking, "thinkingBudget", "thinking_budget") == 0 and "gemini-2.5-pro" in self.model_of(path):
+        model_name = self.model_of(path)
+        budget = _get(thinking, "thinkingBudget", "thinking_budget")
+        if budget == 0 and "gemini-2.5-pro" in model_name:
             raise Rejected("Budget 0 is invalid. This model only works in thinking mode.")
+        low, high = BUDGETS.get(next((k for k in BUDGETS if model_name.startswith(k)), ""), (0, 1 << 30))
+        if isinstance(budget, int) and budget != 0 and not low <= budget <= high:
+            raise Rejected(f"The thinking_budget is out of range; supported values are integers from {low} to {high}.")
+        level = str(_get(thinking, "thinkingLevel", "thinking_level") or "").lower()
+        if level and model_name.startswith("gemini-3-pro") and level not in ("low", "high"):
+            raise Rejected(f"Thinking level {level.upper()} is not supported for this model. Please retry with "
+                           "other thinking level.")
         system = body.get("systemInstruction") or body.get("system_instruction")
         if isinstance(system, dict):
             self._check_parts(system.get("parts") or [], "system_instruction")
