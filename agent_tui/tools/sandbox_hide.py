@@ -42,7 +42,17 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     # other AI tools' keys, and agent-tui's own config (api_key, trusted folders) and state (the input
     # history of every workspace: one workspace's commands must not read what was typed in another)
     "~/.config/agent-tui", "~/.local/state/agent-tui", "~/.codex", "~/.claude", "~/.claude.json", "~/.config/github-copilot",
-    "~/.huggingface", "~/.cache/huggingface/token", "~/.config/openai",
+    "~/.huggingface", "~/.cache/huggingface/token", "~/.config/openai", "~/.gemini", "~/.aider.conf.yml",
+    "~/.aider.oauth-keys.env", "~/.continue", "~/.config/io.datasette.llm", "~/.local/share/opencode",
+    "~/.config/opencode", "~/.cursor", "~/.config/anthropic", "~/.config/openrouter", "~/.config/sops",
+    "~/.ollama/id_ed25519", "~/.cache/agent-tui", "~/.config/goose", "~/.config/zed",
+    # more cloud and service credentials
+    "~/.databrickscfg", "~/.wrangler", "~/.config/.wrangler", "~/.vercel", "~/.local/share/com.vercel.cli",
+    "~/.netlify", "~/.config/netlify", "~/.config/stripe", "~/.config/hcloud", "~/.snowsql", "~/.m2/settings.xml",
+    "~/.config/heroku", "~/.netrc.gpg", "~/.bundle/credentials", "~/.terraformrc", "~/.config/helm",
+    "~/.config/configstore", "~/.config/firebase", "~/.config/twilio", "~/.config/flyctl", "~/.config/railway",
+    "~/.railway", "~/.supabase", "~/.config/supabase", "~/.config/ngrok", "~/.ngrok2", "~/.config/doppler",
+    "~/.doppler", "~/.config/age", "~/.config/rbw", "~/.config/Bitwarden CLI", "~/.config/1Password",
     # shell start-up files: where providers' own instructions put `export OPENAI_API_KEY=…` (redaction
     # matches the value as written, not a base64 or reversed copy a command makes of the file)
     "~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_aliases", "~/.profile", "~/.zshrc", "~/.zshenv",
@@ -58,7 +68,10 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
 XDG_CONFIG_HIDDEN: tuple[str, ...] = ("agent-tui", "gcloud", "gh", "hub", "glab-cli", "op", "rclone", "doctl",
                                       "git/credentials", "containers/auth.json", "github-copilot", "openai",
                                       "pip/pip.conf", "uv/uv.toml", "composer/auth.json", "fish/config.fish",
-                                      "fish/conf.d", "direnv")
+                                      "fish/conf.d", "direnv", "io.datasette.llm", "opencode", "anthropic",
+                                      "openrouter", "sops", "stripe", "hcloud", "heroku", "helm", "netlify",
+                                      ".wrangler", "configstore", "firebase", "flyctl", "railway", "supabase",
+                                      "ngrok", "doppler", "age", "rbw", "goose", "zed")
 #: Environment variables naming a secret file or folder (``:``-separated lists allowed).
 PATH_VARS: tuple[str, ...] = (
     "GNUPGHOME", "DOCKER_CONFIG", "KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",

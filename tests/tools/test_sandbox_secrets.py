@@ -43,6 +43,25 @@ SECRETS = {
     ".zshrc": "SECRET-zshrc-export",
     ".config/fish/config.fish": "SECRET-fish-export",
     ".env": "SECRET-home-dotenv",
+    # other AI tools' keys and private keys (a fifth audit found 43 of 49 such files readable)
+    ".gemini/oauth_creds.json": "SECRET-gemini-oauth",
+    ".gemini/.env": "SECRET-gemini-env",
+    ".aider.conf.yml": "SECRET-aider",
+    ".continue/config.json": "SECRET-continue",
+    ".config/io.datasette.llm/keys.json": "SECRET-llm-keys",
+    ".local/share/opencode/auth.json": "SECRET-opencode",
+    ".cursor/mcp.json": "SECRET-cursor-mcp",
+    ".config/sops/age/keys.txt": "SECRET-age-private-key",
+    ".ollama/id_ed25519": "SECRET-ollama-key",
+    ".cache/agent-tui/logs/mcp/server.log": "SECRET-mcp-log",
+    ".databrickscfg": "SECRET-databricks",
+    ".config/.wrangler/config/default.toml": "SECRET-wrangler",
+    ".vercel/auth.json": "SECRET-vercel",
+    ".config/stripe/config.toml": "SECRET-stripe",
+    ".m2/settings.xml": "SECRET-maven-server-password",
+    ".terraformrc": "SECRET-terraformrc",
+    ".config/helm/repositories.yaml": "SECRET-helm",
+    ".config/heroku/config.json": "SECRET-heroku",
 }
 
 
