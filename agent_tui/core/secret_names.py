@@ -49,7 +49,12 @@ def secret_name(name: str) -> bool:
 _ENV_NOT_SECRET = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK"})
 #: Words that end a secret environment variable's name before a qualifier (``OPENAI_API_KEY_2``,
 #: ``STRIPE_KEY_LIVE``): dropped from its end before ``secret_name`` looks at its last word.
-_ENV_QUALIFIERS = frozenset({"old", "new", "prod", "production", "dev", "test", "staging", "live", "backup"})
+_ENV_QUALIFIERS = frozenset({"old", "new", "prod", "production", "dev", "test", "staging", "live", "backup",
+                             "b64", "base64", "json", "pem", "encoded", "hex", "raw"})
+#: Last words of an environment variable whose value is a credential though no secret word says so: a
+#: webhook URL posts as its owner, a DSN or cookie or JWT logs in, a signing key signs
+#: (``DISCORD_WEBHOOK``, ``SENTRY_DSN``, ``COOKIE``, ``HMAC_SIGNING``).
+_ENV_SECRET_LAST = frozenset({"webhook", "dsn", "cookie", "cookies", "jwt", "hmac", "signing"})
 #: Endings of a word that mark an environment variable secret wherever the word is in its name, also
 #: glued to another word (``PGPASSWORD``, ``GITHUBTOKEN``, ``TF_TOKEN_app_terraform_io``, ``SECRETS_JSON``).
 _ENV_SECRET_ENDINGS = ("token", "secret", "secrets", "password", "passwd", "passphrase", "credential",
@@ -63,8 +68,9 @@ def secret_env_name(name: str) -> bool:
 
     ``secret_name`` (by the last word: ``DB_PASS``, ``MYSQL_PWD``, ``GH_PAT``, ``OPENAI_API_KEY``; not
     ``KEY_FILE``, ``MAX_TOKENS``, ``PASSENGER_ENV``, ``AWS_ACCESS_KEY_ID``) after dropping a numeric or
-    ``_ENV_QUALIFIERS`` suffix, or a word ending with one of ``_ENV_SECRET_ENDINGS``, or the word
-    ``auth`` anywhere (``DOCKER_AUTH_CONFIG``); never ``PWD`` or ``SSH_AUTH_SOCK``."""
+    ``_ENV_QUALIFIERS`` suffix (``SSH_PRIVATE_KEY_B64``), a last word of ``_ENV_SECRET_LAST`` or a
+    ``…_SERVICE_ACCOUNT``, a word ending with one of ``_ENV_SECRET_ENDINGS``, or the word ``auth``
+    anywhere (``DOCKER_AUTH_CONFIG``); never ``PWD`` or ``SSH_AUTH_SOCK``."""
     if name in _ENV_NOT_SECRET:
         return False
     words = [w.lower() for w in _NAME_PARTS_RE.findall(name)]
@@ -72,6 +78,6 @@ def secret_env_name(name: str) -> bool:
         words.pop()
     if not words:
         return False
-    if words[-1] in _SECRET_LAST_WORDS:
+    if words[-1] in _SECRET_LAST_WORDS or words[-1] in _ENV_SECRET_LAST or words[-2:] == ["service", "account"]:
         return True
     return any(w == "auth" or w.endswith(_ENV_SECRET_ENDINGS) for w in words)

@@ -14,3 +14,13 @@ def test_pass_pwd_pat_names_are_dropped_and_ordinary_ones_kept() -> None:
     env = command_env(base=base)
     assert env["DATABASE_URL"] == base["DATABASE_URL"], "kept: its name is not secret (its password is masked)"
     assert env["PWD"] == "/w" and env["KEY_FILE"] == "/etc/k.pem" and env["MAX_TOKENS"] == "4096"
+
+
+def test_encoded_keys_webhooks_dsns_cookies_and_service_accounts_are_dropped() -> None:
+    """A fifth audit: these reached every command, and their values printed unmasked."""
+    secret = {"SSH_PRIVATE_KEY_B64": "LS0t", "GPG_PRIVATE_KEY_BASE64": "LS0t", "DISCORD_WEBHOOK": "https://d/x",
+              "FIREBASE_SERVICE_ACCOUNT": "{}", "COOKIE": "sid=1", "HMAC_SIGNING": "k", "SENTRY_DSN": "https://k@s/1",
+              "GOOGLE_CREDENTIALS_JSON": "{}", "TLS_KEY_PEM": "x", "SESSION_JWT": "eyJ"}
+    ordinary = {"KEY_FILE": "/etc/k.pem", "PRIVATE_NETWORK": "10.0.0.0/8", "HOOK_DIR": "h", "PYTHONHASHSEED": "0",
+                "ACCOUNT_ID": "12", "JSON_LOGS": "1", "SIGNING_ENABLED": "1"}
+    assert sorted(dropped_names(base={**secret, **ordinary})) == sorted(secret)
