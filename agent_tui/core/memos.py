@@ -52,12 +52,20 @@ def save_rolling_memo(engine: Any, text: str, kind: str) -> ContextItem:
 
 
 def drop_memos_in_window(engine: Any, hits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``hits`` without the memos whose text is already in the window as a memo item."""
-    texts = [it.content for it in window_memos(engine)]
+    """``hits`` without the memos whose text is already in the window as a memo item, without any whose text
+    an earlier recall of this stretch of history still carries (each turn's recall brought the same memos
+    into every user message again), and without repeats within ``hits`` (a new session's seed memo is a copy
+    of the memo it was seeded from, and both matched)."""
+    memos = [it.content for it in window_memos(engine)]
+    recalled = [it.content for it in engine.items.values()
+                if it.provenance.get("note") == "recall" and it.state == State.IN]
+    seen: set[str] = set()
     out = []
     for h in hits:
         body = str(h.get("content") or "").strip()
-        if h.get("kind") == "memo" and body and any(body in t for t in texts):
+        if body and (body in seen or any(body in t for t in recalled)
+                     or h.get("kind") == "memo" and any(body in t for t in memos)):
             continue
+        seen.add(body)
         out.append(dict(h))
     return out

@@ -68,3 +68,24 @@ def test_memo_rows_know_their_version_even_past_the_listed_ones(tmp_path: Path) 
         assert ws.store.memo_versions([]) == {}
     finally:
         ws.close()
+
+
+def test_a_recalled_memo_is_not_recalled_again_nor_beside_its_seed_copy(tmp_path: Path) -> None:
+    """A tester's session: each turn's recall put the same two memos into its user message, three turns in a
+    row, and the two were one memo and its seed copy (same text) — paid for twice, on every turn."""
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384))
+    try:
+        eng = ws.engine(new=True)
+        body = "Parser port: grammar vendored under third_party/grammar, zebra fixture fails"
+        hits = [{"kind": "memo", "id": "memo5", "content": body, "score": 3.0},
+                {"kind": "memo", "id": "memo6", "content": body, "score": 2.9},  # the seed copy
+                {"kind": "decision", "id": "d2", "content": "Use tree-sitter, not lark", "score": 1.0}]
+        eng.add_user("cat big6 please")
+        first = eng.add_recalled(hits)
+        assert [i.provenance["ref"] for i in first] == ["memo5", "d2"]
+        eng.add_user("cat big7 please")
+        assert eng.add_recalled(hits) == [], "still in the window from the last turn: not repeated"
+        recalled = [it for it in eng.all_items() if it.provenance.get("note") == "recall" and it.state == State.IN]
+        assert sum(body in it.content for it in recalled) == 1
+    finally:
+        ws.close()
