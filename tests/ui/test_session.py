@@ -233,6 +233,30 @@ async def test_a_call_the_store_has_no_result_for_shows_interrupted_not_running(
         assert panel.status == "error" and "interrupted: no result recorded" in str(panel.title)
 
 
+async def test_a_message_the_model_never_answered_says_so_after_a_restart(demo_workspace: Path) -> None:
+    """Killed while the reply streamed, then resumed: the message showed with nothing under it and nothing
+    said that the answer was lost (a kill keeps no partial answer)."""
+    from agent_tui.core.config import Settings
+    from agent_tui.core.engine import ContextEngine
+    from agent_tui.ui.widgets.conversation import NO_REPLY
+
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("explain the cache")
+    eng.add_assistant("It keys on the path.")
+    eng.add_user("stream again")  # killed mid-stream: no reply stored
+    eng.add_user("draft before kill9")  # sent after the restart, its turn failed
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await app.main.conversation.replay([it for it in eng.all_items() if it.role is not None])
+        await pilot.pause()
+        flow = [w for w in app.main.conversation.children if isinstance(w, UserMessage | EventNote)]
+        shown = [("note" if isinstance(w, EventNote) else "you") for w in flow]
+        assert shown == ["you", "you", "note", "you", "note"]
+        assert all(str(w.render()).startswith("no reply was recorded") for w in flow if isinstance(w, EventNote))
+        assert NO_REPLY.startswith("no reply was recorded")
+
+
 async def test_evicting_an_active_file_says_where_its_text_still_shows(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:

@@ -149,12 +149,17 @@ class Conversation(VerticalScroll):
         pending = self._pending
         await self.clear()
         widgets: list[Any] = []
+        unanswered = False
         for it in items:
             if it.role == "user" and engine_wrote(it):
                 continue  # live, the flow never drew the engine's notes as the user's messages
             if it.role == "user":
+                if unanswered:
+                    widgets.append(EventNote(NO_REPLY, "warning"))
                 widgets.append(UserMessage(it.content, it.id))
+                unanswered = True
             elif it.role == "assistant":
+                unanswered = False
                 if it.content:
                     widgets.append(AssistantReply(it.content))
                 for call in it.tool_calls or []:
@@ -166,6 +171,8 @@ class Conversation(VerticalScroll):
                 panel.finish(it.content, is_error=bool(it.provenance.get("error")), item_id=it.id,
                              shaped_tokens=it.tokens, handle=it.provenance.get("handle"),
                              raw_tokens=int(it.provenance.get("raw_tokens") or 0))
+        if unanswered:
+            widgets.append(EventNote(NO_REPLY, "warning"))
         for panel in self._panels.values():
             if panel.status == "running":  # a call the store has no result for: the run ended during it
                 panel.interrupted()
@@ -180,6 +187,11 @@ class Conversation(VerticalScroll):
         if widgets:
             await self.mount_all(widgets)
         self.follow()
+
+
+NO_REPLY = ("no reply was recorded: the app ended (or the turn failed) before the model's answer was finished; "
+            "send it again or say \"continue\"")
+"""Under a stored message the model never answered (a kill mid-stream keeps no partial answer)."""
 
 
 def engine_wrote(item: Any) -> bool:
