@@ -289,15 +289,34 @@ async def test_context_length_exceeded(fake_llm: FakeOpenAI, fake_llm_config: LL
     assert isinstance(info.value, LLMError) and len(fake_llm.chat_requests) == 1  # not retried
 
 
-async def test_cut_mid_stream_raises_with_partial_text(fake_llm: FakeOpenAI, fake_llm_config: LLMConfig) -> None:
+async def test_cut_mid_stream_with_no_retry_left_raises_with_partial_text(fake_llm: FakeOpenAI,
+                                                                          fake_llm_config: LLMConfig) -> None:
     fake_llm.script(Reply.cut("The answer is forty-two, because", after_chunks=4, chunk_size=5))
     seen = ""
     with pytest.raises(StreamInterrupted) as info:
-        async for e in stream_completion(fake_llm_config, MESSAGES):
+        async for e in stream_completion(replace(fake_llm_config, max_retries=0), MESSAGES):
             if isinstance(e, TextDelta):
                 seen += e.text
     assert seen and info.value.partial_text == seen == "The answer is forty-two, because"[: len(seen)]
     assert "broke off" in str(info.value) and len(fake_llm.chat_requests) == 1
+
+
+async def test_a_reply_cut_mid_stream_is_asked_again_and_says_what_to_drop(fake_llm: FakeOpenAI,
+                                                                         fake_llm_config: LLMConfig) -> None:
+    """A dropped connection mid-answer ended the turn with half an answer and no retry."""
+    fake_llm.script(Reply.cut("The answer is forty-two, because", after_chunks=4, chunk_size=5),
+                    Reply.text("The answer is 42."))
+    seen = ""
+    events = []
+    async for e in stream_completion(fake_llm_config, MESSAGES):
+        events.append(e)
+        if isinstance(e, TextDelta):
+            seen += e.text
+    (retry,) = [e for e in events if isinstance(e, Retrying)]
+    first = seen[: retry.discarded]
+    assert retry.discarded == len(first) > 0 and "The answer is forty-two, because".startswith(first)
+    assert "broke off" in retry.reason and "asking again" in retry.reason
+    assert events[-1].text == "The answer is 42." and len(fake_llm.chat_requests) == 2
 
 
 async def test_planted_key_never_in_errors_or_logs(

@@ -106,6 +106,8 @@ class Retrying(Event):
     """Seconds waited before it."""
     reason: str
     """What failed (rate limit, server error, timeout)."""
+    discarded: int = 0
+    """Characters of a reply that broke off mid-stream, thrown away: the step is asked again."""
 
 
 @dataclass

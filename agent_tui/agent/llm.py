@@ -207,6 +207,7 @@ async def stream_completion(
                     await _close(response)
         except Exception as exc:
             failed = _after_failure(exc, config, attempt, asm, streamed)
+        discarded = len("".join(asm.text)) + len("".join(asm.reasoning)) if streamed else 0
         if failed is None:
             calls = asm.tool_calls()
             yield Completion(
@@ -222,7 +223,7 @@ async def stream_completion(
             return
         delay, reason = failed
         log.info("LLM call failed (%s); retry %d/%d in %.2f s", reason, attempt, config.max_retries, delay)
-        yield Retrying(attempt, delay, reason, config.max_retries)
+        yield Retrying(attempt, delay, reason, config.max_retries, discarded=max(discarded, 1) if streamed else 0)
         await asyncio.sleep(delay)
 
 
@@ -234,7 +235,14 @@ def _after_failure(exc: Exception, config: LLMConfig, attempt: int, asm: ReplyAs
     err.attempts = attempt
     if isinstance(err, ContextOverflow):
         raise err from None
-    if streamed:  # the caller already has part of the reply: a retry would duplicate it
+    if streamed and failure.retryable and attempt <= config.max_retries and (
+            failure.retry_after is None or failure.retry_after <= config.max_retry_after):
+        # The caller has part of the reply: the retry asks again, and the caller drops that part
+        # (``Retrying.discarded``).  Nothing of it ran: tool calls run only once a reply is complete.
+        text = "".join(asm.text)
+        return (backoff_delay(config, attempt, failure.retry_after),
+                f"the reply broke off after {len(text)} characters ({err.message}): asking again")
+    if streamed:  # no retry left (or none allowed): what streamed is what there is
         text = "".join(asm.text)
         raise StreamInterrupted(
             f"The reply from {config.model} broke off after {len(text)} characters: {err.message}",

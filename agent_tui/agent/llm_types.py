@@ -232,7 +232,8 @@ class ToolCallDelta:
 
 @dataclass(frozen=True)
 class Retrying:
-    """The call failed before anything was streamed and will be retried after ``delay`` s."""
+    """The call failed and will be retried after ``delay`` s (when part of the reply had streamed,
+    ``discarded`` says how much of it the retry replaces)."""
 
     attempt: int
     """Retry number, 1 for the first retry."""
@@ -242,6 +243,8 @@ class Retrying:
     """One line: why (``rate limited (HTTP 429)``...), key-free."""
     max_retries: int = 0
     """The configured number of retries, for ``retry 1/4`` displays."""
+    discarded: int = 0
+    """Characters of a reply that broke off mid-stream and are thrown away: the retry asks again."""
 
 
 @dataclass

@@ -314,7 +314,9 @@ class Agent(ReasoningMixin):
                                 partial += e.text
                                 yield ev.TextDelta(e.text)
                             elif isinstance(e, llm_mod.Retrying):
-                                yield ev.Retrying(e.attempt, e.delay, e.reason)
+                                if e.discarded:
+                                    partial = ""
+                                yield ev.Retrying(e.attempt, e.delay, e.reason, discarded=e.discarded)
                             elif isinstance(e, llm_mod.Completion):
                                 completion = e
                         break

@@ -84,11 +84,23 @@ async def test_context_length_exceeded_twice_is_a_clear_error(tmp_path: Path, fa
     assert events[-1].status == "error"
 
 
-async def test_cut_stream_keeps_partial_text(tmp_path: Path, fake_llm) -> None:
-    events, stored = await _turn(tmp_path, fake_llm, Reply.cut("The answer begins here and then", after_chunks=3))
+async def test_a_stream_that_keeps_breaking_keeps_the_last_partial_text(tmp_path: Path, fake_llm) -> None:
+    cuts = [Reply.cut("The answer begins here and then", after_chunks=3) for _ in range(8)]
+    events, stored = await _turn(tmp_path, fake_llm, *cuts)
     assert events[-1].status == "error"
+    assert sum(1 for e in events if isinstance(e, ev.Retrying) and e.discarded) >= 1
     cut = [m for m in stored if m["role"] == "assistant"]
-    assert cut and "[cut" in cut[-1]["content"] and cut[-1]["content"].startswith("The ")
+    assert len(cut) == 1 and "[cut" in cut[-1]["content"] and cut[-1]["content"].startswith("The ")
+
+
+async def test_a_stream_that_broke_once_is_asked_again_and_only_the_answer_is_kept(tmp_path: Path, fake_llm) -> None:
+    """A dropped connection mid-answer ended the turn with half an answer, and "send it again" was the only way on."""
+    events, stored = await _turn(tmp_path, fake_llm, Reply.cut("The answer begins here and then", after_chunks=3),
+                                 Reply.text("The whole answer."))
+    assert events[-1].status == "done" and events[-1].text == "The whole answer."
+    (retry,) = [e for e in events if isinstance(e, ev.Retrying)]
+    assert retry.discarded > 0 and "broke off" in retry.reason
+    assert [m["content"] for m in stored if m["role"] == "assistant"] == ["The whole answer."]
 
 
 async def test_cancel_mid_stream_keeps_the_partial_answer(tmp_path: Path, fake_llm) -> None:

@@ -91,6 +91,14 @@ class Conversation(VerticalScroll):
             stream, self._stream, self._reply = self._stream, None, None
             await stream.stop()
 
+    async def drop_reply(self) -> None:
+        """The open reply broke off and is asked for again: remove what streamed of it (the note that
+        follows says so), so the retried answer is not shown after half of the first."""
+        reply = self._reply
+        await self.end_reply()
+        if reply is not None:
+            await reply.remove()
+
     def panel(self, call_id: str) -> ToolCallPanel | None:
         return self._panels.get(call_id)
 
@@ -130,6 +138,8 @@ class Conversation(VerticalScroll):
         elif isinstance(e, ev.ThresholdCrossed):
             await self.mount(ThresholdOffer(e.level, e.message))
         elif isinstance(e, ev.Retrying):
+            if e.discarded:
+                await self.drop_reply()
             await self.note(f"retrying ({e.attempt}) in {e.delay:.1f}s: {e.reason}", "retry")
         elif isinstance(e, ev.WarningRaised):
             await self.note(f"warning: {e.message}", "warning")
