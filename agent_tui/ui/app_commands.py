@@ -180,11 +180,12 @@ class CommandsMixin:
                       placeholder="openai/gpt-4o")
             return
         if self._idle("switch models"):
-            self.check_model(arg.strip())
+            self.check_model(arg.strip(), self.main.prompt.sent_command)
 
     @work(thread=True, exclusive=True, group="model-check", exit_on_error=False)
-    def check_model(self: AgentApp, name: str) -> str:
-        """Resolve the name first (litellm's list, or the server's); switch only if it resolves."""
+    def check_model(self: AgentApp, name: str, typed: str = "") -> str:
+        """Resolve the name first (litellm's list, or the server's); switch only if it resolves.  A refused
+        name typed in the box (``typed``) goes back into it to fix, as a refused command does."""
         from agent_tui.ui import model_check
 
         ctl = self.controller
@@ -194,7 +195,8 @@ class CommandsMixin:
         verdict = model_check.check(name, self.options.session.api_base)
         if not verdict.ok:
             self.call_from_thread(setattr, self.main.status, "state", "ready")
-            raise UserError(f"/model refused: {verdict.message}")
+            back = bool(typed) and self.call_from_thread(self.main.prompt.restore, typed)
+            raise UserError(f"/model refused: {verdict.message}" + (" (It is back in the box.)" if back else ""))
         spec = self.options.session.with_model(name, ctl.session_id)
         self.call_from_thread(self.open_session, spec, f"model switched to {name} ({verdict.message})")
         return name

@@ -46,8 +46,11 @@ async def test_model_command_refuses_and_completes(demo_workspace: Path, recorde
             await pilot.press(*bad, "enter")
             await wait_for(pilot, lambda n=n: len([m for m in recorder.of(ActionFailed) if "refused" in m.message])
                            >= n, f"the refusal of {bad}")
+            assert app.main.prompt.value == bad, "a refused name goes back into the box to fix (a tester retyped it)"
+            app.main.prompt.clear()
         messages = [m.message for m in recorder.of(ActionFailed) if "refused" in m.message]
         assert "unknown model gpt-4o-typo-xyz" in messages[0] and "not a model name" in messages[1]
+        assert all("back in the box" in m for m in messages)
         assert app.controller.model == before and app.main.status.state == "ready"
         prompt = app.main.prompt
         await pilot.press(*"/model gpt-4o-mi")
