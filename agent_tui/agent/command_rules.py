@@ -52,7 +52,7 @@ from agent_tui.agent.command_rules_unwrap import (  # noqa: F401  (re-exported: 
     reads_code_from_input,
     rule_words,
 )
-from agent_tui.tools.cmdparse import SAFE_TARGETS, ParsedCommand, SimpleCommand, parse_command
+from agent_tui.tools.cmdparse import GLOB, SAFE_TARGETS, ParsedCommand, SimpleCommand, parse_command
 from agent_tui.tools.sandbox_guard import PROTECTED
 
 
@@ -204,11 +204,18 @@ def _host_blockers(parsed: ParsedCommand, root: Path) -> list[str]:
         why.append(f"it names a path the shell computes ({', '.join(computed[:3]) or 'an input redirection'}),"
                    " which could be outside the workspace")
     words = [w for c in parsed.commands for w in c.argv[1:]] + [r.target for r in parsed.redirects if r.target]
-    own = [w for w in words if _names_own_files(w, root)]
+    own = [w for w in words if _names_own_files(w, root) or _glob_reaches(w)]
     if own:
-        why.append(f"it names git's or agent-tui's own files ({', '.join(own[:3])}), which only the sandbox "
-                   "keeps read-only")
+        why.append(f"it names git's or agent-tui's own files, or a pattern that can reach them or `..` "
+                   f"({', '.join(own[:3])}), which only the sandbox keeps read-only")
     return why
+
+
+def _glob_reaches(word: str) -> bool:
+    """A pattern the shell may expand to ``..`` or into ``.git`` / ``.agent-tui`` (``.g*/hooks``,
+    ``.[g]it/config``): the literal checks read it as the pattern itself."""
+    return any(GLOB.search(part) and any(fnmatch.fnmatchcase(name, part) for name in ("..", *PROTECTED))
+               for part in word.split("/"))
 
 
 def _names_own_files(word: str, root: Path) -> bool:
@@ -244,7 +251,7 @@ def prefix_covers(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:
     n = len(prefix)
     if not cmd.argv or len(cmd.argv) < n or cmd.argv[:n] != prefix:
         return False
-    if any(cmd.dynamic[:n]) or reaching_option(cmd.program, cmd.argv[n:]) is not None:
+    if any(cmd.dynamic[:n]) or reaching_option(cmd.program, cmd.argv[1:], start=max(0, n - 1)) is not None:
         return False
     code_at = inline_code_at(cmd.argv)
     return code_at is None or code_at < n
@@ -257,10 +264,9 @@ def uncovered(parsed: ParsedCommand, prefixes: list[tuple[str, ...]]) -> list[Si
 
 
 def _covered(cmd: SimpleCommand, prefixes: list[tuple[str, ...]], depth: int) -> bool:
-    if not any(prefix_covers(p, cmd) for p in prefixes):
-        return False
-    inner = inner_commands(cmd) if depth < MAX_DEPTH else [cmd]
-    return all(_covered(c, prefixes, depth + 1) for c in inner)
+    if depth > MAX_DEPTH or not any(prefix_covers(p, cmd) for p in prefixes):
+        return False  # (wrapped deeper than the rules look: the user is asked)
+    return all(_covered(c, prefixes, depth + 1) for c in inner_commands(cmd))
 
 
 def offered_prefix(parsed: ParsedCommand, workspace: Path | None, *, checked: bool = False) -> tuple[str, ...] | None:

@@ -15,64 +15,125 @@ from __future__ import annotations
 
 import re
 
-#: Per program, the options that run a program or write a file the command names.
+#: Per program, the options that run a program or write a file the command names.  A long option also
+#: matches its abbreviations (GNU getopt and git take any unambiguous prefix: ``--to-com``); a short one
+#: matches with its value attached (``-ccore.pager=x``), and, for the programs in ``BUNDLING``, anywhere in a
+#: bundle of short options (``tar -xIzstd``).
 REACHING_OPTIONS: dict[str, tuple[str, ...]] = {
     "find": ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete"),  # (-exec X: X needs a rule of its own)
-    "rg": ("--pre",),
+    "rg": ("--pre", "--hostname-bin"),
     "sort": ("--compress-program",),
     "tar": ("--to-command", "-I", "--use-compress-program", "--checkpoint-action", "--info-script", "-F",
             "--new-volume-script", "--rsh-command"),
     "git": ("--ext-diff", "-c", "--config-env", "--output", "--exec-path", "--upload-pack", "--receive-pack",
-            "--exec"),
+            "--exec", "-x", "--extcmd", "-O", "--open-files-in-pager"),
 }
+#: Programs whose single-letter options bundle (``-xIf``); tar's first argument is a bundle even without a dash.
+BUNDLING = frozenset({"tar", "sort"})
+#: Options of their own that an abbreviation check would take for one above (``tar --checkpoint=1``).
+WHOLE_OPTIONS = frozenset({"--checkpoint"})
+#: git's own options (before the subcommand), where ``-c`` sets configuration; after it, ``-c`` is the
+#: subcommand's (``git grep -c``: count).  These take the next word as their value.
+GIT_TOP_ONLY = ("-c", "--config-env", "--exec-path")
+_GIT_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
-#: awk code that runs a command: ``system()``, a pipe to or from a command, ``|&``.
-_AWK_RUNS = re.compile(r"\bsystem\s*\(|\|\s*&|\|\s*getline|\|\s*\"|\|\s*[A-Za-z_]|print[^;}]*>")
+#: awk code that runs a command or writes a file: ``system()``, a pipe to or from a command, ``|&``, ``print >``.
+_AWK_RUNS = re.compile(r"\bsystem\s*\(|\|\s*&|\|\s*getline|\|\s*[\"(]|\|\s*[A-Za-z_]|print[^;}]*>|@load")
+#: awk options that load program text or extensions from files this check cannot read.
+_AWK_FILES = ("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load")
+#: GNU sed's long options that take a value in the next word, by full name.
+_SED_VALUED = ("--expression", "--file", "--line-length")
 
 
-def reaching_option(program: str, args: tuple[str, ...]) -> str | None:
-    """The first word of ``args`` (a command's arguments past an allow prefix) that runs a program or
-    writes a file the command names, or None."""
+def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str | None:
+    """The first word of ``args`` (a command's arguments), from index ``start`` on (past what an allow prefix
+    names), that runs a program or writes a file the command names, or None."""
     if program == "sed":
-        return _sed_reach(args)
+        return _sed_reach(args) if start < len(args) or not args else None
     if program in _AWK:
-        return next((a for a in args if _AWK_RUNS.search(a)), None)
+        return next((a for a in args[start:] if _AWK_RUNS.search(a) or _is_option(a, _AWK_FILES)), None)
     options = REACHING_OPTIONS.get(program, ())
-    for a in args:
+    sub = _git_subcommand(args) if program == "git" else 0
+    for n, a in enumerate(args):
         if a == "--":
             break
-        for opt in options:
-            if a == opt or (opt.startswith("--") and a.startswith(opt + "=")):
-                return a
-            if len(opt) == 2 and a.startswith("-") and not a.startswith("--") and opt[1] in a[1:]:
-                return a  # a short option, alone, bundled or with its value attached
+        if n < start:
+            continue
+        if program == "tar" and n == 0 and a and not a.startswith("-"):
+            a = "-" + a  # old-style: ``tar tIf ./x a.tar``
+        here = options if n < sub else tuple(o for o in options if o not in GIT_TOP_ONLY)
+        if a.split("=", 1)[0] not in WHOLE_OPTIONS and _is_option(a, here, bundling=program in BUNDLING):
+            return args[n]
     return None
+
+
+def _git_subcommand(args: tuple[str, ...]) -> int:
+    """Where git's subcommand is in its arguments (their length when there is none)."""
+    n = 0
+    while n < len(args) and args[n].startswith("-"):
+        n += 2 if args[n] in _GIT_VALUED else 1
+    return min(n, len(args))
+
+
+def _is_option(word: str, options: tuple[str, ...], bundling: bool = False) -> bool:
+    """``word`` is one of ``options``: a long one or its abbreviation (with or without ``=value``), a short one
+    alone or with its value attached, or (``bundling``) a short one inside a bundle."""
+    if word.startswith("--"):
+        name = word.split("=", 1)[0]
+        return len(name) > 3 and any(opt.startswith(name) for opt in options if opt.startswith("--"))
+    if not word.startswith("-") or len(word) < 2:
+        return False
+    for opt in options:
+        if len(opt) != 2 or opt.startswith("--"):
+            continue
+        if word.startswith(opt) or (bundling and word[1:].isalnum() and opt[1] in word[1:]):
+            return True
+    return False
 
 
 def _sed_reach(args: tuple[str, ...]) -> str | None:
     """A sed script (``-e``/``--expression`` values, else the first operand) that runs a command (``e``, an
     ``s///e``) or reads or writes a file it names (``w``, ``W``, ``r``, ``R``, ``s///w``), or a ``-f`` script
-    file this check cannot read."""
+    file this check cannot read.  Options are read as GNU sed reads them: bundles (``-ne'1e x'``), values
+    attached or in the next word (``-l 5``), long options abbreviated (``--exp=…``)."""
     scripts: list[str] = []
     given = False
-    it = iter(range(len(args)))
-    for i in it:
+    i = 0
+    while i < len(args):
         a = args[i]
-        if a in ("-e", "--expression") and i + 1 < len(args):
-            scripts.append(args[i + 1])
-            given = True
-            next(it, None)
-        elif a.startswith("--expression="):
-            scripts.append(a.split("=", 1)[1])
-            given = True
-        elif a in ("-f", "--file") or a.startswith("--file="):
-            return a
-        elif a.startswith("-e") and len(a) > 2 and not a.startswith("--"):
-            scripts.append(a[2:])
-            given = True
-        elif not a.startswith("-") and not given:
+        if a == "--":
+            if not given and i + 1 < len(args):
+                scripts.append(args[i + 1])
+            break
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            full = next((o for o in _SED_VALUED if len(name) > 3 and o.startswith(name)), None)
+            if full == "--file":
+                return a
+            if full is not None:
+                if not eq:
+                    value = args[i + 1] if i + 1 < len(args) else ""
+                    i += 1
+                if full == "--expression":
+                    scripts.append(value)
+                    given = True
+        elif a.startswith("-") and len(a) > 1:
+            for k, c in enumerate(a[1:], 1):
+                if c == "f":
+                    return a
+                if c in "eli":  # the rest of the word, or the next word, is its value (i: a backup suffix)
+                    value = a[k + 1:]
+                    if not value and c != "i" and i + 1 < len(args):
+                        value = args[i + 1]
+                        i += 1
+                    if c == "e":
+                        scripts.append(value)
+                        given = True
+                    break
+        elif not given:
             scripts.append(a)
             given = True
+        i += 1
     return next((s for s in scripts if _sed_script_reaches(s)), None)
 
 

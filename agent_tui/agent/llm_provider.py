@@ -369,12 +369,12 @@ def cache_key(session_id: str) -> str:
 def system_as_user(model: str) -> bool:
     """Whether litellm would send this OpenAI reasoning model's system messages as *user* messages: it does
     for an o-series model its table does not mark ``supports_system_messages`` (o3, o3-mini, o4-mini,
-    o3-pro), and agent-tui's rules, files and summary then read as if the user had typed them.  OpenAI takes
+    o3-pro; o1 is marked), and agent-tui's rules, files and summary then read as if the user had typed them.  OpenAI takes
     the ``developer`` role for them, which litellm passes on unchanged."""
     import re
 
     name = model.lower().rsplit("/", 1)[-1]
-    if not re.match(r"o\d", name):
+    if not re.match(r"o[3-9]", name):  # (o1-mini and o1-preview take neither system nor developer messages)
         return False
     from agent_tui.agent.llm import preload_litellm
 

@@ -5,9 +5,10 @@ config takes the union of the providers' words: none, minimal, low, medium, high
 provider takes a subset, and litellm passes on, drops or refuses the rest in ways a user would not
 guess:
 
-- OpenAI: gpt-5 has no "none" nor "xhigh", gpt-5.1 no "minimal", no model "max".  litellm drops a level
-  its model map marks unsupported (with ``drop_params``), so the model silently ran at its default.
-  The nearest level the map does not rule out is sent instead ("max" is OpenAI's "xhigh").
+- OpenAI: gpt-5 has no "none" nor "xhigh", gpt-5.1 no "minimal", no model "max", and the o-series
+  (o1, o3, o4-mini) only low, medium and high.  litellm drops a level its model map marks unsupported
+  (with ``drop_params``), and "xhigh" unless the map marks it supported, so the model silently ran at its
+  default.  The nearest level the model takes is sent instead ("max" is OpenAI's "xhigh").
 - Gemini: litellm refuses "xhigh" and "max" before sending ("Invalid reasoning_effort"), so they are
   "high".  Gemini 2.5 Pro cannot stop thinking (a budget of 0 is a 400: "This model only works in
   thinking mode"), so "none" is "minimal" there.  Gemini 3 Pro takes the levels low and high only
@@ -28,6 +29,8 @@ from agent_tui.core.model_settings import REASONING_EFFORTS
 LEVELS: tuple[str, ...] = REASONING_EFFORTS
 #: Levels litellm takes for Gemini.
 GEMINI_LEVELS = ("none", "minimal", "low", "medium", "high")
+#: Levels OpenAI's o-series takes.
+O_SERIES_LEVELS = ("low", "medium", "high")
 #: Levels gpt-oss takes (Ollama's ``think``).
 GPT_OSS_LEVELS = ("low", "medium", "high")
 
@@ -39,8 +42,11 @@ def fitted_effort(fam: str, model: str, effort: str) -> str:
         return effort
     name = model.lower().rsplit("/", 1)[-1]
     if fam == "openai":
+        if re.match(r"o\d", name):
+            return nearest(effort, O_SERIES_LEVELS)
         info = model_info(model)
-        taken = [lv for lv in LEVELS if lv != "max" and info.get(f"supports_{lv}_reasoning_effort") is not False]
+        taken = [lv for lv in LEVELS if lv != "max" and info.get(f"supports_{lv}_reasoning_effort") is not False
+                 and (lv != "xhigh" or info.get("supports_xhigh_reasoning_effort") is True)]
         return nearest(effort, taken)
     if fam == "gemini":
         taken = [lv for lv in GEMINI_LEVELS if not (lv == "none" and name.startswith("gemini-2.5-pro"))]

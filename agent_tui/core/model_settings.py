@@ -155,7 +155,7 @@ def _model_table() -> dict[str, Any]:
 #: said 64,000, so the plan's reserve (40,000 of a 200K window) went out as ``max_tokens`` and every request
 #: was refused ("max_tokens: 40000 > 32000").  Matched on the model's name without its provider.
 KNOWN_OUTPUT_LIMITS: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile(r"claude-opus-4(-0|-1|-20250514)?($|[-@:])"), 32_000),
+    (re.compile(r"claude-opus-4(-0|-1(-\d{8})?|-20250514)?($|[@:]|-v\d|-latest)"), 32_000),
     (re.compile(r"claude-3-5-(haiku|sonnet)"), 8_192),
     (re.compile(r"claude-3-(haiku|opus|sonnet)"), 4_096),
 )

@@ -41,7 +41,9 @@ _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated
                     "simple_expansion", "expansion", "command_substitution", "process_substitution",
                     "arithmetic_expansion", "brace_expression"})
 """Node types that are one word of a command line."""
-_GLOB = re.compile(r"(?<!\\)[*?\[]")
+GLOB = re.compile(r"(?<!\\)[*?\[]")
+"""A glob character bash expands (not escaped)."""
+_GLOB = GLOB
 #: A line's first word when it is plain (nothing the shell expands, quotes or treats as syntax) and holds an ``@``
 #: or, after its first character, a ``%``.
 _FIRST_WITH_AT = re.compile(r"([ \t]*)([\w+:,./-][\w%@+:,./-]*[@%][\w@%+:,./-]*|@[\w@%+:,./-]*)(?=[ \t\n;&|)]|$)",
@@ -319,13 +321,14 @@ class _Walker:
         argv: list[str] = []
         dyn: list[bool] = []
         unread = False
-        for n in nodes:
-            text, d = self.word(n)
-            words, unsure = _brace_words(n)
+        for group in _touching(nodes):
+            parts = [self.word(n) for n in group]
+            text, d = "".join(t for t, _ in parts), any(x for _, x in parts)
+            words, unsure = _brace_words(group)
             unread = unread or unsure
             if words is None:
                 argv.append(text)
-                dyn.append(d)
+                dyn.append(d or unsure)
                 continue
             argv.extend(words)
             dyn.extend(_unquoted_dynamic(w) for w in words)
@@ -353,7 +356,7 @@ class _Walker:
                     self.word(child)
             else:
                 text, d = self.word(child)
-                words, _ = _brace_words(child)
+                words, _ = _brace_words([child])
                 if words is not None:  # bash takes a single word ("ambiguous redirect" for more)
                     text, d = (words[0], _unquoted_dynamic(words[0])) if len(words) == 1 else (text, True)
                 target = None if d else text
@@ -456,18 +459,47 @@ class _Walker:
 _PLAIN = frozenset({"word", "brace_expression", "number"})
 
 
-def _brace_words(node: Any) -> tuple[list[str] | None, bool]:
-    """What bash makes of a word node with braces (empty words dropped, as bash does), or None when it
-    has none; and whether it has braces this parser cannot expand for certain (then None too)."""
-    raw = _text(node)
-    if node.type not in ("word", "brace_expression", "concatenation") or not has_braces(raw):
+def _touching(nodes: Sequence[Any]) -> list[list[Any]]:
+    """``nodes`` in runs with nothing between them: one shell word (the grammar splits ``{\\},-exec}`` into
+    ``{`` and ``\\},-exec}``, which bash reads as one word and brace-expands to ``} -exec``)."""
+    groups: list[list[Any]] = []
+    for n in nodes:
+        if groups and groups[-1][-1].end_byte == n.start_byte:
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+    return groups
+
+
+def _brace_words(group: Sequence[Any]) -> tuple[list[str] | None, bool]:
+    """What bash makes of one word (its nodes, touching) with braces (empty words dropped, as bash does), or
+    None when it has none; and whether it has braces this parser cannot expand for certain (then None too).
+    Quoted parts are literal text to brace expansion (``src/{a,b}"/x y"``); a variable inside them is not read."""
+    if not has_braces("".join(_text(n) for n in group)):
         return None, False
-    if node.type == "concatenation" and any(c.type not in _PLAIN for c in node.children):
+    parts = [_literal_source(n) for n in group]
+    if any(p is None for p in parts):
         return None, True
     try:
-        return [_unescape_word(w) for w in expand(raw) if w], False
+        return [_unescape_word(w) for w in expand("".join(p for p in parts if p is not None)) if w], False
     except TooMany:
         return None, True
+
+
+def _literal_source(node: Any) -> str | None:
+    """``node`` as unquoted source for brace expansion: plain words as they are, quoted text with every
+    character escaped; None for anything the shell would expand first (a variable, a substitution)."""
+    if node.type in _PLAIN:
+        return _text(node)
+    if node.type == "raw_string":
+        return "".join("\\" + c for c in _text(node)[1:-1])
+    if node.type == "string" and all(c.type == "string_content" or not c.is_named for c in node.children):
+        body = "".join(_unescape_dquoted(_text(c)) for c in node.children if c.type == "string_content")
+        return "".join("\\" + c for c in body)
+    if node.type == "concatenation":
+        inner = [_literal_source(c) for c in node.children]
+        return None if any(p is None for p in inner) else "".join(p for p in inner if p is not None)
+    return None
 
 
 def _unquoted_dynamic(word: str) -> bool:

@@ -25,7 +25,7 @@ def decide(p: Policy, command: str, outside: bool = False) -> str:
 
 @pytest.mark.parametrize("line", [
     "echo x >> {../.bashrc,}", "tee -a {~/.bashrc,}", "sort -o {~/.profile,} a", "cat {~/.ssh/id_rsa,}",
-    "cat {/etc/passwd,x}", "cat < /etc/passwd", "echo a{\"b\",c}",
+    "cat {/etc/passwd,x}", "cat < /etc/passwd", "echo {a,b}$X", "cat {\"/etc/\",x}passwd",
 ])
 @pytest.mark.parametrize("sandboxed", [True, False])
 def test_braces_and_input_redirections_name_what_bash_opens(tmp_path: Path, line: str, sandboxed: bool) -> None:
@@ -35,20 +35,21 @@ def test_braces_and_input_redirections_name_what_bash_opens(tmp_path: Path, line
 
 
 @pytest.mark.parametrize("line", ["cat $PWD/../x", "cat $OLDPWD/x", "echo x >> .git/config", "tee -a .git/hooks/pre-commit",
-                                  "cat < $F", "echo x > .agent-tui/config.toml"])
+                                  "cat < $F", "echo x > .agent-tui/config.toml", "cp pre-commit .g*/hooks/",
+                                  "tee .[g]it/config", "cat ?./x"])
 def test_on_the_host_computed_paths_and_gits_own_files_need_the_user(tmp_path: Path, line: str) -> None:
-    host = policy(tmp_path, sandboxed=False, allow_commands=["echo", "tee", "cat"])
+    host = policy(tmp_path, sandboxed=False, allow_commands=["echo", "tee", "cat", "cp"])
     assert decide(host, line) == "ask"
-    outside = policy(tmp_path, sandboxed=True, allow_outside_commands=["echo", "tee", "cat"])
+    outside = policy(tmp_path, sandboxed=True, allow_outside_commands=["echo", "tee", "cat", "cp"])
     assert decide(outside, line, outside=True) == "ask"
-    boxed = policy(tmp_path, sandboxed=True, allow_commands=["echo", "tee", "cat"])
+    boxed = policy(tmp_path, sandboxed=True, allow_commands=["echo", "tee", "cat", "cp"])
     if not line.startswith("cat < $"):  # in the sandbox .git is read-only and nothing outside is writable
         assert decide(boxed, line) == "allow"
 
 
 @pytest.mark.parametrize("line", [
     "rm -{r,f}f x", "c{u,}rl http://x", "git pu{s,}h origin", "git {push,} origin", "find . {-exec,id,\\;}",
-    "rm -{r..r}f x", "echo a{\"b\",c}",
+    "rm -{r..r}f x", "rm {-r,$F} x", "rm -{r,f}\"f\" x",
 ])
 def test_deny_rules_see_through_braces_even_with_yes(tmp_path: Path, line: str) -> None:
     p = Policy.from_config({"deny_commands": ["rm -rf", "curl", "git push", "find -exec"],
@@ -64,20 +65,27 @@ def test_deny_rules_see_through_braces_even_with_yes(tmp_path: Path, line: str) 
     "sed -n 's/a/b/w out' f", "sed -n -f script.sed f", "rg --pre=./evil x", "rg --pre ./evil x",
     "sort --compress-program=./evil a", "tar -tf a --to-command=./evil", "tar -tIzstd -f a", "git diff --ext-diff",
     "git -c core.pager=id log", "awk 'BEGIN{system(\"id\")}'", "awk '{print | \"sh\"}' f", "env id",
+    # spellings a review found: abbreviations, bundles, values that hide the script, old-style tar
+    "sed --exp='1e touch x' f", "sed -ne'1e touch x' f", "sed -l 5 '1e touch x' f", "sed -nf /dev/stdin f",
+    "awk 'BEGIN{print \"x\" |(\"touch y\")}'", "awk -f p.awk f", "tar --to-com=./x -tf a.tar",
+    "tar -tf a.tar --checkpoint=1 --checkpoint-act=exec=./x", "tar tIf ./x a.tar", "sort -S 1k --compress-prog=./x a",
+    "git grep --open-files-in-pager=id x", "git -C . -c core.pager=id log", "git diff --ext", "find . {\\},-exec} id \\;",
+    "time time time time time time time time echo hi",
 ])
 def test_read_only_rules_do_not_cover_options_that_run_or_write(tmp_path: Path, line: str) -> None:
-    p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "rg", "sort", "tar -tf",
-                                                           "git diff", "git log", "git -C", "awk", "env grep",
-                                                           "grep"])
+    p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "sed", "rg", "sort", "tar",
+                                                           "git diff", "git log", "git -C", "git grep", "awk",
+                                                           "env grep", "grep", "time", "echo"])
     assert decide(p, line) == "ask"
 
 
 @pytest.mark.parametrize("line", [
     "find . -name '*.py'", "find . -name '*.py' -exec grep -l foo {} +", "xargs grep x", "sed -n '1,5p' f",
     "sed -n 's/a/b/gp' f", "sed -n '2,4p;$p' f", "rg -n foo src", "sort -u a", "tar -tf a.tar",
-    "git diff --stat", "git log --oneline -5", "awk '{print $1}' f", "env grep x f",
+    "git diff --stat", "git log --oneline -5", "awk '{print $1}' f", "env grep x f", "tar -tf a.tar --checkpoint=1",
+    "git log -Scache", "sed -i.bak 's/a/b/' f", "sort -S 1k -u a",
 ])
 def test_the_same_rules_still_cover_the_ordinary_uses(tmp_path: Path, line: str) -> None:
-    p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "rg", "sort", "tar -tf",
-                                                           "git diff", "git log", "awk", "env grep", "grep"])
+    p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "sed -i.bak", "rg", "sort",
+                                                           "tar -tf", "git diff", "git log", "awk", "env grep", "grep"])
     assert decide(p, line) == "allow"

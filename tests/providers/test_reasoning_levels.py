@@ -39,6 +39,10 @@ def test_the_config_takes_every_providers_words_and_nothing_else() -> None:
     ("openai", "openai/gpt-5.1", "none", "none"),
     ("openai", "openai/gpt-5.2", "max", "xhigh"),  # OpenAI's highest word
     ("openai", "openai/o3", "medium", "medium"),
+    ("openai", "openai/o3", "max", "high"),  # the o-series takes low, medium and high only
+    ("openai", "openai/o3", "none", "low"),
+    ("openai", "openai/o4-mini", "minimal", "low"),
+    ("openai", "openai/gpt-5-codex", "xhigh", "high"),  # litellm drops xhigh unless its map says the model has it
     ("gemini", "gemini/gemini-2.5-pro", "none", "minimal"),  # always thinks
     ("gemini", "gemini/gemini-2.5-flash", "none", "none"),
     ("gemini", "gemini/gemini-3-pro-preview", "max", "high"),
@@ -229,3 +233,15 @@ async def test_claude_is_not_shown_a_made_up_line_where_an_empty_reply_sits(
         await litellm.acompletion(**{**kw, "stream": False, "stream_options": None})
     sent = json.dumps(bodies[-1]["messages"])
     assert "sanitised" not in sent and "think about it" in sent and "and now?" in sent
+
+
+@pytest.mark.parametrize(("model", "limit"), [
+    ("anthropic/claude-opus-4-1", 32_000), ("claude-opus-4-20250514", 32_000), ("claude-opus-4-0", 32_000),
+    ("bedrock/anthropic.claude-opus-4-1-20250805-v1:0", 32_000),
+    ("anthropic/claude-opus-4-5-20251101", None), ("claude-opus-4-6", None),  # 64,000: not capped (a review)
+    ("us.anthropic.claude-opus-4-5-20251101-v1:0", None), ("anthropic/claude-sonnet-4-5", None),
+])
+def test_only_the_models_stated_at_32k_are_capped_there(model: str, limit: int | None) -> None:
+    from agent_tui.core.model_settings import known_output_limit
+
+    assert known_output_limit(model) == limit
