@@ -485,3 +485,24 @@ async def test_a_long_command_that_wraps_shows_every_character(width: int) -> No
     async with app.run_test(size=(width, 30)) as pilot:
         shown = " ".join((await _dialog_text(pilot, app)).split())
         assert f"echo {words}" in shown, shown
+
+
+@pytest.mark.parametrize("size", [(60, 15), (50, 12)])
+async def test_on_a_small_terminal_every_button_is_on_screen(demo_workspace: Path, size: tuple[int, int]) -> None:
+    """A tester at 60x15 had to press pgdn to see the buttons, and "Deny, say why (r)" was cut off even then;
+    at 50x12 no button showed.  The dialog may take the whole height there, the preview gives up rows, and the
+    buttons take short labels."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=size) as pilot:
+        seen: set[str] = set()
+        for n in range(2):  # the command, then the edit with its diff
+            dialog = await (demo_until_approval(pilot) if n == 0 else next_approval(pilot, seen))
+            seen.add(dialog.request.call_id)
+            await pilot.pause()
+            await pilot.pause()
+            buttons = list(dialog.query(Button))
+            assert len(buttons) == 4
+            for b in buttons:
+                assert b.region.area and app.screen.region.contains_region(b.region), (b.id, b.region)
+            assert str(buttons[-1].label) == "Why? (r)"
+            await pilot.press("y")

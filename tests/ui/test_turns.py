@@ -74,6 +74,9 @@ async def test_model_switch_keeps_the_session(fake_llm: FakeOpenAI, fake_app: Ag
         refusal = next(m.message for m in recorder.of(ActionFailed) if "refused" in m.message)
         assert "does not serve openai/gpt-4o-typo" in refusal and "gpt-4o-mini" in refusal
         assert fake_app.controller.model == "openai/gpt-4o", "a name the server does not serve is not taken"
+        assert fake_app.main.prompt.value == "/model openai/gpt-4o-typo", "back in the box to fix"
+        await pilot.press("ctrl+u")
+        fake_app.main.prompt.clear()
         await pilot.press(*"/model openai/gpt-4o-mini", "enter")
         await wait_for(pilot, lambda: fake_app.controller.model == "openai/gpt-4o-mini", "the new model")
         assert fake_app.controller.session_id == session

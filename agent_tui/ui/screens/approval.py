@@ -42,6 +42,10 @@ ANSWERS = ("once", "always", "prefix", "deny")
 PREVIEW_SHARE = 0.35
 """The diff or command box takes at most this share of the screen's rows (then it scrolls)."""
 PREVIEW_MIN_ROWS = 4
+#: Below this height the dialog may take the whole screen; below this width its buttons take short labels.
+SMALL_HEIGHT = 20
+NARROW_WIDTH = 80
+SHORT_LABELS = {"once": "Once (y)", "always": "Always (a)", "deny": "Deny (n)", "reason": "Why? (r)"}
 WIDE_GAP = 16
 """A run of at least this many spaces or tabs inside a command line is shown as one marker."""
 MARK = "reverse $warning"
@@ -178,6 +182,10 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
     def __init__(self, request: ApprovalRequested) -> None:
         super().__init__()
         self.request = request
+        always = "Always, this file (a)" if request.path and request.kind != "command" and request.server is None \
+            else "Always (a)"  # a write allowed always is allowed again on its file only
+        self._labels = {"once": "Allow once (y)", "always": always, "deny": "Deny (n)", "reason": "Deny, say why (r)"}
+        """The buttons' labels (``SHORT_LABELS`` on a narrow terminal)."""
         self._fitted = False
         """The preview was found longer than its box (scrolled to the first change once)."""
         self._watching = False
@@ -205,13 +213,12 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
 
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             yield Static(HELD_NOTE, id="typing-held")
+            short = self.app.size.width < NARROW_WIDTH
             with Horizontal(id="approval-buttons"):
-                yield Button(Content("Allow once (y)"), id="once", variant="success", compact=True)
-                always = "Always, this file (a)" if req.path and req.kind != "command" and req.server is None else \
-                    "Always (a)"  # a write allowed always is allowed again on its file only
-                yield Button(Content(always), id="always", variant="primary", compact=True)
-                yield Button(Content("Deny (n)"), id="deny", variant="error", compact=True)
-                yield Button(Content("Deny, say why (r)"), id="reason", variant="warning", compact=True)
+                yield Button(Content(self._label("once", short)), id="once", variant="success", compact=True)
+                yield Button(Content(self._label("always", short)), id="always", variant="primary", compact=True)
+                yield Button(Content(self._label("deny", short)), id="deny", variant="error", compact=True)
+                yield Button(Content(self._label("reason", short)), id="reason", variant="warning", compact=True)
 
     def _title(self, scrolls: bool = False) -> Content:
         req = self.request
@@ -251,8 +258,38 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
             self.query_one("#approval-title", Label).update(self._title(scrolls=True))
             if self.request.kind != "command":  # a command is read from its first line
                 preview.scroll_to(y=max(0, first_change(self.request.preview) - 2), animate=False)
+        self._fit_small()
+        self.call_after_refresh(self._keep_buttons_on_screen)
         self.call_after_refresh(self._show_more)
         self._uncover()
+
+    def _fit_small(self) -> None:
+        """On a small terminal the dialog may take the whole height, and the buttons say less: at 60x15 the
+        last button was cut off and at 50x12 none showed (they were below the box's 70 % cap)."""
+        dialog = next(self.query("#approval-dialog").results(), None)
+        if dialog is None:
+            return
+        dialog.styles.max_height = "100%" if self.size.height < SMALL_HEIGHT else "70%"
+        short = self.size.width < NARROW_WIDTH
+        for button in self.query("#approval-buttons Button").results(Button):
+            label = self._label(str(button.id), short)
+            if str(button.label) != label:
+                button.label = label
+                button.refresh(layout=True)  # (an auto width is not measured again for a new label by itself)
+
+    def _label(self, button: str, short: bool) -> str:
+        return SHORT_LABELS[button] if short else self._labels[button]
+
+    def _keep_buttons_on_screen(self) -> None:
+        """The preview gives up rows while the box's content is taller than the box (the buttons come last)."""
+        dialog = next(self.query("#approval-dialog").results(), None)
+        preview = next(self.query("#approval-preview").results(VerticalScroll), None)
+        if dialog is None or preview is None:
+            return
+        over = dialog.virtual_size.height - dialog.scrollable_content_region.height
+        if over > 0 and preview.size.height > 1:
+            preview.styles.height = max(1, preview.size.height - over)
+            self.call_after_refresh(self._show_more)
 
     def _show_more(self, _: float | None = None) -> None:
         """Under the box: how many lines of the command (or change) are still below what it shows."""
