@@ -144,6 +144,10 @@ class CommandRules:
             why = opaque_reason(layer) if self.deny else None
             if why:
                 return f"{why}, which deny rules ({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check"
+        hidden = parsed.hidden_code() if self.deny else None
+        if hidden:
+            return (f"the line holds `{hidden}`, where bash may run code that deny rules "
+                    f"({', '.join(repr(r.source) for r in self.deny[:3])}) cannot see (even inside quotes)")
         text = command.strip()
         for pat in self.deny_sources:
             if fnmatch.fnmatchcase(text, pat):
@@ -178,6 +182,14 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
         if c.assignments:
             why.append(f"it sets variables for a command ({c.assignments[0].split('=', 1)[0]}=…)")
             break
+    else:
+        if parsed.assignment:  # ``PATH=bin; git status``: the commands after it inherit the variable
+            why.append("it sets variables that the commands after it inherit")
+    if parsed.parsed and not parsed.commands and parsed.source.strip():
+        why.append("it runs no command an allow rule can name")
+    hidden = parsed.hidden_code()
+    if hidden:
+        why.append(f"it holds `{hidden}`, where bash may run or evaluate code the rules cannot see (even inside quotes)")
     for c in parsed.commands:
         if c.argv and c.dynamic and c.dynamic[0]:
             why.append(f"the program is chosen at run time ({c.argv[0]})")
@@ -204,11 +216,25 @@ def _host_blockers(parsed: ParsedCommand, root: Path) -> list[str]:
         why.append(f"it names a path the shell computes ({', '.join(computed[:3]) or 'an input redirection'}),"
                    " which could be outside the workspace")
     words = [w for c in parsed.commands for w in c.argv[1:]] + [r.target for r in parsed.redirects if r.target]
-    own = [w for w in words if _names_own_files(w, root) or _glob_reaches(w)]
+    attached = [v for w in words if (v := _attached_value(w))]  # ``cp -t.git/hooks``, ``-o cache_dir=/x``
+    far = [v for v in attached if _names_outside(v, root)]
+    if far:
+        why.append(f"an option or setting names a path outside the workspace ({', '.join(far[:3])})")
+    own = [w for w in words + attached if _names_own_files(w, root) or _glob_reaches(w)]
     if own:
         why.append(f"it names git's or agent-tui's own files, or a pattern that can reach them or `..` "
                    f"({', '.join(own[:3])}), which only the sandbox keeps read-only")
     return why
+
+
+def _attached_value(word: str) -> str | None:
+    """The value glued to a short option (``-t.git/hooks`` → ``.git/hooks``) or given to a setting
+    (``cache_dir=/x`` → ``/x``): the path checks read the whole word otherwise."""
+    if word.startswith("-") and not word.startswith("--") and len(word) > 2:
+        return word[2:]
+    if not word.startswith("-") and "=" in word:
+        return word.split("=", 1)[1] or None
+    return None
 
 
 def _glob_reaches(word: str) -> bool:
@@ -237,11 +263,9 @@ def _names_outside(word: str, root: Path) -> bool:
         return False
     if value.startswith("~") or value.startswith(("$HOME", "${HOME}")):
         return True
-    if not (value.startswith("/") or ".." in Path(value).parts):
-        return False
-    try:
+    try:  # (every path is resolved: a symlink the repository ships, ``docs -> /elsewhere``, leads out)
         full = (root / value).resolve() if not value.startswith("/") else Path(value).resolve()
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):
         return True
     return full != root and root not in full.parents
 

@@ -41,6 +41,8 @@ _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated
                     "simple_expansion", "expansion", "command_substitution", "process_substitution",
                     "arithmetic_expansion", "brace_expression"})
 """Node types that are one word of a command line."""
+HIDDEN_CODE = re.compile(r"\$\(\(|\$\[|\(\(|\$\{[^}]*@[A-Za-z]\}|\$\(|`")
+"""Text where bash may run or evaluate code the parse does not show as a command (``ParsedCommand.hidden_code``)."""
 GLOB = re.compile(r"(?<!\\)[*?\[]")
 """A glob character bash expands (not escaped)."""
 _GLOB = GLOB
@@ -110,6 +112,8 @@ class ParsedCommand:
     """A heredoc or herestring feeds a command."""
     assignment: bool = False
     """Variables are set (``X=1 cmd``, ``export X=1``)."""
+    substitutions: int = 0
+    """How many ``$(…)``, backtick or ``<(…)`` substitutions the parser read (their commands are in ``commands``)."""
     error: str | None = None
     """Why the line could not be read completely (None when it could)."""
 
@@ -117,6 +121,19 @@ class ParsedCommand:
     def parsed(self) -> bool:
         """True when every part of the line was understood."""
         return self.error is None
+
+    def hidden_code(self) -> str | None:
+        """Command text bash may run that no parsed command shows, or None: a ``$(…)`` or backticks inside
+        quotes, which bash still runs where it evaluates an array subscript (``[[ 'a[$(id)]' -eq 0 ]]``,
+        ``printf -v``, ``(( ))``); arithmetic (``$((…))``, ``$[…]``, ``((…))``); a ``${x@P}`` prompt expansion."""
+        m = HIDDEN_CODE.search(self.source)
+        if m is None:
+            return None
+        written = len(re.findall(r"\$\((?!\()", self.source)) + self.source.count("`") // 2 + \
+            len(re.findall(r"[<>]\(", self.source))
+        if m.group(0) in ("$(", "`") and written <= self.substitutions:
+            return None  # every one is a substitution the parser read (and the rules see its commands)
+        return m.group(0)
 
     def writes_outside(self, workspace: Path | None) -> list[str]:
         """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""
@@ -442,6 +459,7 @@ class _Walker:
             return "".join(parts), dynamic
         if t in _SUBSTITUTIONS:
             self.r.substitution = True
+            self.r.substitutions += 1
             inner = _Walker(self.r)
             inner.statement_list(node)
             return _text(node), True

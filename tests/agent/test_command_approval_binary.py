@@ -201,3 +201,15 @@ def test_without_a_sandbox_an_allowed_echo_cannot_write_outside_or_plant_a_git_p
     assert not outside.exists() and (root / "inside.txt").read_text() == "fine\n"
     subprocess.run(["git", "status"], cwd=root, capture_output=True, check=True)
     assert not marker.exists()
+
+
+def test_a_line_with_no_simple_command_never_runs_code_unasked(tmp_path: Path, fake_llm: Any) -> None:
+    """A second audit: `[[ 'x[$(…)]' -eq 0 ]]` has no simple command, so no rule was missing and it was allowed
+    ("allowed by "), on the host, headless, with no --yes and no config; bash ran the quoted `$(…)`."""
+    root = make_repo(tmp_path / "proj")
+    env = user_config(tmp_path, "")
+    marker = tmp_path / "RAN_FROM_A_SUBSCRIPT"
+    line = f"[[ 'x[$(touch {marker})]' -eq 0 ]]"
+    done = run_calls(root, fake_llm, env, [{"command": line, "outside_sandbox": True}, {"command": line}])
+    assert [e["is_error"] for e in done] == [True, True], [e["text"] for e in done]
+    assert not marker.exists()

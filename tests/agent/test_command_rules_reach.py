@@ -89,3 +89,39 @@ def test_the_same_rules_still_cover_the_ordinary_uses(tmp_path: Path, line: str)
     p = policy(tmp_path, sandboxed=False, allow_commands=["find", "xargs grep", "sed -n", "sed -i.bak", "rg", "sort",
                                                            "tar -tf", "git diff", "git log", "awk", "env grep", "grep"])
     assert decide(p, line) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "[[ 'a[$(id)]' -eq 0 ]]", "[[ -v 'a[$(id)]' ]]", "(( 'a[$(id)]' ))", "for i in $(( 'a[$(id)]' )); do :; done",
+    "case $(( 'a[`id`]' )) in esac", "x='$(id)'; [[ ${x@P} ]]", "cat <<< ${x@P}", "printf -v 'a[$(id)]' x",
+    "echo $(( 'a[$(id)]' ))",
+])
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_code_bash_runs_from_quoted_text_or_arithmetic_is_never_auto_approved(tmp_path: Path, line: str,
+                                                                              sandboxed: bool) -> None:
+    """A second audit: a line with no simple command was allowed with no rule at all ("allowed by "), and bash
+    ran the `$(id)` inside the quoted array subscript — on the host, headless, with no --yes."""
+    p = policy(tmp_path, sandboxed=sandboxed, allow_commands=["cat", "echo", "printf"])
+    assert decide(p, line) == "ask"
+    assert decide(policy(tmp_path, sandboxed=True, allow_outside_commands=["cat"]), line, outside=True) == "ask"
+    tripwire = Policy.from_config({"deny_commands": ["rm -rf"], "sandboxed_commands": "allow"}, yes=True,
+                                  workspace=tmp_path)
+    tripwire.sandboxed = True
+    assert decide(tripwire, line.replace("id", "rm -rf x")) == "deny", "deny rules cannot see it: refused"
+
+
+@pytest.mark.parametrize("line", ["PATH=bin:$PATH; git status", "HOME=.; git status", "export PATH=bin; ls"])
+def test_a_variable_set_for_the_commands_after_it_needs_the_user(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=True, allow_commands=["git status", "ls", "export"])
+    assert decide(p, line) == "ask"
+
+
+@pytest.mark.parametrize("line", ["cp -t.git/hooks pre-commit", "sort -o.git/config cfg.txt",
+                                  "sed -n -i'.git/hooks/pre-*' p commit", "cp -t/elsewhere a",
+                                  "python -m pytest -o cache_dir=/elsewhere/cache", "cp payload docs/.bashrc",
+                                  "cat docs/secret.txt"])
+def test_on_the_host_attached_values_and_shipped_symlinks_are_read_as_paths(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=False, allow_commands=["cp", "sort", "sed -n", "python -m pytest", "cat"])
+    (tmp_path / "ws" / "docs").symlink_to(tmp_path)  # a repository's `docs -> /elsewhere`
+    assert decide(p, line) == "ask"
+    assert decide(p, "cp a b") == "allow" and decide(p, "sort -o out.txt in.txt") == "allow"
