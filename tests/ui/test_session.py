@@ -267,3 +267,18 @@ async def test_evicting_an_active_file_says_where_its_text_still_shows(demo_work
                        "the toast naming the messages")
         said = next(n.message for n in app._notifications if "still shows in" in n.message)
         assert "until the next compaction" in said and "t" in said.split("still shows in", 1)[1]
+
+
+async def test_a_tasks_memo_written_again_says_updated_not_saved(demo_workspace: Path) -> None:
+    """A task has one memo, updated in place: a tester read "memo memo4 saved (auto)" and then "memo memo4 saved
+    (pre-compaction)" with other text, and took it for an id given twice."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        conv = app.main.conversation
+        await conv.show(ev.MemoSaved("memo4", "auto", "Step 1 done"))
+        await conv.show(ev.MemoSaved("memo4", "pre-compaction", "Step 2 done"))
+        await conv.show(ev.MemoSaved("memo5", "auto", "Next task"))
+        await pilot.pause()
+        notes = [str(n.render()) for n in conv.query(EventNote) if "memo" in str(n.render())]
+        assert [n.split(" (")[0] for n in notes] == ["memo memo4 saved", "memo memo4 updated", "memo memo5 saved"]

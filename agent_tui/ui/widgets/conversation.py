@@ -36,6 +36,8 @@ class Conversation(VerticalScroll):
         self._panels: dict[str, ToolCallPanel] = {}
         self._pending: UserMessage | None = None
         """The bubble shown when the user sent a message, before the loop's TurnStarted arrives."""
+        self._memos: set[str] = set()
+        """Memo ids already said saved: a task's memo is one item updated in place (``core/memos``)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -134,7 +136,9 @@ class Conversation(VerticalScroll):
             await self.end_reply()
             await self.note(_compaction_text(e), "compaction" if e.summary_id else "error")
         elif isinstance(e, ev.MemoSaved):
-            await self.note(f"memo {e.memo_id} saved ({e.kind}): {_first_line(e.text)}", "memo")
+            done = "updated" if e.memo_id and e.memo_id in self._memos else "saved"
+            self._memos.add(e.memo_id)
+            await self.note(f"memo {e.memo_id} {done} ({e.kind}): {_first_line(e.text)}", "memo")
         elif isinstance(e, ev.ThresholdCrossed):
             await self.mount(ThresholdOffer(e.level, e.message))
         elif isinstance(e, ev.Retrying):
