@@ -331,7 +331,9 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
 
     @on(ItemChanged)
     def _item_changed(self, message: ItemChanged) -> None:
-        text = f"{message.item_id} {message.verb} ({message.state}{', pinned' if message.pinned else ''})" + (
+        said = [x for x in (message.state if message.state != message.verb else "", "pinned" if message.pinned else "")
+                if x]  # ("t1 evicted (evicted)" said the state twice)
+        text = f"{message.item_id} {message.verb}" + (f" ({', '.join(said)})" if said else "") + (
             f": {message.effect}" if message.effect else "")
         self.notify(f"{text} — {message.note}" if message.note else text,
                     severity="warning" if message.note else "information", timeout=8 if message.note else 5)

@@ -282,3 +282,17 @@ async def test_a_tasks_memo_written_again_says_updated_not_saved(demo_workspace:
         await pilot.pause()
         notes = [str(n.render()) for n in conv.query(EventNote) if "memo" in str(n.render())]
         assert [n.split(" (")[0] for n in notes] == ["memo memo4 saved", "memo memo4 updated", "memo memo5 saved"]
+
+
+async def test_an_item_action_says_its_state_once(demo_workspace: Path) -> None:
+    """The evict notice read "t1 evicted (evicted): …"."""
+    from agent_tui.ui.messages import ItemEvicted, ItemPinned
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        app.post_message(ItemEvicted("t1", "evicted", False, effect="next request 4,210 → 3,880 tokens"))
+        app.post_message(ItemPinned("m5", "in", True))
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert "t1 evicted: next request 4,210 → 3,880 tokens" in said and "m5 pinned (in, pinned)" in said
