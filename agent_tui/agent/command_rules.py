@@ -146,8 +146,8 @@ class CommandRules:
                 return f"{why}, which deny rules ({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check"
         hidden = parsed.hidden_code() if self.deny else None
         if hidden:
-            return (f"the line holds `{hidden}`, where bash may run code that deny rules "
-                    f"({', '.join(repr(r.source) for r in self.deny[:3])}) cannot see (even inside quotes)")
+            return (f"the line has `{hidden}`, where bash evaluates text as code that deny rules "
+                    f"({', '.join(repr(r.source) for r in self.deny[:3])}) cannot see")
         text = command.strip()
         for pat in self.deny_sources:
             if fnmatch.fnmatchcase(text, pat):
@@ -189,7 +189,8 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
         why.append("it runs no command an allow rule can name")
     hidden = parsed.hidden_code()
     if hidden:
-        why.append(f"it holds `{hidden}`, where bash may run or evaluate code the rules cannot see (even inside quotes)")
+        why.append(f"it has `{hidden}`, where bash evaluates text as code (an array subscript can hold $(…), from the "
+                   "line or from data), which the rules cannot see")
     for c in parsed.commands:
         if c.argv and c.dynamic and c.dynamic[0]:
             why.append(f"the program is chosen at run time ({c.argv[0]})")
@@ -216,7 +217,7 @@ def _host_blockers(parsed: ParsedCommand, root: Path) -> list[str]:
         why.append(f"it names a path the shell computes ({', '.join(computed[:3]) or 'an input redirection'}),"
                    " which could be outside the workspace")
     words = [w for c in parsed.commands for w in c.argv[1:]] + [r.target for r in parsed.redirects if r.target]
-    attached = [v for w in words if (v := _attached_value(w))]  # ``cp -t.git/hooks``, ``-o cache_dir=/x``
+    attached = [v for w in words for v in _attached_values(w)]  # ``cp -vt.git/hooks``, ``-o cache_dir=/x``
     far = [v for v in attached if _names_outside(v, root)]
     if far:
         why.append(f"an option or setting names a path outside the workspace ({', '.join(far[:3])})")
@@ -227,14 +228,20 @@ def _host_blockers(parsed: ParsedCommand, root: Path) -> list[str]:
     return why
 
 
-def _attached_value(word: str) -> str | None:
-    """The value glued to a short option (``-t.git/hooks`` → ``.git/hooks``) or given to a setting
-    (``cache_dir=/x`` → ``/x``): the path checks read the whole word otherwise."""
-    if word.startswith("-") and not word.startswith("--") and len(word) > 2:
-        return word[2:]
-    if not word.startswith("-") and "=" in word:
-        return word.split("=", 1)[1] or None
-    return None
+def _attached_values(word: str) -> list[str]:
+    """The values that may be glued into ``word``: after a short option, alone or in a bundle (``-vt.git/hooks``:
+    every tail from the second letter on), and after each ``=`` (``cache_dir=/x``, ``--override-ini=k=/x``).
+    Not a lone ``/`` (``cut -d/``) nor anything of a URL: the path checks read the whole word otherwise."""
+    if "://" in word or len(word) > 256:
+        return []
+    out: list[str] = []
+    if word.startswith("-") and not word.startswith("--"):
+        out += [word[i:] for i in range(2, len(word)) if word[1:i].isalpha()]  # (after a run of option letters)
+    at = word.find("=")
+    while at >= 0:
+        out.append(word[at + 1:])
+        at = word.find("=", at + 1)
+    return [v for v in out if v and v != "/" and (v.startswith((".", "/", "~")) or "/" in v)]
 
 
 def _glob_reaches(word: str) -> bool:

@@ -41,8 +41,12 @@ _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated
                     "simple_expansion", "expansion", "command_substitution", "process_substitution",
                     "arithmetic_expansion", "brace_expression"})
 """Node types that are one word of a command line."""
-HIDDEN_CODE = re.compile(r"\$\(\(|\$\[|\(\(|\$\{[^}]*@[A-Za-z]\}|\$\(|`")
-"""Text where bash may run or evaluate code the parse does not show as a command (``ParsedCommand.hidden_code``)."""
+HIDDEN_CODE = re.compile(r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|\$\{\w+\[(?!\d+\]|@\]|\*\])|"
+                         r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s", re.S)
+"""Source text where bash evaluates code that the parse does not show as a command (``ParsedCommand.hidden_code``)."""
+EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts", "declare", "typeset", "local",
+                                 "trap"})
+"""Builtins that evaluate text as code, or assign a variable named by their argument (subscript included)."""
 GLOB = re.compile(r"(?<!\\)[*?\[]")
 """A glob character bash expands (not escaped)."""
 _GLOB = GLOB
@@ -123,17 +127,29 @@ class ParsedCommand:
         return self.error is None
 
     def hidden_code(self) -> str | None:
-        """Command text bash may run that no parsed command shows, or None: a ``$(…)`` or backticks inside
-        quotes, which bash still runs where it evaluates an array subscript (``[[ 'a[$(id)]' -eq 0 ]]``,
-        ``printf -v``, ``(( ))``); arithmetic (``$((…))``, ``$[…]``, ``((…))``); a ``${x@P}`` prompt expansion."""
+        """Where bash evaluates text as code that no parsed command shows, or None.  Bash evaluates an array
+        subscript wherever it does arithmetic, and a subscript may hold ``$(…)``, from the line (even quoted,
+        ``[[ 'a[$(id)]' -eq 0 ]]``, or spelled ``$'\\x24('``) or from data (a file named ``a[$(…)]`` met by
+        ``for f in *; do [[ $f -eq 0 ]]``): so every arithmetic context counts — ``((…))``, ``$((…))``,
+        ``$[…]``, ``[[ … -eq … ]]`` and its kin, ``-v``, ``let``, ``declare -i`` and the builtins that set a
+        variable they are given by name (``printf -v``, ``read``, ``mapfile``, ``getopts``); and so do
+        ``${!x}``, ``${x@P}``, ``${a[i]}`` with a subscript that is not a number, ``trap``, ``source``/``.`` of a
+        computed file (``<(…)``), and a program reading ``/dev/stdin`` or a file descriptor (deny rules look
+        through ``eval``; a literal script file is not looked into: the sandbox holds it)."""
         m = HIDDEN_CODE.search(self.source)
-        if m is None:
-            return None
-        written = len(re.findall(r"\$\((?!\()", self.source)) + self.source.count("`") // 2 + \
-            len(re.findall(r"[<>]\(", self.source))
-        if m.group(0) in ("$(", "`") and written <= self.substitutions:
-            return None  # every one is a substitution the parser read (and the rules see its commands)
-        return m.group(0)
+        if m is not None:
+            found = m.group(0).strip()
+            return found if len(found) <= 40 else found[:37] + "…"
+        for c in self.commands:
+            prog = c.program
+            if prog in EVALUATING_BUILTINS or prog in ("printf", "test", "[", "export", "wait") and \
+                    any(a in ("-v", "-R", "-i", "-p") or a.startswith("-v") for a in c.argv[1:]):
+                return prog
+            if any(a.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) for a in c.argv[1:]):
+                return "a program reading code from /dev/stdin or a file descriptor"
+            if prog in ("source", ".") and any(c.dynamic[1:2]):  # (a literal script file is the sandbox's to hold)
+                return f"{prog} of a computed file"
+        return None
 
     def writes_outside(self, workspace: Path | None) -> list[str]:
         """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""
@@ -154,8 +170,11 @@ class ParsedCommand:
 def _inside(target: str, root: Path) -> bool:
     if target.startswith("~") or "$" in target or _GLOB.search(target):
         return False
-    p = Path(target)
-    full = (p if p.is_absolute() else root / p).resolve()
+    try:
+        p = Path(target)
+        full = (p if p.is_absolute() else root / p).resolve()
+    except (OSError, RuntimeError, ValueError):  # a NUL byte, a lone surrogate, a link loop: not known inside
+        return False
     return full == root or root in full.parents
 
 
@@ -188,7 +207,10 @@ def parse_command(source: str) -> ParsedCommand:
         root = tree.root_node
     if root.has_error:
         result.error = "the shell parser could not read the whole command (unbalanced quotes or brackets?)"
-    _Walker(result).statement_list(root)
+    try:
+        _Walker(result).statement_list(root)
+    except Exception as exc:  # (a word this walker cannot read: the line is unreadable, never a crash)
+        result.error = result.error or f"part of the command could not be read ({type(exc).__name__})"
     return result
 
 
@@ -223,7 +245,8 @@ def _ansi_c(body: str) -> str:
     def sub(m: re.Match[str]) -> str:
         s = m.group(1)
         if s[0] in "xuU":
-            return chr(int(s[1:], 16)) if len(s) > 1 else m.group(0)
+            code = int(s[1:], 16) if len(s) > 1 else -1
+            return chr(code) if 0 <= code < 0x110000 else m.group(0)  # (bash prints an invalid one as written)
         if s[0].isdigit():
             return chr(int(s, 8) & 0xFF)
         return _ANSI.get(s, m.group(0))

@@ -125,3 +125,46 @@ def test_on_the_host_attached_values_and_shipped_symlinks_are_read_as_paths(tmp_
     (tmp_path / "ws" / "docs").symlink_to(tmp_path)  # a repository's `docs -> /elsewhere`
     assert decide(p, line) == "ask"
     assert decide(p, "cp a b") == "allow" and decide(p, "sort -o out.txt in.txt") == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "[[ $'a[\\x24(touch ../PWNED)]' -eq 0 ]] || git status", "[[ 'a['\"$(touch x)]\" -eq 0 ]] && echo ok",
+    "if [[ $'a[\\x24(x)]' -gt 1 ]]; then echo big; fi", "printf -v $'a[\\x24(touch x)]' x", "test -v $'a[\\x24(x)]'",
+    "read $'a[\\x24(x)]' < /dev/null", "cat <<< ${b[$'a[\\x24(touch x)]']}", "for f in *; do [[ $f -eq 0 ]] && echo x; done",
+    "printf -v PATH bin; git status", "mapfile -t PATH <<< bin; git status", "getopts a: PATH -abin; git status",
+    "echo '`'; printf -v x %s $'a[\\x24(x)]'; (( x )) || echo", "echo ${!x}",
+])
+def test_every_place_bash_evaluates_text_as_code_is_asked_however_it_is_spelled(tmp_path: Path, line: str) -> None:
+    """A review of the first fix: `$(` spelled `$'\\x24('`, split across quotes, or coming from a file name met by
+    `[[ $f -eq 0 ]]` still ran, and `printf -v`/`mapfile`/`getopts` set PATH for the `git status` after them."""
+    p = policy(tmp_path, sandboxed=False, allow_commands=["echo", "printf", "test", "cat", "read", "git status",
+                                                           "mapfile", "getopts"])
+    assert decide(p, line) == "ask"
+
+
+@pytest.mark.parametrize("line", [
+    "git commit -m 'fix `parse_args` crash'", "git commit -m 'use $(pwd) in docs'", "grep -E '^((a|b))$' x",
+    "cut -d/ -f2 f", "awk -F/ '{print $2}' f", "sort -t/ -k2 f", "curl 'https://x/?next=/home'",
+    "[[ -f x ]] && echo y",
+])
+def test_quoted_text_that_bash_never_evaluates_stays_allowed(tmp_path: Path, line: str) -> None:
+    """The first fix asked for any `$(`/backticks in quotes: every commit message with a `name` in backticks."""
+    p = policy(tmp_path, sandboxed=False, allow_commands=["git commit", "grep", "cut", "awk", "sort", "curl", "echo"])
+    assert decide(p, line) == "allow"
+    boxed = policy(tmp_path, sandboxed=True, allow_commands=["echo"])
+    assert decide(boxed, "echo ${a[1]} ${a[@]}") == "allow", "a subscript that is a number evaluates nothing"
+
+
+@pytest.mark.parametrize("line", ["cp -vt.git/hooks pre-commit", "cp -vt../elsewhere pre-commit", "sort -uo.git/config x",
+                                  "python -m pytest --override-ini=cache_dir=../elsewhere/c",
+                                  "python -m pytest -o=cache_dir=/x"])
+def test_on_the_host_bundled_options_and_nested_settings_are_read_as_paths(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=False, allow_commands=["cp", "sort", "python -m pytest"])
+    assert decide(p, line) == "ask"
+
+
+@pytest.mark.parametrize("line", ["echo x > $'a\\x00b'", "echo x > $'\\ud800'", "echo $'\\UFFFFFFFF'",
+                                  "echo x > $'\\U00110000'"])
+def test_odd_input_gets_a_verdict_not_an_exception(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=False, allow_commands=["echo"])
+    assert decide(p, line) in ("allow", "ask")
