@@ -41,11 +41,13 @@ _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated
                     "simple_expansion", "expansion", "command_substitution", "process_substitution",
                     "arithmetic_expansion", "brace_expression"})
 """Node types that are one word of a command line."""
-HIDDEN_CODE = re.compile(r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|\$\{\w+\[(?!\d+\]|@\]|\*\])|"
-                         r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s", re.S)
+HIDDEN_CODE = re.compile(
+    r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|"
+    r"\$\{#?\w+\[(?!\d+\]|@\]|\*\])|\$\{#?[\w@*]+:(?![-=?+]|\s*\d+\s*(?::\s*\d+\s*)?\})|"
+    r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s", re.S)
 """Source text where bash evaluates code that the parse does not show as a command (``ParsedCommand.hidden_code``)."""
 EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts", "declare", "typeset", "local",
-                                 "trap"})
+                                 "trap", "compgen", "complete", "enable", "unset", "readonly"})
 """Builtins that evaluate text as code, or assign a variable named by their argument (subscript included)."""
 GLOB = re.compile(r"(?<!\\)[*?\[]")
 """A glob character bash expands (not escaped)."""
@@ -136,14 +138,19 @@ class ParsedCommand:
         ``${!x}``, ``${x@P}``, ``${a[i]}`` with a subscript that is not a number, ``trap``, ``source``/``.`` of a
         computed file (``<(…)``), and a program reading ``/dev/stdin`` or a file descriptor (deny rules look
         through ``eval``; a literal script file is not looked into: the sandbox holds it)."""
-        m = HIDDEN_CODE.search(self.source)
+        m = HIDDEN_CODE.search(_unquoted(self.source))
         if m is not None:
             found = m.group(0).strip()
             return found if len(found) <= 40 else found[:37] + "…"
         for c in self.commands:
-            prog = c.program
+            argv = list(c.argv)
+            while argv and Path(argv[0]).name in ("command", "builtin"):  # (``command printf -v …``)
+                argv = argv[1:]
+                while argv and argv[0] in ("-p", "-v", "-V", "--"):
+                    argv = argv[1:]
+            prog = Path(argv[0]).name if argv else ""
             if prog in EVALUATING_BUILTINS or prog in ("printf", "test", "[", "export", "wait") and \
-                    any(a in ("-v", "-R", "-i", "-p") or a.startswith("-v") for a in c.argv[1:]):
+                    any(a in ("-v", "-R", "-i", "-p") or a.startswith("-v") for a in argv[1:]):
                 return prog
             if any(a.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) for a in c.argv[1:]):
                 return "a program reading code from /dev/stdin or a file descriptor"
@@ -239,6 +246,34 @@ def _unescape_dquoted(raw: str) -> str:
 
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
          "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _unquoted(source: str) -> str:
+    """``source`` with the text of its single-quoted and ``$'…'`` strings taken out (bash never evaluates it
+    there: a ``'[[:space:]]'`` or ``'do ((x))'`` is not code) and its backslash-newlines joined."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    double = False
+    while i < n:
+        c = source[i]
+        if c == "\\" and i + 1 < n:
+            if source[i + 1] != "\n":
+                out.append(source[i:i + 2])
+            i += 2
+            continue
+        if c == '"':
+            double = not double
+        elif c == "'" and not double:
+            ansi = i > 0 and source[i - 1] == "$"
+            j = i + 1
+            while j < n and source[j] != "'":
+                j += 2 if ansi and source[j] == "\\" else 1
+            out.append("''")
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _ansi_c(body: str) -> str:

@@ -251,10 +251,13 @@ def test_bad_decision_values_are_errors_not_allow(bad: object) -> None:
 
 
 def test_unparsable_lines_are_never_auto_approved(tmp_path: Path) -> None:
-    p = policy(tmp_path)
+    p = policy(tmp_path, deny_commands=[])
     for line in ('pytest -q "unterminated', "if", "{", "!"):
         v = p.verdict("run_command", "command", {"command": line})
         assert v.decision == "ask" and "could not be parsed" in v.reason, line
+    with_deny = policy(tmp_path)  # deny rules cannot check what an unreadable line runs: refused, and said why
+    v = with_deny.verdict("run_command", "command", {"command": 'pytest -q "unterminated'})
+    assert v.decision == "deny" and "could not be read" in v.reason
 
 
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",

@@ -168,3 +168,38 @@ def test_on_the_host_bundled_options_and_nested_settings_are_read_as_paths(tmp_p
 def test_odd_input_gets_a_verdict_not_an_exception(tmp_path: Path, line: str) -> None:
     p = policy(tmp_path, sandboxed=False, allow_commands=["echo"])
     assert decide(p, line) in ("allow", "ask")
+
+
+@pytest.mark.parametrize("line", [
+    "for x in 'y[$(touch ../PWNED)]'; do case ${PWD:x} in *) echo;; esac; done",
+    "for x in y; do for z in ${PWD:x}; do echo; done; done", "for x in y; do [[ ${PWD:x} == a ]]; echo; done",
+    "for x in y; do cat <<< ${PWD:x}; done", "for f in *; do cat <<EOF\n${PWD:f}\nEOF\ndone",
+    "case ${#BASH_VERSINFO[x]} in *) echo;; esac", "command printf -v $'x[\\x24(touch ../PWNED)]' %s 1",
+    "builtin printf -v x 1", "command test -v $'x'", "compgen -W '$(touch ../PWNED)' a",
+])
+def test_substring_offsets_lengths_and_wrapped_builtins_evaluate_code_too(tmp_path: Path, line: str) -> None:
+    """A third look: `${PWD:x}` evaluates `x` as arithmetic (a subscript, a `$(…)`), in a case word, a for list,
+    a here-document; `${#a[x]}`; `command printf -v`; `compgen -W`."""
+    p = policy(tmp_path, sandboxed=False, allow_commands=["echo", "cat", "command", "builtin", "printf", "test",
+                                                           "compgen"])
+    assert decide(p, line) == "ask"
+    tripwire = Policy.from_config({"deny_commands": ["rm"], "sandboxed_commands": "allow"}, yes=True, workspace=tmp_path)
+    tripwire.sandboxed = True
+    assert decide(tripwire, line) == "deny"
+
+
+def test_a_line_deny_rules_cannot_read_is_refused(tmp_path: Path) -> None:
+    """`\\x72m` inside `$'…'` hid `rm` from the text search deny rules did on a line the parser could not read."""
+    tripwire = Policy.from_config({"deny_commands": ["rm"], "sandboxed_commands": "allow"}, yes=True, workspace=tmp_path)
+    tripwire.sandboxed = True
+    assert decide(tripwire, "[[ $'x[\\x24(\\x72m ../victim)]' -e\\\nq 0 ]]; echo done") == "deny"
+
+
+@pytest.mark.parametrize("line", [
+    "grep -rn '[[:space:]]$' src | grep -v venv", "grep -n '[[:upper:]]' -R src", "git commit -m 'fix: use ${a[i]} in loop'",
+    "git commit -m 'do ((x)) right'", "grep -E '(((a)))' f", "git log --grep='$((x))'", "echo ${PWD:-x} ${x:1} ${x:1:2}",
+    "pytest -k \"a and not b\"", "command -v git",
+])
+def test_single_quoted_text_and_number_offsets_are_not_code(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=True, allow_commands=["grep", "git commit", "git log", "echo", "pytest", "command"])
+    assert decide(p, line) == "allow"
