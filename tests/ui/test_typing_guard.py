@@ -37,6 +37,7 @@ async def _dialog_on_clock(pilot: Any, shown_ago: float | None = None) -> tuple[
     if shown_ago is None:
         pilot.app.typing.clock = clock
     dialog = await demo_until_approval(pilot)
+    await wait_for(pilot, lambda: dialog.shown_at != float("inf"), "the dialog's screen-resume (its clock reading)")
     pilot.app.typing.clock = clock
     if shown_ago is not None:
         dialog.shown_at = clock.now - shown_ago
