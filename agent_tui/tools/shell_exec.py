@@ -157,7 +157,8 @@ async def _spawn(command: str, argv: list[str] | None, common: dict[str, Any]) -
 
 #: Tries when a path the sandbox hides vanished between the scan and bwrap's mounts (a socket closed).
 MOUNT_ATTEMPTS = 3
-_BWRAP_MOUNT_ERROR = re.compile(r"\Abwrap: Can't (?:create file|mkdir|find source path|mount tmpfs) (?:at|on)? ?(\S+?):")
+_BWRAP_MOUNT_ERROR = re.compile(
+    r"\Abwrap: Can't (?:create file|mkdir parents for|mkdir|find source path|mount tmpfs) (?:at|on)? ?(\S+?):")
 
 
 def _mount_point_vanished(outcome: CommandOutcome, argv: list[str]) -> bool:

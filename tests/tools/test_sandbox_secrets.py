@@ -241,14 +241,17 @@ def test_a_workspace_hide_list_needs_no_trust(tmp_path: Path) -> None:
 
 
 
+@pytest.mark.parametrize("folder_gone", [False, True])
 async def test_a_socket_that_vanishes_before_the_mounts_does_not_fail_the_command(
-        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        ws: Path, monkeypatch: pytest.MonkeyPatch, folder_gone: bool) -> None:
     """The socket list is read just before bwrap starts; a socket closed in between (another test's server,
-    a restarted agent) must not make the command fail."""
+    a restarted agent) must not make the command fail — nor one whose folder went with it (bwrap says "Can't
+    mkdir parents for …": CI failed on a test home removed while another test's command started)."""
     import agent_tui.tools.sandbox as sb
 
     calls: list[int] = []
-    gone = Path.home() / f".agent-tui-vanished-{uuid.uuid4().hex[:8]}.sock"
+    where = Path.home() / f".agent-tui-vanished-{uuid.uuid4().hex[:8]}" if folder_gone else Path.home()
+    gone = where / ("agent.sock" if folder_gone else f".agent-tui-vanished-{uuid.uuid4().hex[:8]}.sock")
 
     def scan(skip: object, exposed: object = ()) -> list[Path]:
         calls.append(1)
