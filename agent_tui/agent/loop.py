@@ -324,10 +324,10 @@ class Agent(ReasoningMixin):
                         if overflow_retry:
                             raise llm_mod.LLMError(f"the request is still too large after compacting: {exc}") from exc
                         overflow_retry = True
+                        yield ev.Retrying(1, 0.0, "context window exceeded: compacting harder, then retrying once")
                         self._shorten_old_calls()
-                        for e in await self.compact(force=True):
+                        for e in await self.compact(force=True):  # (said after the retry line, which caused it)
                             yield e
-                        yield ev.Retrying(1, 0.0, "context window exceeded: compacted harder, retrying once")
                 if completion is None:
                     raise llm_mod.LLMError("the model returned no completion")
                 usage = await self._count_usage(completion)

@@ -154,7 +154,8 @@ class Workspace:
                 eng.save_memo(memo["content"], kind=f"seed from session {memo['session_id']}")
         else:
             eng.load(self.store.load_items(sid))
-            self.store.touch_session(sid)
+            # the model it runs on now (a /model switch reopens it): the session list showed the first one
+            self.store.touch_session(sid, **({"model": self.settings.model} if self.settings.model else {}))
         eng.warnings.extend(f"memory store: {line}" for line in self.store.unreadable)
         return eng
 

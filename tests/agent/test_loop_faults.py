@@ -75,6 +75,8 @@ async def test_context_length_exceeded_compacts_and_retries_once(tmp_path: Path,
         ws.close()
     assert any(isinstance(e, ev.Retrying) and "context window" in e.reason for e in events)
     assert events[-1].status == "done" and events[-1].text == "fits now"
+    said = [type(e).__name__ for e in events if isinstance(e, ev.Retrying | ev.Compacted)]
+    assert said and said[0] == "Retrying", f"the retry line comes before the compaction it causes: {said}"
 
 
 async def test_context_length_exceeded_twice_is_a_clear_error(tmp_path: Path, fake_llm) -> None:

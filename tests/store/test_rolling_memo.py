@@ -89,3 +89,18 @@ def test_a_recalled_memo_is_not_recalled_again_nor_beside_its_seed_copy(tmp_path
         assert sum(body in it.content for it in recalled) == 1
     finally:
         ws.close()
+
+
+def test_a_session_reopened_on_another_model_lists_that_model(tmp_path: Path) -> None:
+    """The session list (F5) showed the model a session started with after a /model switch, and a resume went on
+    with the current model without saying so."""
+    from dataclasses import replace
+
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384, model="openai/gpt-4o"))
+    try:
+        sid = ws.engine(new=True).session_id
+        ws.settings = replace(ws.settings, model="anthropic/claude-sonnet-4-5")
+        ws.engine(sid)
+        assert {r["id"]: r["model"] for r in ws.store.sessions()}[sid] == "anthropic/claude-sonnet-4-5"
+    finally:
+        ws.close()

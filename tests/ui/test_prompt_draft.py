@@ -26,6 +26,17 @@ from .conftest import demo_app, ready, wait_for
 DRAFT = "half a thought about the inventory report\nand a second line"
 
 
+async def sent_then_typed_and_up(pilot: Any, app: Any, typed: str) -> Any:
+    """Send ``/memos``, type ``typed`` (not sent), press ↑; the message box."""
+    await ready(pilot)
+    prompt = app.main.prompt
+    prompt.clear()
+    await pilot.press(*"/memos", "enter")
+    await pilot.pause()
+    await pilot.press("escape", *typed, "up")
+    return prompt
+
+
 def draft_files(workspace: Path) -> list[Path]:
     path = history_path(workspace)
     return sorted(path.parent.glob(path.stem + ".draft*.json"))
@@ -96,12 +107,7 @@ async def test_quitting_while_up_shows_an_old_message_keeps_the_draft_not_the_ol
         demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"/memos", "enter")
-        await pilot.pause()
-        await pilot.press("escape", *"my unsent idea", "up")
+        prompt = await sent_then_typed_and_up(pilot, app, "my unsent idea")
         assert prompt.value == "/memos", "↑ shows the sent message"
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30)) as pilot:
@@ -480,12 +486,7 @@ async def test_quitting_while_an_edited_old_message_is_in_the_box_keeps_both_tex
     kill) kept only the changed message, and the paragraph was gone from the draft, the history and the box."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"/memos", "enter")
-        await pilot.pause()
-        await pilot.press("escape", *"UNSENT-X my careful paragraph", "up")
+        prompt = await sent_then_typed_and_up(pilot, app, "UNSENT-X my careful paragraph")
         assert prompt.value == "/memos"
         await pilot.press("end", *" tweak")
         assert prompt.value == "/memos tweak"
