@@ -23,7 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tools.shell_braces import TooMany, expand, has_braces
+from agent_tui.tools.cmd_hidden import hidden_code
+from agent_tui.tools.cmd_words import (
+    GLOB,
+    ansi_c,
+    brace_words,
+    node_text,
+    touching,
+    unescape_dquoted,
+    unescape_word,
+    unquoted_dynamic,
+)
+from agent_tui.tools.shell_braces import has_braces
 
 #: Redirect targets that are always harmless.
 SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
@@ -41,17 +52,6 @@ _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated
                     "simple_expansion", "expansion", "command_substitution", "process_substitution",
                     "arithmetic_expansion", "brace_expression"})
 """Node types that are one word of a command line."""
-HIDDEN_CODE = re.compile(
-    r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|"
-    r"\$\{#?\w+\[(?!\d+\]|@\]|\*\])|\$\{#?[\w@*]+:(?![-=?+]|\s*\d+\s*(?::\s*\d+\s*)?\})|"
-    r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s", re.S)
-"""Source text where bash evaluates code that the parse does not show as a command (``ParsedCommand.hidden_code``)."""
-EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts", "declare", "typeset", "local",
-                                 "trap", "compgen", "complete", "enable", "unset", "readonly"})
-"""Builtins that evaluate text as code, or assign a variable named by their argument (subscript included)."""
-GLOB = re.compile(r"(?<!\\)[*?\[]")
-"""A glob character bash expands (not escaped)."""
-_GLOB = GLOB
 #: A line's first word when it is plain (nothing the shell expands, quotes or treats as syntax) and holds an ``@``
 #: or, after its first character, a ``%``.
 _FIRST_WITH_AT = re.compile(r"([ \t]*)([\w+:,./-][\w%@+:,./-]*[@%][\w@%+:,./-]*|@[\w@%+:,./-]*)(?=[ \t\n;&|)]|$)",
@@ -118,8 +118,6 @@ class ParsedCommand:
     """A heredoc or herestring feeds a command."""
     assignment: bool = False
     """Variables are set (``X=1 cmd``, ``export X=1``)."""
-    substitutions: int = 0
-    """How many ``$(…)``, backtick or ``<(…)`` substitutions the parser read (their commands are in ``commands``)."""
     error: str | None = None
     """Why the line could not be read completely (None when it could)."""
 
@@ -129,34 +127,8 @@ class ParsedCommand:
         return self.error is None
 
     def hidden_code(self) -> str | None:
-        """Where bash evaluates text as code that no parsed command shows, or None.  Bash evaluates an array
-        subscript wherever it does arithmetic, and a subscript may hold ``$(…)``, from the line (even quoted,
-        ``[[ 'a[$(id)]' -eq 0 ]]``, or spelled ``$'\\x24('``) or from data (a file named ``a[$(…)]`` met by
-        ``for f in *; do [[ $f -eq 0 ]]``): so every arithmetic context counts — ``((…))``, ``$((…))``,
-        ``$[…]``, ``[[ … -eq … ]]`` and its kin, ``-v``, ``let``, ``declare -i`` and the builtins that set a
-        variable they are given by name (``printf -v``, ``read``, ``mapfile``, ``getopts``); and so do
-        ``${!x}``, ``${x@P}``, ``${a[i]}`` with a subscript that is not a number, ``trap``, ``source``/``.`` of a
-        computed file (``<(…)``), and a program reading ``/dev/stdin`` or a file descriptor (deny rules look
-        through ``eval``; a literal script file is not looked into: the sandbox holds it)."""
-        m = HIDDEN_CODE.search(_unquoted(self.source))
-        if m is not None:
-            found = m.group(0).strip()
-            return found if len(found) <= 40 else found[:37] + "…"
-        for c in self.commands:
-            argv = list(c.argv)
-            while argv and Path(argv[0]).name in ("command", "builtin"):  # (``command printf -v …``)
-                argv = argv[1:]
-                while argv and argv[0] in ("-p", "-v", "-V", "--"):
-                    argv = argv[1:]
-            prog = Path(argv[0]).name if argv else ""
-            if prog in EVALUATING_BUILTINS or prog in ("printf", "test", "[", "export", "wait") and \
-                    any(a in ("-v", "-R", "-i", "-p") or a.startswith("-v") for a in argv[1:]):
-                return prog
-            if any(a.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) for a in c.argv[1:]):
-                return "a program reading code from /dev/stdin or a file descriptor"
-            if prog in ("source", ".") and any(c.dynamic[1:2]):  # (a literal script file is the sandbox's to hold)
-                return f"{prog} of a computed file"
-        return None
+        """Where bash evaluates text as code that no parsed command shows, or None (``cmd_hidden``)."""
+        return hidden_code(self.source, self.commands)
 
     def writes_outside(self, workspace: Path | None) -> list[str]:
         """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""
@@ -175,7 +147,7 @@ class ParsedCommand:
 
 
 def _inside(target: str, root: Path) -> bool:
-    if target.startswith("~") or "$" in target or _GLOB.search(target):
+    if target.startswith("~") or "$" in target or GLOB.search(target):
         return False
     try:
         p = Path(target)
@@ -221,74 +193,6 @@ def parse_command(source: str) -> ParsedCommand:
     return result
 
 
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", errors="surrogateescape")
-
-
-def _unescape_word(raw: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(raw):
-        c = raw[i]
-        if c == "\\" and i + 1 < len(raw):
-            if raw[i + 1] != "\n":
-                out.append(raw[i + 1])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _unescape_dquoted(raw: str) -> str:
-    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
-
-
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
-         "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-
-
-def _unquoted(source: str) -> str:
-    """``source`` with the text of its single-quoted and ``$'…'`` strings taken out (bash never evaluates it
-    there: a ``'[[:space:]]'`` or ``'do ((x))'`` is not code) and its backslash-newlines joined."""
-    out: list[str] = []
-    i, n = 0, len(source)
-    double = False
-    while i < n:
-        c = source[i]
-        if c == "\\" and i + 1 < n:
-            if source[i + 1] != "\n":
-                out.append(source[i:i + 2])
-            i += 2
-            continue
-        if c == '"':
-            double = not double
-        elif c == "'" and not double:
-            ansi = i > 0 and source[i - 1] == "$"
-            j = i + 1
-            while j < n and source[j] != "'":
-                j += 2 if ansi and source[j] == "\\" else 1
-            out.append("''")
-            i = j + 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _ansi_c(body: str) -> str:
-    def sub(m: re.Match[str]) -> str:
-        s = m.group(1)
-        if s[0] in "xuU":
-            code = int(s[1:], 16) if len(s) > 1 else -1
-            return chr(code) if 0 <= code < 0x110000 else m.group(0)  # (bash prints an invalid one as written)
-        if s[0].isdigit():
-            return chr(int(s, 8) & 0xFF)
-        return _ANSI.get(s, m.group(0))
-
-    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)", sub, body)
-
-
 class _Walker:
     """Fills a ParsedCommand from the syntax tree."""
 
@@ -332,7 +236,7 @@ class _Walker:
         elif t == "declaration_command" or t == "unset_command":
             self.r.assignment = True
             self.words_in(node)
-            argv = [_text(node.children[0])] + [self.word(c)[0] for c in node.children[1:] if c.is_named]
+            argv = [node_text(node.children[0])] + [self.word(c)[0] for c in node.children[1:] if c.is_named]
             self.r.commands.append(SimpleCommand(tuple(argv), tuple(False for _ in argv)))
         elif t in ("ERROR",):
             self.r.error = self.r.error or "the shell parser could not read part of the command"
@@ -384,7 +288,7 @@ class _Walker:
             t = child.type
             if t == "variable_assignment":
                 self.r.assignment = True
-                assigns.append(_text(child))
+                assigns.append(node_text(child))
                 self.words_in(child)
             elif t in _REDIRECTS:
                 redirects.append(self.redirect(child, extra))
@@ -396,17 +300,17 @@ class _Walker:
         argv: list[str] = []
         dyn: list[bool] = []
         unread = False
-        for group in _touching(nodes):
+        for group in touching(nodes):
             parts = [self.word(n) for n in group]
             text, d = "".join(t for t, _ in parts), any(x for _, x in parts)
-            words, unsure = _brace_words(group)
+            words, unsure = brace_words(group)
             unread = unread or unsure
             if words is None:
                 argv.append(text)
                 dyn.append(d or unsure)
                 continue
             argv.extend(words)
-            dyn.extend(_unquoted_dynamic(w) for w in words)
+            dyn.extend(unquoted_dynamic(w) for w in words)
         self.r.commands.append(SimpleCommand(tuple(argv), tuple(dyn), tuple(assigns), tuple(redirects), unread))
 
     def redirect(self, node: Any, extra: list[Any] | None = None) -> Redirect:
@@ -420,9 +324,9 @@ class _Walker:
         have_target = False
         for child in node.children:
             if not child.is_named:
-                op += _text(child)
+                op += node_text(child)
             elif child.type == "file_descriptor":
-                op = _text(child) + op
+                op = node_text(child) + op
             elif have_target:
                 if extra is not None:
                     extra.append(child)
@@ -431,9 +335,9 @@ class _Walker:
                     self.word(child)
             else:
                 text, d = self.word(child)
-                words, _ = _brace_words([child])
+                words, _ = brace_words([child])
                 if words is not None:  # bash takes a single word ("ambiguous redirect" for more)
-                    text, d = (words[0], _unquoted_dynamic(words[0])) if len(words) == 1 else (text, True)
+                    text, d = (words[0], unquoted_dynamic(words[0])) if len(words) == 1 else (text, True)
                 target = None if d else text
                 have_target = t == "file_redirect"
         if t == "herestring_redirect":
@@ -464,7 +368,7 @@ class _Walker:
                 elif t in ("|", "|&"):
                     self.r.pipes = True
                 else:
-                    op += _text(child)
+                    op += node_text(child)
             elif t in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
                 self.words_in(child)
             elif t in _REDIRECTS:
@@ -487,21 +391,21 @@ class _Walker:
         """The word's value and whether the shell would expand it."""
         t = node.type
         if t == "word":
-            raw = _text(node)
-            dynamic = bool(_GLOB.search(raw)) or raw.startswith("~") or has_braces(raw)
-            return _unescape_word(raw), dynamic
+            raw = node_text(node)
+            dynamic = bool(GLOB.search(raw)) or raw.startswith("~") or has_braces(raw)
+            return unescape_word(raw), dynamic
         if t in ("number", "variable_name", "file_descriptor", "special_variable_name", "test_operator"):
-            return _text(node), False
+            return node_text(node), False
         if t == "raw_string":
-            return _text(node)[1:-1], False
+            return node_text(node)[1:-1], False
         if t == "ansi_c_string":
-            return _ansi_c(_text(node)[2:-1]), False
+            return ansi_c(node_text(node)[2:-1]), False
         if t in ("string", "translated_string"):
             parts: list[str] = []
             dynamic = False
             for c in node.children:
                 if c.type == "string_content":
-                    parts.append(_unescape_dquoted(_text(c)))
+                    parts.append(unescape_dquoted(node_text(c)))
                 elif c.is_named:
                     text, _ = self.word(c)
                     parts.append(text)
@@ -509,7 +413,7 @@ class _Walker:
             return "".join(parts), dynamic
         if t == "concatenation":
             parts = []
-            dynamic = has_braces(_text(node))
+            dynamic = has_braces(node_text(node))
             for c in node.children:
                 text, d = self.word(c)
                 parts.append(text)
@@ -517,67 +421,14 @@ class _Walker:
             return "".join(parts), dynamic
         if t in _SUBSTITUTIONS:
             self.r.substitution = True
-            self.r.substitutions += 1
             inner = _Walker(self.r)
             inner.statement_list(node)
-            return _text(node), True
+            return node_text(node), True
         if t in ("expansion", "simple_expansion", "arithmetic_expansion", "brace_expression"):
             self.words_in(node)
-            return _text(node), True
+            return node_text(node), True
         if t == "ERROR":
             self.r.error = self.r.error or "the shell parser could not read part of the command"
         if node.child_count:
             self.words_in(node)
-        return _text(node), True
-
-
-#: Word nodes whose source text is bash's word as it is (no quotes or expansions inside).
-_PLAIN = frozenset({"word", "brace_expression", "number"})
-
-
-def _touching(nodes: Sequence[Any]) -> list[list[Any]]:
-    """``nodes`` in runs with nothing between them: one shell word (the grammar splits ``{\\},-exec}`` into
-    ``{`` and ``\\},-exec}``, which bash reads as one word and brace-expands to ``} -exec``)."""
-    groups: list[list[Any]] = []
-    for n in nodes:
-        if groups and groups[-1][-1].end_byte == n.start_byte:
-            groups[-1].append(n)
-        else:
-            groups.append([n])
-    return groups
-
-
-def _brace_words(group: Sequence[Any]) -> tuple[list[str] | None, bool]:
-    """What bash makes of one word (its nodes, touching) with braces (empty words dropped, as bash does), or
-    None when it has none; and whether it has braces this parser cannot expand for certain (then None too).
-    Quoted parts are literal text to brace expansion (``src/{a,b}"/x y"``); a variable inside them is not read."""
-    if not has_braces("".join(_text(n) for n in group)):
-        return None, False
-    parts = [_literal_source(n) for n in group]
-    if any(p is None for p in parts):
-        return None, True
-    try:
-        return [_unescape_word(w) for w in expand("".join(p for p in parts if p is not None)) if w], False
-    except TooMany:
-        return None, True
-
-
-def _literal_source(node: Any) -> str | None:
-    """``node`` as unquoted source for brace expansion: plain words as they are, quoted text with every
-    character escaped; None for anything the shell would expand first (a variable, a substitution)."""
-    if node.type in _PLAIN:
-        return _text(node)
-    if node.type == "raw_string":
-        return "".join("\\" + c for c in _text(node)[1:-1])
-    if node.type == "string" and all(c.type == "string_content" or not c.is_named for c in node.children):
-        body = "".join(_unescape_dquoted(_text(c)) for c in node.children if c.type == "string_content")
-        return "".join("\\" + c for c in body)
-    if node.type == "concatenation":
-        inner = [_literal_source(c) for c in node.children]
-        return None if any(p is None for p in inner) else "".join(p for p in inner if p is not None)
-    return None
-
-
-def _unquoted_dynamic(word: str) -> bool:
-    """Whether a word brace expansion made still needs the shell (a glob, a leading ``~``)."""
-    return bool(_GLOB.search(word)) or word.startswith("~")
+        return node_text(node), True

@@ -201,3 +201,23 @@ def fake_app(fake_llm: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     (project / "notes.md").write_text("# Notes\nThe answer is 42.\n")
     return make_app(UiOptions(workspace=project, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
                               theme="textual-dark"))
+
+async def next_approval(pilot: Pilot[Any], seen: set[str]) -> Any:
+    """The next approval dialog whose call is not in ``seen``, once its preview shows."""
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen)
+                   and pilot.app.screen.request.call_id not in seen
+                   and pilot.app.screen.query("#approval-preview Static"), "the next approval")
+    return pilot.app.screen
+
+
+async def sent_then_typed_and_up(pilot: Any, app: Any, typed: str) -> Any:
+    """Send ``/memos``, type ``typed`` (not sent), press ↑; the message box."""
+    await ready(pilot)
+    prompt = app.main.prompt
+    prompt.clear()
+    await pilot.press(*"/memos", "enter")
+    await pilot.pause()
+    await pilot.press("escape", *typed, "up")
+    return prompt

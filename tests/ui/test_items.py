@@ -4,7 +4,6 @@ each checks the engine's items and the gauge (against `agent-tui context --json`
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 from typing import Any
 

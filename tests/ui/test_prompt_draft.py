@@ -21,20 +21,9 @@ from textual import events
 
 from agent_tui.ui.input_history import history_path
 
-from .conftest import demo_app, ready, wait_for
+from .conftest import demo_app, ready, sent_then_typed_and_up, wait_for
 
 DRAFT = "half a thought about the inventory report\nand a second line"
-
-
-async def sent_then_typed_and_up(pilot: Any, app: Any, typed: str) -> Any:
-    """Send ``/memos``, type ``typed`` (not sent), press ↑; the message box."""
-    await ready(pilot)
-    prompt = app.main.prompt
-    prompt.clear()
-    await pilot.press(*"/memos", "enter")
-    await pilot.pause()
-    await pilot.press("escape", *typed, "up")
-    return prompt
 
 
 def draft_files(workspace: Path) -> list[Path]:
@@ -479,64 +468,3 @@ def test_a_malformed_folded_draft_comes_back_plain() -> None:
     good = {"text": "a x", "folded": {"text": "a [paste #2 · 1 line]", "pastes": {"2": "x"}}}
     assert _folded_of(good) == ("a [paste #2 · 1 line]", {2: "x"})
     assert _folded_of({**good, "text": "a y"}) is None, "never a form that would send something else"
-
-
-async def test_quitting_while_an_edited_old_message_is_in_the_box_keeps_both_texts(demo_workspace: Path) -> None:
-    """The box held an unsent paragraph; ↑ recalled a sent message and the user changed it; a quit (or a
-    kill) kept only the changed message, and the paragraph was gone from the draft, the history and the box."""
-    app = demo_app(demo_workspace)
-    async with app.run_test(size=(100, 30)) as pilot:
-        prompt = await sent_then_typed_and_up(pilot, app, "UNSENT-X my careful paragraph")
-        assert prompt.value == "/memos"
-        await pilot.press("end", *" tweak")
-        assert prompt.value == "/memos tweak"
-    again = demo_app(demo_workspace)
-    async with again.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = again.main.prompt
-        assert prompt.value == "/memos tweak"
-        await pilot.press("home", "up")
-        assert prompt.value == "UNSENT-X my careful paragraph", "the paragraph is under ↑"
-
-
-async def test_up_and_down_keep_what_was_typed_over_or_into_a_recalled_message(demo_workspace: Path) -> None:
-    """Readline keeps an edit to a history entry while you browse: here ↑ then ↓ lost a new message typed
-    over a recalled one (after ctrl+u), and ↓ then ↑ lost an edit to a recalled message."""
-    app = demo_app(demo_workspace)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        for sent in ("/memos", "/help"):
-            await pilot.press(*sent, "enter")
-            await pilot.pause()
-            await pilot.press("escape")
-        await pilot.press("up")
-        assert prompt.value == "/help"
-        prompt.clear()
-        await pilot.press(*"NEW MESSAGE I typed carefully", "home", "up")
-        assert prompt.value == "/memos"
-        await pilot.press("down")
-        assert prompt.value == "NEW MESSAGE I typed carefully"
-        await pilot.press("end", *" EXTRA", "home", "up")
-        await pilot.press("down")
-        assert prompt.value == "NEW MESSAGE I typed carefully EXTRA"
-        await pilot.press("down")
-        assert prompt.value == "", "past the newest: what was typed before browsing (nothing)"
-
-
-async def test_up_inside_a_long_wrapped_line_moves_up_a_row_before_recalling(demo_workspace: Path) -> None:
-    app = demo_app(demo_workspace)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.clear()
-        await pilot.press(*"/memos", "enter")
-        await pilot.pause()
-        await pilot.press("escape")
-        long_line = "word " * 120
-        prompt.value = long_line
-        await pilot.pause()
-        await pilot.press("end", *"ZZZ", "up")
-        assert prompt.value == long_line + "ZZZ", "↑ moved within the wrapped line"
-        assert prompt.cursor_location[0] == 0 and prompt.cursor_location[1] < len(long_line)

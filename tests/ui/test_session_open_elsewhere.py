@@ -4,7 +4,6 @@ and a third that resumed it got two users' messages joined into one); a fresh se
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from agent_tui.ui.app import AgentApp

@@ -1,0 +1,81 @@
+"""Where bash evaluates text as code that no parsed command shows: the check the approval rules need
+besides the argv.
+
+Bash evaluates an array subscript wherever it does arithmetic, and a subscript may hold ``$(…)``, from the line
+(even quoted, ``[[ 'a[$(id)]' -eq 0 ]]``, or spelled ``$'\\x24('``) or from data (a file named ``a[$(…)]`` met by
+``for f in *; do [[ $f -eq 0 ]]``).  So every arithmetic context counts — ``((…))``, ``$((…))``, ``$[…]``,
+``[[ … -eq … ]]`` and its kin, ``-v``, ``${x:off}`` with an offset that is not a number, ``let``, ``declare`` and
+the builtins that set a variable they are given by name (``printf -v``, ``read``, ``mapfile``, ``getopts``) —
+and so do ``${!x}``, ``${x@P}``, ``${a[i]}`` with a subscript that is not a number, ``trap``, ``source``/``.``
+of a computed file (``<(…)``), and a program reading ``/dev/stdin`` or a file descriptor.  Deny rules look
+through ``eval`` themselves; a literal script file is not looked into: the sandbox holds it.  Single-quoted
+text is never code (``grep '[[:space:]]'``, a commit message with ``((x))``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+HIDDEN_CODE = re.compile(
+    r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|"
+    r"\$\{#?\w+\[(?!\d+\]|@\]|\*\])|\$\{#?[\w@*]+:(?![-=?+]|\s*\d+\s*(?::\s*\d+\s*)?\})|"
+    r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s", re.S)
+"""Source text where bash evaluates code that the parse does not show as a command (``hidden_code``)."""
+EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts", "declare", "typeset", "local",
+                                 "trap", "compgen", "complete", "enable", "unset", "readonly"})
+"""Builtins that evaluate text as code, or assign a variable named by their argument (subscript included)."""
+
+
+def hidden_code(source: str, commands: Sequence[Any]) -> str | None:
+    """What in ``source`` (its simple ``commands`` parsed) makes bash evaluate text as code, shortened for a
+    message, or None."""
+    m = HIDDEN_CODE.search(_unquoted(source))
+    if m is not None:
+        found = m.group(0).strip()
+        return found if len(found) <= 40 else found[:37] + "…"
+    for c in commands:
+        argv = list(c.argv)
+        while argv and Path(argv[0]).name in ("command", "builtin"):  # (``command printf -v …``)
+            argv = argv[1:]
+            while argv and argv[0] in ("-p", "-v", "-V", "--"):
+                argv = argv[1:]
+        prog = Path(argv[0]).name if argv else ""
+        if prog in EVALUATING_BUILTINS or prog in ("printf", "test", "[", "export", "wait") and \
+                any(a in ("-v", "-R", "-i", "-p") or a.startswith("-v") for a in argv[1:]):
+            return prog
+        if any(a.startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/")) for a in c.argv[1:]):
+            return "a program reading code from /dev/stdin or a file descriptor"
+        if prog in ("source", ".") and any(c.dynamic[1:2]):
+            return f"{prog} of a computed file"
+    return None
+
+
+def _unquoted(source: str) -> str:
+    """``source`` with the text of its single-quoted and ``$'…'`` strings taken out (bash never evaluates it
+    there: a ``'[[:space:]]'`` or ``'do ((x))'`` is not code) and its backslash-newlines joined."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    double = False
+    while i < n:
+        c = source[i]
+        if c == "\\" and i + 1 < n:
+            if source[i + 1] != "\n":
+                out.append(source[i:i + 2])
+            i += 2
+            continue
+        if c == '"':
+            double = not double
+        elif c == "'" and not double:
+            ansi = i > 0 and source[i - 1] == "$"
+            j = i + 1
+            while j < n and source[j] != "'":
+                j += 2 if ansi and source[j] == "\\" else 1
+            out.append("''")
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
