@@ -54,7 +54,13 @@ from agent_tui.tools.programs import find_program
 from agent_tui.tools.sandbox_after import move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
-from agent_tui.tools.sandbox_hide import hidden_paths, hide_flags, host_sockets, remount_flags
+from agent_tui.tools.sandbox_hide import (
+    hidden_paths,
+    hide_flags,
+    host_sockets,
+    outermost,
+    remount_flags,
+)
 from agent_tui.tools.sandbox_hooks import hook_flags
 from agent_tui.tools.sandbox_net import SLIRP_HINT, NetSetup, slirp_path
 from agent_tui.tools.sandbox_placed import check_made
@@ -185,10 +191,12 @@ class Sandbox:
         own = self.network and not self.shares_host_net  # (then slirp is set)
         return NetSetup(self.slirp) if own and self.slirp is not None else None
 
-    def hidden(self) -> list[Path]:
-        """The secret stores this sandbox hides (real paths that exist now)."""
+    def hidden(self, every: list[Path] | None = None) -> list[Path]:
+        """The secret stores this sandbox hides (real paths that exist now), from ``every`` hidden path
+        (``hidden_paths(…, nested=True)``, scanned now when not given)."""
+        every = hidden_paths(self.hide, self.workspace, nested=True) if every is None else every
         covered = _covered(self.shares_host_net)  # (the workspace is mounted again on top of them)
-        return [p for p in hidden_paths(self.hide, self.workspace)
+        return [p for p in outermost(every)
                 if p.is_relative_to(self.workspace) or not any(p == c or p.is_relative_to(c) for c in covered)]
 
     def argv(self, command: str, cwd: Path | None = None, net: NetSetup | None = None,
@@ -202,11 +210,11 @@ class Sandbox:
             args += ["--tmpfs", "/var/tmp"]
         host_net = self.shares_host_net
         args += _socket_hiding(host_net)
-        hidden = self.hidden()
+        every = hidden_paths(self.hide, ws, nested=True)  # (scanned once: the env, the known stores)
+        hidden = self.hidden(every)
         inside = [p for p in hidden if p.is_relative_to(ws)]
         args += hide_flags(p for p in hidden if p not in inside)
-        rebound = _rebound_interpreter_dirs([*_covered(host_net), *hidden],
-                                            hidden_paths(self.hide, ws, nested=True))
+        rebound = _rebound_interpreter_dirs([*_covered(host_net), *hidden], every)
         for prefix in rebound:
             args += ["--ro-bind", prefix, prefix]
         args += ["--bind", str(ws), str(ws)]

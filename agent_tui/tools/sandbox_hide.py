@@ -136,7 +136,7 @@ def hidden_paths(extra: Iterable[str], workspace: Path, env: Mapping[str, str] |
             continue
         if real.exists():
             out.append(real)
-    return list(dict.fromkeys(out)) if nested else _outermost(out)
+    return list(dict.fromkeys(out)) if nested else outermost(out)
 
 
 def _other_stores(workspace: Path) -> list[Path]:
@@ -150,7 +150,7 @@ def _other_stores(workspace: Path) -> list[Path]:
     return out
 
 
-def _outermost(paths: list[Path]) -> list[Path]:
+def outermost(paths: list[Path]) -> list[Path]:
     """``paths`` without duplicates and without those inside another one (order kept)."""
     uniq = list(dict.fromkeys(paths))
     return [p for p in uniq if not any(q != p and p.is_relative_to(q) for q in uniq)]
