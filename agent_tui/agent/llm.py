@@ -207,7 +207,6 @@ async def stream_completion(
                     await _close(response)
         except Exception as exc:
             failed = _after_failure(exc, config, attempt, asm, streamed)
-        discarded = len("".join(asm.text)) + len("".join(asm.reasoning)) if streamed else 0
         if failed is None:
             calls = asm.tool_calls()
             yield Completion(
@@ -223,7 +222,8 @@ async def stream_completion(
             return
         delay, reason = failed
         log.info("LLM call failed (%s); retry %d/%d in %.2f s", reason, attempt, config.max_retries, delay)
-        yield Retrying(attempt, delay, reason, config.max_retries, discarded=max(discarded, 1) if streamed else 0)
+        dropped = len("".join(asm.text)) + len("".join(asm.reasoning)) if streamed else 0  # (what the retry replaces)
+        yield Retrying(attempt, delay, reason, config.max_retries, discarded=max(dropped, 1) if streamed else 0)
         await asyncio.sleep(delay)
 
 

@@ -245,16 +245,10 @@ class PromptInput(TextArea):
     def _visual_row(self) -> int:
         """The cursor's row as the box shows it (a long line wraps over several rows: ↑ moves within them
         before it recalls history, or a message recalled to edit was left with the edit lost)."""
-        try:
-            return int(self.wrapped_document.location_to_offset(self.cursor_location).y)
-        except Exception:  # (a document not wrapped yet: its logical line)
-            return int(self.cursor_location[0])
+        return int(self.wrapped_document.location_to_offset(self.cursor_location).y)
 
     def _visual_rows(self) -> int:
-        try:
-            return max(1, int(self.wrapped_document.height))
-        except Exception:
-            return self.document.line_count
+        return max(1, int(self.wrapped_document.height))
 
     def _recall(self, step: int) -> None:
         text = self.inputs.step(step, self.text)
