@@ -195,6 +195,8 @@ class TurnMixin:
     async def _turn_cut(self: AgentApp, worker: Worker[Any]) -> None:
         from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
+        if not self._alive():
+            return  # cancelled because the app is exiting
         await self.main.conversation.end_reply()
         for panel in self.main.conversation.query(ToolCallPanel):
             panel.cancelled()  # (a call cut mid-run said "⋯ running" for the rest of the session)
@@ -204,6 +206,8 @@ class TurnMixin:
     def _turn_over(self: AgentApp, status: str, turn: int) -> None:
         from agent_tui.ui.input_history import MAX_CHARS
 
+        if not self._alive():
+            return  # the turn ended while the app was exiting: no status line left to update
         if status in ("error", "cut") and len(self._turn_task) > MAX_CHARS:
             # too long for the history when sent, but its turn failed or was cancelled (often to fix the
             # message): ↑ brings it back to send again

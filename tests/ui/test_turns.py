@@ -85,3 +85,18 @@ async def test_model_switch_keeps_the_session(fake_llm: FakeOpenAI, fake_app: Ag
         await gauge_agrees(pilot)
         await pilot.press(*"/quit", "enter")
     assert fake_app.return_value == 0
+
+
+async def test_a_turn_that_ends_while_the_app_exits_is_not_a_crash(fake_app: AgentApp) -> None:
+    """A turn's worker can finish (or be cancelled) after the app began tearing its screen down; the
+    status line is gone by then, and updating it raised NoMatches out of the worker handler (seen once in CI
+    when a test left while its turn was still running)."""
+    from agent_tui.ui.widgets.status_line import StatusLine
+
+    async with fake_app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await fake_app.main.query_one(StatusLine).remove()  # what the teardown does to the main screen
+        fake_app._turn_over("done", 1)
+        await fake_app._turn_cut(None)  # type: ignore[arg-type]
+        await pilot.pause()
+        assert fake_app._exception is None
