@@ -292,9 +292,9 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         if worker.group == "preload":
             self.llm_ready.set()
             text = f"the model client could not be loaded: {_describe(error)}"
-        elif worker.group == "mcp":
-            if not self._alive():
-                return
+        if not self._alive():
+            return  # the app is exiting: no screen left to show the failure on
+        if worker.group == "mcp":
             self.main.status.mcp = "failed"
         elif worker.group == "session" and self.controller is None:
             self.open_failed = True

@@ -3,6 +3,8 @@ streams into Markdown, the input stays live while it streams, and esc cancels th
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from agent_tui.agent import events as ev
 from agent_tui.agent.loop import CUT_MARK
 from agent_tui.ui.app import AgentApp
@@ -98,5 +100,7 @@ async def test_a_turn_that_ends_while_the_app_exits_is_not_a_crash(fake_app: Age
         await fake_app.main.query_one(StatusLine).remove()  # what the teardown does to the main screen
         fake_app._turn_over("done", 1)
         await fake_app._turn_cut(None)  # type: ignore[arg-type]
+        for group in ("turn", "session", "model-check", "agent", "mcp"):
+            fake_app._worker_failed(SimpleNamespace(group=group, error=RuntimeError("late"), name=group))  # type: ignore[arg-type]
         await pilot.pause()
         assert fake_app._exception is None
