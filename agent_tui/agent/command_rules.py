@@ -45,12 +45,15 @@ from agent_tui.agent.command_rules_data import (  # noqa: F401  (re-exported: th
 from agent_tui.agent.command_rules_reach import reaching_option
 from agent_tui.agent.command_rules_unwrap import (  # noqa: F401  (re-exported: looking through wrappers)
     all_layers,
+    env_split,
+    git_config_alias,
     inline_code_at,
     inner_commands,
     interpreter,
     opaque_reason,
     reads_code_from_input,
     rule_words,
+    wrapped_candidates,
 )
 from agent_tui.tools.cmdparse import GLOB, SAFE_TARGETS, ParsedCommand, SimpleCommand, parse_command
 from agent_tui.tools.sandbox_guard import PROTECTED
@@ -133,6 +136,10 @@ class CommandRules:
     def denied(self, command: str, parsed: ParsedCommand | None = None) -> str | None:
         """Why a deny rule refuses ``command`` (None when none does)."""
         parsed = parsed or parse_command(command)
+        joined = parsed.joined_word() if self.deny else None
+        if joined:
+            return (f"`{joined}` joins a word across lines, which bash reads whole and deny rules "
+                    f"({', '.join(repr(r.source) for r in self.deny[:3])}) would read as two")
         for layer in all_layers(parsed):
             if self.deny and layer.braces_unread:
                 return (f"`{' '.join(layer.argv)}` has a brace expansion that deny rules "
@@ -141,6 +148,13 @@ class CommandRules:
                 if rule.matches(layer) or (layer.dynamic[:1] == (True,) and rule.matches_args(layer)):
                     shown = " ".join(layer.argv)
                     return f"deny rule {rule.source!r} matches `{shown}`"
+                for tail in wrapped_candidates(layer):
+                    if rule.matches(tail):
+                        return f"deny rule {rule.source!r} matches `{' '.join(tail.argv)}`, which `{layer.program}` may run"
+            alias = git_config_alias(layer) if self.deny else None
+            if alias:
+                return (f"`{alias}` defines a git alias for this command, which deny rules "
+                        f"({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check")
             why = opaque_reason(layer) if self.deny else None
             if why:
                 return f"{why}, which deny rules ({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check"
@@ -174,6 +188,10 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
         why.append(f"it could not be parsed: {parsed.error}")
     if any(c.braces_unread for c in parsed.commands):
         why.append("it has a brace expansion the rules cannot expand for certain")
+    joined = parsed.joined_word()
+    if joined:
+        why.append(f"a backslash-newline joins a word across lines (`{joined}`), which bash reads whole and the "
+                   "rules would read as two")
     if parsed.substitution:
         why.append("it contains a command substitution ($(…), backticks or <(…))")
     if parsed.background:
@@ -181,9 +199,11 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
     outside = parsed.writes_outside(workspace)
     if outside:
         why.append(f"it redirects output outside the workspace ({', '.join(outside[:3])})")
+    env_set = [a for c in all_layers(parsed) if c.program == "env" for a in env_split(c.argv[1:]).assignments]
     for c in parsed.commands:
-        if c.assignments:
-            why.append(f"it sets variables for a command ({c.assignments[0].split('=', 1)[0]}=…)")
+        if c.assignments or env_set:
+            shown = (c.assignments or env_set)[0].split("=", 1)[0]
+            why.append(f"it sets variables for a command ({'env ' if not c.assignments else ''}{shown}=…)")
             break
     else:
         if parsed.assignment:  # ``PATH=bin; git status``: the commands after it inherit the variable

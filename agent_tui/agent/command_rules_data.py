@@ -49,8 +49,27 @@ VALUE_OPTS = {
     "nice": frozenset({"-n", "--adjustment"}),
     "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
     "xargs": frozenset({"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter",
-                        "--max-args", "--max-procs", "--replace", "--max-lines", "--eof"}),
-    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group"}),
+                        "--max-args", "--max-procs", "--replace", "--max-lines", "--eof", "--max-chars",
+                        "--process-slot-var"}),
+    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "-R", "--user", "--group",
+                       "--prompt", "--close-from", "--chdir", "--chroot", "--role", "--type", "--other-user",
+                       "--host", "--command-timeout"}),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P", "-X", "--output",
+                         "--attach", "--user", "--env", "--string-limit"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-A", "-D", "-F", "-l", "-x", "--output",
+                         "--library"}),
+    "nsenter": frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid"}),
+    "unshare": frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"}),
+    "prlimit": frozenset({"-p", "--pid", "-o", "--output"}),
+    "numactl": frozenset({"-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind", "--membind",
+                          "--preferred", "--interleave"}),
+    "cpulimit": frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe"}),
+    "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "-E", "--setenv", "--working-directory", "--uid",
+                              "--gid", "--nice", "--slice", "--description", "-M", "--machine", "-H", "--host"}),
+    "fakeroot": frozenset({"-l", "--lib", "--faked", "-s", "-i", "-b"}),
+    "torsocks": frozenset({"-u", "-p", "-a", "-P"}),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
     "doas": frozenset({"-u", "-C"}),
     "exec": frozenset({"-a"}),
     "ionice": frozenset({"-c", "-n", "-p", "-t"}),
@@ -66,11 +85,16 @@ VALUE_OPTS = {
 #: Wrappers that run the rest of their arguments as a command (after their own options).
 PASS_THROUGH_WRAPPERS = frozenset({
     "nice", "nohup", "sudo", "doas", "exec", "time", "stdbuf", "setsid", "ionice", "chronic", "unbuffer",
-    "caffeinate", "chroot", "flock", "busybox", "catchsegv", "strace", "ltrace",
+    "caffeinate", "chroot", "flock", "busybox", "catchsegv", "strace", "ltrace", "unshare", "prlimit", "setpriv",
+    "nsenter", "valgrind", "fakeroot", "firejail", "numactl", "cpulimit", "torsocks", "proxychains", "proxychains4",
+    "systemd-run",
 })
 #: Wrappers whose command follows one more argument (a priority, a CPU mask) or none.
 ARG_WRAPPERS = frozenset({"coproc", "parallel", "chrt", "taskset"})
 #: Programs that run a command given with ``-c`` / ``--command`` as another user or under a recorder.
 COMMAND_FLAG_RUNNERS = frozenset({"su", "runuser", "script"})
+#: Programs whose argument tails deny rules read as commands they may run (``wrapped_candidates``).
+CANDIDATE_WRAPPERS = PASS_THROUGH_WRAPPERS | ARG_WRAPPERS | COMMAND_FLAG_RUNNERS | frozenset(
+    {"env", "timeout", "xargs", "command", "builtin", "watch", "sg"})
 #: ``watch`` options that take a value.
 WATCH_VALUE_OPTS = frozenset({"-n", "--interval", "-d"})

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
+from typing import NamedTuple
 
 from agent_tui.agent.command_rules_data import (
     ARG_WRAPPERS,
+    CANDIDATE_WRAPPERS,
     COMMAND_FLAG_RUNNERS,
     DELETING_CODE,
     INLINE_CODE_FLAGS,
@@ -98,25 +100,10 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
         for m in re.finditer(r"""["']([^"']*\brm\s+-[^"']*)["']""", code):
             found += _commands_of(m.group(1), depth)
     elif prog == "env":
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in ("-S", "--split-string") and i + 1 < len(args):
-                found += _commands_of(args[i + 1], depth)
-                i += 2
-            elif a.startswith("-S") and len(a) > 2:
-                found += _commands_of(a[2:], depth)
-                i += 1
-            elif a == "--":
-                i += 1
-                break
-            elif a.startswith("-") and a != "-":
-                i += 2 if (a in VALUE_OPTS["env"] and "=" not in a) else 1
-            elif "=" in a and not a.startswith("="):
-                i += 1
-            else:
-                break
-        sub = _sub(argv, dyn, 1 + i)
+        split = env_split(args)
+        for code in split.strings:
+            found += _commands_of(code, depth)
+        sub = _sub(argv, dyn, 1 + split.start)
         found += [sub] if sub else []
     elif prog == "timeout":
         i = _skip_options(args, VALUE_OPTS["timeout"])
@@ -125,7 +112,7 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
     elif prog == "xargs":
         sub = _sub(argv, dyn, 1 + _skip_options(args, VALUE_OPTS["xargs"]))
         found += [sub] if sub else []
-    elif prog == "command":
+    elif prog in ("command", "builtin"):
         if not any(a in ("-v", "-V") for a in args[:2]):
             sub = _sub(argv, dyn, 1 + _skip_options(args, frozenset()))
             found += [sub] if sub else []
@@ -141,6 +128,8 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
                 i += 1
         sub = _sub(argv, dyn, 1 + i)
         found += [sub] if sub else []
+    elif prog == "sg" and len(args) > 1:  # ``sg GROUP [-c] 'command line'``
+        found += _commands_of(" ".join(a for a in args[1:] if a != "-c"), depth)
     elif prog == "eval":
         found += _commands_of(" ".join(args), depth)
     elif prog in COMMAND_FLAG_RUNNERS:
@@ -166,6 +155,88 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
         out.append(c)
         out += inner_commands(c, depth + 1)
     return out
+
+
+class EnvSplit(NamedTuple):
+    """How ``env`` reads its arguments."""
+
+    assignments: list[str]
+    """The ``NAME=value`` words it puts in the environment of the command it runs."""
+    strings: list[str]
+    """The ``-S``/``--split-string`` texts it runs as a command line."""
+    start: int
+    """Index (in the arguments) of the command it runs."""
+
+
+ENV_VALUE_LETTERS = frozenset("uC")
+"""Short options of ``env`` that take a value (glued to the letter or the next word)."""
+
+
+def env_split(args: tuple[str, ...]) -> EnvSplit:
+    """``env``'s arguments read as GNU env reads them: options (``-S`` also inside a bundle, ``-vS'…'``),
+    then ``NAME=value`` words, then the command."""
+    assignments: list[str] = []
+    strings: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            break
+        if a.startswith("--") and not assignments:
+            name, eq, value = a.partition("=")
+            if "--split-string".startswith(name) and len(name) > 3:
+                if eq:
+                    strings.append(value)
+                elif i + 1 < len(args):
+                    strings.append(args[i + 1])
+                    i += 1
+            elif not eq and name in VALUE_OPTS["env"]:
+                i += 1
+            i += 1
+        elif a.startswith("-") and a != "-" and not assignments:
+            for k, letter in enumerate(a[1:], start=1):
+                if letter == "S" or letter in ENV_VALUE_LETTERS:
+                    rest = a[k + 1:]
+                    if not rest and i + 1 < len(args):
+                        rest = args[i + 1]
+                        i += 1
+                    if letter == "S":
+                        strings.append(rest)
+                    break
+            i += 1
+        elif "=" in a and not a.startswith("="):
+            assignments.append(a)
+            i += 1
+        else:
+            break
+    return EnvSplit(assignments, strings, i)
+
+
+def wrapped_candidates(cmd: SimpleCommand) -> list[SimpleCommand]:
+    """For a wrapper, every command it might run: each tail of its arguments that starts at a word that is not
+    an option.  Deny rules read these besides ``inner_commands``, which needs to know which options of the
+    wrapper take a value (``xargs --max-chars 100 rm -rf``, ``strace -o log rm -rf``): the tails do not."""
+    if cmd.program not in CANDIDATE_WRAPPERS:
+        return []
+    argv, dyn = cmd.argv, cmd.dynamic
+    return [c for i in range(1, len(argv)) if not argv[i].startswith("-") and (c := _sub(argv, dyn, i)) is not None]
+
+
+def git_config_alias(cmd: SimpleCommand) -> str | None:
+    """The ``-c alias.NAME=…`` (or ``--config-env``) a git command sets for itself, or None: the alias can run
+    ``push`` or, with ``!``, any shell line, under a subcommand name no deny rule knows."""
+    if cmd.program != "git":
+        return None
+    args = cmd.argv[1:]
+    for i, a in enumerate(args):
+        if not a.startswith("-"):
+            return None  # the subcommand: ``-c`` after it is the subcommand's own option
+        value = args[i + 1] if a in ("-c", "--config-env") and i + 1 < len(args) else \
+            a[2:] if a.startswith("-c") else a.partition("=")[2] if a.startswith("--config-env=") else ""
+        if value.strip().lower().startswith("alias."):
+            return f"{a} {value}" if a in ("-c", "--config-env") else a
+    return None
 
 
 def _commands_of(code: str, depth: int) -> list[SimpleCommand]:

@@ -28,6 +28,7 @@ from agent_tui.tools.cmd_words import (
     GLOB,
     ansi_c,
     brace_words,
+    joined_word,
     node_text,
     touching,
     unescape_dquoted,
@@ -129,6 +130,10 @@ class ParsedCommand:
     def hidden_code(self) -> str | None:
         """Where bash evaluates text as code that no parsed command shows, or None (``cmd_hidden``)."""
         return hidden_code(self.source, self.commands)
+
+    def joined_word(self) -> str | None:
+        """A backslash-newline that joins a word bash reads whole and the parse reads as two (``cmd_words``)."""
+        return joined_word(self.source)
 
     def writes_outside(self, workspace: Path | None) -> list[str]:
         """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""

@@ -4,6 +4,7 @@ and an allowed "read-only" program does not cover the options that make it run o
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,64 @@ def test_a_line_deny_rules_cannot_read_is_refused(tmp_path: Path) -> None:
 def test_single_quoted_text_and_number_offsets_are_not_code(tmp_path: Path, line: str) -> None:
     p = policy(tmp_path, sandboxed=True, allow_commands=["grep", "git commit", "git log", "echo", "pytest", "command"])
     assert decide(p, line) == "allow"
+
+
+NL = "\\\n"
+#: Words split across lines with a backslash-newline: bash deletes the pair and reads one word, the grammar
+#: read two (``-`` and ``exec``), so every option and path check missed them (a trust audit ran each).
+JOINED = [f"find . -maxdepth 0 -{NL}exec sh -c id \\;", f"rg -{NL}-pre=./x hello", f"sed 1{NL}e{NL}id f",
+          f"cat .{NL}./.{NL}./secret", f"echo planted > .{NL}./.{NL}./x", f"git log -{NL}-ext-diff -p",
+          f'echo hi > ".gi{NL}t/config"', f"cat <<EOF\nab{NL}cd\nEOF"]
+
+
+@pytest.mark.parametrize("line", JOINED)
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_a_word_joined_across_lines_is_never_auto_approved(tmp_path: Path, line: str, sandboxed: bool) -> None:
+    p = policy(tmp_path, sandboxed=sandboxed, allow_commands=["find", "rg", "sed", "cat", "echo", "git log"])
+    v = p.verdict("run_command", "command", {"command": line})
+    assert v.decision == "ask" and "backslash-newline" in v.reason, v
+
+
+def test_bash_reads_a_backslash_newline_word_whole(tmp_path: Path) -> None:
+    """The premise of the check above, on this machine's bash: ``r\\⏎m`` is the one word ``rm``; between words,
+    or in single quotes, it joins nothing."""
+    out = subprocess.run(["bash", "-c", f"printf '%s|' r{NL}m a {NL} b 'c{NL}d'"], capture_output=True, text=True)
+    assert out.stdout == f"rm|a|b|c{NL}d|"
+
+
+@pytest.mark.parametrize("line", [f"ls {NL}  -la", f"git log {NL} --oneline", f"find . {NL}-name '*.py'",
+                                  f"echo 'one{NL}two'", f"echo a # note{NL}", f"echo $'a{NL}b'"])
+def test_a_line_continued_between_words_stays_allowed(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=True, allow_commands=["ls", "git log", "find", "echo"])
+    assert decide(p, line) == "allow", line
+
+
+@pytest.mark.parametrize("line", [
+    f"r{NL}m -rf build", f"rm -r{NL}f build", f"git pu{NL}sh origin main",
+    "builtin command rm -rf build", "xargs --max-chars 100 rm -rf < list", "env -vS'rm -rf build'",
+    "git -c alias.p=push p origin", "git -calias.p='!rm -rf x' p", "git --config-env=alias.p=X p",
+    "strace -o /dev/null rm -rf x", "unshare rm -rf x", "prlimit rm -rf x", "timeout 5 -- rm -rf x",
+    "sudo --prompt x rm -rf y", "sg wheel 'rm -rf x'", "valgrind --tool=none rm -rf x",
+    "systemd-run --unit x rm -rf y",
+])
+def test_deny_rules_see_joined_words_unknown_wrapper_options_and_git_aliases(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=True, deny_commands=["rm -rf", "git push"], sandboxed_commands="allow")
+    v = p.verdict("run_command", "command", {"command": line})
+    assert v.decision == "deny", (line, v)
+
+
+@pytest.mark.parametrize("line", ["git status", "ls -la", "xargs -n1 echo", "timeout 60 ls", "git -c color.ui=never log",
+                                  "env -i ls", "sudo -u web ls"])
+def test_those_deny_checks_leave_other_lines_alone(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=True, deny_commands=["rm -rf", "git push"], sandboxed_commands="allow")
+    assert decide(p, line) == "allow", line
+
+
+@pytest.mark.parametrize("line", ["env LD_PRELOAD=./x.so ls", "env BASH_ENV=./x ls", "env PATH=. ls",
+                                  "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=./f git status",
+                                  "env -i GIT_EXTERNAL_DIFF=./x git diff", "env -vS'sh -c id'", "env -S 'sh -c id'",
+                                  "env --split-string='sh -c id'"])
+def test_an_env_rule_does_not_hand_over_the_environment_or_a_command_line(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=True, allow_commands=["env", "ls", "git status", "git diff"])
+    assert decide(p, line) == "ask", line
+    assert decide(p, "env ls") == "allow" and decide(p, "env -u HOME ls") == "allow"
