@@ -28,6 +28,7 @@ import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+from .llm_binding import prefix_prints, preserved_thinking
 from .llm_assemble import ReplyAssembler, reply_usage
 from .llm_errors import (
     ContextOverflow,
@@ -188,6 +189,7 @@ async def stream_completion(
     litellm = await _aload()
     kwargs = request_kwargs(config, messages, tools, breakpoints=cache_breakpoints, session_id=session_id,
                             reasoning=reasoning)
+    prefix = prefix_prints(kwargs["messages"], kwargs.get("tools"))[-1] if preserved_thinking(config.model) else ""
     attempt = 0
     while True:
         attempt += 1
@@ -218,6 +220,7 @@ async def stream_completion(
                 reasoning="".join(asm.reasoning),
                 attempts=attempt,
                 thinking_blocks=asm.thinking_blocks(),
+                prefix=prefix,
             )
             return
         delay, reason = failed

@@ -57,6 +57,7 @@ from urllib.parse import urlsplit
 
 from agent_tui.core.notes import said_by_user
 
+from .llm_binding import attach_bound, preserved_thinking
 from .llm_dialects import fit_dialect
 from .llm_types import LLMConfig, history_name
 from .reasoning_levels import fitted_effort
@@ -182,7 +183,8 @@ def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
     field = {"anthropic": "thinking_blocks", "ollama": "reasoning_content"}.get(fam)
     if field is None or not reasoning:
         return out
-    for i in range(current_loop_start(messages), len(messages)):
+    start = 0 if fam == "anthropic" and preserved_thinking(config.model) else current_loop_start(messages)
+    for i in range(start, len(messages)):  # (preserved thinking: every turn's, as far as its prefix holds)
         m = messages[i]
         key = reasoning_key(m) if m.get("role") == "assistant" else None
         data = reasoning.get(key) if key else None
@@ -438,7 +440,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         kw["api_key"] = config.api_key
     if tools:
         kw["tools"] = list(tools)
-    if reasoning or fam == "deepseek":
+    bound = fam == "anthropic" and preserved_thinking(model)
+    if (reasoning or fam == "deepseek") and not bound:
         attach_reasoning(config, msgs, reasoning or {})
     if config.cache:
         if fam == "anthropic":
@@ -449,6 +452,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
     if fam in ("gemini", "anthropic"):  # litellm drops it for Gemini; for Claude it wrote a "[System: …]" line in
         msgs[:] = [m for m in msgs if not is_empty_reply(m)]  # its place, which the model read as its own words
+    if bound and reasoning:  # (last: the check compares the request as it goes, loops closed, empty replies out)
+        attach_bound(msgs, kw.get("tools"), reasoning, reasoning_key)
     if fam == "openai" and system_as_user(model):
         msgs[:] = [{**m, "role": "developer"} if m.get("role") == "system" else m for m in msgs]
     fit_dialect(fam, model, kw, output_ceiling(model))

@@ -261,6 +261,8 @@ class Completion:
     """How many HTTP attempts the call took (1 = no retry)."""
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
     """Anthropic thinking blocks with their signatures, exactly as received (sent back in the tool loop)."""
+    prefix: str = ""
+    """Fingerprint of the request that produced this reply, for a model that binds thinking to it (llm_binding)."""
 
     @property
     def provider_data(self) -> dict[str, Any]:
@@ -268,6 +270,8 @@ class Completion:
         data: dict[str, Any] = {}
         if self.thinking_blocks:
             data["thinking_blocks"] = self.thinking_blocks
+            if self.prefix:
+                data["prefix"] = self.prefix
         if self.reasoning:
             data["reasoning_content"] = self.reasoning
         return data

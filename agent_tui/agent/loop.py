@@ -165,14 +165,17 @@ class Agent(ReasoningMixin):
         text = ""
         if self.llm is not None and self.opts.memo_writer == "llm":
             try:
-                asm = self.engine.assemble(auto_compact=False, status=False, log=False)
+                # the tools and cache marks of a step: the prefix stays the cached one (with no tools, litellm
+                # adds a dummy tool to a Claude history that holds tool calls, and nothing was served from cache)
+                asm = self.engine.assemble(self.runner.schemas(self.engine), auto_compact=False, status=False,
+                                           log=False)
                 msgs = [dict(m) for m in asm.messages]
                 prompt = render_prompt("memo", max_words=150)
                 if msgs[-1]["role"] == "user":
                     msgs[-1]["content"] = f"{msgs[-1]['content']}\n\n{prompt}"
                 else:
                     msgs.append({"role": "user", "content": prompt})
-                text = await self._complete_text(msgs)
+                text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
             except Exception:  # the extractive memo below never fails
                 text = ""
         if not text:

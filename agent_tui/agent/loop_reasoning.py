@@ -37,12 +37,18 @@ class ReasoningMixin:
         return bd
 
     def _every_turn_reasoning(self) -> bool:
-        """Whether every turn's kept reasoning goes back, not only this turn's (DeepSeek thinking)."""
+        """Whether every turn's kept reasoning goes back, not only this turn's (DeepSeek thinking, and Claude
+        models with preserved thinking)."""
+        from agent_tui.agent.llm_binding import preserved_thinking
         from agent_tui.agent.llm_provider import deepseek_thinking, family
 
         llm = self.llm
-        return (llm is not None and family(str(getattr(llm, "model", "") or "")) == "deepseek"
-                and deepseek_thinking(llm))
+        model = str(getattr(llm, "model", "") or "")
+        if llm is None:
+            return False
+        if family(model) == "anthropic":
+            return preserved_thinking(model)  # (llm_binding: earlier turns' blocks go back while their prefix holds)
+        return family(model) == "deepseek" and deepseek_thinking(llm)
 
     def _reasoning_tokens(self, item: ContextItem) -> int:
         """Tokens of the reasoning the next request sends back with ``item`` (see ``_reasoning_map``):

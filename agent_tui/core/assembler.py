@@ -130,6 +130,8 @@ class Assembly:
     cache_breakpoints: list[int] = field(default_factory=list)
     """Indices into ``messages`` of the last message of each stable segment (head, compaction
     block, history), ascending; the LLM layer puts provider cache markers there."""
+    tail_on: tuple[str, str] | None = None
+    """(item id, line) when the status line joined that item's message: the engine keeps it there."""
 
     @property
     def item_ids(self) -> list[str]:
@@ -164,6 +166,8 @@ class AssemblyInput:
     """History items that must go in like pins (the file notes showing active files)."""
     turn_start: bool = False
     """The newest history message is the user's (the status line goes with it)."""
+    stuck: dict[str, str] = field(default_factory=dict)
+    """Status lines sent joined to an item's message, by item id: sent with it again (``core/tail``)."""
 
 
 def _stub_for(item: ContextItem, why: str) -> str:
@@ -260,7 +264,14 @@ class _Builder:
                 )
                 synth.tokens = self.counter.count_cached(synth.content)
                 out.append((synth, None, synth.tokens + MESSAGE_OVERHEAD))
+        if self.inp.stuck:
+            out = [(it, text, n + self.stuck_tokens(it)) for it, text, n in out]
         return out, sum(n for _, _, n in out)
+
+    def stuck_tokens(self, it: ContextItem) -> int:
+        """What the status line kept on ``it``'s message costs (0 for none)."""
+        line = self.inp.stuck.get(it.id)
+        return self.counter.count_cached(line) + 2 if line else 0
 
     def category_of(self, it: ContextItem) -> str:
         """Where a message's tokens are counted: under the item's own category, as the inspector lists it
@@ -397,14 +408,20 @@ def assemble(inp: AssemblyInput) -> Assembly:
     for it, reason in inp.excluded:
         b.trace.append(TraceEntry(it.id, False, reason, it.tokens))
 
-    messages = _build_messages(inp, b, block)
+    messages, last = _build_messages(inp, b, block)
     history_end = len(messages) - 1
+    tail_on = None
     if messages[-1]["role"] == "user" and history_end > 0:
         history_end -= 1  # a user message may still grow (a note or the status line joins it)
-    if inp.status and messages and worth_sending(plan, b.used, inp.status_note, "user" if inp.turn_start else ""):
+    shown = last is not None and last in inp.stuck  # (the last message carries a status line already)
+    if inp.status and messages and not shown and worth_sending(plan, b.used, inp.status_note,
+                                                               "user" if inp.turn_start else ""):
         line = status_line(plan, b.cats, b.used, inp.status_note)
-        if not append_tail(messages, line) and messages[-1]["role"] == "tool":
-            history_end -= 1  # the tail joined the last message: the stable part ends before it
+        joined = not append_tail(messages, line)
+        if joined and last is not None:
+            tail_on = (last, line)  # it stays on that message from now on
+        elif joined and messages[-1]["role"] == "tool":
+            history_end -= 1  # the tail joined a message it will not stay on: the stable part ends before it
         b.cats[str(Category.SYSTEM)] += status_reserve_n  # an upper bound, so the line is never re-tokenised
         b.used += status_reserve_n
     heads = 1 + (len(block.texts) if block is not None else 0)
@@ -422,7 +439,8 @@ def assemble(inp: AssemblyInput) -> Assembly:
         compact_at=plan.compact_at,
         fresh_at=plan.fresh_at,
     )
-    return Assembly(messages=messages, tools=inp.tools, breakdown=bd, trace=b.trace, cache_breakpoints=marks)
+    return Assembly(messages=messages, tools=inp.tools, breakdown=bd, trace=b.trace, cache_breakpoints=marks,
+                    tail_on=tail_on)
 
 
 def _head_content(inp: AssemblyInput) -> str:
@@ -430,11 +448,21 @@ def _head_content(inp: AssemblyInput) -> str:
     return "\n\n".join([inp.system.content, *render_sections(inp.blocks, order)])
 
 
-def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | None) -> list[dict[str, Any]]:
+def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | None
+                   ) -> tuple[list[dict[str, Any]], str | None]:
+    """The request's messages, and the id of the item whose message is the last one (None when the last
+    message is not one item's alone: merged by ``normalise``, or made up)."""
     msgs: list[dict[str, Any]] = [{"role": "system", "content": _head_content(inp)}]
     if block is not None:
         msgs.extend(block.messages())
+    last: tuple[str, dict[str, Any]] | None = None
     for i in sorted(b.chosen):
         for it, text, _ in b.chosen[i]:
-            msgs.append(_message(it, text))
-    return normalise(msgs)
+            msg = _message(it, text)
+            line = inp.stuck.get(it.id)
+            if line and isinstance(msg.get("content"), str):
+                msg["content"] = f"{msg['content']}\n\n{line}"
+            msgs.append(msg)
+            last = (it.id, msg) if ":" not in it.id else None
+    out = normalise(msgs)
+    return out, (last[0] if last is not None and out[-1] is last[1] else None)

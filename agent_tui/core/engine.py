@@ -108,6 +108,9 @@ class ContextEngine:
         self.worked_turn = 0
         """The turn of the latest assistant message."""
         self.last: Assembly | None = None
+        self.stuck: dict[str, str] = {}
+        """Status lines sent joined to a history message, by item id: that message keeps its line until the
+        next compaction event, so the request only ever grows at its end (core/tail)."""
         self.log_requests = log_requests
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
         self.reasoning_cost: Callable[[ContextItem], int] | None = None
@@ -453,6 +456,8 @@ class ContextEngine:
         self.tools_tokens(tools)
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
+        if compaction is not None:
+            self.stuck.clear()  # the history was rebuilt: its messages carry no earlier line
         file_trace = self.window.sync_notes()
         groups, excluded_trace, carried = self.history.window_groups()
         blocks, excluded = self.head.sort(self.history.blocks(), self.block, carried)
@@ -466,7 +471,7 @@ class ContextEngine:
                             excluded_trace=excluded_trace + file_trace, block=self.block,
                             keep=frozenset(n for n in self.window.shown_note.values() if n),
                             turn_start=bool(hist) and hist[-1].role == "user"
-                            and not hist[-1].provenance.get("note"))
+                            and not hist[-1].provenance.get("note"), stuck=dict(self.stuck))
         asm = assemble(inp)
         self.tool_items.trace(asm, sent_tools)
         asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
@@ -477,6 +482,8 @@ class ContextEngine:
             self.compactor.event_size = asm.breakdown.total
         self.step += 1
         self.last = asm
+        if asm.tail_on is not None:
+            self.stuck[asm.tail_on[0]] = asm.tail_on[1]
         if self.store is not None and self.log_requests:
             self.store.log_assembly(
                 self.session_id, self.turn, self.step, asm.breakdown.to_json(), asm.item_ids,

@@ -18,6 +18,10 @@ with ``input_json_delta``, message_delta with ``stop_reason``), reports
   `tool_result` block(s) at the beginning of this message"), or that answers a call twice;
 * an empty or whitespace-only text block (also in the system prompt and inside a tool_result), a
   ``cache_control`` on an empty one, a message with no content;
+* on a model with preserved thinking (``PRESERVED``), a thinking block sent back whose prefix — ``system``,
+  ``tools`` and everything before the block, earlier blocks of its own message included — differs from the one
+  it was produced after ("The block is bound to a different conversation"; the default for accounts made since
+  2026-08-31), unless the request sets ``thinking.block_binding.prefix_mismatch_behavior: "drop_block"``;
 * more than four ``cache_control`` breakpoints;
 * ``max_tokens`` above the model's output limit (litellm's ``max_output_tokens``: "max_tokens: 88000 > 64000,
   which is the maximum allowed number of output tokens"); a tool whose ``input_schema`` is not an object
@@ -75,6 +79,37 @@ THINK_BY_DEFAULT = frozenset({"claude-fable-5", "claude-fable-5-1", "claude-myth
                               "claude-haiku-5-5"})
 
 
+#: Models with preserved thinking: a thinking block sent back is checked against the prefix it was produced
+#: after (platform.claude.com/docs/build-with-claude/preserved-thinking/prefix-checks).
+PRESERVED = frozenset({"claude-fable-5-1", "claude-fable-5-2", "claude-mythos-5-1", "claude-mythos-5-2",
+                       "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"})
+
+
+def _plain(v: Any) -> Any:
+    """``v`` as the prefix check compares it: cache marks left out, a string content as its one text block."""
+    if isinstance(v, dict):
+        out = {k: _plain(x) for k, x in v.items() if k != "cache_control"}
+        if isinstance(out.get("content"), str) and "role" in out:
+            out["content"] = [{"type": "text", "text": out["content"]}]
+        return out
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def prefix_hash(body: dict[str, Any], messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> str:
+    """The prefix of a thinking block: system, tools, the messages before its own, the blocks before it."""
+    system = body.get("system")
+    system = [{"type": "text", "text": system}] if isinstance(system, str) else system
+    text = json.dumps(_plain({"system": system or [], "tools": body.get("tools") or [], "messages": messages,
+                              "before": blocks}), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _block_key(b: dict[str, Any]) -> str:
+    return str(b.get("signature") or b.get("data") or "")
+
+
 #: How many blocks before a breakpoint Anthropic checks for a cache hit ("the 20-block lookback window").
 LOOKBACK = 20
 
@@ -108,6 +143,8 @@ class FakeAnthropic(FakeDialect):
         self.usages: list[dict[str, int]] = []
         self._cache: set[str] = set()
         self._thought: dict[str, list[dict[str, Any]]] = {}
+        self._bound: dict[str, str] = {}
+        """Per thinking block issued by a PRESERVED model (its signature), the prefix it was produced after."""
 
     def error_body(self, message: str, status: int) -> dict[str, Any]:
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
@@ -170,7 +207,7 @@ class FakeAnthropic(FakeDialect):
                             raise Rejected(f"messages.{n}.content.{k}.tool_use.id: String should match pattern "
                                            "'^[a-zA-Z0-9_-]+$'")
                         open_calls.add(b.get("id"))
-                    if b.get("type") == "thinking" and b.get("signature") != sign(b.get("thinking", "")):
+                    if b.get("type") == "thinking" and str(b.get("signature")).split(":")[0] != sign(b.get("thinking", "")):
                         raise Rejected(f"messages.{n}.content.{k}: Invalid `signature` in `thinking` block")
             else:
                 for b in blocks:
@@ -183,6 +220,7 @@ class FakeAnthropic(FakeDialect):
             raise Rejected(f"messages.{len(msgs) - 1}: `tool_use` ids were found without `tool_result` blocks "
                            f"immediately after: {', '.join(sorted(open_calls))}. Each `tool_use` block must have a "
                            "corresponding `tool_result` block in the next message.")
+        self._check_bindings(body, msgs)
         last = msgs[-1]
         in_loop = any(b.get("type") == "tool_result" for b in _blocks(last.get("content")))
         if thinking and in_loop:
@@ -197,11 +235,32 @@ class FakeAnthropic(FakeDialect):
                 raise Rejected(f"messages.{n}.content: `thinking` or `redacted_thinking` blocks in the latest "
                                "assistant message cannot be modified. These blocks must remain as they were in the "
                                "original response.")
-            if first not in ("thinking", "redacted_thinking"):
+            if first not in ("thinking", "redacted_thinking") and str(body.get("model") or "") not in PRESERVED:
+                # (a model with preserved thinking runs on without a block it could not use: what its
+                # prefix check's "drop_block" does; the block that does come back must be unchanged)
                 raise Rejected(f"messages.{n}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
                                f"`{first}`. When `thinking` is enabled, a final `assistant` message must start "
                                "with a thinking block (preceeding the lastmost set of `tool_use` and "
                                "`tool_result` blocks).")
+
+    def _check_bindings(self, body: dict[str, Any], msgs: list[dict[str, Any]]) -> None:
+        """Preserved thinking: each thinking block sent back has the prefix it was produced after."""
+        if str(body.get("model") or "") not in PRESERVED:
+            return
+        binding = ((body.get("thinking") or {}).get("block_binding") or {}).get("prefix_mismatch_behavior")
+        for n, m in enumerate(msgs):
+            if m.get("role") != "assistant" or isinstance(m.get("content"), str):
+                continue
+            blocks = _blocks(m.get("content"))
+            for k, b in enumerate(blocks):
+                if b.get("type") not in ("thinking", "redacted_thinking"):
+                    continue
+                with self.lock:
+                    bound = self._bound.get(_block_key(b))
+                if bound is not None and bound != prefix_hash(body, msgs[:n], blocks[:k]) and binding != "drop_block":
+                    raise Rejected(f"messages.{n}.content.{k}: Invalid `signature` in `thinking` block. The block is "
+                                   "bound to a different conversation. Remove the block, or set "
+                                   "`thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\".")
 
     @staticmethod
     def _check_text(content: Any, where: str) -> None:
@@ -294,11 +353,18 @@ class FakeAnthropic(FakeDialect):
         if turn.redacted and thinks(body):
             content.append({"type": "redacted_thinking", "data": "Eo" + sign(new_id("redacted"))})
         if turn.thinking and thinks(body):
-            content.append({"type": "thinking", "thinking": turn.thinking, "signature": sign(turn.thinking)})
+            content.append({"type": "thinking", "thinking": turn.thinking,  # (each block its own: the same text twice
+                            "signature": f"{sign(turn.thinking)}:{new_id('s')}"})  # is two blocks)
         if turn.text:
             content.append({"type": "text", "text": turn.text})
         for name, args in turn.calls:
             content.append({"type": "tool_use", "id": new_id("toolu_"), "name": name, "input": args})
+        if str(body.get("model") or "") in PRESERVED:
+            msgs = body.get("messages") or []
+            with self.lock:
+                for k, b in enumerate(content):
+                    if b["type"] in ("thinking", "redacted_thinking"):
+                        self._bound[_block_key(b)] = prefix_hash(body, msgs, content[:k])
         uses = [b["id"] for b in content if b["type"] == "tool_use"]
         if uses:
             with self.lock:
