@@ -28,8 +28,8 @@ import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from .llm_binding import prefix_prints, preserved_thinking
 from .llm_assemble import ReplyAssembler, reply_usage
+from .llm_binding import prefix_prints, preserved_thinking
 from .llm_errors import (
     ContextOverflow,
     LLMError,

@@ -46,7 +46,6 @@ from typing import Any
 
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, sse
 
-
 #: Limits Anthropic's model overview states where litellm's table has no entry of its own (its Claude baseline
 #: says 64,000 for these): the fake keeps its own list, not the product's.
 STATED_LIMITS = {"claude-opus-4-1": 32_000, "claude-opus-4-1-20250805": 32_000, "claude-opus-4-20250514": 32_000,
