@@ -321,7 +321,8 @@ def mark_cache(messages: list[dict[str, Any]], breakpoints: Sequence[int]) -> li
         marks = sorted(({*marks[1:]} if len(marks) >= MAX_ANTHROPIC_BREAKPOINTS else {*marks}) | {bridge})
     for i in marks:
         m = messages[i]
-        if not m.get("content") and m.get("role") == "assistant" and m.get("tool_calls"):
+        if m.get("role") == "assistant" and m.get("tool_calls"):  # (text or not: litellm puts a message's mark on
+            # its first block, the text, which leaves the tool_use blocks after it out of the cached prefix)
             calls = [dict(c) for c in m["tool_calls"]]  # the assembly's dicts stay untouched
             calls[-1]["cache_control"] = dict(EPHEMERAL)  # litellm puts it on the last tool_use block
             m["tool_calls"] = calls
@@ -357,10 +358,19 @@ def close_open_loops(messages: list[dict[str, Any]]) -> int:
 
 
 def is_empty_reply(message: Mapping[str, Any]) -> bool:
-    """An assistant message with neither text nor tool calls."""
+    """An assistant message with neither text (whitespace is none: Claude refuses a blank text block, and
+    litellm puts its "[System: Empty message content sanitised …]" line there) nor tool calls."""
     content = message.get("content")
     return (message.get("role") == "assistant" and not message.get("tool_calls")
-            and (content is None or content == "" or content == []))
+            and (content is None or content == [] or (isinstance(content, str) and not content.strip())))
+
+
+def blank_text_dropped(message: dict[str, Any]) -> dict[str, Any]:
+    """A tool-call message whose text is only whitespace, without that text (a blank text block is refused)."""
+    content = message.get("content")
+    if message.get("tool_calls") and isinstance(content, str) and content and not content.strip():
+        return {**message, "content": None}
+    return message
 
 
 def cache_key(session_id: str) -> str:
@@ -451,7 +461,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
     if fam == "anthropic":  # thinking may be on without being asked (Claude Sonnet 5, Opus 5, Fable 5...)
         close_open_loops(msgs)  # after the cache marks: they are placed by the assembly's indices
     if fam in ("gemini", "anthropic"):  # litellm drops it for Gemini; for Claude it wrote a "[System: …]" line in
-        msgs[:] = [m for m in msgs if not is_empty_reply(m)]  # its place, which the model read as its own words
+        msgs[:] = [blank_text_dropped(m) for m in msgs if not is_empty_reply(m)]  # its place, which the model read
+        # as its own words
     if bound and reasoning:  # (last: the check compares the request as it goes, loops closed, empty replies out)
         attach_bound(msgs, kw.get("tools"), reasoning, reasoning_key)
     if fam == "openai" and system_as_user(model):

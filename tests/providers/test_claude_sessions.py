@@ -219,19 +219,21 @@ async def test_claude_cache_survives_a_step_with_many_parallel_calls(tmp_path: P
     assert after["cache_read_input_tokens"] >= history, fake.usages
 
 
-def test_a_bare_tool_call_message_is_marked_on_its_last_call() -> None:
+@pytest.mark.parametrize("text", [None, "Reading both."])
+def test_a_tool_call_message_is_marked_on_its_last_call(text: str | None) -> None:
     from agent_tui.agent.llm_provider import request_kwargs
     from agent_tui.agent.llm_types import LLMConfig
 
     calls = [{"id": f"c{k}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
              for k in range(2)]
     history = [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
-               {"role": "assistant", "content": None, "tool_calls": calls},
+               {"role": "assistant", "content": text, "tool_calls": calls},
                {"role": "tool", "tool_call_id": "c0", "content": "a"},
                {"role": "tool", "tool_call_id": "c1", "content": "b"}]
     kw = request_kwargs(LLMConfig(model=CLAUDE), history, None, breakpoints=[0, 2])
     sent = kw["messages"][2]["tool_calls"]
     assert "cache_control" in sent[-1] and "cache_control" not in sent[0]
+    assert "cache_control" not in kw["messages"][2], "not on the message (its text block, before the calls)"
     assert not any("cache_control" in c for c in calls)  # the assembly's dicts are untouched
 
 
@@ -260,3 +262,25 @@ async def test_claude_thinking_counts_in_its_tool_loop_only(tmp_path: Path) -> N
     assert fake.rejections == []
     assert abs((inside - inside_bare) - engine.counter.count(thought.strip())) <= 3  # the block as the fake wrote it
     assert after == bare  # the old loop's thinking is not sent any more
+
+
+async def test_a_whitespace_reply_never_reaches_claude_as_a_placeholder(tmp_path: Path) -> None:
+    """A reply of only blank lines was kept and sent back; litellm put "[System: Empty message content sanitised
+    to satisfy protocol]" in its place, which the model then read as its own words.  Blank text beside tool
+    calls goes too (Claude refuses a whitespace-only text block)."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(text="\n\n"), Turn(text=" \n", calls=[("list_dir", {"path": "."})]), Turn(text="Listed."))
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, {})
+        try:
+            await run_turn(agent, "hello")
+            events = await run_turn(agent, "list the folder")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].text == "Listed."
+    for req in fake.answered[1:]:
+        assert "sanitised" not in str(req.body["messages"])
+        for m in req.body["messages"]:
+            texts = [b.get("text") for b in m["content"] if b.get("type") == "text"] if isinstance(m["content"], list) \
+                else [m["content"]]
+            assert all(t and t.strip() for t in texts), m
