@@ -219,7 +219,7 @@ async def stream_completion(
                 model=asm.model or config.model,
                 reasoning="".join(asm.reasoning),
                 attempts=attempt,
-                thinking_blocks=asm.thinking_blocks(),
+                thinking_blocks=asm.thinking_blocks(leading_only=bool(prefix)),
                 prefix=prefix,
             )
             return

@@ -40,6 +40,8 @@ class ReplyAssembler:
         self.calls: dict[int, dict[str, Any]] = {}
         self._by_index: dict[int, int] = {}
         self._blocks: list[dict[str, Any]] = []
+        self._late_from: int | None = None
+        """Index of the first thinking block that began after text or a tool call (interleaved thinking)."""
         self.finish_reason: str | None = None
         self.usage: Any = None
         self.model = ""
@@ -74,19 +76,27 @@ class ReplyAssembler:
         """Accumulate Anthropic thinking blocks: text pieces, then the signature closes a block."""
         b = dict(block) if isinstance(block, dict) else dict(getattr(block, "__dict__", {}) or {})
         kind = b.get("type") or "thinking"
+        new = kind != "thinking" or not self._blocks or self._blocks[-1].get("type") != "thinking" \
+            or bool(self._blocks[-1].get("signature"))
+        if new and self._late_from is None and (self.text or self.calls):
+            self._late_from = len(self._blocks)
         if kind != "thinking":  # redacted_thinking arrives whole
             self._blocks.append({k: v for k, v in b.items() if v is not None})
             return
-        if not self._blocks or self._blocks[-1].get("type") != "thinking" or self._blocks[-1].get("signature"):
+        if new:
             self._blocks.append({"type": "thinking", "thinking": ""})
         cur = self._blocks[-1]
         cur["thinking"] += b.get("thinking") or ""
         if b.get("signature"):
             cur["signature"] = b["signature"]
 
-    def thinking_blocks(self) -> list[dict[str, Any]]:
-        """The signed thinking blocks of the reply (unsigned ones cannot be sent back)."""
-        return [b for b in self._blocks if b.get("type") != "thinking" or b.get("signature")]
+    def thinking_blocks(self, leading_only: bool = False) -> list[dict[str, Any]]:
+        """The signed thinking blocks of the reply (unsigned ones cannot be sent back).  ``leading_only``: those
+        before the reply's first text or tool call — litellm sends a message's blocks before its text and calls,
+        so a block that came between two calls would go back moved, which a model with preserved thinking
+        refuses (its prefix changed); left out, the blocks after it were produced after the reply as sent."""
+        blocks = self._blocks[:self._late_from] if leading_only and self._late_from is not None else self._blocks
+        return [b for b in blocks if b.get("type") != "thinking" or b.get("signature")]
 
     def _slot(self, index: int | None, call_id: str | None) -> int:
         """The call a fragment belongs to: by id first, then by index; a new id at a used

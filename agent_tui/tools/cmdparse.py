@@ -198,6 +198,16 @@ def parse_command(source: str) -> ParsedCommand:
     return result
 
 
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?")
+"""What bash takes as the name of an assignment (``NAME=``, ``NAME+=``, ``NAME[i]=``)."""
+
+
+def assigns_a_name(node: Any) -> bool:
+    """Whether a ``variable_assignment`` node is one for bash: the grammar also reads ``1=x`` as one, which bash
+    runs as a command of that name."""
+    return NAME.fullmatch(node_text(node).split("=", 1)[0]) is not None
+
+
 class _Walker:
     """Fills a ParsedCommand from the syntax tree."""
 
@@ -235,6 +245,9 @@ class _Walker:
             else:
                 self.r.control = True
             self.statement_list(node)
+        elif t == "variable_assignment" and not assigns_a_name(node):  # (``1=x``: a command bash looks for)
+            text, dyn = self.word(node)
+            self.r.commands.append(SimpleCommand((text,), (dyn,)))
         elif t == "variable_assignment" or t == "variable_assignments":
             self.r.assignment = True
             self.words_in(node)
@@ -291,7 +304,9 @@ class _Walker:
         extra = list(extra)  # words after a target of the command's own redirections join them
         for child in node.children:
             t = child.type
-            if t == "variable_assignment":
+            if t == "variable_assignment" and (nodes or not assigns_a_name(child)):
+                nodes.append(child)  # ``1=x a=1 ls``: bash runs a program named ``1=x``, not ``ls``
+            elif t == "variable_assignment":
                 self.r.assignment = True
                 assigns.append(node_text(child))
                 self.words_in(child)

@@ -3,6 +3,7 @@ see through spelling and wrappers, and "always" remembers the exact line or an e
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from agent_tui.core.config import ConfigError
 from agent_tui.tools.cmdparse import parse_command
 
 X = "touch /tmp/agent-tui-pwned"
+NAME_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 #: The chained forms from issue 9: each one ran X with allow_commands = ["pytest*"].
 CHAINED = [
@@ -272,8 +274,11 @@ _WORD = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=
 @example(["1%"])  # or `%` after its first character
 @example(["a%b", "x"])
 @example(["user@host", "-p", "22"])
+@example(["1="])  # not an assignment for bash (no name): a program called `1=`; the grammar read an assignment
+@example(["1=x", "ls"])
 def test_quoted_words_parse_back_to_the_same_argv(argv: list[str]) -> None:
     assume(argv[0] not in _RESERVED)  # shlex leaves `if`, `{`, `!` bare: they are shell syntax, not a program
+    assume(NAME_ASSIGNMENT.match(argv[0]) is None)  # nor `A=…`: bash sets a variable, shlex does not quote `=`
     parsed = parse_command(shlex.join(argv))
     assert parsed.parsed
     assert [c.argv for c in parsed.commands] == [tuple(argv)]

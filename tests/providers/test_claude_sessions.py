@@ -177,7 +177,8 @@ async def test_fake_claude_refuses_a_tool_loop_that_dropped_the_redacted_block(t
 
     keep = ReplyAssembler.thinking_blocks
     monkeypatch.setattr(ReplyAssembler, "thinking_blocks",
-                        lambda self: [b for b in keep(self) if b.get("type") == "thinking"])
+                        lambda self, leading_only=False: [b for b in keep(self, leading_only)
+                                                          if b.get("type") == "thinking"])
     events, fake = await _redacted_thinking_turn(tmp_path)
     assert events[-1].status == "error" and "cannot be modified" in fake.rejections[0]
 

@@ -129,3 +129,22 @@ async def test_the_memo_call_is_served_from_the_cache_like_a_step(tmp_path: Path
     body, usage = fake.answered[memo[0]].body, fake.usages[memo[0]]
     assert body.get("tools") == fake.answered[memo[0] - 1].body.get("tools")
     assert usage["cache_read_input_tokens"] > 0, usage
+
+
+async def test_interleaved_thinking_is_never_sent_back_moved(tmp_path: Path) -> None:
+    """A reply [thinking A, call 1, thinking B, call 2]: litellm sends a message's thinking blocks before its
+    calls, so B went back before call 1 — a changed prefix for B, refused.  B stays out; A goes back."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read both.", interleaved="Now the folder.",
+                         calls=[("read_file", {"path": "calc.py"}), ("list_dir", {"path": "."})]),
+                    Turn(thinking="Enough.", text="add subtracts."))
+        agent, ws = provider_agent(root, PRESERVED_MODEL, fake.base_url, {})
+        try:
+            events = await run_turn(agent, "what does add do?")
+        finally:
+            ws.close()
+    assert fake.rejections == [], fake.rejections
+    assert events[-1].text == "add subtracts."
+    sent = fake.answered[1].body["messages"][1]["content"]
+    assert [b["type"] for b in sent] == ["thinking", "tool_use", "tool_use"] and sent[0]["thinking"] == "Read both."

@@ -47,6 +47,8 @@ class Turn:
     """stop, length or tool_calls (default: tool_calls when there are calls, else stop)."""
     redacted: bool = False
     """Anthropic: a ``redacted_thinking`` block (encrypted, no text) before the thinking block."""
+    interleaved: str = ""
+    """Anthropic: a second thinking block, between the first tool call and the next (interleaved thinking)."""
 
     @property
     def finish_reason(self) -> str:
