@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 import threading
@@ -54,6 +55,9 @@ from agent_tui.ui.theme import pick_theme
 from agent_tui.ui.typing_guard import GuardsTyping, TypingGuard, is_typing
 from agent_tui.ui.widgets import CSS_FILES
 
+STOP_GRACE = 5.0
+"""Seconds a stop signal (SIGHUP, SIGTERM) gives the app to end before the process is ended for it."""
+
 
 class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     """agent-tui."""
@@ -82,6 +86,8 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.theme = options.theme or pick_theme()
         self._signal_loop: asyncio.AbstractEventLoop | None = None
         self._old_handlers: dict[int, Any] = {}
+        self._ended = threading.Event()
+        """Set once ``run`` returned: a stop signal's watchdog (``_force_exit_later``) stands down."""
         """The SIGHUP / SIGTERM handlers before ours (put back when the app ends)."""
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
@@ -181,6 +187,26 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             pass
         if self._signal_loop is not None and not self._signal_loop.is_closed():
             self._signal_loop.call_soon_threadsafe(self.exit, 128 + signum)
+        threading.Thread(target=self._force_exit_later, args=(128 + signum,), daemon=True).start()
+
+    def _force_exit_later(self, code: int) -> None:
+        """End the process if the app has not ended ``STOP_GRACE`` seconds after a stop signal.  With the terminal
+        gone mid-stream, Textual's shutdown waited forever on its writer thread's full queue (the thread had died
+        writing to the closed terminal), and agent-tui ran on with no terminal.  The draft is on disk already and
+        every message is stored before it is sent; running commands are killed first, as a normal exit does."""
+        if self._ended.wait(STOP_GRACE):
+            return
+        from agent_tui.tools import reaper
+
+        reaper.kill_all()
+        os._exit(code)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """``App.run``, and the stop watchdog told that it returned."""
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            self._ended.set()
 
     def _restore_signal_handlers(self) -> None:
         for sig, handler in self._old_handlers.items():
