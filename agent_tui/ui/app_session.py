@@ -31,6 +31,8 @@ class Opened:
     controller: SessionController
     breakdown: dict[str, Any]
     note: str
+    spec: SessionSpec | None = None
+    """The flags it was opened with: a model chosen with /model stays for /new and /resume."""
 
 
 class SessionMixin:
@@ -49,7 +51,7 @@ class SessionMixin:
         if self.mcp is not None:
             ctl.attach_mcp(self.mcp)
         breakdown = await asyncio.to_thread(ctl.assemble)
-        return Opened(ctl, breakdown, note)
+        return Opened(ctl, breakdown, note, spec)
 
     def _install(self: AgentApp, opened: Opened) -> None:
         if opened.controller is self.controller:
@@ -59,7 +61,7 @@ class SessionMixin:
         ctl = opened.controller
         if old is not None:
             old.close()
-        self.options.session = self.options.session.resume(ctl.session_id)
+        self.options.session = (opened.spec or self.options.session).resume(ctl.session_id)
         transcript = ctl.transcript()
         agent = ctl.agent
         cache_pct = 100.0 * agent.session_cached_tokens / agent.session_prompt_tokens if agent.session_prompt_tokens else 0.0

@@ -104,3 +104,24 @@ async def test_a_turn_that_ends_while_the_app_exits_is_not_a_crash(fake_app: Age
             fake_app._worker_failed(SimpleNamespace(group=group, error=RuntimeError("late"), name=group))  # type: ignore[arg-type]
         await pilot.pause()
         assert fake_app._exception is None
+
+
+async def test_a_switched_model_stays_for_new_and_resume(fake_llm: FakeOpenAI, fake_app: AgentApp) -> None:
+    """/model then /new (or /resume) went back to the model agent-tui was started with, silently: the status
+    line said so and the next request went to it."""
+    fake_llm.more_models.append("gpt-4o-mini")
+    fake_llm.script(Reply.text("first answer"), Reply.text("second answer"))
+    async with fake_app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        first = fake_app.controller.session_id
+        await pilot.press(*"/model openai/gpt-4o-mini", "enter")
+        await wait_for(pilot, lambda: fake_app.controller.model == "openai/gpt-4o-mini", "the new model")
+        await pilot.press(*"/new", "enter")
+        await wait_for(pilot, lambda: fake_app.controller.session_id != first, "the new session")
+        assert fake_app.controller.model == "openai/gpt-4o-mini"
+        await pilot.press(*"hello", "enter")
+        await turn_done(pilot)
+        assert [r.body["model"] for r in fake_llm.requests if r.body and "messages" in r.body][-1] == "gpt-4o-mini"
+        await pilot.press(*f"/resume {first}", "enter")
+        await wait_for(pilot, lambda: fake_app.controller.session_id == first, "the first session again")
+        assert fake_app.controller.model == "openai/gpt-4o-mini" and fake_app.main.status.model == "openai/gpt-4o-mini"
