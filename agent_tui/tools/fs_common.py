@@ -29,8 +29,9 @@ def require_fresh(ctx: ToolContext, rel: str, current: str, action: str) -> None
     seen = ctx.last_seen_hash(rel)
     if seen is None:
         raise ToolError(
-            f"Refused: you have not read '{rel}' yet. Call read_file(path=\"{rel}\") first, "
-            f"so the {action} is based on its current content."
+            f"Refused: read '{rel}' first. It is not among the files you have read (never read, or let go of "
+            f"after it sat idle, so an older copy of it in the conversation may be out of date). Call "
+            f"read_file(path=\"{rel}\"), so the {action} is based on its current content."
         )
     if seen != content_hash(current):
         raise ToolError(

@@ -55,7 +55,7 @@ async def test_second_edit_after_own_edit_needs_no_reread(ws: Path, call: Call) 
 async def test_edit_refused_when_never_read(ws: Path, call: Call) -> None:
     (ws / "g.py").write_text(CODE)
     result = await call("edit_file", path="g.py", old_text="pass", new_text="return 1")
-    assert result.is_error and "have not read 'g.py'" in result.text
+    assert result.is_error and "read 'g.py' first" in result.text
     assert (ws / "g.py").read_text() == CODE
 
 
@@ -137,7 +137,7 @@ async def test_write_new_file_creates_parents(ws: Path, call: Call, ctx: FakeCon
 async def test_write_over_unread_file_refused(ws: Path, call: Call) -> None:
     (ws / "keep.txt").write_text("precious\n")
     result = await call("write_file", path="keep.txt", content="gone\n")
-    assert result.is_error and "have not read 'keep.txt'" in result.text
+    assert result.is_error and "read 'keep.txt' first" in result.text
     assert (ws / "keep.txt").read_text() == "precious\n"
 
 

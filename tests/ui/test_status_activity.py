@@ -50,4 +50,4 @@ async def test_a_refused_call_says_why_on_its_line(fake_llm: FakeOpenAI, fake_ap
         await wait_for(pilot, lambda: any(p.status == "error" for p in app.main.conversation.query(ToolCallPanel)),
                        "the refused call")
         panel = next(p for p in app.main.conversation.query(ToolCallPanel) if p.status == "error")
-        assert "· refused: you have not read 'notes." in str(panel.title), str(panel.title)
+        assert "· refused: read 'notes.md' first" in str(panel.title), str(panel.title)
