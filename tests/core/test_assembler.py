@@ -256,3 +256,21 @@ def test_the_gauge_counts_each_item_under_the_category_the_inspector_lists(tmp_p
     assert cats["files"] >= note.tokens, "a file note is counted under files"
     outputs = [t for t in asm.trace if t.included and t.item_id.startswith("t") and t.item_id != "t1"]
     assert cats["results"] >= pinned.tokens + sum(t.tokens for t in outputs), "earlier turns' outputs too"
+
+
+def test_an_unpinned_rule_is_no_longer_sent_and_says_so() -> None:
+    """An unpinned rule said "waits for the next compaction event" and was never sent again: no event carries a
+    rule.  It is left out with that said, across events too, and pinning it again sends it."""
+    eng = engine(window=8_192)
+    rule = eng.pin_rule("RULE: never touch test_app.py")
+    eng.add_user("Go. " + filler("task", 20))
+    assert "never touch test_app.py" in request_text(eng.assemble().messages)
+    eng.unpin(rule.id)
+    for _ in range(2):
+        asm = eng.assemble()
+        assert "never touch test_app.py" not in request_text(asm.messages)
+        assert reasons(asm, rule.id) == [(False, "unpinned: no longer sent (pin it again to send it with every request)")]
+        eng.compact(force=True)
+        eng.add_user("Next. " + filler("next", 10))
+    eng.pin(rule.id)
+    assert "never touch test_app.py" in request_text(eng.assemble().messages)
