@@ -242,6 +242,36 @@ async def test_scroll_follow_stops_when_scrolled_up_and_resumes_at_the_bottom(de
         assert conv.scroll_y == conv.max_scroll_y, "sending a message brings the flow to the bottom"
 
 
+async def test_pgup_from_the_box_reads_back_and_keeps_the_place_while_new_lines_arrive(demo_workspace: Path) -> None:
+    """The box has the focus nearly always: pgup during a streamed answer moved its cursor, and the view went on
+    following each new line.  It scrolls the conversation back now, the place is kept, pgdn to the bottom follows
+    again, and the typed text is untouched."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        conv = app.main.conversation
+        for n in range(60):
+            await conv.note(f"note {n}", "info")
+        await pilot.press(*"half a question")
+        await pilot.pause()
+        assert app.focused is app.main.prompt and conv.scroll_y == conv.max_scroll_y
+        await pilot.press("pageup")
+        await pilot.pause(0.5)
+        place = conv.scroll_y
+        assert place < conv.max_scroll_y and app.focused is app.main.prompt
+        for n in range(10):
+            await conv.note(f"streamed {n}", "info")
+        await pilot.pause(0.3)
+        assert conv.scroll_y == place and not conv.following, "the place is kept while new lines arrive"
+        for _ in range(20):
+            await pilot.press("pagedown")
+        await pilot.pause(0.5)
+        await conv.note("after", "info")
+        await pilot.pause(0.3)
+        assert conv.scroll_y == conv.max_scroll_y and conv.following
+        assert app.main.prompt.value == "half a question"
+
+
 async def test_bubble_shows_while_the_model_client_loads(demo_workspace: Path, recorder: Recorder,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     gate = threading.Event()

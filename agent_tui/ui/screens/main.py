@@ -48,6 +48,10 @@ class MainScreen(Screen[None]):
         Binding("f4", "app.mcp", "MCP", show=False),
         Binding("f5", "app.resume", "Sessions", show=False),
         Binding("ctrl+b", "toggle_budget", "Budget", show=False),
+        # the box has the focus nearly always; pgup/pgdn there read back through the conversation, whose place
+        # is then kept while the answer streams (they moved the cursor in a box of a few lines)
+        Binding("pageup", "page_conversation(-1)", "Scroll back", show=False, priority=True),
+        Binding("pagedown", "page_conversation(1)", "Scroll on", show=False, priority=True),
     ]
 
     def __init__(self, banner: str | None, history: InputHistory | None = None, default_task: str = "") -> None:
@@ -106,6 +110,16 @@ class MainScreen(Screen[None]):
     def on_resize(self) -> None:
         if not self._user_sized:
             self.budget.collapsed = self.size.width < NARROW
+
+    def action_page_conversation(self, direction: int) -> None:
+        """A page back (-1) or on (1) in the conversation; at the bottom it follows new output again."""
+        conv = self.conversation
+        if direction < 0:
+            conv.action_page_up()
+        elif conv.scroll_y + conv.scrollable_content_region.height >= conv.max_scroll_y:
+            conv.follow()  # (the last page: following again, as scrolling to the bottom with the wheel does)
+        else:
+            conv.action_page_down()
 
     def action_toggle_budget(self) -> None:
         self._user_sized = True
