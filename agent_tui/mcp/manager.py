@@ -198,7 +198,9 @@ class McpManager:
         return self.toolset.compact(keep)
 
     def meta_schemas(self) -> list[dict[str, Any]]:
-        return meta.definitions(self._catalog)
+        """``find_tools`` and ``enable_tools``, while some server has a tool to find (with every server down or
+        still connecting they offered an empty catalogue, for their tokens in every request)."""
+        return meta.definitions(self._catalog) if self._entries else []
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The definitions to send this step: the meta-tools, then the loaded tools in load order."""
