@@ -395,3 +395,21 @@ async def test_an_unknown_command_recalled_with_up_keeps_what_was_typed_before(
         prompt.clear()
         await pilot.press("up")
         assert prompt.value == "my unsent idea"
+
+
+async def test_a_paste_cleared_from_the_box_takes_its_preview_with_it(demo_workspace: Path) -> None:
+    """ctrl+u after a folded paste left its `paste #1` block above the box, beside the next paste's."""
+    app = demo_app(demo_workspace)
+    big = "".join(f"log line {n}\n" for n in range(30))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.main.prompt.clear()
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        assert [b.title for b in app.main.query("#pastes Collapsible")] == ["paste #1 · 30 lines"]
+        await pilot.press("ctrl+u")
+        await pilot.pause()
+        assert app.main.prompt.value == "" and not list(app.main.query("#pastes Collapsible"))
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        assert [b.title for b in app.main.query("#pastes Collapsible")] == ["paste #2 · 30 lines"]

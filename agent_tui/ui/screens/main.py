@@ -193,12 +193,16 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Changed, "#prompt")
     def _typed(self) -> None:
         self._esc_armed = True
+        text = self.prompt.text
+        for block in list(self.query_one("#pastes").children):  # (a paste cleared from the box: its preview goes)
+            if block.id and block.id.startswith("paste-") and f"[paste #{block.id[6:]} · " not in text:
+                block.remove()
 
     @on(PromptInput.PasteFolded)
     async def _paste_folded(self, message: PromptInput.PasteFolded) -> None:
         lines = line_count(message.text)
         block = Collapsible(Static(message.text, markup=False), title=f"paste #{message.number} · {lines:,} lines",
-                            collapsed=True)
+                            collapsed=True, id=f"paste-{message.number}")
         await self.query_one("#pastes").mount(block)
         self.prompt.focus()
 
