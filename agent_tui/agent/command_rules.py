@@ -199,15 +199,13 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
     outside = parsed.writes_outside(workspace)
     if outside:
         why.append(f"it redirects output outside the workspace ({', '.join(outside[:3])})")
-    env_set = [a for c in all_layers(parsed) if c.program == "env" for a in env_split(c.argv[1:]).assignments]
-    for c in parsed.commands:
-        if c.assignments or env_set:
-            shown = (c.assignments or env_set)[0].split("=", 1)[0]
-            why.append(f"it sets variables for a command ({'env ' if not c.assignments else ''}{shown}=…)")
-            break
-    else:
-        if parsed.assignment:  # ``PATH=bin; git status``: the commands after it inherit the variable
-            why.append("it sets variables that the commands after it inherit")
+    layers = all_layers(parsed)  # (``env -S'PATH=. ls'``, ``sh -c 'X=1 y'``: set for a command run inside)
+    assigned = [a for c in layers for a in c.assignments] + \
+        [a for c in layers if c.program == "env" for a in env_split(c.argv[1:]).assignments]
+    if assigned:
+        why.append(f"it sets variables for a command ({assigned[0].split('=', 1)[0]}=…)")
+    elif parsed.assignment:  # ``PATH=bin; git status``: the commands after it inherit the variable
+        why.append("it sets variables that the commands after it inherit")
     if parsed.parsed and not parsed.commands and parsed.source.strip():
         why.append("it runs no command an allow rule can name")
     hidden = parsed.hidden_code()

@@ -213,29 +213,72 @@ def env_split(args: tuple[str, ...]) -> EnvSplit:
     return EnvSplit(assignments, strings, i)
 
 
+#: Wrappers with a word of their own before the command (a duration, a priority, a CPU mask, a folder, a lock).
+POSITIONALS = {"timeout": 1, "chrt": 1, "taskset": 1, "chroot": 1, "flock": 1, "sg": 1}
+
+
 def wrapped_candidates(cmd: SimpleCommand) -> list[SimpleCommand]:
-    """For a wrapper, every command it might run: each tail of its arguments that starts at a word that is not
-    an option.  Deny rules read these besides ``inner_commands``, which needs to know which options of the
-    wrapper take a value (``xargs --max-chars 100 rm -rf``, ``strace -o log rm -rf``): the tails do not."""
-    if cmd.program not in CANDIDATE_WRAPPERS:
+    """For a wrapper, every command it might run, read without knowing all of its options: a word after an
+    option the tables do not know may be that option's value or the command, so both are read
+    (``xargs --max-chars 100 rm -rf``, ``strace -e x rm -rf``).  Deny rules read these besides ``inner_commands``.
+    What cannot be the command is not read: the value of a known option (``timeout -s kill``, ``sudo -u git``),
+    the program's own arguments (``timeout 60 pytest -k curl``), a name looked up (``command -v``)."""
+    prog, argv, dyn = cmd.program, cmd.argv, cmd.dynamic
+    if prog not in CANDIDATE_WRAPPERS or (prog in ("command", "builtin") and any(a in ("-v", "-V") for a in argv[1:3])):
         return []
-    argv, dyn = cmd.argv, cmd.dynamic
-    return [c for i in range(1, len(argv)) if not argv[i].startswith("-") and (c := _sub(argv, dyn, i)) is not None]
+    known = VALUE_OPTS.get(prog, frozenset())
+    spare = POSITIONALS.get(prog, 0)
+    out: list[SimpleCommand] = []
+    option: str | None = None  # the word before, when it is an option that may take the next word
+    for i in range(1, len(argv)):
+        a = argv[i]
+        if a == "--":
+            out += [c for c in (_sub(argv, dyn, i + 1),) if c is not None]
+            break
+        if a.startswith("-") and a != "-":
+            option = a if "=" not in a else None
+            continue
+        if option is not None and option in known:
+            option = None
+            continue  # that option's value
+        out += [c for c in (_sub(argv, dyn, i),) if c is not None]
+        if option is not None:
+            option = None  # an option the tables do not know: this word may be its value, so read on
+            continue
+        if spare:
+            spare -= 1
+            continue
+        break
+    return out
+
+
+GIT_VALUE_OPTS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"})
+"""git's own options (before the subcommand) that take the next word as their value."""
 
 
 def git_config_alias(cmd: SimpleCommand) -> str | None:
-    """The ``-c alias.NAME=…`` (or ``--config-env``) a git command sets for itself, or None: the alias can run
-    ``push`` or, with ``!``, any shell line, under a subcommand name no deny rule knows."""
+    """The ``-c alias.NAME=…`` (or ``--config-env``, or an ``include.path`` that can bring aliases in) a git
+    command sets for itself, or None: the alias can run ``push`` or, with ``!``, any shell line, under a
+    subcommand name no deny rule knows."""
     if cmd.program != "git":
         return None
     args = cmd.argv[1:]
-    for i, a in enumerate(args):
+    i = 0
+    while i < len(args):
+        a = args[i]
         if not a.startswith("-"):
             return None  # the subcommand: ``-c`` after it is the subcommand's own option
-        value = args[i + 1] if a in ("-c", "--config-env") and i + 1 < len(args) else \
-            a[2:] if a.startswith("-c") else a.partition("=")[2] if a.startswith("--config-env=") else ""
-        if value.strip().lower().startswith("alias."):
-            return f"{a} {value}" if a in ("-c", "--config-env") else a
+        if a in ("-c", "--config-env") and i + 1 < len(args):
+            value, shown, i = args[i + 1], f"{a} {args[i + 1]}", i + 2
+        elif a.startswith("-c") and len(a) > 2:
+            value, shown, i = a[2:], a, i + 1
+        elif a.startswith("--config-env="):
+            value, shown, i = a.partition("=")[2], a, i + 1
+        else:
+            i += 2 if a in GIT_VALUE_OPTS else 1
+            continue
+        if value.strip().lower().startswith(("alias.", "include.", "includeif.")):
+            return shown
     return None
 
 

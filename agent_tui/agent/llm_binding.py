@@ -20,7 +20,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-PRESERVED = re.compile(r"claude-(?:(?:fable|mythos)-(?:5-[1-9]|[6-9])|(?:opus|sonnet|haiku)-(?:5-[5-9]|[6-9]))")
+PRESERVED = re.compile(r"claude-(?:(?:fable|mythos)-(?:5-(?:[1-9]|\d{2,})|[6-9]|\d{2,})"
+                       r"|(?:opus|sonnet|haiku)-(?:5-(?:[5-9]|\d{2,})|[6-9]|\d{2,}))(?!\d)")
 """Model names with preserved thinking (docs: build-with-claude/preserved-thinking; later majors assumed)."""
 
 

@@ -70,17 +70,21 @@ class ReasoningMixin:
         of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
         turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached).
         (Not when this DeepSeek model does not think: a session switched to deepseek-chat gets none.)"""
+        from agent_tui.agent.llm_binding import preserved_thinking
         from agent_tui.agent.llm_provider import answer_key
 
         every_turn = self._every_turn_reasoning()
         out: dict[str, dict[str, Any]] = {}
         eng = self.engine
+        # preserved thinking: a reply made before the block was last rebuilt has a changed prefix (llm_binding
+        # would leave its blocks out; counting them made the gauge and the compaction trigger see tokens not sent)
+        since = eng.compactor.rebuilt_at if preserved_thinking(str(getattr(self.llm, "model", "") or "")) else 0.0
         for i in reversed(eng.order):
             it = eng.items[i]
             if it.turn != eng.turn and not every_turn:
                 break
             data = it.provenance.get("provider_data") if it.role == "assistant" else None
-            if not data:
+            if not data or it.created_at < since:
                 continue
             if it.tool_calls and it.tool_calls[0].get("id"):
                 out[str(it.tool_calls[0]["id"])] = data

@@ -450,8 +450,8 @@ def _head_content(inp: AssemblyInput) -> str:
 
 def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | None
                    ) -> tuple[list[dict[str, Any]], str | None]:
-    """The request's messages, and the id of the item whose message is the last one (None when the last
-    message is not one item's alone: merged by ``normalise``, or made up)."""
+    """The request's messages, and the id of the item whose text ends the last message (None when none does:
+    a made-up result, or ``normalise`` put another text after it)."""
     msgs: list[dict[str, Any]] = [{"role": "system", "content": _head_content(inp)}]
     if block is not None:
         msgs.extend(block.messages())
@@ -465,4 +465,10 @@ def _build_messages(inp: AssemblyInput, b: _Builder, block: CompactionBlock | No
             msgs.append(msg)
             last = (it.id, msg) if ":" not in it.id else None
     out = normalise(msgs)
-    return out, (last[0] if last is not None and out[-1] is last[1] else None)
+    if last is None:
+        return out, None
+    item_id, msg = last
+    end = out[-1]
+    merged_at_end = isinstance(end.get("content"), str) and isinstance(msg.get("content"), str) \
+        and bool(msg["content"]) and end["content"].endswith(msg["content"])  # (normalise joined it after its neighbour: the line goes there)
+    return out, item_id if end is msg or merged_at_end else None

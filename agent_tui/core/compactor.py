@@ -18,6 +18,7 @@ over every event: newer facts win), and the cycle starts again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +52,8 @@ class Compactor:
         self.results: list[CompactionResult] = []
         """Every event of the session, failed ones included."""
         self.event_step = 0
+        self.rebuilt_at = 0.0
+        """When the block was last rebuilt (``time.time()``): what comes before a message made earlier changed."""
         """``steps_total`` at the last event (the growth since is what the cost model weighs)."""
         self.event_size = 0
         """Request tokens of the first request after the last event."""
@@ -257,6 +260,8 @@ class Compactor:
         """Freeze the compaction block from the current summary, memo, recalls and active files
         (only a compaction event or a resume calls this)."""
         e = self.engine
+        e.stuck.clear()  # the prefix changes here: the messages after it carry no earlier status line
+        self.rebuilt_at = time.time()
         self.release_idle_written()
         items = self.carried()
         files = e.window.blocks([])

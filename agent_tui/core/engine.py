@@ -110,7 +110,7 @@ class ContextEngine:
         self.last: Assembly | None = None
         self.stuck: dict[str, str] = {}
         """Status lines sent joined to a history message, by item id: that message keeps its line until the
-        next compaction event, so the request only ever grows at its end (core/tail)."""
+        block is rebuilt (a compaction event, a resume), so the request only ever grows at its end (core/tail)."""
         self.log_requests = log_requests
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
         self.reasoning_cost: Callable[[ContextItem], int] | None = None
@@ -456,8 +456,6 @@ class ContextEngine:
         self.tools_tokens(tools)
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
-        if compaction is not None:
-            self.stuck.clear()  # the history was rebuilt: its messages carry no earlier line
         file_trace = self.window.sync_notes()
         groups, excluded_trace, carried = self.history.window_groups()
         blocks, excluded = self.head.sort(self.history.blocks(), self.block, carried)

@@ -110,41 +110,28 @@ def unquoted_dynamic(word: str) -> bool:
     return bool(GLOB.search(word)) or word.startswith("~")
 
 
-def joined_word(source: str) -> str | None:
-    """A backslash-newline in ``source`` that joins two pieces of text into one word (``r\\⏎m``, ``-\\⏎exec``,
-    ``.\\⏎./x``), shown with ``⏎``, or None.  Bash deletes the pair before it splits words, the grammar reads it as
-    a word break: the rules would check ``r`` and ``m`` where bash runs ``rm``.  A backslash-newline between
-    words (the usual ``cmd \\⏎  --opt``) joins nothing.  Not in single quotes, ``$'…'`` or a comment, where
-    bash keeps it; everywhere else (double quotes, heredoc bodies) it counts."""
-    i, n = 0, len(source)
-    double = False
-    while i < n:
-        c = source[i]
-        if c == "\\" and i + 1 < n:
-            if source[i + 1] == "\n":
-                j = i
-                while j + 1 < n and source[j] == "\\" and source[j + 1] == "\n":
-                    j += 2  # a run of continuations joins what is on either side of the whole run
-                before = source[i - 1] if i > 0 else " "
-                after = source[j] if j < n else " "
-                if not before.isspace() and not after.isspace():
-                    return f"{source[max(0, i - 12):i].split()[-1]}\\⏎{after}"
-                i = j
-                continue
-            i += 2
-            continue
-        if c == '"':
-            double = not double
-        elif c == "'" and not double:
-            ansi = i > 0 and source[i - 1] == "$"
-            j = i + 1
-            while j < n and source[j] != "'":
-                j += 2 if ansi and source[j] == "\\" else 1
-            i = j + 1
-            continue
-        elif c == "#" and not double and (i == 0 or source[i - 1].isspace() or source[i - 1] in ";&|()"):
-            end = source.find("\n", i)
-            i = n if end == -1 else end
-            continue
-        i += 1
+def joined_word(data: bytes, literal: Sequence[tuple[int, int]]) -> str | None:
+    """A backslash-newline in the line's bytes ``data`` that joins two pieces of text into one word (``r\\⏎m``,
+    ``-\\⏎exec``, ``.\\⏎./x``), shown with ``⏎``, or None.  Bash deletes the pair before it splits words, the
+    grammar reads it as a word break: the rules would check ``r`` and ``m`` where bash runs ``rm``.  A
+    backslash-newline between words (the usual ``cmd \\⏎  --opt``) joins nothing, and one inside a
+    ``literal`` span (byte ranges the grammar found: single-quoted and ``$'…'`` strings, comments, the body of a
+    heredoc whose delimiter is quoted, the text of a double-quoted string, whose words are read with it
+    removed) is not a continuation at all."""
+    pos = 0
+    while (at := data.find(b"\\\n", pos)) != -1:
+        pos = at + 2
+        run = at
+        while run > 0 and data[run - 1:run] == b"\\":
+            run -= 1
+        if (at - run) % 2 or any(a <= at < b for a, b in literal):
+            continue  # an escaped backslash before a newline, or text bash keeps as it is
+        end = at
+        while data[end:end + 2] == b"\\\n":
+            end += 2  # a run of continuations joins what is on either side of the whole run
+        before, after = data[at - 1:at] if at else b" ", data[end:end + 1] or b" "
+        if not before.isspace() and not after.isspace():
+            head = data[max(0, at - 12):at].split()[-1].decode("utf-8", "replace")
+            return f"{head}\\⏎{after.decode('utf-8', 'replace')}"
+        pos = end
     return None

@@ -121,6 +121,10 @@ class ParsedCommand:
     """Variables are set (``X=1 cmd``, ``export X=1``)."""
     error: str | None = None
     """Why the line could not be read completely (None when it could)."""
+    parsed_bytes: bytes = b""
+    """The bytes the grammar read (the line, or the line with a first word quoted: ``_FIRST_WITH_AT``)."""
+    literal: list[tuple[int, int]] = field(default_factory=list)
+    """Byte ranges of ``parsed_bytes`` bash keeps as written (``literal_spans``)."""
 
     @property
     def parsed(self) -> bool:
@@ -133,7 +137,8 @@ class ParsedCommand:
 
     def joined_word(self) -> str | None:
         """A backslash-newline that joins a word bash reads whole and the parse reads as two (``cmd_words``)."""
-        return joined_word(self.source)
+        data = self.parsed_bytes or self.source.encode("utf-8", errors="surrogateescape")
+        return joined_word(data, self.literal)
 
     def writes_outside(self, workspace: Path | None) -> list[str]:
         """Redirect targets that write outside ``workspace`` (or are computed by the shell)."""
@@ -177,7 +182,8 @@ def parse_command(source: str) -> ParsedCommand:
         result.error = "the command contains a NUL byte"
         return result
     try:
-        tree = _parser().parse(source.encode("utf-8", errors="surrogateescape"))
+        data = source.encode("utf-8", errors="surrogateescape")
+        tree = _parser().parse(data)
     except Exception as exc:  # the parser itself failed: treat as unreadable
         result.error = f"the shell parser failed: {exc}"
         return result
@@ -187,15 +193,41 @@ def parse_command(source: str) -> ParsedCommand:
         # after a character (`1%`) as an expansion, and fails; the same word in single quotes means the same
         # to bash, and the grammar reads it
         quoted = f"{first.group(1)}'{first.group(2)}'{source[first.end():]}"
-        tree = _parser().parse(quoted.encode("utf-8", errors="surrogateescape"))
+        data = quoted.encode("utf-8", errors="surrogateescape")
+        tree = _parser().parse(data)
         root = tree.root_node
     if root.has_error:
         result.error = "the shell parser could not read the whole command (unbalanced quotes or brackets?)"
+    result.parsed_bytes = data
+    result.literal = literal_spans(root)
     try:
         _Walker(result).statement_list(root)
     except Exception as exc:  # (a word this walker cannot read: the line is unreadable, never a crash)
         result.error = result.error or f"part of the command could not be read ({type(exc).__name__})"
     return result
+
+
+LITERAL_NODES = frozenset({"raw_string", "ansi_c_string", "comment", "string_content"})
+"""Nodes whose text bash keeps as written, backslash-newlines included (a double-quoted string's text is read
+with them removed: ``unescape_dquoted``)."""
+
+
+def literal_spans(root: Any) -> list[tuple[int, int]]:
+    """Byte ranges where a backslash-newline is no line continuation: ``LITERAL_NODES``, and the body of a
+    heredoc whose delimiter is quoted (``<<'EOF'``)."""
+    out: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in LITERAL_NODES:
+            out.append((node.start_byte, node.end_byte))
+            continue
+        if node.type == "heredoc_redirect":
+            start = next((c for c in node.children if c.type == "heredoc_start"), None)
+            if start is not None and any(q in node_text(start) for q in "'\"\\"):
+                out += [(c.start_byte, c.end_byte) for c in node.children if c.type == "heredoc_body"]
+        stack.extend(node.children)
+    return out
 
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?")

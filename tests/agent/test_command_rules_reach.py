@@ -211,7 +211,9 @@ NL = "\\\n"
 #: read two (``-`` and ``exec``), so every option and path check missed them (a trust audit ran each).
 JOINED = [f"find . -maxdepth 0 -{NL}exec sh -c id \\;", f"rg -{NL}-pre=./x hello", f"sed 1{NL}e{NL}id f",
           f"cat .{NL}./.{NL}./secret", f"echo planted > .{NL}./.{NL}./x", f"git log -{NL}-ext-diff -p",
-          f'echo hi > ".gi{NL}t/config"', f"cat <<EOF\nab{NL}cd\nEOF"]
+          f"cat <<EOF\nab{NL}cd\nEOF",
+          # a review: an apostrophe in a heredoc body or in nested quotes hid every continuation after it
+          f"cat <<EOF\nit's\nEOF\nfind . -maxdepth 0 -{NL}exec sh -c id \\;", f'echo "$(echo "it\'s")"; find . -{NL}exec id \\;']
 
 
 @pytest.mark.parametrize("line", JOINED)
@@ -222,6 +224,13 @@ def test_a_word_joined_across_lines_is_never_auto_approved(tmp_path: Path, line:
     assert v.decision == "ask" and "backslash-newline" in v.reason, v
 
 
+def test_a_double_quoted_word_is_read_with_its_continuations_removed(tmp_path: Path) -> None:
+    """Inside double quotes bash removes a backslash-newline too: the word is checked as bash reads it."""
+    p = policy(tmp_path, sandboxed=False, allow_commands=["echo"])
+    v = p.verdict("run_command", "command", {"command": f'echo hi > ".gi{NL}t/config"'})
+    assert v.decision == "ask" and ".git/config" in v.reason, v
+
+
 def test_bash_reads_a_backslash_newline_word_whole(tmp_path: Path) -> None:
     """The premise of the check above, on this machine's bash: ``r\\⏎m`` is the one word ``rm``; between words,
     or in single quotes, it joins nothing."""
@@ -230,9 +239,10 @@ def test_bash_reads_a_backslash_newline_word_whole(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("line", [f"ls {NL}  -la", f"git log {NL} --oneline", f"find . {NL}-name '*.py'",
-                                  f"echo 'one{NL}two'", f"echo a # note{NL}", f"echo $'a{NL}b'"])
+                                  f"echo 'one{NL}two'", f"echo a # note{NL}", f"echo $'a{NL}b'",
+                                  f"cat > x.sh <<'EOF'\nval=foo{NL}bar\nEOF", f'echo "Fix the parser;{NL}also the lexer"'])
 def test_a_line_continued_between_words_stays_allowed(tmp_path: Path, line: str) -> None:
-    p = policy(tmp_path, sandboxed=True, allow_commands=["ls", "git log", "find", "echo"])
+    p = policy(tmp_path, sandboxed=True, allow_commands=["ls", "git log", "find", "echo", "cat"])
     assert decide(p, line) == "allow", line
 
 
@@ -242,7 +252,10 @@ def test_a_line_continued_between_words_stays_allowed(tmp_path: Path, line: str)
     "git -c alias.p=push p origin", "git -calias.p='!rm -rf x' p", "git --config-env=alias.p=X p",
     "strace -o /dev/null rm -rf x", "unshare rm -rf x", "prlimit rm -rf x", "timeout 5 -- rm -rf x",
     "sudo --prompt x rm -rf y", "sg wheel 'rm -rf x'", "valgrind --tool=none rm -rf x",
-    "systemd-run --unit x rm -rf y",
+    "systemd-run --unit x rm -rf y", "xargs --no-such-option 100 rm -rf",
+    f"cat <<EOF\nit's\nEOF\nr{NL}m -rf build", f'echo "$(echo "it\'s")"; r{NL}m -rf build', f'echo "$(r{NL}m -rf x)"',
+    "git -C . -c alias.p=push p origin", "git --git-dir .git -c alias.p=push p", "git -c core.pager=less -c alias.p=push p",
+    "git -C sub -calias.x='!rm -rf y' x", "git -c include.path=/tmp/x p",
 ])
 def test_deny_rules_see_joined_words_unknown_wrapper_options_and_git_aliases(tmp_path: Path, line: str) -> None:
     p = policy(tmp_path, sandboxed=True, deny_commands=["rm -rf", "git push"], sandboxed_commands="allow")
@@ -251,16 +264,24 @@ def test_deny_rules_see_joined_words_unknown_wrapper_options_and_git_aliases(tmp
 
 
 @pytest.mark.parametrize("line", ["git status", "ls -la", "xargs -n1 echo", "timeout 60 ls", "git -c color.ui=never log",
-                                  "env -i ls", "sudo -u web ls"])
+                                  "env -i ls", "sudo -u web ls", "timeout 60 pytest -k curl", "command -v curl",
+                                  "find . | xargs grep -l docker", "nice make docker", "timeout -s kill 10 make",
+                                  "sudo -u git ls", f"cat > x.sh <<'EOF'\nval=foo{NL}bar\nEOF",
+                                  f'git commit -m "Fix the parser;{NL}also the lexer"'])
 def test_those_deny_checks_leave_other_lines_alone(tmp_path: Path, line: str) -> None:
-    p = policy(tmp_path, sandboxed=True, deny_commands=["rm -rf", "git push"], sandboxed_commands="allow")
+    """Found by a review: every argument tail of a wrapper was read as a command, so `timeout 60 pytest -k curl`
+    was refused under a `curl` rule (deny wins: no way to approve it)."""
+    deny = ["rm -rf", "git push", "curl", "docker", "kill"]
+    p = policy(tmp_path, sandboxed=True, deny_commands=deny, sandboxed_commands="allow")
     assert decide(p, line) == "allow", line
+    git = policy(tmp_path, sandboxed=True, deny_commands=["git"], sandboxed_commands="allow")
+    assert decide(git, "sudo -u git ls") == "allow"
 
 
 @pytest.mark.parametrize("line", ["env LD_PRELOAD=./x.so ls", "env BASH_ENV=./x ls", "env PATH=. ls",
                                   "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=./f git status",
                                   "env -i GIT_EXTERNAL_DIFF=./x git diff", "env -vS'sh -c id'", "env -S 'sh -c id'",
-                                  "env --split-string='sh -c id'"])
+                                  "env --split-string='sh -c id'", "env -S'PATH=. ls'", "env -S 'LD_PRELOAD=./x.so ls'"])
 def test_an_env_rule_does_not_hand_over_the_environment_or_a_command_line(tmp_path: Path, line: str) -> None:
     p = policy(tmp_path, sandboxed=True, allow_commands=["env", "ls", "git status", "git diff"])
     assert decide(p, line) == "ask", line

@@ -274,3 +274,40 @@ def test_an_unpinned_rule_is_no_longer_sent_and_says_so() -> None:
         eng.add_user("Next. " + filler("next", 10))
     eng.pin(rule.id)
     assert "never touch test_app.py" in request_text(eng.assemble().messages)
+
+
+def _one_event(eng: ContextEngine) -> None:
+    """A compaction event the way the agent makes one (plan, summary, apply), not through ``assemble``."""
+    from agent_tui.core.summary import ExtractiveSummariser
+
+    plan = eng.plan_compaction(force=True)
+    assert plan is not None
+    eng.apply_compaction(plan, ExtractiveSummariser().summarise(plan.summary_items, eng.summary), "extractive")
+
+
+def test_a_status_line_stays_on_its_message_until_the_agents_compaction_event() -> None:
+    """The line joined to a message stays on it in every later request; an event through the agent's path
+    (not ``assemble``'s) let the old line ride on after it (found by a review)."""
+    eng = engine(window=8_192)
+    for n in range(1, 12):
+        eng.add_user(f"Please implement feature {n}. " + filler(f"u{n}", 60))
+        first = eng.assemble().messages
+        eng.add_assistant(f"Feature {n} done.")
+        again = eng.assemble().messages
+        assert again[:len(first)] == first, "the request only grew at its end"
+    assert eng.stuck
+    _one_event(eng)
+    assert eng.stuck == {}
+    assert "[context:" not in request_text(eng.assemble().messages[:-1])
+
+
+def test_a_status_line_on_a_merged_message_stays_too() -> None:
+    """Two user messages in a row are one message on the wire; the line joined it and was gone from it in the
+    next request (found by a review)."""
+    eng = engine(window=8_192)
+    eng.add_user("First thing. " + filler("a", 10))
+    eng.add_user("Second thing. " + filler("b", 10))
+    first = eng.assemble().messages
+    assert "[context:" in first[-1]["content"]
+    eng.add_assistant("On it.")
+    assert eng.assemble().messages[:len(first)] == first

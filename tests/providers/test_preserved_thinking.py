@@ -148,3 +148,29 @@ async def test_interleaved_thinking_is_never_sent_back_moved(tmp_path: Path) -> 
     assert events[-1].text == "add subtracts."
     sent = fake.answered[1].body["messages"][1]["content"]
     assert [b["type"] for b in sent] == ["thinking", "tool_use", "tool_use"] and sent[0]["thinking"] == "Read both."
+
+
+async def test_reasoning_left_out_after_an_event_is_not_counted(tmp_path: Path) -> None:
+    """After a compaction event the loop's earlier blocks stay out (their prefix changed), but the budget still
+    counted them: the gauge and the compaction trigger saw tokens that were not sent (found by a review)."""
+    root = data_repo(tmp_path)
+    with FakeAnthropic() as fake:
+        fake.default = long_turn(steps=14)
+        agent, ws = provider_agent(root, PRESERVED_MODEL, fake.base_url, {"max_output_tokens": 4096}, window=16_000)
+        try:
+            events = await run_turn(agent, "Read the data files and tell me what is in them.")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and [e for e in events if isinstance(e, ev.Compacted)]
+    budgets = [e for e in events if isinstance(e, ev.BudgetUpdated)]
+    steps = [r for r in fake.answered
+             if "Summarise" not in str(r.body["messages"][-1])[-400:] and "progress memo" not in str(r.body["messages"][-1])[-400:]]
+    assert len(budgets) == len(steps)
+    empty = 0
+    for budget, request in zip(budgets, steps, strict=True):
+        sent = sum(len(b.get("thinking", "")) for m in request.body["messages"] if isinstance(m["content"], list)
+                   for b in m["content"] if b.get("type") == "thinking")
+        if not sent:
+            empty += 1
+            assert budget.categories.get("reasoning", 0) == 0, (budget.categories, request.body["messages"][-1])
+    assert empty >= 2, "the session had requests with no thinking sent back (the first, and after each event)"
