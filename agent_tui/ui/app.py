@@ -55,8 +55,9 @@ from agent_tui.ui.theme import pick_theme
 from agent_tui.ui.typing_guard import GuardsTyping, TypingGuard, is_typing
 from agent_tui.ui.widgets import CSS_FILES
 
-STOP_GRACE = 5.0
-"""Seconds a stop signal (SIGHUP, SIGTERM) gives the app to end before the process is ended for it."""
+STOP_GRACE = 10.0
+"""Seconds a stop signal (SIGHUP, SIGTERM) gives the app to end before the process is ended for it (above the
+5 s the MCP servers get to close, so a slow but normal exit still releases the session)."""
 
 
 class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
