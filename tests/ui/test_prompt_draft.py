@@ -271,55 +271,19 @@ async def test_steady_typing_is_written_at_least_every_max_wait(demo_workspace: 
 def test_sighup_and_sigterm_write_the_draft_and_end_the_app(tmp_path: Path) -> None:
     """A real run in a pseudo-terminal: text typed just before the terminal closes (SIGHUP) or a
     SIGTERM, with no pause for the delayed write, is on disk, and the app exits cleanly."""
-    import pty
-    import re
-    import select
     import time
 
     from agent_tui.demo_project import make_demo_workspace
 
+    from .pty_run import DemoInTerminal
+
     for sig in (signal.SIGHUP, signal.SIGTERM):
         workspace = make_demo_workspace(tmp_path / f"ws-{sig}")
-        script = ("import sys; from pathlib import Path; from agent_tui.ui.app import make_app;"
-                  "from agent_tui.ui.options import SessionSpec, UiOptions;"
-                  "app = make_app(UiOptions(workspace=Path(sys.argv[1]), session=SessionSpec(demo=True),"
-                  " demo_reason='flag', theme='textual-dark', preload_llm=False, mcp=False));"
-                  "sys.exit(app.run())")
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: a terminal of its own
-            os.environ.update({"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-                               "COLUMNS": "100", "LINES": "30"})
-            os.execv(sys.executable, [sys.executable, "-c", script, str(workspace)])
-        out = b""
-        deadline = time.monotonic() + 60
-        try:
-            while b"enter sends the demo task" not in re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out) \
-                    and time.monotonic() < deadline:
-                if select.select([fd], [], [], 0.2)[0]:
-                    out += os.read(fd, 65536)
-            assert time.monotonic() < deadline, out[-2000:]
+        with DemoInTerminal(workspace, tmp_path) as app:
             time.sleep(1.5)
-            os.write(fd, b"unsent words typed just before the end")
+            app.type("unsent words typed just before the end")
             time.sleep(0.15)  # under DRAFT_DELAY: the delayed write has not run
-            os.kill(pid, sig)
-            while time.monotonic() < deadline:
-                done, status = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    break
-                if select.select([fd], [], [], 0.1)[0]:
-                    try:
-                        os.read(fd, 65536)
-                    except OSError:
-                        pass
-            else:
-                raise AssertionError("the app did not exit")
-        finally:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            os.close(fd)
+            status = app.stopped(sig, within=60)
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 128 + sig, status
         assert draft_text(workspace) == "unsent words typed just before the end"
 
