@@ -45,7 +45,7 @@ from agent_tui.store.store import SessionUsage
 Approver = Callable[[ev.ApprovalRequested], Awaitable[str]]
 """Answers an approval request with 'once', 'always' (the exact command), 'prefix' (the offered prefix) or 'deny'."""
 
-CUT_MARK = "\n\n[cut: the turn was cancelled by the user]"
+CUT_MARK = "\n\n[cut: the turn was stopped before this answer finished (cancelled by the user, or agent-tui was closed)]"
 
 
 @dataclass
@@ -443,7 +443,7 @@ class Agent(ReasoningMixin):
                                    "message unless the user asks again")
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
-            eng.add_tool_result(call_id, name, "[cancelled by the user before this call finished]",
+            eng.add_tool_result(call_id, name, "[stopped before this call finished (cancelled by the user, or agent-tui was closed)]",
                                 provenance={"error": True, "cancelled": True})  # never ran: shown as failed
 
 

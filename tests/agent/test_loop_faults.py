@@ -132,5 +132,5 @@ async def test_cancel_mid_stream_keeps_the_partial_answer(tmp_path: Path, fake_l
         ws.close()
     last = [m for m in stored if m["role"] == "assistant"][-1]
     assert last["content"].startswith("word word")
-    assert "[cut: the turn was cancelled by the user]" in last["content"]
+    assert "[cut: the turn was stopped before this answer finished" in last["content"]
     assert len(last["content"]) < len("word " * 400)
