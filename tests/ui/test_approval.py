@@ -301,9 +301,12 @@ def test_why_asked_counts_the_commands_it_does_not_list(tmp_path: Path) -> None:
 
 
 async def test_esc_after_the_cancel_notice_cancels_the_turn_even_when_an_approval_opened_meanwhile(
-        demo_workspace: Path, recorder: Recorder) -> None:
+        demo_workspace: Path, recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
     """The notice promises that the next esc cancels the turn; it denied the approval that had opened
     in between instead (the agent went on). Esc on the dialog now stops the turn: nothing runs."""
+    import agent_tui.ui.screens.main as main_screen
+
+    monkeypatch.setattr(main_screen, "ESC_AFTER_OVERLAY", 60.0)  # (a busy machine must not make "right after" late)
     stock = demo_workspace / "inventory" / "stock.py"
     original = stock.read_text()
     (demo_workspace / "tests" / "test_slow.py").write_text(  # the main screen stays up while the tests run

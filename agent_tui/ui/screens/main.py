@@ -6,6 +6,8 @@ and turns keys into app actions; it holds no session state of its own.
 
 from __future__ import annotations
 
+import time
+
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -32,6 +34,11 @@ from agent_tui.ui.widgets.status_line import StatusLine
 NARROW = 100
 """Below this width the budget panel collapses to one line (ctrl+b toggles it): at 80 columns the
 conversation needs the room."""
+
+
+ESC_AFTER_OVERLAY = 1.5
+"""Seconds after an overlay closed in which esc only warns (one more press meant for the overlay); later, esc
+cancels the turn at once (a tester answered an approval and found the next esc only warning, long after)."""
 
 
 class MainScreen(Screen[None]):
@@ -62,6 +69,8 @@ class MainScreen(Screen[None]):
         self._user_sized = False
         self._esc_armed = True
         """False right after an overlay closed: the next esc only arms (a second one cancels)."""
+        self._resumed_at = 0.0
+        """When an overlay last closed (``time.monotonic()``): the esc it may still take is one pressed soon after."""
 
     def compose(self) -> ComposeResult:
         if self.banner:
@@ -153,6 +162,7 @@ class MainScreen(Screen[None]):
         self._esc_armed = False  # an overlay opened: its esc must not reach the turn
 
     def on_screen_resume(self) -> None:
+        self._resumed_at = time.monotonic()
         self.call_after_refresh(self.focus_prompt)
 
     @on(Button.Pressed)
@@ -184,7 +194,7 @@ class MainScreen(Screen[None]):
         app = self.app
         if app.screen is not self or not getattr(app, "turn_running", False):
             return
-        if not self._esc_armed:
+        if not self._esc_armed and time.monotonic() - self._resumed_at < ESC_AFTER_OVERLAY:
             self._esc_armed = True
             self.notify("A turn is running: press esc again to cancel it.", timeout=3)
             return
