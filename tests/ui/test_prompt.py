@@ -267,16 +267,17 @@ async def test_pgup_from_the_box_reads_back_and_keeps_the_place_while_new_lines_
         await pilot.pause()
         assert app.focused is app.main.prompt and conv.scroll_y == conv.max_scroll_y
         await pilot.press("pageup")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: conv.scroll_y < conv.max_scroll_y, "a page back")
         place = conv.scroll_y
-        assert place < conv.max_scroll_y and app.focused is app.main.prompt
+        assert app.focused is app.main.prompt
         for n in range(10):
             await conv.note(f"streamed {n}", "info")
         await pilot.pause(0.3)
         assert conv.scroll_y == place and not conv.following, "the place is kept while new lines arrive"
         for _ in range(20):
             await pilot.press("pagedown")
-        await pilot.pause(0.5)
+            await pilot.pause()
+        await wait_for(pilot, lambda: conv.following, "following again at the bottom")
         await conv.note("after", "info")
         await pilot.pause(0.3)
         assert conv.scroll_y == conv.max_scroll_y and conv.following

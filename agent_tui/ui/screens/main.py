@@ -124,11 +124,11 @@ class MainScreen(Screen[None]):
         """A page back (-1) or on (1) in the conversation; at the bottom it follows new output again."""
         conv = self.conversation
         if direction < 0:
-            conv.action_page_up()
+            conv.scroll_page_up(animate=False)  # (a page at once: a terminal's pgup does not glide)
         elif conv.scroll_y + conv.scrollable_content_region.height >= conv.max_scroll_y:
             conv.follow()  # (the last page: following again, as scrolling to the bottom with the wheel does)
         else:
-            conv.action_page_down()
+            conv.scroll_page_down(animate=False)
 
     def action_toggle_budget(self) -> None:
         self._user_sized = True
