@@ -144,11 +144,12 @@ class CommandRules:
             if self.deny and layer.braces_unread:
                 return (f"`{' '.join(layer.argv)}` has a brace expansion that deny rules "
                         f"({', '.join(repr(r.source) for r in self.deny[:3])}) cannot check")
+            tails = wrapped_candidates(layer) if self.deny else []
             for rule in self.deny:
                 if rule.matches(layer) or (layer.dynamic[:1] == (True,) and rule.matches_args(layer)):
                     shown = " ".join(layer.argv)
                     return f"deny rule {rule.source!r} matches `{shown}`"
-                for tail in wrapped_candidates(layer):
+                for tail in tails:
                     if rule.matches(tail):
                         return f"deny rule {rule.source!r} matches `{' '.join(tail.argv)}`, which `{layer.program}` may run"
             alias = git_config_alias(layer) if self.deny else None

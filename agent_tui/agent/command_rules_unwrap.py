@@ -233,7 +233,8 @@ def wrapped_candidates(cmd: SimpleCommand) -> list[SimpleCommand]:
     for i in range(1, len(argv)):
         a = argv[i]
         if a == "--":
-            out += [c for c in (_sub(argv, dyn, i + 1),) if c is not None]
+            tail = _sub(argv, dyn, i + 1)
+            out += [tail] if tail else []
             break
         if a.startswith("-") and a != "-":
             option = a if "=" not in a else None
@@ -241,7 +242,8 @@ def wrapped_candidates(cmd: SimpleCommand) -> list[SimpleCommand]:
         if option is not None and option in known:
             option = None
             continue  # that option's value
-        out += [c for c in (_sub(argv, dyn, i),) if c is not None]
+        tail = _sub(argv, dyn, i)
+        out += [tail] if tail else []
         if option is not None:
             option = None  # an option the tables do not know: this word may be its value, so read on
             continue

@@ -43,9 +43,14 @@ def _digest(v: Any) -> bytes:
     return hashlib.sha256(json.dumps(_plain(v), sort_keys=True, default=str).encode()).digest()
 
 
+def _start(tools: Sequence[Mapping[str, Any]] | None) -> Any:
+    """The running fingerprint of a request before its first message: its tools."""
+    return hashlib.sha256(_digest(list(tools or [])))
+
+
 def prefix_prints(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> list[str]:
     """``out[i]``: the fingerprint of the tools and ``messages[:i]`` (``out[-1]`` is the whole request's)."""
-    h = hashlib.sha256(_digest(list(tools or [])))
+    h = _start(tools)
     out = [h.hexdigest()]
     for m in messages:
         h.update(_digest(m))
@@ -57,7 +62,7 @@ def attach_bound(messages: list[dict[str, Any]], tools: Sequence[Mapping[str, An
                  reasoning: Mapping[str, Mapping[str, Any]], key_of: Callable[[Mapping[str, Any]], str | None]) -> int:
     """Put back each kept thinking block whose message follows the very prefix it was produced after
     (``reasoning[key]["prefix"]``); returns how many messages got theirs."""
-    h = hashlib.sha256(_digest(list(tools or [])))
+    h = _start(tools)
     sent = 0
     for m in messages:
         m.pop("thinking_blocks", None)

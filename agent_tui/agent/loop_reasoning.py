@@ -50,11 +50,20 @@ class ReasoningMixin:
             return preserved_thinking(model)  # (llm_binding: earlier turns' blocks go back while their prefix holds)
         return family(model) == "deepseek" and deepseek_thinking(llm)
 
+    def _bound_since(self) -> float:
+        """For a model with preserved thinking, when the compaction block was last rebuilt: a reply made before has
+        a changed prefix, so llm_binding leaves its blocks out, and counting them made the gauge and the
+        compaction trigger see tokens that are not sent.  0 for other models."""
+        from agent_tui.agent.llm_binding import preserved_thinking
+
+        return self.engine.compactor.rebuilt_at if preserved_thinking(str(getattr(self.llm, "model", "") or "")) else 0.0
+
     def _reasoning_tokens(self, item: ContextItem) -> int:
         """Tokens of the reasoning the next request sends back with ``item`` (see ``_reasoning_map``):
         counted once per message, kept on it."""
         data = item.provenance.get("provider_data")
-        if not data or ((not item.tool_calls or item.turn != self.engine.turn) and not self._every_turn_reasoning()):
+        if not data or ((not item.tool_calls or item.turn != self.engine.turn) and not self._every_turn_reasoning()) \
+                or item.created_at < self._bound_since():
             return 0
         n = item.provenance.get("reasoning_tokens")
         if n is None:
@@ -70,15 +79,12 @@ class ReasoningMixin:
         of every turn's: its thinking mode keeps a tool turn's reasoning_content in the context of all later
         turns, so a placeholder in its place changes the prompt the previous turn's steps sent (and cached).
         (Not when this DeepSeek model does not think: a session switched to deepseek-chat gets none.)"""
-        from agent_tui.agent.llm_binding import preserved_thinking
         from agent_tui.agent.llm_provider import answer_key
 
         every_turn = self._every_turn_reasoning()
         out: dict[str, dict[str, Any]] = {}
         eng = self.engine
-        # preserved thinking: a reply made before the block was last rebuilt has a changed prefix (llm_binding
-        # would leave its blocks out; counting them made the gauge and the compaction trigger see tokens not sent)
-        since = eng.compactor.rebuilt_at if preserved_thinking(str(getattr(self.llm, "model", "") or "")) else 0.0
+        since = self._bound_since()
         for i in reversed(eng.order):
             it = eng.items[i]
             if it.turn != eng.turn and not every_turn:

@@ -52,9 +52,9 @@ class Compactor:
         self.results: list[CompactionResult] = []
         """Every event of the session, failed ones included."""
         self.event_step = 0
+        """``steps_total`` at the last event (the growth since is what the cost model weighs)."""
         self.rebuilt_at = 0.0
         """When the block was last rebuilt (``time.time()``): what comes before a message made earlier changed."""
-        """``steps_total`` at the last event (the growth since is what the cost model weighs)."""
         self.event_size = 0
         """Request tokens of the first request after the last event."""
         self.region_step = -1

@@ -203,8 +203,9 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Changed, "#prompt")
     def _typed(self) -> None:
         self._esc_armed = True
-        text = self.prompt.text
-        for block in list(self.query_one("#pastes").children):  # (a paste cleared from the box: its preview goes)
+        blocks = list(self.query_one("#pastes").children)  # (a paste cleared from the box: its preview goes)
+        text = self.prompt.text if blocks else ""  # (per keystroke: the box's text only while a preview shows)
+        for block in blocks:
             if block.id and block.id.startswith("paste-") and f"[paste #{block.id[6:]} · " not in text:
                 block.remove()
 
