@@ -12,6 +12,11 @@ So is a target that no longer holds the text the change was made from, checked j
 before the rename (the user saved it while the new text was written and synced: the
 rename would have dropped that save silently).
 On any failure the temp file is removed and the message says the old file is intact.
+
+Every step works on the target's folder through one descriptor, opened from ``/`` without
+following a link (``core.safe_files.open_folder``): the target was checked inside the
+workspace a moment before, and a folder on its path swapped for a link meanwhile (by a
+command still running) would otherwise have the temp file, and the rename, land outside.
 """
 
 from __future__ import annotations
@@ -19,17 +24,19 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 
+from agent_tui.core.safe_files import UnsafeFileError, open_folder
 from agent_tui.tools.workspace import WorkspaceError
 
 
-def _check_target(target: Path, rel: str) -> os.stat_result | None:
-    """The target's lstat (None when it does not exist yet); refuses links, special and read-only files."""
+def _check_target(folder: int, name: str, rel: str) -> os.stat_result | None:
+    """The lstat of ``name`` in the folder ``folder`` (None when it does not exist yet); refuses links,
+    special and read-only files."""
     try:
-        st = os.lstat(target)
+        st = os.lstat(name, dir_fd=folder)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
@@ -46,7 +53,7 @@ def _check_target(target: Path, rel: str) -> os.stat_result | None:
             "the same file under its other names (possibly outside the workspace). "
             "Ask the user to break the link (copy the file) if the change is needed."
         )
-    if st.st_mode & 0o222 == 0 or not os.access(target, os.W_OK, follow_symlinks=False):
+    if st.st_mode & 0o222 == 0 or not os.access(name, os.W_OK, dir_fd=folder, follow_symlinks=False):
         raise WorkspaceError(
             f"Refused: '{rel}' is read-only (mode {stat.S_IMODE(st.st_mode):04o}), so it was not "
             "changed. The user may have protected it: ask the user to make it writable if the "
@@ -68,13 +75,15 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+def _temp_file(folder: int, name: str) -> tuple[int, str]:
+    """A new empty file (0600) beside ``name`` in the folder ``folder``: (its descriptor, its name)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        tmp = f".{name}.{secrets.token_hex(4)}.agent-tui-tmp"
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            return os.open(tmp, flags, 0o600, dir_fd=folder), tmp
+        except FileExistsError:
+            continue
 
 
 def _failure(rel: str, existed: bool, exc: OSError) -> WorkspaceError:
@@ -91,7 +100,7 @@ def _failure(rel: str, existed: bool, exc: OSError) -> WorkspaceError:
     return WorkspaceError(f"Write failed ({exc.strerror or exc}); {what}.")
 
 
-def _changed_meanwhile(target: Path, rel: str, expected: bytes | None) -> WorkspaceError | None:
+def _changed_meanwhile(folder: int, name: str, rel: str, expected: bytes | None) -> WorkspaceError | None:
     """The refusal when ``target`` no longer holds ``expected`` (None: when it exists now), else None.
     Read without following a link, without blocking (a FIFO made there meanwhile would wait for a
     writer, holding up the app) and no further than ``expected`` and one byte: a link or anything
@@ -99,7 +108,7 @@ def _changed_meanwhile(target: Path, rel: str, expected: bytes | None) -> Worksp
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     now: bytes | None
     try:
-        fd = os.open(target, flags)
+        fd = os.open(name, flags, dir_fd=folder)
     except FileNotFoundError:
         now = None
     except OSError as exc:
@@ -138,18 +147,39 @@ def atomic_write(target: Path, data: bytes, rel: str, *, expected: bytes | None)
     on a hard-linked or special target, or on any write failure such as a full disk.
     ``expected``: the bytes the edit was made from (None: the file did not exist).  The
     target is compared with it just before the rename, so a save by the user while the new
-    text was written and synced is refused, never overwritten.
+    text was written and synced is refused, never overwritten.  Missing folders on the way
+    are made.
     """
-    st = _check_target(target, rel)
-    mode = stat.S_IMODE(st.st_mode) if st else _new_file_mode()
-    folder = target.parent
     try:
-        fd, tmp_name = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".agent-tui-tmp", dir=folder
-        )
+        folder = open_folder(target.parent, create=True, shown=rel)
+    except UnsafeFileError as exc:
+        raise WorkspaceError(f"Refused: {exc} Nothing was written.") from None
+    except OSError as exc:
+        raise _failure(rel, expected is not None, exc) from None
+    try:
+        _replace_in(folder, target.name, data, rel, expected)
+        _fsync_folder(folder)
+    finally:
+        os.close(folder)
+
+
+def _fsync_folder(folder: int) -> None:
+    """Make the rename in ``folder`` (an ``O_PATH`` descriptor) survive a crash, if the folder can be opened."""
+    with contextlib.suppress(OSError):
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=folder)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _replace_in(folder: int, name: str, data: bytes, rel: str, expected: bytes | None) -> None:
+    st = _check_target(folder, name, rel)
+    mode = stat.S_IMODE(st.st_mode) if st else _new_file_mode()
+    try:
+        fd, tmp = _temp_file(folder, name)
     except OSError as exc:
         raise _failure(rel, st is not None, exc) from None
-    tmp = Path(tmp_name)
     try:
         try:
             _write_all(fd, data)
@@ -161,15 +191,16 @@ def atomic_write(target: Path, data: bytes, rel: str, *, expected: bytes | None)
         finally:
             os.close(fd)
         if st is not None:
-            _check_target(target, rel)  # swapped for a link while we wrote: still refuse
-        refusal = _changed_meanwhile(target, rel, expected)
+            _check_target(folder, name, rel)  # swapped for a link while we wrote: still refuse
+        refusal = _changed_meanwhile(folder, name, rel, expected)
         if refusal is not None:
             raise refusal
-        os.replace(tmp, target)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except WorkspaceError:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=folder)
         raise
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=folder)
         raise _failure(rel, st is not None, exc) from None
-    _fsync_dir(folder)

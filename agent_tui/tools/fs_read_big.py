@@ -88,7 +88,7 @@ def _cut(line: str, raw: str) -> str:
 def _lines(path: Path, rel: str, first: int, last: int) -> tuple[list[str], list[str], bool, int]:
     """(the lines kept above ``first`` for redaction, those lines followed by lines ``first..last``,
     whether the file ended before ``last``, the number of lines read)."""
-    fd = open_regular(path, rel)
+    fd = open_regular(path, rel, exact=True)
     above: list[str] = []
     out: list[str] = []
     scanned, gathered, number, partial, cut = 0, 0, 1, b"", False

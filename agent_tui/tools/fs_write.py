@@ -79,7 +79,6 @@ async def check_write(args: dict[str, Any], ctx: ToolContext) -> None:
 async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The write_file tool."""
     target, rel, old, content = plan_write(args, ctx)
-    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, content.encode("utf-8"), rel, expected=None if old is None else old.encode("utf-8"))
     ctx.note_edit(rel, content, kind="create" if old is None else "write")
     lines = len(split_lines(content))

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from agent_tui.core.safe_files import MAX_READ_BYTES
+from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.base import ToolError
 from agent_tui.tools.git_safe import safe_env
 from agent_tui.tools.ignore import IgnoreMatcher, walk_files
@@ -210,10 +210,11 @@ def search_python(
         if not glob_matches(rel, glob):
             continue
         try:
-            if path.stat().st_size > MAX_READ_BYTES:  # what the file tools read at most
+            real = path.resolve(strict=True)
+            if not real.is_relative_to(root):
                 continue
-            data = path.read_bytes()
-        except OSError:
+            data = read_regular(real, rel, exact=True)  # at most what the file tools read; no swap, no FIFO
+        except (OSError, RuntimeError, UnsafeFileError):
             continue
         if b"\x00" in data[:SNIFF_BYTES]:
             continue

@@ -242,7 +242,7 @@ def read_text(workspace: Path, path: str) -> tuple[Path, str, str]:
 def read_file_bytes(target: Path, rel: str) -> bytes:
     """The bytes of a resolved workspace path, refused unless it is a regular file (never blocks)."""
     try:
-        return read_regular(target, rel)
+        return read_regular(target, rel, exact=True)
     except UnsafeFileError as exc:
         raise WorkspaceError(f"Refused: {exc}") from None
     except OSError as exc:
