@@ -22,6 +22,7 @@ from agent_tui.core.parse import loads_toml
 from agent_tui.core.terminal import printable
 from agent_tui.mcp.config import McpConfig, load_mcp_config
 from agent_tui.mcp.manager import McpManager
+from agent_tui.mcp.state import ServerState
 
 
 def add_list_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,11 +68,28 @@ def cli_log_dir(workspace: Path) -> Path:
     return cache / "agent-tui" / "logs" / "mcp"
 
 
+NOTICE_AFTER = 2.0
+"""Seconds of silence after which ``mcp list`` says which servers it is still waiting for."""
+
+
+async def _start_telling_who_is_awaited(manager: McpManager, limit: float) -> None:
+    """``manager.start()``; past ``NOTICE_AFTER`` seconds, a line on stderr names the servers that have not
+    answered yet and how long they may take (a mute server holds the list up to ``connect_timeout``)."""
+    start = asyncio.ensure_future(manager.start())
+    done, _ = await asyncio.wait({start}, timeout=NOTICE_AFTER)
+    if not done:
+        waiting = [s.name for s in manager.status() if s.state == ServerState.STARTING.value]
+        if waiting:
+            print(f"agent-tui mcp list: waiting for {', '.join(printable(n) for n in waiting)} to answer "
+                  f"(at most {limit:g} s; connect_timeout in [mcp] sets it)…", file=sys.stderr, flush=True)
+    await start
+
+
 async def collect(config: McpConfig, log_dir: Path | None) -> dict[str, Any]:
     """Start every server, gather the report, stop them."""
     manager = McpManager(config, log_dir)
     try:
-        await manager.start()
+        await _start_telling_who_is_awaited(manager, config.connect_timeout)
         costs = manager.costs()
         by_server: dict[str, list[dict[str, Any]]] = {}
         for entry in manager.entries.values():

@@ -85,3 +85,25 @@ nothing = 1
     assert "1/2 up" in out and "config: config: server 'bad'" in out
     bad = argparse.Namespace(json=True, config=str(tmp_path / "nope.toml"), workspace=str(tmp_path))
     assert run_mcp_list(bad) == 2
+
+
+def test_mcp_list_names_a_server_that_does_not_answer_while_it_waits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mute = tmp_path / "mute.py"
+    mute.write_text("import sys, time\nsys.stdin.read()\ntime.sleep(60)\n")  # reads, never answers
+    config = tmp_path / "agent.toml"
+    config.write_text(
+        f"""
+[mcp]
+connect_timeout = 4
+[mcp.servers.quiet]
+command = "{sys.executable}"
+args = ["{mute}"]
+"""
+    )
+    args = argparse.Namespace(json=False, config=str(config), workspace=str(tmp_path))
+    assert run_mcp_list(args) == 1
+    captured = capsys.readouterr()
+    assert "waiting for quiet to answer (at most 4 s; connect_timeout in [mcp] sets it)" in captured.err
+    assert "quiet" in captured.out and "0/1 up" in captured.out
