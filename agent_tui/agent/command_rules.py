@@ -42,6 +42,14 @@ from agent_tui.agent.command_rules_data import (  # noqa: F401  (re-exported: th
     SUBCOMMAND_PROGRAMS,
     VALUE_OPTS,
 )
+from agent_tui.agent.command_rules_links import (
+    expand,
+    follows_links,
+    glob_word,
+    link_leading_out,
+    unreadable_pattern,
+    walked,
+)
 from agent_tui.agent.command_rules_reach import reaching_option
 from agent_tui.agent.command_rules_unwrap import (  # noqa: F401  (re-exported: looking through wrappers)
     all_layers,
@@ -224,8 +232,43 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
         paths += [t for t in reads if _names_outside(t, root)]
         if paths:
             why.append(f"it names a path outside the workspace ({', '.join(paths[:3])})")
+        why += _reach_blockers(layers, root, confined)
         if not confined:
             why += _host_blockers(parsed, root)
+    return why
+
+
+def _reach_blockers(layers: list[SimpleCommand], root: Path, confined: bool) -> list[str]:
+    """What a glob word expands to, and where a link-following walk can go (``command_rules_links``)."""
+    why: list[str] = []
+    own = (lambda p: False) if confined else (lambda p: _names_own_files(str(p), root))
+    patterns = [w for c in layers for w, d in zip(c.argv[1:], c.dynamic[1:], strict=False) if d and glob_word(w)]
+    unread = [w for w in patterns if unreadable_pattern(w)]
+    if unread:
+        why.append(f"it has a pattern the rules cannot expand for certain ({', '.join(unread[:3])})")
+    far: list[str] = []
+    for word in (w for w in patterns if not unreadable_pattern(w)):
+        matches = expand(word, root)
+        if matches is None:
+            why.append(f"the pattern {word} matches too many paths to check where each leads")
+            continue
+        far += [f"{word} → {m}" for m in matches if (_names_outside(m, root) or own(m)) and f"{word} → {m}" not in far]
+    if far:
+        where = "outside the workspace" if confined else "outside the workspace or into git's or agent-tui's files"
+        why.append(f"a pattern expands to a path {where} ({', '.join(far[:3])})")
+    for c in layers:
+        word = follows_links(c)
+        if word is None:
+            continue
+        link = link_leading_out(walked(c, root), root, lambda t: (t != root and root not in t.parents) or own(t))
+        if link == "…":
+            why.append(f"`{c.program} {word}` follows symbolic links, and what it walks is too large to check "
+                       "that no link leads out of the workspace")
+        elif link is not None:
+            why.append(f"`{c.program} {word}` follows symbolic links, and one in what it walks leads out of the "
+                       f"workspace ({link})")
+        if link is not None:
+            break
     return why
 
 
