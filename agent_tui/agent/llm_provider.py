@@ -91,6 +91,22 @@ def family(model: str) -> str:
     return "other"
 
 
+DEEPSEEK_HOST = "deepseek.com"
+"""The host (and its subdomains) of DeepSeek's own API, which DeepSeek's docs reach with an OpenAI client."""
+
+
+def family_of(config: LLMConfig) -> str:
+    """``family`` of the configured model, or ``deepseek`` for an ``openai/`` (or unprefixed) model sent to
+    DeepSeek's own API: the setup DeepSeek's docs give, where a tool turn's reasoning must still go back."""
+    fam = family(config.model)
+    if fam in ("openai", "other") and provider_of(config.model) == "openai" and config.api_base:
+        base = config.api_base
+        host = (urlsplit(base if "//" in base else "//" + base).hostname or "").lower()
+        if host == DEEPSEEK_HOST or host.endswith("." + DEEPSEEK_HOST):
+            return "deepseek"
+    return fam
+
+
 def openai_itself(api_base: str | None) -> bool:
     """Whether an ``openai/`` model's requests go to OpenAI's own API (no ``api_base``, or one on
     ``api.openai.com``), not to another server that speaks its dialect.  Without one, litellm takes
@@ -176,7 +192,7 @@ def reasoning_to_send(config: LLMConfig, messages: Sequence[Mapping[str, Any]],
     for DeepSeek in thinking mode, every assistant message's reasoning_content (kept, else
     :data:`BLANK_REASONING`), in every request, with tools or without (the memo's and summary's calls too:
     a tool turn without it is a 400)."""
-    fam = family(config.model)
+    fam = family_of(config)
     out: dict[int, dict[str, Any]] = {}
     if fam == "deepseek":
         return _deepseek_reasoning(config, messages, reasoning)
@@ -415,7 +431,7 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
                    reasoning: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The keyword arguments for ``litellm.acompletion`` for this provider."""
     model = chat_model(config.model)
-    fam = family(model)
+    fam = family_of(config)
     msgs = [_named(dict(m)) for m in messages]
     kw: dict[str, Any] = {
         "model": model,
@@ -465,7 +481,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         # as its own words
     if bound and reasoning:  # (last: the check compares the request as it goes, loops closed, empty replies out)
         attach_bound(msgs, kw.get("tools"), reasoning, reasoning_key)
-    if fam == "openai" and system_as_user(model):
+    if fam == "openai" and system_as_user(model) and (provider_of(model) == "azure" or openai_itself(config.api_base)):
+        # (only OpenAI's own API and Azure take the role: vLLM and other servers refuse it)
         msgs[:] = [{**m, "role": "developer"} if m.get("role") == "system" else m for m in msgs]
     fit_dialect(fam, model, kw, output_ceiling(model))
     kw.update(config.extra)

@@ -40,7 +40,7 @@ class ReasoningMixin:
         """Whether every turn's kept reasoning goes back, not only this turn's (DeepSeek thinking, and Claude
         models with preserved thinking)."""
         from agent_tui.agent.llm_binding import preserved_thinking
-        from agent_tui.agent.llm_provider import deepseek_thinking, family
+        from agent_tui.agent.llm_provider import deepseek_thinking, family, family_of
 
         llm = self.llm
         model = str(getattr(llm, "model", "") or "")
@@ -48,7 +48,7 @@ class ReasoningMixin:
             return False
         if family(model) == "anthropic":
             return preserved_thinking(model)  # (llm_binding: earlier turns' blocks go back while their prefix holds)
-        return family(model) == "deepseek" and deepseek_thinking(llm)
+        return family_of(llm) == "deepseek" and deepseek_thinking(llm)
 
     def _bound_since(self) -> float:
         """For a model with preserved thinking, when the compaction block was last rebuilt: a reply made before has

@@ -225,3 +225,41 @@ def test_a_call_without_tools_still_brings_back_each_tool_turns_reasoning() -> N
             "model": "deepseek-reasoner", "messages": kw["messages"], "stream": False})
     assert bare.status_code == 400 and "reasoning_content" in bare.text
     assert shaped.status_code == 200, shaped.text
+
+
+async def test_deepseek_reached_as_openai_at_its_own_host_gets_its_reasoning_back(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """DeepSeek's docs reach its API with an OpenAI client: ``openai/deepseek-reasoner`` at ``api.deepseek.com``.
+    The provider was told by the model's prefix alone, so that setup sent no reasoning_content back and the second
+    step of every tool loop was refused.  The fake answers as api.deepseek.com through a local HTTP proxy (the
+    request's host is DeepSeek's; nothing leaves 127.0.0.1)."""
+    root = make_repo(tmp_path / "p")
+    with FakeStrictOpenAI("deepseek") as fake:
+        monkeypatch.setenv("HTTP_PROXY", fake.base_url)
+        monkeypatch.setenv("http_proxy", fake.base_url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        fake.script(Turn(thinking="Read it.", calls=[("read_file", {"path": "calc.py"})]),
+                    Turn(thinking="Say so.", text="add subtracts."))
+        agent, ws = provider_agent(root, "openai/deepseek-reasoner", "http://api.deepseek.com/v1", {})
+        try:
+            events = await run_turn(agent, "what does add do?")
+        finally:
+            ws.close()
+    assert fake.rejections == [] and events[-1].text == "add subtracts."
+    assert "api.deepseek.com" in fake.answered[-1].path, "the request went to DeepSeek's host (through the proxy)"
+    last = fake.answered[-1].body["messages"]
+    assert [m.get("reasoning_content") for m in last if m["role"] == "assistant"] == ["Read it."]
+
+
+def test_o_series_instructions_stay_system_for_a_server_that_is_not_openai() -> None:
+    """vLLM and other OpenAI-compatible servers refuse the ``developer`` role; only OpenAI's own API (and Azure)
+    get it."""
+    from agent_tui.agent.llm_provider import request_kwargs
+    from agent_tui.agent.llm_types import LLMConfig
+
+    msgs = [{"role": "system", "content": "rules"}, {"role": "user", "content": "hi"}]
+    roles = {base: request_kwargs(LLMConfig(model="openai/o3-mini", api_base=base), msgs, None)["messages"][0]["role"]
+             for base in (None, "https://api.openai.com/v1", "http://127.0.0.1:8000/v1", "https://vllm.example/v1")}
+    assert roles == {None: "developer", "https://api.openai.com/v1": "developer",
+                     "http://127.0.0.1:8000/v1": "system", "https://vllm.example/v1": "system"}

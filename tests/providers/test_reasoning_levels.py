@@ -202,11 +202,18 @@ async def test_gemini_thinking_settings_are_brought_into_what_the_model_takes(tm
 @pytest.mark.parametrize(("model", "role"), [("openai/o3", "developer"), ("openai/o4-mini", "developer"),
                                              ("openai/gpt-5", "system"), ("openai/gpt-4o", "system")])
 async def test_openai_reasoning_models_get_the_instructions_as_instructions(
-        tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]], model: str, role: str) -> None:
+        tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]], model: str, role: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """litellm sends an o-series model's system messages as user messages unless its table marks the model
-    as taking them (o3, o4-mini are not marked): the rules, files and summary read as if the user typed them."""
+    as taking them (o3, o4-mini are not marked): the rules, files and summary read as if the user typed them.
+    The requests go to OpenAI's own host (only it takes the developer role), answered by the local recorder
+    through an HTTP proxy: nothing leaves 127.0.0.1."""
     base, bodies = recorder
-    agent, ws = provider_agent(make_repo(tmp_path / "p"), model, base, {})
+    for name in ("HTTP_PROXY", "http_proxy"):
+        monkeypatch.setenv(name, base.removesuffix("/v1"))
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    agent, ws = provider_agent(make_repo(tmp_path / "p"), model, "http://api.openai.com/v1", {})
     try:
         await run_turn(agent, "hello")
     finally:
