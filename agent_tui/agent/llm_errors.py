@@ -7,8 +7,11 @@ request) is not chained into tracebacks; its type name is kept instead.
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import contextlib
 import email.utils
+import json
 import os
 import re
 import time
@@ -60,6 +63,45 @@ class NoModelConfigured(LLMError):
 
 class ContextOverflow(LLMError):
     """The request did not fit the model's context window (compact harder and retry once)."""
+
+    def __init__(self, message: str, *, limit: int | None = None, size: int | None = None, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        #: The context limit the provider stated in its refusal (``… > 200000 maximum``), when it said one.
+        self.limit = limit
+        #: The refused request's size in the provider's tokens (``prompt is too long: 210345 tokens …``), when said.
+        self.size = size
+
+
+_STATED_LIMIT = (
+    re.compile(r"\b\d[\d,]*\s+tokens?\s*>\s*(\d[\d,]*)\s+maximum"),  # Anthropic: "prompt is too long: N tokens > M maximum"
+    re.compile(r"maximum context length is\s+(\d[\d,]*)\s+tokens"),  # OpenAI, DeepSeek, vLLM
+    re.compile(r"maximum number of tokens allowed\s*\((\d[\d,]*)\)"),  # Gemini
+)
+
+
+_STATED_SIZE = (
+    re.compile(r"\b(\d[\d,]*)\s+tokens?\s*>\s*\d[\d,]*\s+maximum"),
+    re.compile(r"messages resulted in\s+(\d[\d,]*)\s+tokens"),
+    re.compile(r"input token count\s*\((\d[\d,]*)\)"),
+)
+
+
+def _first_number(patterns: tuple[re.Pattern[str], ...], said: str) -> int | None:
+    for pattern in patterns:
+        found = pattern.search(said)
+        if found:
+            return int(found.group(1).replace(",", "")) or None
+    return None
+
+
+def stated_limit(said: str) -> int | None:
+    """The context limit a provider's refusal states, or None."""
+    return _first_number(_STATED_LIMIT, said)
+
+
+def stated_size(said: str) -> int | None:
+    """The refused request's size a provider's refusal states (its own count), or None."""
+    return _first_number(_STATED_SIZE, said)
 
 
 class StreamInterrupted(LLMError):
@@ -127,6 +169,31 @@ class Failure:
 _PREFIX = re.compile(r"^(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*[:\-]\s*")
 #: A Python object's repr with its address (``ssl:<ssl.SSLContext object at 0x7f0d…>``).
 _OBJECT_REPR = re.compile(r"(?:\b\w+:)?<[\w.]+ object at 0x[0-9a-fA-F]+>")
+_BYTES_BODY = re.compile(r"""b(['"])(\{.*\})\1""", re.S)
+"""A response body litellm passes on as Python bytes (``b'{"type": "error", ...}'``: Anthropic's streamed errors)."""
+
+
+def _body_message(text: str) -> str:
+    """``text`` with a JSON error body (bytes or plain) replaced by the message inside it."""
+    found = _BYTES_BODY.search(text)
+    raw = None
+    if found is not None:
+        with contextlib.suppress(ValueError, SyntaxError):
+            raw = ast.literal_eval("b" + found.group(1) + found.group(2) + found.group(1)).decode("utf-8", "replace")
+    elif (at := text.find("{")) >= 0 and text.rstrip().endswith("}"):
+        raw, found = text[at:], None
+    if raw is None:
+        return text
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return text
+    err = body.get("error") if isinstance(body, dict) else None
+    message = err.get("message") if isinstance(err, dict) else body.get("message") if isinstance(body, dict) else None
+    if not isinstance(message, str) or not message.strip():
+        return text
+    start, end = (found.start(), found.end()) if found is not None else (text.find("{"), len(text))
+    return (text[:start] + message + text[end:]).strip()
 
 
 def provider_message(exc: BaseException) -> str:
@@ -140,6 +207,7 @@ def provider_message(exc: BaseException) -> str:
             break
         text = new
     text = text.split("LiteLLM Retried:")[0]
+    text = _body_message(text)
     text = _OBJECT_REPR.sub("", text)  # aiohttp's "ssl:<ssl.SSLContext object at 0x7f…>" says nothing to a user
     text = " ".join(text.split())
     return text[:300] + ("..." if len(text) > 300 else "")
@@ -261,7 +329,8 @@ def classify(exc: BaseException, config: LLMConfig) -> Failure:
         isinstance(exc, le.BadRequestError) and any(h in low for h in _CONTEXT_HINTS)
     ):
         msg = redact(f"Context window exceeded for {model}: {said}", secrets)
-        return Failure(ContextOverflow(msg, kind="context_overflow", **kw))
+        return Failure(ContextOverflow(msg, kind="context_overflow", limit=stated_limit(said),
+                                       size=stated_size(said), **kw))
     if isinstance(exc, le.AuthenticationError | le.PermissionDeniedError) or (
         "missing credentials" in low or ("api key" in low and ("missing" in low or "not set" in low))
     ):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +183,21 @@ class Agent(ReasoningMixin):
         item = self.engine.save_memo(text, kind=kind)
         return ev.MemoSaved(item.id, kind, text)
 
-    async def compact(self, force: bool = False, focus: str = "") -> list[ev.Event]:
+    def _window_stated(self, limit: int | None) -> str:
+        """When the provider refused a request stating a context limit below the window planned for, plan for
+        that limit from now on in this session and say how to keep it; '' otherwise."""
+        eng = self.engine
+        if not limit or limit >= eng.plan.window:
+            return ""
+        planned = eng.plan.window
+        eng.settings = replace(eng.settings, window=limit)
+        eng.plan = make_plan(eng.settings, self.calibration.factor)
+        model = getattr(self.llm, "model", "") or eng.settings.model or "this model"
+        return (f"{model} refused a request: its context limit is {limit:,} tokens, below the {planned:,} planned "
+                f"for. This session now keeps within {limit:,}; to keep that, set `window = {limit}` under "
+                f"[models.\"{model}\"] in the config (or remove a larger `window` setting).")
+
+    async def compact(self, force: bool = False, focus: str = "", summarise: bool = True) -> list[ev.Event]:
         """A compaction event: memo, then one summarising call, then the batch is applied.
 
         The memo is extractive (no model call).  The summarising call resends the request as it
@@ -191,7 +205,8 @@ class Agent(ReasoningMixin):
         reads — with the instruction at the end (``summary_request_cached``).  It writes only the
         next summary segment (what the rounds leaving add), unless the segments outgrow their
         share, when it rewrites the whole summary.  If it fails, the extractive summary is used.
-        ``focus`` (from `/compact FOCUS`) says what to keep above all.
+        ``focus`` (from `/compact FOCUS`) says what to keep above all.  ``summarise=False``: no summarising
+        call (after a refusal for size, it would resend the request that was too large).
         """
         self.engine.prepare_step()
         plan = self.engine.plan_compaction(force=force)
@@ -202,7 +217,7 @@ class Agent(ReasoningMixin):
         comp = self.engine.compactor
         whole = comp.consolidates(self.engine.counter.count(comp.segment_text(summary)))
         name, sent, error = "extractive", 0, None
-        if self.llm is not None and self.opts.summariser == "llm" and plan.summary_items:
+        if summarise and self.llm is not None and self.opts.summariser == "llm" and plan.summary_items:
             try:
                 previous = "\n\n".join(it.content for it in comp.segments if it.state == State.IN
                                          and not it.pinned) if whole else None
@@ -328,8 +343,13 @@ class Agent(ReasoningMixin):
                             raise llm_mod.LLMError(f"the request is still too large after compacting: {exc}") from exc
                         overflow_retry = True
                         yield ev.Retrying(1, 0.0, "context window exceeded: compacting harder, then retrying once")
+                        if exc.size and self.calibration.observe(bd["total"], exc.size):  # (its count, not ours)
+                            eng.plan = make_plan(eng.settings, self.calibration.factor)
+                        smaller = self._window_stated(exc.limit)
+                        if smaller:
+                            yield ev.ErrorEvent(smaller, fatal=False)
                         self._shorten_old_calls()
-                        for e in await self.compact(force=True):  # (said after the retry line, which caused it)
+                        for e in await self.compact(force=True, summarise=False):  # (said after the retry line)
                             yield e
                 if completion is None:
                     raise llm_mod.LLMError("the model returned no completion")
