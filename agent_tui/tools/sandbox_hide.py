@@ -63,6 +63,33 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     "~/.psql_history", "~/.mysql_history", "~/.node_repl_history", "~/.sqlite_history",
     "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium", "~/.config/BraveSoftware",
     "~/.thunderbird", "~/.Xauthority", "~/.ICEauthority",
+    # crypto wallets and keystores
+    "~/.config/solana", "~/.ethereum", "~/.bitcoin", "~/.electrum", "~/.foundry/keystores", "~/.near-credentials",
+    "~/.config/Exodus", "~/.monero", "~/.litecoin", "~/.brownie/accounts", "~/.sui/sui_config", "~/.aptos",
+    # messaging sessions and desktop apps' cookies
+    "~/.config/Signal", "~/.local/share/TelegramDesktop", "~/.config/discord", "~/.config/Slack",
+    "~/.config/Element", "~/.config/Microsoft/Microsoft Teams", "~/.config/teams-for-linux", "~/.purple",
+    # more cloud, cluster and CI credentials
+    "~/.pulumi", "~/.cloudflared", "~/.mc", "~/.minikube", "~/.talos", "~/.config/scw", "~/.ovh.conf",
+    "~/.config/linode-cli", "~/.linode-cli", "~/.bluemix", "~/.aliyun", "~/.tccli", "~/.civo.json",
+    "~/.kaggle", "~/.dbt/profiles.yml", "~/.streamlit/credentials.toml", "~/.jfrog", "~/.sentryclirc",
+    "~/.circleci", "~/.config/tea", "~/.config/exercism", "~/.config/gitlab-runner", "~/.ibmcloud",
+    "~/.config/vultr-cli.yaml", "~/.digitalocean", "~/.terraform.d/plugin-cache/credentials",
+    # package-manager credentials
+    "~/.yarnrc", "~/.nuget/NuGet/NuGet.Config", "~/.config/NuGet/NuGet.Config", "~/.ivy2/.credentials",
+    "~/.sbt/credentials", "~/.sbt/.credentials", "~/.config/pnpm/rc", "~/.bunfig.toml", "~/.deno",
+    "~/.config/hatch", "~/.config/pdm",
+    # keyrings and vault files
+    "~/.local/share/python_keyring", "~/.awsvault", "~/.vault_pass.txt", "~/.vault_pass", "~/.ansible",
+    "~/.config/keybase", "~/.local/share/keybase",
+    # more shell and tool histories (zsh's common HISTFILE names, atuin, REPLs, editors' histories)
+    "~/.histfile", "~/.zhistory", "~/.local/share/atuin", "~/.rediscli_history", "~/.viminfo",
+    "~/.local/state/nvim/shada", "~/.irb_history", "~/.pry_history", "~/.lesshst", "~/.wget-hsts",
+    "~/.sh_history", "~/.ksh_history", "~/.mongosh", "~/.dbshell", "~/.local/share/nvim/shada",
+    # editors' stored tokens and AI plugins' keys
+    "~/.config/Code/User/globalStorage", "~/.vscode-server", "~/.config/Cursor/User/globalStorage",
+    "~/.codeium", "~/.config/JetBrains", "~/.local/share/JetBrains", "~/.config/VSCodium/User/globalStorage",
+    "~/.windsurf", "~/.config/Windsurf/User/globalStorage",
 )
 #: The same stores relative to ``$XDG_CONFIG_HOME`` when it is not ``~/.config``.
 XDG_CONFIG_HIDDEN: tuple[str, ...] = ("agent-tui", "gcloud", "gh", "hub", "glab-cli", "op", "rclone", "doctl",
@@ -71,7 +98,10 @@ XDG_CONFIG_HIDDEN: tuple[str, ...] = ("agent-tui", "gcloud", "gh", "hub", "glab-
                                       "fish/conf.d", "direnv", "io.datasette.llm", "opencode", "anthropic",
                                       "openrouter", "sops", "stripe", "hcloud", "heroku", "helm", "netlify",
                                       ".wrangler", "configstore", "firebase", "flyctl", "railway", "supabase",
-                                      "ngrok", "doppler", "age", "rbw", "goose", "zed")
+                                      "ngrok", "doppler", "age", "rbw", "goose", "zed", "solana", "Signal",
+                                      "discord", "Slack", "Element", "scw", "tea", "JetBrains", "keybase",
+                                      "Code/User/globalStorage", "Cursor/User/globalStorage", "NuGet/NuGet.Config",
+                                      "pnpm/rc", "hatch", "pdm", "linode-cli", "Exodus")
 #: Environment variables naming a secret file or folder (``:``-separated lists allowed).
 PATH_VARS: tuple[str, ...] = (
     "GNUPGHOME", "DOCKER_CONFIG", "KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",

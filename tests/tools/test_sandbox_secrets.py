@@ -62,6 +62,25 @@ SECRETS = {
     ".terraformrc": "SECRET-terraformrc",
     ".config/helm/repositories.yaml": "SECRET-helm",
     ".config/heroku/config.json": "SECRET-heroku",
+    # a fourth audit's stores: wallets, messaging sessions, cloud/CI and package credentials, histories, editors
+    ".config/solana/id.json": "SECRET-solana",
+    ".ethereum/keystore/UTC--key": "SECRET-ethereum",
+    ".bitcoin/wallet.dat": "SECRET-bitcoin",
+    ".config/Signal/config.json": "SECRET-signal",
+    ".local/share/TelegramDesktop/tdata/key_datas": "SECRET-telegram",
+    ".config/Slack/Cookies": "SECRET-slack-cookies",
+    ".pulumi/credentials.json": "SECRET-pulumi",
+    ".cloudflared/cert.pem": "SECRET-cloudflared",
+    ".kaggle/kaggle.json": "SECRET-kaggle",
+    ".circleci/cli.yml": "SECRET-circleci",
+    ".yarnrc": "SECRET-yarn-v1-token",
+    ".nuget/NuGet/NuGet.Config": "SECRET-nuget",
+    ".local/share/python_keyring/keyring_pass.cfg": "SECRET-python-keyring",
+    ".vault_pass.txt": "SECRET-ansible-vault",
+    ".histfile": "SECRET-zsh-histfile",
+    ".local/share/atuin/history.db": "SECRET-atuin",
+    ".config/Code/User/globalStorage/state.vscdb": "SECRET-vscode-tokens",
+    ".config/JetBrains/IdeaIC/options/security.xml": "SECRET-jetbrains",
 }
 
 
