@@ -126,7 +126,16 @@ class Instructions:
         changed = False
         for folder, note in self.folders():
             path = pick(folder)
-            if path is None or not self._allowed(path, folder, engine):
+            if path is None:
+                continue
+            exact = folder != self.config_dir  # (the user's own folder may be a link to their dotfiles)
+            try:
+                real = path.resolve() if exact else path
+                allowed = self._allowed(path, folder, engine, real)
+            except (OSError, RuntimeError) as exc:  # (swapped or looped while it was resolved)
+                self._warn(engine, f"{self.display(path)}: cannot resolve it ({exc}); not loaded")
+                continue
+            if not allowed:
                 continue
             stamp = _stamp(path)
             if stamp is None:
@@ -136,7 +145,7 @@ class Instructions:
             old = self.loaded.get(item_id)
             if old is not None and old.stamp == stamp and old.path == path and item_id in engine.items:
                 continue
-            self._put(engine, path, item_id, note, stamp)
+            self._put(engine, path, real, item_id, note, stamp, exact=exact)
             changed = True
         for item_id in [i for i in self.loaded if i not in seen]:
             del self.loaded[item_id]
@@ -149,18 +158,19 @@ class Instructions:
             engine.history.version += 1
         return changed
 
-    def _allowed(self, path: Path, folder: Path, engine: Any) -> bool:
+    def _allowed(self, path: Path, folder: Path, engine: Any, real: Path | None = None) -> bool:
         """A project's instruction file must be a file of the project: a link out (to ``~/.ssh/…``) would put
         that file into every request, past the workspace guard the file tools keep.  A file in the workspace
         must stay in the workspace (its files may come from anyone); one in a folder above it (a monorepo's
-        root), in that repository."""
+        root), in that repository.  ``real``: ``path`` resolved already (the path that is then opened)."""
         if folder == self.config_dir or self.workspace is None:
             return True
         inside = folder.resolve().is_relative_to(self.workspace.resolve())
         root = (self.workspace if inside else (git_root(self.workspace) or self.workspace)).resolve()
-        if path.resolve().is_relative_to(root):
+        real = real or path.resolve()
+        if real.is_relative_to(root):
             return True
-        warning = f"{self.display(path)} links outside the project (to {path.resolve()}); not loaded"
+        warning = f"{self.display(path)} links outside the project (to {real}); not loaded"
         if warning not in self.warnings:
             self.warnings.append(warning)
             engine.warnings.append(warning)
@@ -190,9 +200,12 @@ class Instructions:
             self.warnings.append(warning)
             engine.warnings.append(warning)
 
-    def _put(self, engine: Any, path: Path, item_id: str, note: str, stamp: tuple[float, int]) -> None:
+    def _put(self, engine: Any, path: Path, real: Path, item_id: str, note: str, stamp: tuple[float, int],
+             exact: bool) -> None:
+        """Load ``path`` as the item from ``real``; ``exact``: a project's file, ``real`` its resolved path as
+        ``_allowed`` checked it, opened following no link (one swapped in since is refused, not read)."""
         try:
-            fd = open_regular(path, self.display(path))
+            fd = open_regular(real, self.display(path), exact=exact)
             with os.fdopen(fd, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 data = fh.read(MAX_BYTES + 1)

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_tui.core.item_actions import EngineError
 from agent_tui.core.items import ContextItem
+from agent_tui.core.safe_files import FileTooLargeError, UnsafeFileError, read_regular
 
 ID_LIKE = re.compile(r"^(?:[a-z]+\d+|(?:f|ins|tool):\S+)$")
 """What an item id looks like (m12, t3, rule2, memo1, f:src/app.py, ins:AGENTS.md, tool:read_file)."""
@@ -81,9 +82,13 @@ def read_for_pin(workspace: Path | None, path: str) -> str:
         raise EngineError(f"f:{path} is a folder; pin the files in it one by one (f:{path.rstrip('/')}/NAME)")
     if not target.is_file():
         raise EngineError(f"no item f:{path}: there is no such file in the workspace")
-    if target.stat().st_size > MAX_PIN_BYTES:
-        raise EngineError(f"f:{path} is larger than {MAX_PIN_BYTES:,} bytes; too big to keep whole in the window")
-    data = target.read_bytes()
+    try:  # (as resolved above, following no link since: a folder swapped for a link out is refused)
+        data = read_regular(target, f"f:{path}", MAX_PIN_BYTES, exact=True)
+    except FileTooLargeError:
+        raise EngineError(f"f:{path} is larger than {MAX_PIN_BYTES:,} bytes; too big to keep whole in the window") \
+            from None
+    except (UnsafeFileError, OSError) as exc:
+        raise EngineError(f"f:{path} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
     if b"\0" in data[:8192]:
         raise EngineError(f"f:{path} is a binary file; it cannot be pinned")
     return data.decode("utf-8", "surrogateescape")

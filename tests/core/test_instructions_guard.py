@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
@@ -53,3 +54,58 @@ def test_a_huge_or_binary_agents_md_is_never_read_whole(tmp_path: Path) -> None:
     eng = _engine(ws)
     text = _rules(eng)["ins:AGENTS.md"]
     assert "Rule one." in text and "cut: AGENTS.md is 150,010 bytes" in text
+
+
+def test_an_agents_md_swapped_for_a_link_out_after_its_check_is_not_read(tmp_path: Path, monkeypatch: Any) -> None:
+    """The file was checked (resolved inside the project), then opened by name, following links: a process
+    swapping it for a link to ``~/.ssh/…`` in between put that file into every request.  Now the checked path
+    is opened following no link."""
+    from agent_tui.core import instructions
+
+    secret = tmp_path / "outside" / "id_notes"
+    secret.parent.mkdir()
+    secret.write_text("SSH_SECRET_SENTINEL\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("Project rule: run the tests.\n")
+    real_open = instructions.open_regular
+
+    def swapped_first(path: Path, *args: Any, **kw: Any) -> int:
+        if path.name == "AGENTS.md" and not (ws / "AGENTS.md").is_symlink():
+            (ws / "AGENTS.md").unlink()
+            (ws / "AGENTS.md").symlink_to(secret)
+        return real_open(path, *args, **kw)
+
+    monkeypatch.setattr(instructions, "open_regular", swapped_first)
+    eng = _engine(ws)
+    assert (ws / "AGENTS.md").is_symlink(), "the swap happened between the check and the open"
+    assert not any("SSH_SECRET_SENTINEL" in text for text in _rules(eng).values())
+    assert any("AGENTS.md: cannot read it" in w and "changed while it was being opened" in w for w in eng.warnings), \
+        eng.warnings
+
+
+def test_a_file_pinned_by_path_after_its_folder_was_swapped_is_refused(tmp_path: Path, monkeypatch: Any) -> None:
+    from agent_tui.core import pinning
+    from agent_tui.core.item_actions import EngineError
+
+    secret = tmp_path / "outside" / "f.txt"
+    secret.parent.mkdir()
+    secret.write_text("SSH_SECRET_SENTINEL\n")
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "sub" / "f.txt").write_text("inside\n")
+    assert pinning.read_for_pin(ws, "sub/f.txt") == "inside\n"
+    real_read = pinning.read_regular
+
+    def swapped_first(path: Path, *args: Any, **kw: Any) -> bytes:
+        os.rename(ws / "sub", ws / "sub.moved")
+        (ws / "sub").symlink_to(secret.parent)
+        return real_read(path, *args, **kw)
+
+    monkeypatch.setattr(pinning, "read_regular", swapped_first)
+    try:
+        text = pinning.read_for_pin(ws, "sub/f.txt")
+    except EngineError as exc:
+        assert "changed while it was being opened" in str(exc)
+    else:
+        raise AssertionError(f"read through the swapped folder: {text!r}")
