@@ -35,11 +35,17 @@ PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("digitalocean-token", re.compile(r"do[opr]_v1_[a-f0-9]{64}")),
     ("shopify-token", re.compile(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")),
     ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}")),
+    # Pulumi access tokens (~/.pulumi/credentials.json), and a PEM private key encoded in base64 whole, as a
+    # kubeconfig's ``client-key-data`` holds it (the prefixes are ``-----BEGIN <RSA|EC|OPENSSH|…> PRIVATE``
+    # encoded; a base64 certificate, which is public, starts otherwise)
+    ("pulumi-token", re.compile(r"pul-[a-f0-9]{40}")),
+    ("private-key", re.compile(r"LS0tLS1CRUdJTiB(?:SU0Eg|QUklWQVRFIEtFW|FQyBQUklWQVRF|PUEVOU1NIIFBSSVZBVEUg|"
+                               r"FTkNSWVBURUQgUFJJVkFURSB|EU0EgUFJJVkFURSB)[A-Za-z0-9+/=]*")),
 )
 
 PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-", "github_pat_", "AGE-SECRET-KEY-1", "npm_",
                              "doo_v1_", "dop_v1_", "dor_v1_", "shpat_", "shpca_", "shppa_", "shpss_", "sk_live_",
-                             "sk_test_", "rk_live_", "rk_test_")
+                             "sk_test_", "rk_live_", "rk_test_", "pul-", "LS0tLS1CRUdJTiB")
 """Every match of :data:`PROVIDER_KEYS` starts with one of these."""
 
 _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(PROVIDER_KEYS)))

@@ -133,7 +133,10 @@ _NETRC_RE = re.compile(
 _NETRC_LOGIN_RE = re.compile(r"\s+login\s+\S")
 #: A backslash escape in a quoted ``.netrc`` value (``\"`` is ``"``).
 _NETRC_ESCAPE_RE = re.compile(r"\\(.)")
-_PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
+_PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}(?:PRIVATE KEY( BLOCK)?|TOKEN)-----")
+#: An XML setting whose key names a secret: ``<add key="ClearTextPassword" value="…"/>`` (NuGet.Config, .NET's
+#: appSettings), where no ``=`` follows the name.
+_XML_KEY_VALUE_RE = re.compile(r'\bkey\s*=\s*"(?P<name>[A-Za-z_][A-Za-z0-9_.:-]{0,80})"\s+value\s*=\s*"(?P<value>[^"<>]{1,400})"')
 #: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
 _ASSIGN_ANCHOR = Anchor(SECRET_NAME_WORDS,
@@ -304,6 +307,17 @@ def _config_set_values(text: str, view: TextView | None = None) -> Iterator[Find
             yield Finding(m.start(group), m.end(group), kind or name_kind(name))
 
 
+def _xml_key_values(text: str) -> Iterator[Finding]:
+    if "value" not in text:
+        return
+    for m in _XML_KEY_VALUE_RE.finditer(text):
+        value = m.group("value")
+        if value.startswith("$(") or (value.startswith("%") and value.endswith("%")):
+            continue  # (an MSBuild property or an environment variable named, not a secret)
+        if secret_name(m.group("name")) and named_value(value):
+            yield Finding(m.start("value"), m.end("value"), name_kind(m.group("name")))
+
+
 def _private_keys(text: str) -> Iterator[Finding]:
     pos = 0
     while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
@@ -329,7 +343,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         [*known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
-         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text),
+         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text),
          *command_line_secrets(text, view), *quoted_passphrases(text, view), *positional_secrets(text, view)],
         key=lambda f: (f.start, -f.end),
     )

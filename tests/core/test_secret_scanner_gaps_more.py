@@ -287,3 +287,30 @@ def test_input_made_to_backtrack_is_scanned_in_one_pass(text: str, found: list[t
     is masked whole."""
     assert [(f.kind, f.end - f.start) for f in find_secrets(text)] == found
     assert find_secrets(text, prefilter=False) == find_secrets(text)
+
+
+# -- a fourth audit: a kubeconfig's base64 key, Pulumi tokens, PEM-like token blocks, XML key/value settings --
+
+_PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7Vv8kQ\n-----END RSA PRIVATE KEY-----\n"
+_CERT = "-----BEGIN CERTIFICATE-----\nMIICpDCCAYwCCQ\n-----END CERTIFICATE-----\n"
+
+
+@pytest.mark.parametrize("text, hidden", [
+    ("    client-key-data: " + __import__("base64").b64encode(_PEM.encode()).decode(), "LS0tLS1CRUdJTiBSU0Eg"),
+    ('{"accessTokens": {"https://api.pulumi.com": "pul-' + "a1" * 20 + '"}}', "pul-a1a1"),
+    ("-----BEGIN ARGO TUNNEL TOKEN-----\neyJhIjoiYiJ9c2VjcmV0dG9rZW4\n-----END ARGO TUNNEL TOKEN-----", "eyJhIjoi"),
+    ('<add key="ClearTextPassword" value="hunter2-Secret-99" />', "hunter2-Secret-99"),
+    ('<add key="ApiKey" value="k3y-0123456789abcdef" />', "k3y-0123456789abcdef"),
+])
+def test_the_fourth_audits_formats_are_masked(text: str, hidden: str) -> None:
+    assert hidden not in redacted(text)
+
+
+@pytest.mark.parametrize("text", [
+    "    client-certificate-data: " + __import__("base64").b64encode(_CERT.encode()).decode(),
+    '<add key="Username" value="alice-the-user" />',
+    '<add key="ApiKey" value="$(NUGET_KEY)" />',
+    "pul-request: fetch it",
+])
+def test_their_look_alikes_stay(text: str) -> None:
+    assert redacted(text) == text
