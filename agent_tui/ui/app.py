@@ -136,7 +136,10 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             screen = self.screen
             if screen is self.screen_stack[0] and isinstance(screen, MainScreen):
-                screen.claim_typing(event)
+                if not screen.claim_typing(event):  # (typed ahead of the first frame: kept for the box)
+                    event.stop()
+                    event.prevent_default()
+                    return
                 if is_typing(event.key, event.is_printable):
                     self.typing.typed()
                 elif event.key == "enter":

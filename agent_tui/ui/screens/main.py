@@ -12,6 +12,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Collapsible, Footer, Static
 
@@ -71,6 +72,8 @@ class MainScreen(Screen[None]):
         """False right after an overlay closed: the next esc only arms (a second one cancels)."""
         self._resumed_at = 0.0
         """When an overlay last closed (``time.monotonic()``): the esc it may still take is one pressed soon after."""
+        self._typed_ahead: list[str] = []
+        """Text typed before the message box existed (the user typing on right after launching)."""
 
     def compose(self) -> ComposeResult:
         if self.banner:
@@ -169,12 +172,37 @@ class MainScreen(Screen[None]):
     def _button_pressed(self) -> None:
         self.call_after_refresh(self.focus_prompt)
 
-    def claim_typing(self, event: events.Key) -> None:
+    def claim_typing(self, event: events.Key) -> bool:
         """Called by the app before it forwards a key: a printable key goes to the message box, so
-        the box gets the keyboard now (synchronously), and this key and the ones after it go there."""
-        prompt = self.prompt
+        the box gets the keyboard now (synchronously), and this key and the ones after it go there.
+        False when the box is not there yet (keys typed ahead of the first frame): the key's text is kept
+        for the box (``_typed_ahead``) and the key must go no further."""
+        try:
+            prompt = self.query_one(PromptInput)
+        except NoMatches:
+            if event.is_printable and event.character:
+                self._typed_ahead.append(event.character)
+            return False
+        if self._typed_ahead:
+            self._give_typed_ahead(prompt)
         if event.is_printable and event.character and self.focused is not prompt:
             self.set_focus(prompt, scroll_visible=False)
+        return True
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._give_typed_ahead)
+
+    def _give_typed_ahead(self, prompt: PromptInput | None = None) -> None:
+        """Put the keys typed before the box existed into it (not sent: an Enter typed ahead is not taken)."""
+        if not self._typed_ahead:
+            return
+        try:
+            prompt = prompt or self.query_one(PromptInput)
+        except NoMatches:
+            return
+        text, self._typed_ahead[:] = "".join(self._typed_ahead), []
+        prompt.insert(text)
+        prompt.focus()
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that reached the screen was sent to another widget (the box stops the
