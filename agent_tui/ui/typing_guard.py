@@ -32,8 +32,10 @@ may already be typing: ``t`` of "the" would trust the folder.  A screen opts in 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 TYPING_GAP = 0.8
 """Seconds between two keys that still count as one burst of typing (people type faster than this)."""
@@ -69,6 +71,9 @@ def is_typing(key: str, printable: bool) -> bool:
     return printable or key in TYPED_KEYS
 
 
+KEY_HINT = re.compile(r" \([a-z]\)$")
+"""The key a button's label names (``Deny (n)``): taken off once the dialog held typing, since letters go to the box."""
+
 HELD_NOTE = ("Your typing went to the message box, not here. Answer with tab or the arrows and enter (or the "
              "mouse): letters keep going to the box.")
 """What a guarding dialog shows once it held back keys."""
@@ -101,6 +106,34 @@ class GuardsTyping:
         """The dialog came on screen too recently for a typed key to be an answer to it."""
         return clock() - self.shown_at < SETTLE
 
+    SAFE_ANSWER = ""
+    """The id of the button that answers safely (deny, don't trust): focused once the dialog held typing, so an
+    enter pressed later, by a user who never saw the dialog open, cannot approve anything."""
+
     def typing_held(self) -> None:
-        """Keys of the user's typing burst were sent on to the message box: say so."""
+        """Keys of the user's typing burst were sent on to the message box: say so, move the focus to the safe
+        answer, and take the letters off the buttons (they type into the box now)."""
+        first = not self.held()
         self.add_class("-typing")  # type: ignore[attr-defined]
+        if not first:
+            return
+        for button in self._answer_buttons():
+            label = str(button.label)
+            if KEY_HINT.search(label):
+                button.label = KEY_HINT.sub("", label)
+            if button.id == self.SAFE_ANSWER:
+                button.focus()
+
+    def _answer_buttons(self) -> list[Any]:
+        from textual.widgets import Button
+
+        return [b for b in self.query(Button).results(Button) if b.display]  # type: ignore[attr-defined]
+
+    def action_move_answer(self, step: int) -> None:
+        """The arrows move between the answers (as tab does)."""
+        buttons = self._answer_buttons()
+        if not buttons:
+            return
+        focused = self.focused  # type: ignore[attr-defined]
+        at = buttons.index(focused) if focused in buttons else (0 if step > 0 else 1)
+        buttons[(at + step) % len(buttons)].focus()

@@ -95,7 +95,7 @@ async def test_a_typing_burst_goes_to_the_box_and_a_pause_then_answers(demo_work
         assert app.screen is dialog and recorder.of(ApprovalAnswered) == [], "not 'a' (always) after a pause"
         assert prompt.value == "add a tesy also", "a tester lost the space and had the 'a' taken as always"
         clock.now += TYPING_GAP + 0.1
-        await pilot.press("tab", "tab", "enter")  # Allow once → Always → Deny
+        await pilot.press("enter")  # held: the focus moved to Deny
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
         assert not isinstance(app.screen, ApprovalScreen) or app.screen is not dialog
@@ -124,9 +124,9 @@ async def test_a_key_the_moment_the_dialog_appears_goes_to_the_box(demo_workspac
         await pilot.pause()
         assert app.screen is dialog and prompt.value == "yep, andn", "held once: a letter goes on to the box"
         clock.now += TYPING_GAP + 0.1
-        await pilot.press("enter")  # the focused "Allow once", after a pause
+        await pilot.press("enter")  # after a pause: the focused answer, Deny since the dialog held typing
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
-        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["once"]
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
 
 
 async def test_without_recent_typing_the_first_key_answers(demo_workspace: Path, recorder: Recorder) -> None:
@@ -209,8 +209,40 @@ async def test_after_typing_was_held_a_reason_is_still_typed_into_its_box(demo_w
         await pilot.pause()
         assert dialog.held() and app.main.prompt.value == "y"
         clock.now += SETTLE + TYPING_GAP
-        await pilot.press("tab", "tab", "tab", "enter")  # → "Deny, say why": the reason box opens
+        await pilot.press("right", "enter")  # held: the focus is on "Deny"; → "Deny, say why": the reason box opens
         await pilot.press(*"not now", "enter")
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:not now"]
         assert app.main.prompt.value == "y"
+
+
+async def test_once_typing_was_held_enter_denies_and_the_arrows_move_between_the_answers(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    """A tester kept typing as the dialog opened, pressed right (meaning Deny), then enter: the arrows did nothing,
+    the focus was still on "Allow once", and the write ran (another time the `n` he pressed went into the box and
+    enter ran the command).  Once the dialog held typing, the focus is on Deny, the letters are off the buttons,
+    and the arrows move between the answers."""
+    from textual.widgets import Button
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog, clock = await _dialog_on_clock(pilot, 0.0)
+        app.main.prompt.clear()
+        await pilot.press(*"some text")
+        await pilot.pause()
+        assert dialog.held() and app.main.prompt.value == "some text"
+        assert dialog.focused is not None and dialog.focused.id == "deny"
+        labels = [str(b.label) for b in dialog.query(Button).results(Button) if b.display]
+        assert labels and not any(label.endswith(("(y)", "(n)", "(a)", "(r)")) for label in labels), labels
+        clock.now += SETTLE + TYPING_GAP
+        await pilot.press("left")
+        assert dialog.focused.id == "always"
+        await pilot.press("right", "right")
+        assert dialog.focused.id == "reason"
+        await pilot.press("left", "n")  # the letter types into the box; the focus stays on Deny
+        await pilot.pause()
+        assert app.main.prompt.value == "some textn" and dialog.focused.id == "deny"
+        clock.now += TYPING_GAP + 0.1
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]

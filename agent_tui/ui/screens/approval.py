@@ -36,7 +36,7 @@ from textual.widgets import Button, Input, Label, Static
 from agent_tui.agent.approval_preview import OUTSIDE_SANDBOX
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
-from agent_tui.ui.typing_guard import HELD_NOTE, GuardsTyping
+from agent_tui.ui.typing_guard import HELD_NOTE, KEY_HINT, GuardsTyping
 
 ANSWERS = ("once", "always", "prefix", "deny")
 PREVIEW_SHARE = 0.35
@@ -163,6 +163,7 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
 
     CSS_PATH = "approval.tcss"
     AUTO_FOCUS = "#once"
+    SAFE_ANSWER = "deny"
     BINDINGS = [
         Binding("y", "answer('once')", "Allow once", tooltip="allow once"),
         Binding("a", "answer('always')", "Always",
@@ -176,6 +177,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
                 tooltip="scroll a long change or command down"),
         Binding("pageup", "scroll_preview(-1)", "Scroll the change", show=False,
                 tooltip="scroll a long change or command up"),
+        Binding("left,up", "move_answer(-1)", "Previous answer", show=False, tooltip="focus the previous answer"),
+        Binding("right,down", "move_answer(1)", "Next answer", show=False, tooltip="focus the next answer"),
     ]
     """The help screen lists these keys (with their tooltips), so what it says and what the dialog takes agree."""
 
@@ -278,7 +281,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
                 button.refresh(layout=True)  # (an auto width is not measured again for a new label by itself)
 
     def _label(self, button: str, short: bool) -> str:
-        return SHORT_LABELS[button] if short else self._labels[button]
+        label = SHORT_LABELS[button] if short else self._labels[button]
+        return KEY_HINT.sub("", label) if self.held() else label  # (letters type into the box then)
 
     def _keep_buttons_on_screen(self) -> None:
         """The preview gives up rows while the box's content is taller than the box (the buttons come last)."""

@@ -28,9 +28,12 @@ class TrustScreen(GuardsTyping, ModalScreen[bool]):
 
     CSS_PATH = "trust.tcss"
     AUTO_FOCUS = "#distrust"
+    SAFE_ANSWER = "distrust"
     BINDINGS = [
         Binding("t", "answer(True)", "Trust"),
         Binding("n,d,escape", "answer(False)", "Don't trust"),
+        Binding("left,up", "move_answer(-1)", "Previous answer", show=False),
+        Binding("right,down", "move_answer(1)", "Next answer", show=False),
     ]
 
     def __init__(self, report: TrustReport) -> None:
