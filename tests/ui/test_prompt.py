@@ -425,3 +425,33 @@ async def test_a_paste_cleared_from_the_box_takes_its_preview_with_it(demo_works
         app.post_message(events.Paste(big))
         await pilot.pause()
         assert [b.title for b in app.main.query("#pastes Collapsible")] == ["paste #2 · 30 lines"]
+
+
+async def test_backspace_into_a_paste_token_removes_the_whole_paste_visibly(demo_workspace: Path,
+                                                                           recorder: Recorder) -> None:
+    """A tester backspaced 12 times from the end of "… [paste #1 · 40 lines] and thanks": the 12th took the token's
+    `]`, the preview still showed the 40 lines, and enter sent the broken token with the paste gone.  Backspace
+    just after a token (delete just before it) removes it whole, its preview goes, and ctrl+z brings both back."""
+    app = demo_app(demo_workspace)
+    big = "\n".join(f"log line {n}" for n in range(40))
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        await pilot.press(*"Please review: ")
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        await pilot.press(*" and thanks", *["backspace"] * 12)
+        await pilot.pause()
+        assert prompt.value == "Please review: "
+        assert not list(app.main.query("#pastes Collapsible")), "the preview went with the token"
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert prompt.value.startswith("Please review: [paste #1 · 40 lines]"), "(typing undone with it: one step)"
+        assert [b.title for b in app.main.query("#pastes Collapsible")] == ["paste #1 · 40 lines"]
+        prompt.value = "Please review: [paste #1 · 40 lines]"
+        await pilot.press("home", *["right"] * len("Please review: "), "delete", "end", *" ok")
+        assert prompt.value == "Please review:  ok"
+        prompt.value = "Please review: [paste #1 · 40 lines"  # edited into something else: no paste, no preview
+        await pilot.pause()
+        assert not list(app.main.query("#pastes Collapsible"))

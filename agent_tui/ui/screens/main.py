@@ -19,6 +19,7 @@ from textual.widgets import Button, Collapsible, Footer, Static
 from agent_tui.agent import events as ev
 from agent_tui.agent.demo import DEMO_MODEL
 from agent_tui.ui import commands
+from agent_tui.ui.drafts import TOKEN
 from agent_tui.ui.input_history import InputHistory
 from agent_tui.ui.messages import (
     AgentEventReceived,
@@ -231,19 +232,29 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Changed, "#prompt")
     def _typed(self) -> None:
         self._esc_armed = True
+        prompt = self.prompt
         blocks = list(self.query_one("#pastes").children)  # (a paste cleared from the box: its preview goes)
-        text = self.prompt.text if blocks else ""  # (per keystroke: the box's text only while a preview shows)
+        text = prompt.text if blocks or prompt.pastes else ""  # (per keystroke: the text only while pastes exist)
+        shown = {m.group(1) for m in TOKEN.finditer(text)}  # (a token edited into something else sends no paste)
         for block in blocks:
-            if block.id and block.id.startswith("paste-") and f"[paste #{block.id[6:]} · " not in text:
+            if block.id and block.id.startswith("paste-") and block.id[6:] not in shown:
                 block.remove()
+        previewed = {b.id[6:] for b in blocks if b.id and b.id.startswith("paste-")}
+        for number in sorted(shown - previewed, key=int):  # (a token back by ctrl+z: its preview too)
+            if int(number) in prompt.pastes:
+                self.query_one("#pastes").mount(self._paste_block(int(number), prompt.pastes[int(number)]))
 
     @on(PromptInput.PasteFolded)
     async def _paste_folded(self, message: PromptInput.PasteFolded) -> None:
-        lines = line_count(message.text)
-        block = Collapsible(Static(message.text, markup=False), title=f"paste #{message.number} · {lines:,} lines",
-                            collapsed=True, id=f"paste-{message.number}")
-        await self.query_one("#pastes").mount(block)
+        if not self.query(f"#paste-{message.number}"):  # (the box's change may have shown it already)
+            await self.query_one("#pastes").mount(self._paste_block(message.number, message.text))
         self.prompt.focus()
+
+    @staticmethod
+    def _paste_block(number: int, text: str) -> Collapsible:
+        """The folded preview of paste ``number`` above the box."""
+        return Collapsible(Static(text, markup=False), title=f"paste #{number} · {line_count(text):,} lines",
+                           collapsed=True, id=f"paste-{number}")
 
     @on(PromptInput.Sent)
     async def _prompt_sent(self) -> None:

@@ -25,7 +25,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from agent_tui.ui import commands
-from agent_tui.ui.drafts import Folded, expand
+from agent_tui.ui.drafts import TOKEN, Folded, expand
 from agent_tui.ui.input_history import InputHistory
 from agent_tui.ui.messages import ActionFailed, CommandEntered, TaskSubmitted
 
@@ -201,8 +201,24 @@ class PromptInput(TextArea):
         elif key == "down" and self._visual_row() == self._visual_rows() - 1:
             self._stop(event)
             self._recall(1)
+        elif key in ("backspace", "delete") and self._delete_token(before=key == "backspace"):
+            self._stop(event)
         else:
             await self._run_own_binding(event)
+
+    def _delete_token(self, *, before: bool) -> bool:
+        """Backspace just after a folded paste's token (delete just before it) removes the whole token, as one
+        step ctrl+z undoes: a token cut in part is no token, and its paste was sent as the broken text (a tester
+        lost 40 pasted lines to one backspace, the preview still showing them)."""
+        if not self.selection.is_empty:
+            return False
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        for m in TOKEN.finditer(line):
+            if (m.end() if before else m.start()) == col:
+                self.delete((row, m.start()), (row, m.end()))
+                return True
+        return False
 
     async def _run_own_binding(self, event: events.Key) -> None:
         """Run a key bound by the box itself (backspace, delete, arrows, ctrl+w…) here, in order.  Left to
