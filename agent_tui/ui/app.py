@@ -99,7 +99,13 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def action_help_quit(self) -> None:
-        """Ctrl+c: Textual's hint, without its markup (notifications are plain text)."""
+        """Ctrl+c (with nothing selected to copy): cancel the running turn, as other terminal agents do and as esc
+        does here (a tester's ctrl+c only drew Textual's "ctrl+q quits" and the turn went on spending); with no
+        turn running, Textual's hint, without its markup (notifications are plain text)."""
+        if self.turn_running:
+            self.action_cancel_turn()
+            self.notify("Turn cancelled (ctrl+c cancels like esc; ctrl+q quits agent-tui).", timeout=4)
+            return
         keys = [key for key, active in self.active_bindings.items() if active.binding.action in ("quit", "app.quit")]
         if keys:
             self.notify(f"Press {keys[0]} to quit the app", title="Do you want to quit?")

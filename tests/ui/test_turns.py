@@ -63,6 +63,27 @@ async def test_input_stays_live_and_esc_cancels_the_turn(fake_llm: FakeOpenAI, f
         await gauge_agrees(pilot)
 
 
+async def test_ctrl_c_cancels_a_running_turn_and_copies_a_selection(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                                     recorder: Recorder) -> None:
+    """A tester's ctrl+c mid-answer only drew Textual's "ctrl+q quits" and the turn went on spending, where other
+    terminal agents stop it.  With text selected in the box, ctrl+c still copies and the turn goes on."""
+    words = " ".join(f"word{n}" for n in range(600))
+    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))  # ~30 s unless cancelled
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"tell me a long story", "enter")
+        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        prompt = fake_app.main.query_one(PromptInput)
+        await pilot.press(*"keep this", "shift+home", "ctrl+c")
+        await pilot.pause()
+        assert fake_app.turn_running, "ctrl+c with a selection copies: the turn goes on"
+        assert fake_app.clipboard == "keep this"
+        await pilot.press("end", "ctrl+c")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+        assert recorder.of(TurnEnded)[-1].status == "cut"
+        assert prompt.value == "keep this", "the draft survives"
+
+
 async def test_model_switch_keeps_the_session(fake_llm: FakeOpenAI, fake_app: AgentApp, recorder: Recorder) -> None:
     fake_llm.script(Reply.text("first answer"))
     fake_llm.more_models.append("gpt-4o-mini")
