@@ -3,6 +3,8 @@ server's), completes names, and sessions get a title from their first message.""
 
 from __future__ import annotations
 
+from textual import events
+
 from pathlib import Path
 
 from agent_tui.agent import events as ev
@@ -75,3 +77,26 @@ async def test_sessions_get_a_title_from_the_first_message(demo_workspace: Path,
         assert label.startswith("why is the sky blue (current)")
         shown = app.screen.query_one("#session-list").get_option_at_index(0).prompt
         assert str(shown).startswith("why is the sky blue")
+
+
+async def test_keys_typed_on_with_the_pickers_enter_go_to_the_box(demo_workspace: Path, recorder: Recorder) -> None:
+    """A tester pressed enter in the /resume picker and typed on in the same burst: the letters were lost, and a `q`
+    among them (the picker's cancel key) dismissed it a second time: ScreenStackError, and the app was gone.  Keys
+    that reach the picker once it has answered go to the box (a `q` too), and it answers only once."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"why is the sky blue", "enter")
+        await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
+        await wait_for(pilot, lambda: not app.turn_running, "idle")
+        app.main.prompt.clear()
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session list")
+        picker = app.screen
+        await wait_for(pilot, lambda: picker.query_one("#session-list").option_count > 0, "the sessions")
+        app.post_message(events.Key("enter", None))  # (one burst: the keys are queued before the picker is gone)
+        for ch in "quick":
+            app.post_message(events.Key(ch, ch))
+        await wait_for(pilot, lambda: not isinstance(app.screen, SessionsScreen), "the picker to close")
+        await pilot.pause()
+        assert app.is_running and app.main.prompt.value == "quick"

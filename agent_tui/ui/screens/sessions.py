@@ -30,11 +30,14 @@ class SessionsScreen(ModalScreen[str | None]):
     """Pick a session; dismisses with its id (None to keep the current one)."""
 
     CSS_PATH = "sessions.tcss"
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape,q", "close", "Cancel"),
+                Binding("enter", "choose", "Resume", show=False, priority=True)]
 
     def __init__(self, current: str) -> None:
         super().__init__()
         self.current = current
+        self._answered = False
+        """Answered already: keys still arriving (typed on with the enter) are for the message box."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog"):
@@ -61,4 +64,37 @@ class SessionsScreen(ModalScreen[str | None]):
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        self._close(event.option.id)
+
+    def action_choose(self) -> None:
+        """Enter answers at once, with the highlighted session: the keys typed on with it are then for the box
+        (the list's own selection message came after them, and a `q` among them cancelled the picker first)."""
+        options = self.query_one(OptionList)
+        if self._answered or options.highlighted is None:
+            return
+        self._close(options.get_option_at_index(options.highlighted).id)
+
+    def action_close(self) -> None:
+        if self._answered:  # (a `q` typed on after the enter: text for the box, not a second answer)
+            self._to_box("q")
+            return
+        self._close(None)
+
+    def _close(self, result: str | None) -> None:
+        """Answer once: a second dismiss of a screen already gone raised ScreenStackError and ended the app."""
+        if not self._answered:
+            self._answered = True
+            self.dismiss(result)
+
+    def on_key(self, event: Any) -> None:
+        if self._answered and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            self._to_box(event.character)
+
+    def _to_box(self, text: str) -> None:
+        """Keys typed on after the picker was answered go to the message box, as typed."""
+        main = getattr(self.app, "main", None)
+        prompt = getattr(main, "prompt", None)
+        if prompt is not None:
+            prompt.insert(text)
