@@ -42,10 +42,10 @@ async def test_an_unreadable_instruction_file_is_warned_about_once(tmp_path: Pat
 
     real_open = instructions.open_regular
 
-    def refuse(path: Path, shown: str | None = None) -> int:  # root reads a chmod 000 file: refuse the open
+    def refuse(path: Path, shown: str | None = None, *, exact: bool = False) -> int:  # root reads a chmod 000 file
         if Path(path).name == "AGENTS.md":
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, shown)
+        return real_open(path, shown, exact=exact)
 
     monkeypatch.setattr(instructions, "open_regular", refuse)
     fake_llm.script(Reply.tool_call("read_file", {"path": "calc.py"}), Reply.text("done"))
