@@ -242,17 +242,18 @@ def _reach_blockers(layers: list[SimpleCommand], root: Path, confined: bool) -> 
     """What a glob word expands to, and where a link-following walk can go (``command_rules_links``)."""
     why: list[str] = []
     own = (lambda p: False) if confined else (lambda p: _names_own_files(str(p), root))
-    patterns = [w for c in layers for w, d in zip(c.argv[1:], c.dynamic[1:], strict=False) if d and glob_word(w)]
+    patterns = dict.fromkeys(w for c in layers for w, d in zip(c.argv[1:], c.dynamic[1:], strict=False)
+                             if d and glob_word(w))  # (once each: a wrapper's layers repeat its words)
     unread = [w for w in patterns if unreadable_pattern(w)]
     if unread:
         why.append(f"it has a pattern the rules cannot expand for certain ({', '.join(unread[:3])})")
     far: list[str] = []
-    for word in (w for w in patterns if not unreadable_pattern(w)):
+    for word in (w for w in patterns if w not in unread):
         matches = expand(word, root)
         if matches is None:
             why.append(f"the pattern {word} matches too many paths to check where each leads")
             continue
-        far += [f"{word} → {m}" for m in matches if (_names_outside(m, root) or own(m)) and f"{word} → {m}" not in far]
+        far += [f"{word} → {m}" for m in matches if _names_outside(m, root) or own(m)]
     if far:
         where = "outside the workspace" if confined else "outside the workspace or into git's or agent-tui's files"
         why.append(f"a pattern expands to a path {where} ({', '.join(far[:3])})")

@@ -97,13 +97,14 @@ the system's programs and libraries, readable by anyone, hold nothing of the use
 
 
 def walked(cmd: SimpleCommand, root: Path) -> list[Path]:
-    """What a link-following ``cmd`` walks in ``root``: the operands that name a path in it, else ``root``."""
+    """What a link-following ``cmd`` walks in ``root``: the operands that name a path in it, else ``root``.  A path
+    outside it is not walked (naming it is asked about already, and ``/`` would be walked to ``MAX_WALK``)."""
     out: list[Path] = []
     for word in cmd.argv[1:]:
         if word.startswith("-"):
             continue
-        path = Path(word) if word.startswith("/") else root / word
-        if os.path.lexists(path):
+        path = Path(os.path.normpath(word if word.startswith("/") else root / word))
+        if (path == root or path.is_relative_to(root)) and os.path.lexists(path):
             out.append(path)
     return out or [root]
 

@@ -178,10 +178,11 @@ def _body_message(text: str) -> str:
     found = _BYTES_BODY.search(text)
     raw = None
     if found is not None:
+        start, end = found.span()
         with contextlib.suppress(ValueError, SyntaxError):
             raw = ast.literal_eval("b" + found.group(1) + found.group(2) + found.group(1)).decode("utf-8", "replace")
-    elif (at := text.find("{")) >= 0 and text.rstrip().endswith("}"):
-        raw, found = text[at:], None
+    elif (start := text.find("{")) >= 0 and text.rstrip().endswith("}"):
+        raw, end = text[start:], len(text)
     if raw is None:
         return text
     try:
@@ -192,7 +193,6 @@ def _body_message(text: str) -> str:
     message = err.get("message") if isinstance(err, dict) else body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, str) or not message.strip():
         return text
-    start, end = (found.start(), found.end()) if found is not None else (text.find("{"), len(text))
     return (text[:start] + message + text[end:]).strip()
 
 

@@ -170,10 +170,7 @@ class Instructions:
         real = real or path.resolve()
         if real.is_relative_to(root):
             return True
-        warning = f"{self.display(path)} links outside the project (to {real}); not loaded"
-        if warning not in self.warnings:
-            self.warnings.append(warning)
-            engine.warnings.append(warning)
+        self._warn(engine, f"{self.display(path)} links outside the project (to {real}); not loaded")
         return False
 
     def touch(self, engine: Any, rel_path: str) -> bool:
