@@ -17,7 +17,8 @@ remembered "always", the sandbox policy and ``--yes``.  A command the model asks
 ``--yes``: only the user, an ``allow_outside_commands`` rule or a per-tool ``allow`` they wrote.  An
 ``allow_commands`` rule or an "always" given to a sandboxed command covers it in the sandbox only:
 ``git status`` allowed there runs the repository's ``core.fsmonitor`` when run outside, and ``make
--n`` its ``$(shell …)``.  Headless runs turn every
+-n`` its ``$(shell …)``.  On the host no allow rule covers a git line in a repository whose config or
+hooks name programs (``command_rules_git``): the user is asked, with the programs listed.  Headless runs turn every
 remaining ``ask`` into ``deny`` unless ``--yes``.  An MCP tool whose annotations
 say read-only is treated as a read tool; other MCP tools ask like writes.  How
 commands are parsed and matched is in ``agent_tui.agent.command_rules``.
@@ -37,6 +38,7 @@ from agent_tui.agent.command_rules import (
     prefix_covers,
     uncovered,
 )
+from agent_tui.agent.command_rules_git import repo_program_blockers
 from agent_tui.core.config import ConfigError
 from agent_tui.core.tool_names import spellings
 from agent_tui.tools.cmdparse import parse_command
@@ -213,7 +215,10 @@ class Policy:
         outside = self._outside(args)
         if cmd in (self.always_outside_commands if outside else self.always_commands):
             return Verdict("allow", "you allowed this exact command always" + (" outside the sandbox" if outside else ""))
-        why = blockers(parsed, self.workspace, confined=self.sandboxed and not outside)
+        confined = self.sandboxed and not outside
+        why = blockers(parsed, self.workspace, confined=confined)
+        if not confined:
+            why += repo_program_blockers(parsed, self.workspace)
         if not rules_apply():
             why = [*why, "this machine has no bash, so the line runs with sh, which may read it otherwise than the "
                          "rules do: no allow rule applies"]
