@@ -94,6 +94,9 @@ def preload_litellm() -> Any:
             litellm.disable_hf_tokenizer_download = True
             for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
                 logging.getLogger(name).setLevel(logging.CRITICAL)
+            from agent_tui.agent.llm_ollama_names import install
+
+            install()
             _litellm = litellm
     return _litellm
 

@@ -89,6 +89,8 @@ async def test_ollama_chat_loop_with_num_ctx(tmp_path: Path, model: str) -> None
     # have cut the oldest messages without a word, so the window is what the model holds
     assert fake.num_ctx and all(n == 32_768 for n in fake.num_ctx) and fake.truncated == 0
     assert fake.thinking_back[1] == ["Read first."], "the loop's thinking goes back on its tool call"
+    # each result is named for the call it answers, as the model's template shows it (litellm dropped it)
+    assert fake.tool_names[-2] == ["read_file", "list_dirs", "edit_file", "git_status"], fake.tool_names
 
 
 def test_fake_ollama_refuses_string_arguments_and_array_content() -> None:

@@ -11,7 +11,8 @@ for a model without the ``thinking`` capability is refused (``"m" does not suppo
 model without ``tools``.  A ``num_ctx`` above the trained length is not an error to Ollama: it lowers it
 and drops the oldest messages without a word; the fake counts such requests in ``truncated``.  A scripted
 turn's ``thinking`` streams as the message's ``thinking``; the ``thinking`` that came back on each
-assistant message of a request is kept in ``thinking_back``.
+assistant message of a request is kept in ``thinking_back``, and the ``tool_name`` of each tool message (what
+the model's template shows a result as coming from) in ``tool_names``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class FakeOllama(FakeDialect):
         self.capabilities = capabilities
         self.truncated = 0
         self.thinking_back: list[list[str | None]] = []
+        self.tool_names: list[list[str | None]] = []
 
     def error_body(self, message: str, status: int) -> dict[str, Any]:
         return {"error": message}
@@ -79,6 +81,7 @@ class FakeOllama(FakeDialect):
             self.truncated += 1
         self.thinking_back.append([m.get("thinking") for m in body.get("messages") or []
                                    if m.get("role") == "assistant"])
+        self.tool_names.append([m.get("tool_name") for m in body.get("messages") or [] if m.get("role") == "tool"])
         model = body.get("model", "m")
         prompt = sum(self.count(m) for m in body.get("messages") or []) + self.count(body.get("tools") or [])
         calls = [{"function": {"name": n, "arguments": self.args_object(a) or {}}} for n, a in turn.calls]
