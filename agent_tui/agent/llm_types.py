@@ -197,6 +197,26 @@ def check_arguments(name: str, arguments: str) -> str | None:
     return None
 
 
+def unique_call_ids(calls: list[ToolCall], used: set[str]) -> int:
+    """Give each call an id no earlier call of the session has (in place; ``used`` grows); returns how many
+    changed.  Kimi K2 behind vLLM or SGLang numbers its calls ``functions.NAME:N`` from 0 in every reply, so a
+    session repeats ids, and Claude refuses a request where two ``tool_use`` blocks share one (after ``/model``),
+    while results kept by id would answer the wrong call.  A repeated id ending in a number takes the next free
+    number (the model's own pattern stays), any other gets ``-2``, ``-3``…"""
+    changed = 0
+    for call in calls:
+        if call.id in used:
+            stem, digits = re.match(r"(.*?)(\d*)$", call.id, re.S).groups()  # type: ignore[union-attr]
+            n, fresh = (int(digits) if digits else 1), call.id
+            while fresh in used:
+                n += 1
+                fresh = f"{stem}{n}" if digits else f"{call.id}-{n}"
+            call.id = fresh
+            changed += 1
+        used.add(call.id)
+    return changed
+
+
 def assistant_calls(calls: list[ToolCall]) -> list[dict[str, Any]]:
     """The ``tool_calls`` entries to store and resend: unparsable arguments become ``{}``
     (every provider re-parses the history; the raw string is kept in the item's provenance)."""

@@ -23,7 +23,7 @@ from agent_tui.agent.limits import DEFAULT_MAX_STEPS, Limits, check
 from agent_tui.agent.llm_calibration import Calibration
 from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
 from agent_tui.agent.llm_settings import LOCAL_KEY
-from agent_tui.agent.llm_types import assistant_calls
+from agent_tui.agent.llm_types import assistant_calls, unique_call_ids
 from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
 from agent_tui.agent.memo_writer import extractive_memo
@@ -363,6 +363,8 @@ class Agent(ReasoningMixin):
                         yield ev.ErrorEvent(unpriced, fatal=False)
                     if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
+                unique_call_ids(completion.tool_calls, {str(c.get("id")) for it in eng.items.values()
+                                                        for c in it.tool_calls or () if c.get("id")})
                 finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
                                getattr(self.llm, "max_output_tokens", None))
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,

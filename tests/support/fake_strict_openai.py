@@ -47,9 +47,12 @@ COMMON_FIELDS = frozenset({
 class FakeStrictOpenAI(FakeDialect):
     """``mode``: ``plain``, ``reasoning``, ``deepseek`` or ``compatible``."""
 
-    def __init__(self, mode: str = "plain") -> None:
+    def __init__(self, mode: str = "plain", ids: str = "openai") -> None:
         super().__init__()
         self.mode = mode
+        self.ids = ids
+        """``openai`` (``call_…``, unique) or ``kimi``: Kimi K2's ``functions.NAME:N``, N counted from 0 in each
+        reply as vLLM's and SGLang's Kimi parsers do, so a later reply repeats an earlier reply's ids."""
         self.usages: list[dict[str, Any]] = []
         self._issued: set[str] = set()
         self._thought: dict[str, str] = {}  # reasoning given, by the reply's first tool-call id or its text
@@ -144,7 +147,8 @@ class FakeStrictOpenAI(FakeDialect):
         thinking = turn.thinking if self.mode in ("deepseek", "reasoning") else ""
         if thinking and self.mode == "deepseek":
             self._issued.add(thinking)
-        calls = [(new_id("call_"), name, self.args_json(args)) for name, args in turn.calls]
+        calls = [(f"functions.{name}:{n}" if self.ids == "kimi" else new_id("call_"), name, self.args_json(args))
+                 for n, (name, args) in enumerate(turn.calls)]
         if thinking and self.mode == "deepseek":
             self._thought[calls[0][0] if calls else "text:" + turn.text] = thinking
         prompt = sum(self.count(m) for m in body.get("messages") or []) + self.count(body.get("tools") or [])
