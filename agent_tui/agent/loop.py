@@ -183,9 +183,18 @@ class Agent(ReasoningMixin):
         item = self.engine.save_memo(text, kind=kind)
         return ev.MemoSaved(item.id, kind, text)
 
-    def _window_stated(self, limit: int | None) -> str:
-        """When the provider refused a request stating a context limit below the window planned for, plan for
-        that limit from now on in this session and say how to keep it; '' otherwise."""
+    def _window_stops(self) -> bool:
+        """Whether this provider stops a reply where the context window is full, reporting it as ``length``
+        with the exact tokens written (Claude: ``model_context_window_exceeded``); elsewhere a short ``length``
+        reply may count its tokens otherwise, and the window is not read from it."""
+        from agent_tui.agent.llm_provider import family
+
+        return family(str(getattr(self.llm, "model", "") or "")) == "anthropic"
+
+    def _window_stated(self, limit: int | None, what: str = "refused a request") -> str:
+        """When the provider refused a request stating a context limit below the window planned for (or stopped
+        a reply where the window was full), plan for that limit from now on in this session and say how to
+        keep it; '' otherwise."""
         eng = self.engine
         if not limit or limit >= eng.plan.window:
             return ""
@@ -193,7 +202,7 @@ class Agent(ReasoningMixin):
         eng.settings = replace(eng.settings, window=limit)
         eng.plan = make_plan(eng.settings, self.calibration.factor)
         model = getattr(self.llm, "model", "") or eng.settings.model or "this model"
-        return (f"{model} refused a request: its context limit is {limit:,} tokens, below the {planned:,} planned "
+        return (f"{model} {what}: its context limit is {limit:,} tokens, below the {planned:,} planned "
                 f"for. This session now keeps within {limit:,}; to keep that, set `window = {limit}` under "
                 f"[models.\"{model}\"] in the config (or remove a larger `window` setting).")
 
@@ -365,8 +374,10 @@ class Agent(ReasoningMixin):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
                 unique_call_ids(completion.tool_calls, {str(c.get("id")) for it in eng.items.values()
                                                         for c in it.tool_calls or () if c.get("id")})
+                counted = completion.usage if not completion.usage.estimated and self._window_stops() else None
                 finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
-                               getattr(self.llm, "max_output_tokens", None))
+                               getattr(self.llm, "max_output_tokens", None),
+                               (counted.prompt_tokens, counted.completion_tokens) if counted else None)
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
                                          provenance=self._reply_provenance(completion, finish.status))
                 partial = ""
@@ -374,6 +385,8 @@ class Agent(ReasoningMixin):
                                           reasoning=completion.reasoning or thinking_text(completion))
                 if finish.notice:
                     yield ev.ErrorEvent(finish.notice, fatal=False)
+                if finish.window_filled and (smaller := self._window_stated(finish.window_filled, "stopped a reply")):
+                    yield ev.ErrorEvent(smaller, fatal=False)
                 if not completion.tool_calls:
                     final_text = completion.text
                     if finish.status != "ok":

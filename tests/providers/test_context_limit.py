@@ -76,3 +76,51 @@ def test_an_error_body_passed_on_as_bytes_reads_as_its_message() -> None:
     assert provider_message(Exception('AnthropicException - {"type":"error","error":{"message":"Overloaded"}}')) == \
         "Overloaded"
     assert provider_message(Exception("plain words {not json}")) == "plain words {not json}"
+
+
+class WindowedAnthropic(FakeAnthropic):
+    """Takes a prompt of up to ``LIMIT`` tokens whatever its ``max_tokens``, and stops a reply where prompt and
+    reply fill ``LIMIT``: ``stop_reason: model_context_window_exceeded`` (Claude Sonnet 4.5 and later), with the
+    output tokens it wrote."""
+
+    def respond(self, path: str, body: dict[str, Any], turn: Turn) -> tuple[bool, Any, str]:
+        n = sum(self.count(t) for t, _ in self._flat(body))
+        room = LIMIT - n
+        if n + self.count(turn.text) > LIMIT:
+            words = turn.text.split(" ")
+            while words and self.count(" ".join(words)) > room:
+                words = words[: len(words) * 9 // 10]
+            turn = Turn(text=" ".join(words), finish="window")
+        return super().respond(path, body, turn)
+
+    def _usage(self, body: dict[str, Any], output: int) -> dict[str, int]:
+        usage = super()._usage(body, output)
+        n = sum(self.count(t) for t, _ in self._flat(body))
+        return {**usage, "output_tokens": min(usage["output_tokens"], max(1, LIMIT - n))} if n < LIMIT else usage
+
+
+async def test_a_reply_stopped_by_a_full_window_is_not_blamed_on_the_output_limit(tmp_path: Path) -> None:
+    """litellm reports Claude's ``model_context_window_exceeded`` as ``length``: the user was told to raise
+    max_output_tokens, which changes nothing.  A reply that stopped below its output limit filled the window:
+    the notice says so, the session plans for the window the provider showed, and the next reply fits."""
+    root = make_repo(tmp_path / "p")
+    (root / "notes.txt").write_text("".join(f"note {i}: the parser keeps field {i} as text\n" for i in range(400)))
+    essay = " ".join(f"word{i}" for i in range(3000))
+    with WindowedAnthropic() as fake:
+        fake.script(Turn(calls=[("read_file", {"path": "notes.txt"})]), Turn(text=essay),
+                    Turn(text="Short answer."))
+        agent, ws = provider_agent(root, "anthropic/claude-sonnet-4-5", fake.base_url, {"max_output_tokens": 4096},
+                                   window=64_000)
+        try:
+            first = await run_turn(agent, "read the notes and explain them at length")
+            second = await run_turn(agent, "in short?")
+        finally:
+            ws.close()
+    said = [e.message for e in first if isinstance(e, ev.ErrorEvent)]
+    assert fake.rejections == []
+    assert not any("Raise max_output_tokens" in m for m in said), said
+    assert any("filled the model's context window" in m for m in said), said
+    assert any("stopped a reply: its context limit is" in m for m in said), said
+    assert first[-1].status == "truncated"
+    assert agent.engine.plan.window <= LIMIT
+    assert second[-1].status == "done" and second[-1].text == "Short answer."

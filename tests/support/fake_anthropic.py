@@ -68,7 +68,8 @@ def max_output(model: str) -> int | None:
     return int(value) if value else None
 
 _KEY = b"fake-anthropic-signing-key"
-STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
+        "window": "model_context_window_exceeded"}
 
 
 #: Models that think when the request says nothing about thinking (adaptive, on by default; the first three
@@ -377,6 +378,8 @@ class FakeAnthropic(FakeDialect):
     def respond(self, path: str, body: dict[str, Any], turn: Turn) -> tuple[bool, Any, str]:
         content = self._content(turn, body)
         output = max(1, sum(self.count(json.dumps(b)) for b in content))
+        if turn.finish_reason == "length" and isinstance(body.get("max_tokens"), int):
+            output = body["max_tokens"]  # (stopped by max_tokens: it wrote all of them)
         usage = self._usage(body, output)
         self.usages.append(usage)
         stop = STOP.get(turn.finish_reason, "end_turn")
