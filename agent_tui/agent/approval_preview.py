@@ -52,7 +52,9 @@ def _preview(name: str, args: dict[str, Any], workspace: Path | None) -> str:
             from agent_tui.tools.repo_programs import repo_programs
 
             programs = repo_programs(workspace)
-            if programs:
+            if programs is None:
+                text += "\n# outside the sandbox, git uses a repository here that agent-tui cannot read for certain"
+            elif programs:
                 text += ("\n# outside the sandbox, git runs what this repository names, as you: "
                          + "; ".join(programs))
         return text

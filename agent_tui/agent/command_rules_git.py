@@ -29,6 +29,9 @@ def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list
     from agent_tui.tools.repo_programs import repo_programs
 
     programs = repo_programs(workspace)
+    if programs is None:
+        return ["outside the sandbox, git would use a repository here that agent-tui cannot read for certain (a "
+                "folder another user owns, or a broken .git), so it cannot tell what programs git runs"]
     if not programs:
         return []
     return [f"outside the sandbox, git runs what this repository names, as you ({'; '.join(programs)}), and an "

@@ -6,64 +6,126 @@ them inside the sandbox.  A git command the user approves to run outside the san
 ``.git/config`` names.  For a repository the user wrote, those are theirs; for one they unpacked or
 were sent, they are the repository's.  The dialog lists them, so "approve ``git commit``" is not
 unknowingly "run ``.git/hooks/pre-commit``".
+
+The repository read is the one the user's git would use from the workspace, not the one the read tools
+confine themselves to: a workspace inside a larger repository, a repository with alternates or a linked ref
+outside it, or one git will not read for its owner, is still run by a host git.  Its submodules' configs and
+hooks count too (``git status`` recurses into them).  When what git would use cannot be read for certain,
+:func:`repo_programs` says so (``None``) and the caller asks.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
-from agent_tui.tools.git_safe import own_repo, run_git
+from agent_tui.tools.git_safe import locate, run_git
 
 #: Config keys whose value git runs as a command (shell or program), as ``re`` patterns.
 _COMMAND_KEYS = re.compile(
     r"^(core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy)|diff\.external|sequence\.editor"
     r"|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|credential\..*helper"
     r"|gpg(\..+)?\.program|remote\..+\.(uploadpack|receivepack|proxy)|alias\..+|pager\..+|uploadpack\.packobjectshook"
-    r"|submodule\..+\.update|(diff|merge)tool\..+\.cmd|interactive\.difffilter|core\.alternaterefscommand"
-    r"|gpg\.ssh\.defaultkeycommand|trailer\..+\.(cmd|command)|(browser|man)\..+\.(cmd|path)"
+    r"|submodule\..+\.update|(diff|merge)tool\..+\.(cmd|path)|interactive\.difffilter|core\.alternaterefscommand"
+    r"|gpg\.ssh\.defaultkeycommand|trailer\..+\.(cmd|command)|(browser|man)\..+\.(cmd|path)|hook\..+\.command"
     r"|sendemail\.(.+\.)?smtpserver|protocol\.(ext|fd)\.allow|url\.(ext|fd)::.*\.(push)?insteadof)$"
 )
 #: A remote whose URL is a command: ``ext::sh -c …`` runs it on fetch and push (with ``protocol.ext.allow``).
 _COMMAND_URL = re.compile(r"^remote\..+\.(push)?url$")
 #: Programs listed at most (a repository could name hundreds).
 MAX_LISTED = 8
+#: Submodule git folders read at most; past it the repository is not read for certain.
+MAX_MODULES = 200
 
 
-def repo_programs(workspace: Path) -> list[str]:
-    """The workspace repository's hooks and the commands its own config names (``key = value``)."""
-    top = own_repo(workspace)
-    if top is None:
-        return []
+class Unreadable(Exception):
+    """What git would use from the workspace cannot be read for certain."""
+
+
+def repo_programs(workspace: Path) -> list[str] | None:
+    """The hooks and config commands of the repository git would use from ``workspace`` and of its
+    submodules (``key = value``, ``hook NAME``); [] outside any repository; None when git would use one that
+    cannot be read for certain (the caller asks)."""
+    try:
+        found = _programs(workspace.resolve())
+    except Unreadable:
+        return None
+    return found[:MAX_LISTED] + ([f"… {len(found) - MAX_LISTED} more"] if len(found) > MAX_LISTED else [])
+
+
+def _programs(root: Path) -> list[str]:
+    if not any((p / ".git").exists() or (p / ".git").is_symlink() for p in (root, *root.parents)):
+        return []  # (no repository: git says so and runs nothing)
+    where = locate(root)
+    if where is None:  # (one git will not read for its owner, a broken .git file…: the user's git may differ)
+        raise Unreadable
+    top, git_dir, common = where
+    found = _config_programs(run_git(top, "config", "--includes", "--show-scope", "--null", "--list"), scoped=True)
+    found += _hooks(_hooks_folder(found, top, common))
+    for module, label in _submodules(top, common):
+        done = run_git(top, "config", "--file", str(module / "config"), "--includes", "--null", "--list")
+        own = _config_programs(done, scoped=False)
+        found += [f"{label}: {p}" for p in own + _hooks(_hooks_folder(own, top, module))]
+    return found
+
+
+def _config_programs(done: subprocess.CompletedProcess[bytes], *, scoped: bool) -> list[str]:
+    """``key = value`` for each config entry that names a program (of the repository's own scopes)."""
+    if done.returncode != 0:
+        raise Unreadable
+    fields = os.fsdecode(done.stdout).split("\0")
+    pairs = zip(fields[::2], fields[1::2], strict=False) if scoped else (("local", f) for f in fields if f)
     found: list[str] = []
-    hooks_path = ""
-    raw = run_git(top, "config", "--includes", "--show-scope", "--null", "--list")
-    fields = os.fsdecode(raw.stdout).split("\0") if raw.returncode == 0 else []
-    for scope, entry in zip(fields[::2], fields[1::2], strict=False):
+    for scope, entry in pairs:
         if scope not in ("local", "worktree"):  # (the user's own global config is theirs)
             continue
         key, _, value = entry.partition("\n")
         low = key.lower()
-        if low == "core.hookspath":
-            hooks_path = value
         shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
         command_url = _COMMAND_URL.match(low) and value.lower().startswith(("ext::", "fd::"))
         if (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url:
             found.append(f"{key} = {value[:80]}")
-    common = run_git(top, "rev-parse", "--git-common-dir")  # (--git-path hooks answers the safe override)
-    if hooks_path:
-        folder: Path | None = Path(os.path.expanduser(hooks_path))
-    elif common.returncode == 0:
-        folder = Path(os.fsdecode(common.stdout).strip()) / "hooks"
-    else:
-        folder = None
-    if folder is not None:
-        folder = folder if folder.is_absolute() else top / folder
-        try:
-            names = sorted(p.name for p in folder.iterdir()
-                           if not p.name.endswith(".sample") and p.is_file() and os.access(p, os.X_OK))
-        except OSError:
-            names = []
-        found += [f"hook {name}" for name in names]
-    return found[:MAX_LISTED] + ([f"… {len(found) - MAX_LISTED} more"] if len(found) > MAX_LISTED else [])
+    return found
+
+
+def _hooks_folder(found: list[str], top: Path, git_dir: Path) -> Path:
+    """Where git looks for hooks: ``core.hooksPath`` (relative to the work tree), else the git folder's."""
+    set_to = [f.split(" = ", 1)[1] for f in found if f.lower().startswith("core.hookspath = ")]
+    if not set_to:
+        return git_dir / "hooks"
+    folder = Path(os.path.expanduser(set_to[-1]))
+    return folder if folder.is_absolute() else top / folder
+
+
+def _hooks(folder: Path) -> list[str]:
+    try:
+        return [f"hook {p.name}" for p in sorted(folder.iterdir(), key=lambda p: p.name)
+                if not p.name.endswith(".sample") and p.is_file() and os.access(p, os.X_OK)]
+    except OSError:
+        return []
+
+
+def _submodules(top: Path, common: Path) -> list[tuple[Path, str]]:
+    """The git folders of the repository's submodules, nested ones too: each under ``modules/`` of its
+    parent's git folder (a name may hold ``/``), or (made before git 1.7.8) a ``.git`` folder in the
+    submodule's own work tree."""
+    out: dict[Path, str] = {}
+    for folder, dirs, files in os.walk(common / "modules"):
+        here = Path(folder)
+        if "HEAD" in files and "config" in files:  # a git folder: only its own modules/ can hold more
+            out[here.resolve()] = f"submodule {here.relative_to(common / 'modules').as_posix()}"
+            dirs[:] = ["modules"] if "modules" in dirs else []
+        if len(out) > MAX_MODULES:
+            raise Unreadable
+    listed = run_git(top, "config", "--file", str(top / ".gitmodules"), "--null", "--get-regexp",
+                     r"^submodule\..*\.path$") if (top / ".gitmodules").is_file() else None
+    for entry in os.fsdecode(listed.stdout).split("\0") if listed is not None and listed.returncode == 0 else ():
+        path = entry.partition("\n")[2]
+        inner = top / path / ".git"
+        if path and inner.is_dir() and not inner.is_symlink() and inner.resolve() not in out:
+            out[inner.resolve()] = f"submodule {path}"
+    if len(out) > MAX_MODULES:
+        raise Unreadable
+    return sorted(out.items(), key=lambda kv: kv[1])

@@ -80,3 +80,59 @@ def test_the_binary_does_not_run_a_planted_fsmonitor_under_an_outside_rule(tmp_p
     plain = make_repo(tmp_path / "plain")
     finished = run_calls(plain, fake_llm, env, [{"command": "git status", "outside_sandbox": True}])
     assert not finished[0]["is_error"], finished[0]["text"]
+
+
+def _asks(root: Path, cmd: str = "git status", workspace: Path | None = None) -> str:
+    v = host(workspace or root, allow_commands=["git status", "git commit"]).verdict("run_command", "command",
+                                                                                    {"command": cmd})
+    assert v.decision == "ask", v
+    return v.reason
+
+
+def test_what_the_read_tools_refuse_to_use_is_still_read_for_a_host_git(tmp_path: Path) -> None:
+    """The read tools confine themselves to the workspace's own repository and refuse one with alternates or a
+    linked ref outside it, or a workspace inside a larger repository; the user's git uses them all, with their
+    programs, so the check reads the repository git would use."""
+    alt = planted(tmp_path / "alt", tmp_path / "ran")
+    (alt / ".git" / "objects" / "info" / "alternates").write_text("/nonexistent\n")
+    assert "mon.sh" in _asks(alt)
+    linked = planted(tmp_path / "linked", tmp_path / "ran")
+    (linked / ".git" / "refs" / "heads" / "zz").symlink_to("/etc/hostname")
+    assert "mon.sh" in _asks(linked)
+    outer = planted(tmp_path / "outer", tmp_path / "ran")
+    (outer / "pkg").mkdir()
+    assert "mon.sh" in _asks(outer, workspace=outer / "pkg")
+
+
+def test_a_repository_git_cannot_be_asked_about_is_asked_for(tmp_path: Path, monkeypatch: Any) -> None:
+    """git refuses a repository another user owns ("dubious ownership") to agent-tui, while the user's own git
+    may take it (a system-wide ``safe.directory = *``): the check fails closed."""
+    import agent_tui.tools.repo_programs as rp
+
+    root = make_repo(tmp_path / "proj")
+    monkeypatch.setattr(rp, "locate", lambda path: None)
+    assert "cannot read for certain" in _asks(root)
+    monkeypatch.undo()
+    assert host(root, allow_commands=["git status"]).decide("run_command", "command", {"command": "git status"}) \
+        == "allow"
+    (tmp_path / "bare").mkdir()
+    assert host(tmp_path / "bare", allow_commands=["git status"]).decide(
+        "run_command", "command", {"command": "git status"}) == "allow", "no repository at all: nothing to run"
+
+
+def test_a_submodules_config_and_hooks_count(tmp_path: Path) -> None:
+    """``git status`` runs inside each submodule, with the submodule's own fsmonitor; a commit there its hooks."""
+    lib = make_repo(tmp_path / "lib")
+    root = make_repo(tmp_path / "proj")
+    subprocess.run(["git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib"],
+                   cwd=root, check=True, capture_output=True)
+    assert host(root, allow_commands=["git status"]).decide("run_command", "command", {"command": "git status"}) \
+        == "allow", "a plain submodule names nothing"
+    module = root / ".git" / "modules" / "vendor" / "lib"
+    subprocess.run(["git", "config", "--file", str(module / "config"), "core.fsmonitor", "touch /tmp/x"], check=True)
+    assert "submodule vendor/lib: core.fsmonitor = touch /tmp/x" in _asks(root)
+    subprocess.run(["git", "config", "--file", str(module / "config"), "--unset", "core.fsmonitor"], check=True)
+    hook = module / "hooks" / "post-checkout"
+    hook.write_text("#!/bin/sh\n")
+    hook.chmod(0o755)
+    assert "submodule vendor/lib: hook post-checkout" in _asks(root)
