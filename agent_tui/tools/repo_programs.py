@@ -62,40 +62,49 @@ def _programs(root: Path) -> list[str]:
     if where is None:  # (one git will not read for its owner, a broken .git file…: the user's git may differ)
         raise Unreadable
     top, git_dir, common = where
-    found = _config_programs(run_git(top, "config", "--includes", "--show-scope", "--null", "--list"), scoped=True)
-    found += _hooks(_hooks_folder(found, top, common))
+    found, hooks_path = _config_programs(run_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
+                                         scoped=True)
+    found += _hooks(_hooks_folder(hooks_path, top, common))
     for module, label in _submodules(top, common):
         done = run_git(top, "config", "--file", str(module / "config"), "--includes", "--null", "--list")
-        own = _config_programs(done, scoped=False)
-        found += [f"{label}: {p}" for p in own + _hooks(_hooks_folder(own, top, module))]
+        own, hooks_path = _config_programs(done, scoped=False)
+        found += [f"{label}: {p}" for p in own + _hooks(_hooks_folder(hooks_path, top, module))]
     return found
 
 
-def _config_programs(done: subprocess.CompletedProcess[bytes], *, scoped: bool) -> list[str]:
-    """``key = value`` for each config entry that names a program (of the repository's own scopes)."""
+def _config_programs(done: subprocess.CompletedProcess[bytes], *, scoped: bool) -> tuple[list[str], str]:
+    """``key = value`` for each config entry that names a program (of the repository's own scopes), and the
+    ``core.hooksPath`` it sets ('' when none)."""
     if done.returncode != 0:
         raise Unreadable
     fields = os.fsdecode(done.stdout).split("\0")
     pairs = zip(fields[::2], fields[1::2], strict=False) if scoped else (("local", f) for f in fields if f)
     found: list[str] = []
+    hooks_path = ""
     for scope, entry in pairs:
         if scope not in ("local", "worktree"):  # (the user's own global config is theirs)
             continue
         key, _, value = entry.partition("\n")
         low = key.lower()
+        if low == "core.hookspath":
+            hooks_path = value
         shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
         command_url = _COMMAND_URL.match(low) and value.lower().startswith(("ext::", "fd::"))
         if (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url:
-            found.append(f"{key} = {value[:80]}")
-    return found
+            found.append(f"{key} = {_shown(value)}")
+    return found, hooks_path
 
 
-def _hooks_folder(found: list[str], top: Path, git_dir: Path) -> Path:
+def _shown(value: str, width: int = 80) -> str:
+    """``value`` within ``width`` characters, its middle cut: a program's name is at the end of its path."""
+    return value if len(value) <= width else f"{value[:width // 2 - 1]}…{value[-(width // 2):]}"
+
+
+def _hooks_folder(hooks_path: str, top: Path, git_dir: Path) -> Path:
     """Where git looks for hooks: ``core.hooksPath`` (relative to the work tree), else the git folder's."""
-    set_to = [f.split(" = ", 1)[1] for f in found if f.lower().startswith("core.hookspath = ")]
-    if not set_to:
+    if not hooks_path:
         return git_dir / "hooks"
-    folder = Path(os.path.expanduser(set_to[-1]))
+    folder = Path(os.path.expanduser(hooks_path))
     return folder if folder.is_absolute() else top / folder
 
 

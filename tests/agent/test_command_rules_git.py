@@ -136,3 +136,14 @@ def test_a_submodules_config_and_hooks_count(tmp_path: Path) -> None:
     hook.write_text("#!/bin/sh\n")
     hook.chmod(0o755)
     assert "submodule vendor/lib: hook post-checkout" in _asks(root)
+
+
+def test_hooks_are_found_where_a_long_hooks_path_puts_them(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "proj")
+    folder = root / ("tooling-" * 12) / "hooks"
+    folder.mkdir(parents=True)
+    (folder / "pre-commit").write_text("#!/bin/sh\n")
+    (folder / "pre-commit").chmod(0o755)
+    subprocess.run(["git", "config", "core.hooksPath", str(folder)], cwd=root, check=True)
+    reason = _asks(root, "git commit -m x")
+    assert "hook pre-commit" in reason and "core.hooksPath = " in reason and "…" in reason, reason
