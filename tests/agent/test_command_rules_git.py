@@ -146,4 +146,4 @@ def test_hooks_are_found_where_a_long_hooks_path_puts_them(tmp_path: Path) -> No
     (folder / "pre-commit").chmod(0o755)
     subprocess.run(["git", "config", "core.hooksPath", str(folder)], cwd=root, check=True)
     reason = _asks(root, "git commit -m x")
-    assert "hook pre-commit" in reason and "core.hooksPath = " in reason and "…" in reason, reason
+    assert "hook pre-commit" in reason and "core.hookspath = " in reason and "…" in reason, reason
