@@ -27,7 +27,17 @@ REACHING_OPTIONS: dict[str, tuple[str, ...]] = {
             "--new-volume-script", "--rsh-command"),
     "git": ("--ext-diff", "-c", "--config-env", "--output", "--exec-path", "--upload-pack", "--receive-pack",
             "--exec", "-x", "--extcmd", "-O", "--open-files-in-pager"),
+    # ``make test --eval='x:=$(shell id)'`` (and ``-E``, make 4.4), another makefile, another directory
+    "make": ("--eval", "-E", "--file", "-f", "--makefile", "-C", "--directory", "-I", "--include-dir"),
+    # ``npm test --node-options=--import=data:…`` runs code in node; another shell, config, registry or prefix
+    "npm": ("--node-options", "--script-shell", "--userconfig", "--globalconfig", "--registry", "--prefix"),
+    # a plugin by module name, the session uploaded (``--pastebin``), another ini or ini value, another root
+    "pytest": ("-p", "--pastebin", "-o", "--override-ini", "-c", "--config-file", "--rootdir", "--confcutdir"),
 }
+#: make's command-line variables that change how every recipe runs, whatever their value.
+MAKE_RUNNERS = frozenset({"SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "MAKE"})
+#: A make operand that sets a variable (``NAME=v``, ``NAME:=v``, ``NAME+=v``, ``NAME?=v``, ``NAME!=cmd``).
+_MAKE_ASSIGN = re.compile(r"^([A-Za-z_.][A-Za-z0-9_.-]*)\s*(?:::?|\+|\?|!)?=(.*)$", re.S)
 #: Programs whose single-letter options bundle (``-xIf``); tar's first argument is a bundle even without a dash.
 BUNDLING = frozenset({"tar", "sort"})
 #: Options of their own that an abbreviation check would take for one above (``tar --checkpoint=1``).
@@ -52,8 +62,13 @@ def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str 
         return _sed_reach(args) if start < len(args) or not args else None
     if program in _AWK:
         return next((a for a in args[start:] if _AWK_RUNS.search(a) or _is_option(a, _AWK_FILES)), None)
+    if program in ("make", "gmake"):
+        program = "make"
+        assigned = next((a for a in args[start:] if _make_runs(a)), None)
+        if assigned is not None:
+            return assigned
     options = REACHING_OPTIONS.get(program, ())
-    sub = _git_subcommand(args) if program == "git" else 0
+    sub = _git_subcommand(args) if program == "git" else len(args)  # (git's -c only before its subcommand)
     for n, a in enumerate(args):
         if a == "--":
             break
@@ -61,10 +76,23 @@ def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str 
             continue
         if program == "tar" and n == 0 and a and not a.startswith("-"):
             a = "-" + a  # old-style: ``tar tIf ./x a.tar``
+        if program == "pytest" and (a.startswith("-pno:") or (a == "-p" and args[n + 1:n + 2] and
+                                                               args[n + 1].startswith("no:"))):
+            continue  # (``-p no:cacheprovider`` only turns a plugin off)
         here = options if n < sub else tuple(o for o in options if o not in GIT_TOP_ONLY)
         if a.split("=", 1)[0] not in WHOLE_OPTIONS and _is_option(a, here, bundling=program in BUNDLING):
             return args[n]
     return None
+
+
+def _make_runs(word: str) -> bool:
+    """A make operand that sets a variable which runs code: one of :data:`MAKE_RUNNERS`, a ``!=`` (the value is
+    a shell command), or a value holding a function or variable call (``'ARGS=$(shell id)'``)."""
+    m = _MAKE_ASSIGN.match(word)
+    if m is None:
+        return False
+    op = word[m.end(1):].lstrip()
+    return m.group(1) in MAKE_RUNNERS or op.startswith("!=") or any(t in m.group(2) for t in ("$(", "${", "`"))
 
 
 def _git_subcommand(args: tuple[str, ...]) -> int:

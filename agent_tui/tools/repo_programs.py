@@ -9,7 +9,7 @@ unknowingly "run ``.git/hooks/pre-commit``".
 
 The repository read is the one the user's git would use from the workspace, not the one the read tools
 confine themselves to: a workspace inside a larger repository, a repository with alternates or a linked ref
-outside it, or one git will not read for its owner, is still run by a host git.  Its submodules' configs and
+outside it, or one another user owns, is still run by a host git.  Its submodules' configs and
 hooks count too (``git status`` recurses into them).  When what git would use cannot be read for certain,
 :func:`repo_programs` says so (``None``) and the caller asks.
 """
@@ -21,7 +21,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from agent_tui.tools.git_safe import locate, run_git
+from agent_tui.tools.git_safe import run_git
 
 #: Config keys whose value git runs as a command (shell or program), as ``re`` patterns.
 _COMMAND_KEYS = re.compile(
@@ -58,18 +58,38 @@ def repo_programs(workspace: Path) -> list[str] | None:
 def _programs(root: Path) -> list[str]:
     if not any((p / ".git").exists() or (p / ".git").is_symlink() for p in (root, *root.parents)):
         return []  # (no repository: git says so and runs nothing)
-    where = locate(root)
-    if where is None:  # (one git will not read for its owner, a broken .git file…: the user's git may differ)
-        raise Unreadable
-    top, git_dir, common = where
-    found, hooks_path = _config_programs(run_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
+    where = _where(root)
+    if where is None:  # (a .git git cannot use: the user's git fails there too, and runs nothing)
+        return []
+    top, common = where
+    found, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
                                          scoped=True)
     found += _hooks(_hooks_folder(hooks_path, top, common))
     for module, label in _submodules(top, common):
-        done = run_git(top, "config", "--file", str(module / "config"), "--includes", "--null", "--list")
+        done = _git(top, "config", "--file", str(module / "config"), "--includes", "--null", "--list")
         own, hooks_path = _config_programs(done, scoped=False)
         found += [f"{label}: {p}" for p in own + _hooks(_hooks_folder(hooks_path, top, module))]
     return found
+
+
+#: Read whoever owns the repository: git refuses one another user owns ("dubious ownership") unless told it is
+#: safe, while the user's own git may be told so (a system-wide ``safe.directory = *``, as in many containers).
+_ANY_OWNER = ("-c", "safe.directory=*")
+
+
+def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return run_git(top, *_ANY_OWNER, *args)
+
+
+def _where(root: Path) -> tuple[Path, Path] | None:
+    """The work-tree root and the common git folder git would use from ``root`` (None: no repository git can
+    use), by the same rules as ``git_safe.locate`` but for a repository of any owner."""
+    done = _git(root, "rev-parse", "--show-toplevel", "--git-common-dir")
+    lines = os.fsdecode(done.stdout).splitlines()
+    if done.returncode != 0 or len(lines) != 2 or not all(lines):
+        return None
+    common = Path(lines[1])
+    return Path(lines[0]).resolve(), (common if common.is_absolute() else root / common).resolve()
 
 
 def _config_programs(done: subprocess.CompletedProcess[bytes], *, scoped: bool) -> tuple[list[str], str]:
@@ -128,7 +148,7 @@ def _submodules(top: Path, common: Path) -> list[tuple[Path, str]]:
             dirs[:] = ["modules"] if "modules" in dirs else []
         if len(out) > MAX_MODULES:
             raise Unreadable
-    listed = run_git(top, "config", "--file", str(top / ".gitmodules"), "--null", "--get-regexp",
+    listed = _git(top, "config", "--file", str(top / ".gitmodules"), "--null", "--get-regexp",
                      r"^submodule\..*\.path$") if (top / ".gitmodules").is_file() else None
     for entry in os.fsdecode(listed.stdout).split("\0") if listed is not None and listed.returncode == 0 else ():
         path = entry.partition("\n")[2]

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agent_tui.agent.permissions import Policy
 from tests.agent.helpers import make_repo
@@ -104,20 +107,32 @@ def test_what_the_read_tools_refuse_to_use_is_still_read_for_a_host_git(tmp_path
     assert "mon.sh" in _asks(outer, workspace=outer / "pkg")
 
 
-def test_a_repository_git_cannot_be_asked_about_is_asked_for(tmp_path: Path, monkeypatch: Any) -> None:
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user takes root")
+def test_a_repository_another_user_owns_is_read_too(tmp_path: Path) -> None:
     """git refuses a repository another user owns ("dubious ownership") to agent-tui, while the user's own git
-    may take it (a system-wide ``safe.directory = *``): the check fails closed."""
+    may take it (a system-wide ``safe.directory = *``, as in many containers; ``tar x`` as root keeps the
+    archive's owners): it is read all the same."""
+    root = planted(tmp_path / "proj", tmp_path / "ran")
+    subprocess.run(["chown", "-R", "1337:1337", str(root)], check=True)
+    assert "mon.sh" in _asks(root)
+
+
+def test_a_repository_that_cannot_be_read_is_asked_for(tmp_path: Path, monkeypatch: Any) -> None:
     import agent_tui.tools.repo_programs as rp
 
     root = make_repo(tmp_path / "proj")
-    monkeypatch.setattr(rp, "locate", lambda path: None)
+    real = rp._git
+    monkeypatch.setattr(rp, "_git", lambda top, *args: real(top, *args) if args[0] == "rev-parse" else
+                        subprocess.CompletedProcess(args, 128, b"", b"fatal: bad config line 1"))
     assert "cannot read for certain" in _asks(root)
     monkeypatch.undo()
     assert host(root, allow_commands=["git status"]).decide("run_command", "command", {"command": "git status"}) \
         == "allow"
-    (tmp_path / "bare").mkdir()
-    assert host(tmp_path / "bare", allow_commands=["git status"]).decide(
-        "run_command", "command", {"command": "git status"}) == "allow", "no repository at all: nothing to run"
+    for name, make in (("bare", lambda p: None), ("junk", lambda p: (p / ".git").mkdir())):
+        (tmp_path / name).mkdir()
+        make(tmp_path / name)
+        assert host(tmp_path / name, allow_commands=["git status"]).decide(
+            "run_command", "command", {"command": "git status"}) == "allow", f"{name}: no repository git can use"
 
 
 def test_a_submodules_config_and_hooks_count(tmp_path: Path) -> None:

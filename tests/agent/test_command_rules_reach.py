@@ -286,3 +286,27 @@ def test_an_env_rule_does_not_hand_over_the_environment_or_a_command_line(tmp_pa
     p = policy(tmp_path, sandboxed=True, allow_commands=["env", "ls", "git status", "git diff"])
     assert decide(p, line) == "ask", line
     assert decide(p, "env ls") == "allow" and decide(p, "env -u HOME ls") == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "make test --eval='x:=$(shell id > pwned)'", "make test -E 'x:=$(shell id)'", "make test 'ARGS=$(shell id)'",
+    "make test 'ARGS=${shell id}'", "make test SHELL=python3", "make test 'X!=id'", "make test -f /dev/stdin",
+    "make test --directory=sub", "npm test '--node-options=--import=data:text/javascript,1'",
+    "npm test --script-shell=python3", "npm test --registry=http://example.com", "pytest --pastebin=all",
+    "pytest -p evil_plugin", "pytest -o addopts=-pevil", "pytest -x -c other.ini", "pytest --rootdir=sub",
+])
+def test_build_and_test_rules_do_not_cover_options_that_run_code_the_line_chose(tmp_path: Path, line: str) -> None:
+    """``make test`` and ``npm test`` run the repository's recipe; these options run code the command line
+    itself brings (``--eval``, a ``$(shell …)`` in a variable, node options), send the session away
+    (``--pastebin``) or swap the configuration."""
+    p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest"])
+    assert decide(p, line) == "ask"
+
+
+@pytest.mark.parametrize("line", [
+    "make test", "make test VERBOSE=1", "make test -j4", "npm test", "npm test -- --watch=false", "pytest -q tests/",
+    "pytest -p no:randomly -x", "pytest -pno:cacheprovider", "pytest -k 'parse and not slow'",
+])
+def test_build_and_test_rules_still_cover_their_ordinary_uses(tmp_path: Path, line: str) -> None:
+    p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest"])
+    assert decide(p, line) == "allow"
