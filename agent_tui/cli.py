@@ -153,8 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(next((w for w in words if w in SUBCOMMANDS), "tui")).parse_args(argv)
     cmd = args.command or "tui"
+    from agent_tui.core.process_guard import keep_private
     from agent_tui.core.redact import install_log_redaction
 
+    keep_private()
     install_log_redaction()
     streams = sys.stdout, sys.stderr
     if cmd != "tui":  # (the TUI filters everything it draws: ui/output_guard)
