@@ -89,6 +89,10 @@ class GuardsTyping:
     def on_screen_resume(self) -> None:
         guard = getattr(self.app, "typing", None)  # type: ignore[attr-defined]
         self.shown_at = guard.clock() if isinstance(guard, TypingGuard) else time.monotonic()
+        main = getattr(self.app, "main", None)  # type: ignore[attr-defined]
+        draft = getattr(getattr(main, "prompt", None), "text", "")
+        if isinstance(draft, str) and draft.strip():  # (the user is writing a message: their enter is for it)
+            self.call_after_refresh(self.typing_held)  # type: ignore[attr-defined]
 
     def answers(self, key: str) -> bool:
         """``key`` is one of the dialog's own keys (its bindings: an answer, escape, scrolling)."""
@@ -129,11 +133,20 @@ class GuardsTyping:
 
         return [b for b in self.query(Button).results(Button) if b.display]  # type: ignore[attr-defined]
 
+    _moving: tuple[Any, Any] | None = None
+    """(the focus when an arrow last moved it, the button it moved to): Textual applies a focus change later, so
+    arrows queued by a key repeat all read the old focus, and each must step on from the last one's target."""
+
     def action_move_answer(self, step: int) -> None:
-        """The arrows move between the answers (as tab does)."""
+        """The arrows move between the answers, one each, and stop at the ends: wrapping took a fast run of
+        arrows from "Deny, say why" onto "Allow once"."""
         buttons = self._answer_buttons()
         if not buttons:
             return
         focused = self.focused  # type: ignore[attr-defined]
-        at = buttons.index(focused) if focused in buttons else (0 if step > 0 else 1)
-        buttons[(at + step) % len(buttons)].focus()
+        if self._moving is not None and focused in self._moving and self._moving[1] in buttons:
+            focused = self._moving[1]  # (a move not applied yet, or just applied: step on from its target)
+        at = buttons.index(focused) if focused in buttons else (0 if step > 0 else len(buttons) - 1)
+        target = buttons[max(0, min(len(buttons) - 1, at + step))] if focused in buttons else buttons[at]
+        self._moving = (self.focused, target)  # type: ignore[attr-defined]
+        target.focus()

@@ -173,6 +173,7 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         Binding("n", "answer('deny')", "Deny", tooltip="deny (the model is told; the turn goes on)"),
         Binding("r", "reason", "Deny with reason", tooltip="deny and say why (the model reads the reason)"),
         Binding("escape", "cancel_turn", "Stop the turn", tooltip="stop the turn (nothing runs)"),
+        Binding("ctrl+c", "cancel_turn", "Stop the turn", show=False, tooltip="stop the turn, as esc does"),
         Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False,
                 tooltip="scroll a long change or command down"),
         Binding("pageup", "scroll_preview(-1)", "Scroll the change", show=False,

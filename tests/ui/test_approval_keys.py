@@ -1,0 +1,79 @@
+"""Keys on an approval dialog answer what the user meant: arrows queued faster than the focus moves each take
+one step and never wrap from the deny end onto "Allow once"; an enter meant for a draft in the message box does
+not approve; ctrl+c stops the turn there as it does everywhere else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
+from agent_tui.ui.screens.approval import ApprovalScreen
+
+from .conftest import Recorder, demo_app, demo_until_approval, ready, wait_for
+
+
+async def test_arrows_queued_faster_than_the_focus_moves_each_take_a_step_and_stop_at_the_ends(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.pause()
+        assert dialog.focused.id == "once"
+        for _ in range(3):  # (a key repeat: three presses handled before the first focus change lands)
+            dialog.action_move_answer(1)
+        await pilot.pause()
+        assert dialog.focused.id == "reason"
+        dialog.action_move_answer(1)
+        dialog.action_move_answer(1)
+        await pilot.pause()
+        assert dialog.focused.id == "reason", "the arrows do not wrap from the deny end onto allow"
+        for _ in range(5):
+            dialog.action_move_answer(-1)
+        await pilot.pause()
+        assert dialog.focused.id == "once"
+        await pilot.press("right", "right")
+        await pilot.pause()
+        assert dialog.focused.id == "deny"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny"]
+
+
+async def test_an_enter_meant_for_a_draft_in_the_box_does_not_approve(
+        demo_workspace: Path, recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user sent the task and went on typing the next message; the dialog opened under the draft, and an
+    enter pressed after a pause (past the typing guard's window) pressed the focused "Allow once"."""
+    import agent_tui.ui.typing_guard as guard
+
+    monkeypatch.setattr(guard, "SETTLE", 0.0)
+    monkeypatch.setattr(guard, "TYPING_GAP", 0.0)
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await ready(pilot)
+        answers: list[str | None] = []
+        for draft, focus, answer in (("", "once", "once"), ("and then also check the", "deny", "deny")):
+            app.main.prompt.clear()
+            app.main.prompt.insert(draft)  # typed before the dialog came up
+            screen = ApprovalScreen(ev.ApprovalRequested(f"c-{answer}", "write_file", "write", "+ x", path="x.txt"))
+            app.push_screen(screen, callback=answers.append)
+            await wait_for(pilot, lambda s=screen: app.screen is s and s.query("#approval-preview"), "the dialog")
+            await pilot.pause(0.1)
+            assert screen.focused.id == focus, draft
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.screen is app.main, "the answer")
+            assert answers[-1] == answer
+            assert app.main.prompt.text == draft, "the draft stays in the box"
+
+
+async def test_ctrl_c_on_an_approval_stops_the_turn(demo_workspace: Path, recorder: Recorder) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await demo_until_approval(pilot)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the stopped turn")
+        assert recorder.of(TurnEnded)[-1].status == "cut"
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] in ([], ["cancel"], ["cancelled"])
