@@ -455,3 +455,10 @@ async def test_backspace_into_a_paste_token_removes_the_whole_paste_visibly(demo
         prompt.value = "Please review: [paste #1 · 40 lines"  # edited into something else: no paste, no preview
         await pilot.pause()
         assert not list(app.main.query("#pastes Collapsible"))
+
+
+def test_a_one_line_paste_is_titled_in_the_singular() -> None:
+    from agent_tui.ui.screens.main import MainScreen
+
+    assert MainScreen._paste_block(1, "x" * 5000).title == "paste #1 · 1 line"
+    assert MainScreen._paste_block(2, "a\nb").title == "paste #2 · 2 lines"

@@ -253,7 +253,8 @@ class MainScreen(Screen[None]):
     @staticmethod
     def _paste_block(number: int, text: str) -> Collapsible:
         """The folded preview of paste ``number`` above the box."""
-        return Collapsible(Static(text, markup=False), title=f"paste #{number} · {line_count(text):,} lines",
+        lines = line_count(text)
+        return Collapsible(Static(text, markup=False), title=f"paste #{number} · {lines:,} line{'s' * (lines != 1)}",
                            collapsed=True, id=f"paste-{number}")
 
     @on(PromptInput.Sent)
