@@ -105,7 +105,8 @@ class Compactor:
         hard_limit = int(e.plan.compact_at * e.plan.input_budget)
         hard = request >= hard_limit
         plan = plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(False),
-                          user_cap=self.user_cap(), reason="window limit" if hard else "cost model")
+                          user_cap=self.user_cap(), reason="window limit" if hard else "cost model",
+                          recent_cap=0 if hard else e.plan.input_budget // 4)
         if plan is None:
             return None
         segments = sum(it.tokens for it in self.segments)

@@ -179,3 +179,30 @@ def test_plan_skips_pinned_and_already_summarised_items() -> None:
     plan = plan_eviction(groups, current_turn=2, token_cap=100, max_rounds=5, batch_fraction=0.5,
                          keep_recent_steps=0, force=True)
     assert plan is None or [i.id for i in plan.items] == ["m2"]
+
+
+def test_what_the_user_pasted_one_message_ago_stays_through_a_cost_model_event() -> None:
+    """A 400-line paste, then "and line 250?": a cost-model event one turn later replaced the paste by a
+    600-character extract while the window was 2 % full, so the model could not answer.  The user's message of
+    the turn before the current one is kept (up to a quarter of the budget); the one before that is not."""
+    eng = engine(window=110_000)
+    paste = eng.add_user("look at this log:\n" + "\n".join(f"line {i}: {filler(f'p{i}', 12)}" for i in range(400)))
+    eng.add_assistant(filler("ack", 30))
+    eng.add_user("and line 250?")
+    for step in range(60):
+        eng.add_assistant("Checking.", [call(f"s{step}", command="grep -n x log")])
+        eng.add_tool_result(f"s{step}", "run_command", filler(f"out{step}", 600))
+        eng.assemble()
+        if eng.compactions:
+            break
+    assert eng.compactions and eng.compactions[0].reason == "cost model"
+    assert paste.state == State.IN and "line 250:" in request_text(eng.assemble().messages)
+    eng.add_user("thanks, now the next thing")
+    seen = len(eng.compactions)
+    for step in range(60, 160):
+        eng.add_assistant("Checking.", [call(f"s{step}", command="grep -n y log")])
+        eng.add_tool_result(f"s{step}", "run_command", filler(f"out{step}", 600))
+        eng.assemble()
+        if len(eng.compactions) > seen:
+            break
+    assert len(eng.compactions) > seen and paste.state != State.IN, "two messages ago: it goes in a later event"
