@@ -266,7 +266,8 @@ class Sandbox:
         if not self.network:
             net = "no network"
         elif not self.shares_host_net:
-            net = "network on (its own: the host's localhost services are out of reach)"
+            net = ("network on (its own: the host's localhost services are out of reach, but services the host "
+                   "offers on its other addresses, such as its LAN or docker0 address, are not)")
         elif self.host_network:
             net = "network on (the host's, localhost services included: [sandbox] host_network)"
         else:

@@ -53,7 +53,7 @@ async def test_the_network_is_the_commands_own(tmp_path: Path, services: tuple[i
     port, name = services
     before = _slirps()
     box = Sandbox(require_bwrap(), tmp_path.resolve(), network=True, slirp=require_slirp())
-    assert not box.shares_host_net and "its own" in box.describe()
+    assert not box.shares_host_net and "its own" in box.describe() and "other addresses" in box.describe()
     # it is there: an interface with an address, a default route, a resolver slirp4netns answers
     address = (f"{sys.executable} -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
                "s.connect(('10.0.2.3', 53)); print(s.getsockname()[0])\"")  # a UDP connect sends nothing
