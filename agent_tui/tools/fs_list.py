@@ -10,9 +10,11 @@ what was omitted.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.safe_files import UnsafeFileError, open_folder
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.ignore import IgnoreMatcher, invisible
 from agent_tui.tools.workspace import missing_message, relative, resolve
@@ -61,25 +63,28 @@ class Tree:
             level = self._scan(level, top, keep_hidden=current == 0)
 
     def _scan(self, folders: list[Path], top: Path, keep_hidden: bool) -> list[Path]:
-        entries: list[tuple[Path, Path]] = []
+        entries: list[tuple[Path, Path, bool]] = []
         for folder in folders:
             try:
-                with os.scandir(folder) as it:
-                    entries += [(folder, Path(e.path)) for e in it]
+                entries += [(folder, folder / name, is_dir) for name, is_dir in _names(folder)]
+            except UnsafeFileError as exc:
+                if folder == top:  # (the folder asked for: say so; a swapped one below is only left out)
+                    raise ToolError(str(exc)) from None
+                self.children[folder] = ([], [])
             except OSError:
                 self.children[folder] = ([], [])
-        rels = [p.relative_to(self.root).as_posix() for _, p in entries]
+        rels = [p.relative_to(self.root).as_posix() for _, p, _ in entries]
         hidden = self.matcher.hidden(rels)
         nxt: list[Path] = []
         for folder in folders:
             self.children.setdefault(folder, ([], []))
-        for (folder, path), rel in zip(entries, rels, strict=True):
+        for (folder, path, is_dir), rel in zip(entries, rels, strict=True):
             if rel in hidden:
                 if keep_hidden and not invisible(rel):
-                    self.hidden.append(path.name + ("/" if path.is_dir() else ""))
+                    self.hidden.append(path.name + ("/" if is_dir else ""))
                 continue
             dirs, files = self.children[folder]
-            if path.is_dir() and not path.is_symlink():
+            if is_dir:
                 dirs.append(path)
                 nxt.append(path)
             else:
@@ -107,13 +112,30 @@ class Tree:
         return out
 
 
-def _size_note(path: Path) -> str:
-    if path.is_symlink():
-        return f" -> {os.readlink(path)}"
+def _names(folder: Path) -> list[tuple[str, bool]]:
+    """The names in ``folder`` with whether each is a folder (a link is not), read through a descriptor opened
+    one level at a time from ``/`` following no link: a folder a running command swapped for a link to one
+    outside the workspace is not listed (UnsafeFileError)."""
+    walk = open_folder(folder)
     try:
-        size = path.stat().st_size
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=walk)
+    finally:
+        os.close(walk)
+    try:
+        with os.scandir(fd) as it:
+            return [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+    finally:
+        os.close(fd)
+
+
+def _size_note(path: Path) -> str:
+    try:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            return f" -> {os.readlink(path)}"
     except OSError:
         return ""
+    size = info.st_size
     if size < BIG_FILE_BYTES:
         return ""
     return f"  ({size / 1_000_000:.1f} MB)" if size >= 1_000_000 else f"  ({size // 1000} KB)"

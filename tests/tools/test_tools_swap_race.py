@@ -134,3 +134,20 @@ async def test_search_without_rg_skips_a_file_whose_folder_was_swapped(
     hits = search_backends.search_python(ws.resolve(), ws.resolve(), "TOP-SECRET", None, False)
     assert (ws / "sub").is_symlink(), "the swap happened"
     assert all("1234" not in hit.text for hit in hits), hits
+
+
+async def test_a_listing_after_the_swap_never_shows_the_outside_folder(
+    ws: Path, outside: Path, call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.tools import fs_list
+
+    (ws / "sub").mkdir()
+    (ws / "sub" / "inside.txt").write_text("inside\n")
+    (outside / "private-notes.txt").write_text(SECRET)
+    seen = _swap_after_resolve(monkeypatch, ws, outside, (workspace, fs_list))
+    result = await call("list_dir", path="sub/")
+    assert seen, "the swap happened between the check and the listing"
+    assert result.is_error and "changed while it was being opened" in result.text, result.text
+    assert "private-notes" not in result.text and "f.txt" not in result.text
+    plain = await call("list_dir", path=".", depth=3)
+    assert "inside.txt" in plain.text and "private-notes" not in plain.text, plain.text
