@@ -462,3 +462,22 @@ def test_a_one_line_paste_is_titled_in_the_singular() -> None:
 
     assert MainScreen._paste_block(1, "x" * 5000).title == "paste #1 · 1 line"
     assert MainScreen._paste_block(2, "a\nb").title == "paste #2 · 2 lines"
+
+
+async def test_ctrl_u_and_ctrl_k_delete_to_the_ends_of_the_line_as_typed_not_of_its_wrapped_row(
+        demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.clear()
+        long = " ".join(f"word{i}" for i in range(60))  # wraps over several rows at 80 columns
+        prompt.insert(f"keep this\n{long}")
+        await pilot.pause()
+        assert prompt.wrapped_document.height > 3
+        await pilot.press("ctrl+u")
+        assert prompt.text == "keep this\n"
+        prompt.insert(long)
+        prompt.move_cursor((1, 5))
+        await pilot.press("ctrl+k")
+        assert prompt.text == "keep this\nword0"

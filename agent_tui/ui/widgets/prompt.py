@@ -206,6 +206,21 @@ class PromptInput(TextArea):
         else:
             await self._run_own_binding(event)
 
+    def action_delete_to_start_of_line(self) -> None:
+        """ctrl+u deletes to the start of the line as typed, not of the row it wraps onto: a long line lost only
+        its last screen row, and a user who meant to clear it sent the rest (at a line's start: joins it to the
+        one above, as before)."""
+        row, col = self.selection.end
+        if col == 0 or not self.selection.is_empty:
+            super().action_delete_to_start_of_line()
+            return
+        self._delete_via_keyboard((row, col), (row, 0))
+
+    def action_delete_to_end_of_line(self) -> None:
+        """ctrl+k deletes to the end of the line as typed, not of its wrapped row."""
+        row, _ = self.selection.end
+        self._delete_via_keyboard(self.selection.end, (row, len(self.document.get_line(row))))
+
     def _delete_token(self, *, before: bool) -> bool:
         """Backspace just after a folded paste's token (delete just before it) removes the whole token, as one
         step ctrl+z undoes: a token cut in part is no token, and its paste was sent as the broken text (a tester
