@@ -33,6 +33,25 @@ class Opened:
     note: str
     spec: SessionSpec | None = None
     """The flags it was opened with: a model chosen with /model stays for /new and /resume."""
+    previous: dict[str, Any] | None = None
+    """At start-up, the workspace's last session with messages, when a new one was opened (the hint names it)."""
+
+
+def last_session(ctl: SessionController) -> dict[str, Any] | None:
+    """The workspace's newest session with messages other than the one just opened (None: there is none)."""
+    return next((row for row in ctl.sessions() if row.get("id") != ctl.session_id and row.get("messages")), None)
+
+
+def resume_hint(row: dict[str, Any]) -> str:
+    """One line naming the earlier session and how to open it: a restart opens a new session, and users took
+    their conversation for lost."""
+    ago = max(0.0, time.time() - float(row.get("updated") or 0))
+    when = (f"{int(ago // 86400)} d" if ago >= 86400 else f"{int(ago // 3600)} h" if ago >= 3600
+            else f"{max(1, int(ago // 60))} min")
+    title = str(row.get("title") or "").strip()
+    named = f"“{title[:60]}{'…' if len(title) > 60 else ''}”, " if title else ""
+    return (f"Your last session here ({named}{row.get('messages')} messages, {when} ago) is kept: /resume "
+            f"{row.get('id')} opens it (f5 lists them all). This one is new.")
 
 
 class SessionMixin:
@@ -51,7 +70,10 @@ class SessionMixin:
         if self.mcp is not None:
             ctl.attach_mcp(self.mcp)
         breakdown = await asyncio.to_thread(ctl.assemble)
-        return Opened(ctl, breakdown, note, spec)
+        previous = None
+        if old is None and spec.session is None and not spec.demo:
+            previous = await asyncio.to_thread(last_session, ctl)
+        return Opened(ctl, breakdown, note, spec, previous)
 
     def _install(self: AgentApp, opened: Opened) -> None:
         if opened.controller is self.controller:
@@ -80,6 +102,8 @@ class SessionMixin:
         if agent.llm is None:
             self.notify(no_model_hint(ctl.ws.trust), title="No model", severity="error", timeout=20)
         if old is None:
+            if opened.previous is not None:
+                self.notify(resume_hint(opened.previous), title="Earlier session kept", timeout=12)
             if self.main.history.waiting_for_trust:
                 self.notify("This folder has an input history from an older agent-tui (.agent-tui/"
                             "input_history.jsonl), not loaded: a repository can plant one. If it is yours, trust "
