@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from agent_tui.ui.app import AgentApp
 
 
+#: How the notices that say a turn is running begin: they go when the turn ends.
+RUNNING_NOTICE = "A turn is running"
+
+
 class TurnMixin:
     """Mixed into AgentApp: the message's way to a turn, the turn worker, approvals and the turn's end."""
 
@@ -213,6 +217,8 @@ class TurnMixin:
             # message): ↑ brings it back to send again
             self.main.prompt.inputs.add(self._turn_task, keep_long=True)
         self._turn_task = ""
+        for note in [n for n in self._notifications if n.message.startswith(RUNNING_NOTICE)]:
+            self._unnotify(note)  # (its advice, "send it when the turn ends", is stale now)
         self.main.status.busy = False
         self.main.status.state = "ready"
         self.gauge.output(0)

@@ -146,3 +146,22 @@ async def test_a_switched_model_stays_for_new_and_resume(fake_llm: FakeOpenAI, f
         await pilot.press(*f"/resume {first}", "enter")
         await wait_for(pilot, lambda: fake_app.controller.session_id == first, "the first session again")
         assert fake_app.controller.model == "openai/gpt-4o-mini" and fake_app.main.status.model == "openai/gpt-4o-mini"
+
+
+async def test_the_turn_is_running_notice_goes_when_the_turn_ends(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                                  recorder: Recorder) -> None:
+    """"Send it when the turn ends, or press esc" stayed on screen after the turn had ended."""
+    words = " ".join(f"word{n}" for n in range(600))
+    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder, notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press(*"tell me a long story", "enter")
+        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        await pilot.press(*"and then", "enter")
+        await wait_for(pilot, lambda: any(n.message.startswith("A turn is running") for n in fake_app._notifications),
+                       "the notice")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+        await pilot.pause()
+        assert not any(n.message.startswith("A turn is running") for n in fake_app._notifications)
+        assert fake_app.main.query_one(PromptInput).value == "and then", "the message is still in the box"
