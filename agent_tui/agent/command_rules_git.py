@@ -13,22 +13,38 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_tui.agent.command_rules_unwrap import all_layers
-from agent_tui.tools.cmdparse import ParsedCommand
+from agent_tui.tools.cmdparse import ParsedCommand, SimpleCommand
+
+
+def git_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
+    """The git commands the line runs, itself or through a wrapper (``env git``, ``sh -c 'git …'``, ``xargs git``)."""
+    return [c for c in all_layers(parsed) if c.program == "git"]
 
 
 def runs_git(parsed: ParsedCommand) -> bool:
-    """The line runs git itself or through a wrapper (``env git``, ``sh -c 'git …'``, ``xargs git``)."""
-    return any(c.program == "git" for c in all_layers(parsed))
+    """The line runs git."""
+    return bool(git_layers(parsed))
+
+
+def hooks_run(layers: list[SimpleCommand]) -> frozenset[str] | None:
+    """The hooks these git commands can run: only an index refresh's when each is a looking subcommand
+    (``git status``, ``git diff``, ``git log``…), else any (None)."""
+    from agent_tui.agent.command_rules_reach import git_subcommand
+    from agent_tui.tools.repo_programs import LOOKING, LOOKING_HOOKS
+
+    subs = [git_subcommand(c.argv[1:]) for c in layers]
+    return LOOKING_HOOKS if subs and all(sub in LOOKING for sub in subs) else None
 
 
 def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
     """Why a host-run line may not be auto-approved because of what its git would run (empty when it runs no
     git, or the workspace's repository names no program)."""
-    if workspace is None or not runs_git(parsed):
+    layers = git_layers(parsed) if workspace is not None else []
+    if workspace is None or not layers:
         return []
     from agent_tui.tools.repo_programs import repo_programs
 
-    programs = repo_programs(workspace)
+    programs = repo_programs(workspace, hooks_run(layers))
     if programs is None:
         return ["outside the sandbox, git would use a repository here that agent-tui cannot read for certain (a "
                 "folder another user owns, or a broken .git), so it cannot tell what programs git runs"]

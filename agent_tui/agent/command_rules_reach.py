@@ -95,6 +95,12 @@ def _make_runs(word: str) -> bool:
     return m.group(1) in MAKE_RUNNERS or op.startswith("!=") or any(t in m.group(2) for t in ("$(", "${", "`"))
 
 
+def git_subcommand(args: tuple[str, ...]) -> str:
+    """git's subcommand in its arguments ('' when there is none)."""
+    n = _git_subcommand(args)
+    return args[n] if n < len(args) else ""
+
+
 def _git_subcommand(args: tuple[str, ...]) -> int:
     """Where git's subcommand is in its arguments (their length when there is none)."""
     n = 0

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
-from agent_tui.tools.git_safe import run_git
+from agent_tui.tools.git_safe import git_argv, safe_env
 
 #: Config keys whose value git runs as a command (shell or program), as ``re`` patterns.
 _COMMAND_KEYS = re.compile(
@@ -36,69 +37,113 @@ _COMMAND_KEYS = re.compile(
 _COMMAND_URL = re.compile(r"^remote\..+\.(push)?url$")
 #: Programs listed at most (a repository could name hundreds).
 MAX_LISTED = 8
-#: Submodule git folders read at most; past it the repository is not read for certain.
-MAX_MODULES = 200
+#: Repositories (the workspace's and its submodules', nested ones too) read at most; past it, not read for certain.
+MAX_REPOS = 200
+#: Seconds one git call may take here (a config that includes a named pipe blocks it; a verdict must not).
+READ_TIMEOUT = 5.0
+#: git subcommands that change nothing in the repository.  Of the hooks, they can run only the one an index
+#: refresh runs (``git status`` writes the refreshed index); every other subcommand may run any hook.
+LOOKING = frozenset({"status", "diff", "log", "show", "blame", "grep", "ls-files", "ls-tree", "rev-parse",
+                     "describe", "shortlog", "cat-file", "diff-files", "diff-index", "diff-tree", "whatchanged",
+                     "rev-list", "annotate", "name-rev", "cherry", "range-diff", "for-each-ref", "show-ref",
+                     "count-objects", "check-ignore", "check-attr", "var", "version", "help"})
+LOOKING_HOOKS = frozenset({"post-index-change"})
+"""The hooks a :data:`LOOKING` subcommand can run."""
 
 
 class Unreadable(Exception):
     """What git would use from the workspace cannot be read for certain."""
 
 
-def repo_programs(workspace: Path) -> list[str] | None:
+def repo_programs(workspace: Path, hooks: Collection[str] | None = None) -> list[str] | None:
     """The hooks and config commands of the repository git would use from ``workspace`` and of its
     submodules (``key = value``, ``hook NAME``); [] outside any repository; None when git would use one that
-    cannot be read for certain (the caller asks)."""
+    cannot be read for certain (the caller asks).  ``hooks``: the hook names that can run (None: all)."""
     try:
-        found = _programs(workspace.resolve())
+        found = _programs(workspace.resolve(), hooks)
     except Unreadable:
         return None
     return found[:MAX_LISTED] + ([f"… {len(found) - MAX_LISTED} more"] if len(found) > MAX_LISTED else [])
 
 
-def _programs(root: Path) -> list[str]:
-    if not any((p / ".git").exists() or (p / ".git").is_symlink() for p in (root, *root.parents)):
-        return []  # (no repository: git says so and runs nothing)
-    where = _where(root)
-    if where is None:  # (a .git git cannot use: the user's git fails there too, and runs nothing)
+def _programs(root: Path, hooks: Collection[str] | None) -> list[str]:
+    """Each repository git runs in from ``root``, read in its own context (its ``includeIf``, its
+    ``config.worktree``): the one git finds (bare too), then every populated gitlink of it, recursively —
+    ``git status`` goes into each, with or without a ``.gitmodules`` naming it, and whatever its ``.git`` file
+    points at."""
+    first = _where(root)
+    if first is None:  # (no repository git can use: git fails there, and runs nothing)
         return []
-    top, common = where
-    found, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
-                                         scoped=True)
-    found += _hooks(_hooks_folder(hooks_path, top, common))
-    for module, label in _submodules(top, common):
-        done = _git(top, "config", "--file", str(module / "config"), "--includes", "--null", "--list")
-        own, hooks_path = _config_programs(done, scoped=False)
-        found += [f"{label}: {p}" for p in own + _hooks(_hooks_folder(hooks_path, top, module))]
+    found: list[str] = []
+    pending, seen = [(first, "")], set()
+    while pending:
+        (top, common, bare), label = pending.pop()
+        if common in seen:
+            continue
+        seen.add(common)
+        if len(seen) > MAX_REPOS:
+            raise Unreadable
+        own, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"))
+        own += _hooks(_hooks_folder(hooks_path, top, common), hooks)
+        found += [f"{label}{p}" for p in own]
+        for path in [] if bare else _gitlinks(top):
+            inner = top / path
+            if not ((inner / ".git").exists() or (inner / ".git").is_symlink()):
+                continue  # (not checked out: git does not go in)
+            where = _where(inner)
+            if where is not None and where[0] == inner.resolve():
+                pending.append((where, f"{label}submodule {path}: "))
     return found
 
 
-#: Read whoever owns the repository: git refuses one another user owns ("dubious ownership") unless told it is
-#: safe, while the user's own git may be told so (a system-wide ``safe.directory = *``, as in many containers).
-_ANY_OWNER = ("-c", "safe.directory=*")
-
-
 def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return run_git(top, *_ANY_OWNER, *args)
+    """``git <args>`` in ``top`` with the read tools' overrides, for a repository of any owner (git refuses one
+    another user owns, "dubious ownership", unless told it is safe, while the user's own git may be told so: a
+    system-wide ``safe.directory = *``, as in many containers), within :data:`READ_TIMEOUT`."""
+    try:
+        return subprocess.run(git_argv("-c", "safe.directory=*", *args, drivers=[]), cwd=top, capture_output=True,
+                              timeout=READ_TIMEOUT, env=safe_env(drivers=[]), stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise Unreadable from exc
 
 
-def _where(root: Path) -> tuple[Path, Path] | None:
-    """The work-tree root and the common git folder git would use from ``root`` (None: no repository git can
-    use), by the same rules as ``git_safe.locate`` but for a repository of any owner."""
-    done = _git(root, "rev-parse", "--show-toplevel", "--git-common-dir")
+def _where(root: Path) -> tuple[Path, Path, bool] | None:
+    """The work-tree root (a bare repository's own folder), the common git folder and whether it is bare, for
+    the repository git would use from ``root``; None when there is none git can use."""
+    done = _git(root, "rev-parse", "--is-bare-repository", "--git-common-dir")
     lines = os.fsdecode(done.stdout).splitlines()
     if done.returncode != 0 or len(lines) != 2 or not all(lines):
         return None
     common = Path(lines[1])
-    return Path(lines[0]).resolve(), (common if common.is_absolute() else root / common).resolve()
+    common = (common if common.is_absolute() else root / common).resolve()
+    if lines[0] == "true":
+        return common, common, True
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top.returncode != 0 or not top.stdout.strip():
+        return None
+    return Path(os.fsdecode(top.stdout.strip())).resolve(), common, False
 
 
-def _config_programs(done: subprocess.CompletedProcess[bytes], *, scoped: bool) -> tuple[list[str], str]:
+def _gitlinks(top: Path) -> list[str]:
+    """The paths of the index's gitlinks (mode 160000: submodules, registered or not)."""
+    done = _git(top, "ls-files", "--stage", "-z")
+    if done.returncode != 0:
+        raise Unreadable
+    out = []
+    for entry in os.fsdecode(done.stdout).split("\0"):
+        meta, _, path = entry.partition("\t")
+        if meta.startswith("160000 ") and path:
+            out.append(path)
+    return out
+
+
+def _config_programs(done: subprocess.CompletedProcess[bytes]) -> tuple[list[str], str]:
     """``key = value`` for each config entry that names a program (of the repository's own scopes), and the
     ``core.hooksPath`` it sets ('' when none)."""
     if done.returncode != 0:
         raise Unreadable
     fields = os.fsdecode(done.stdout).split("\0")
-    pairs = zip(fields[::2], fields[1::2], strict=False) if scoped else (("local", f) for f in fields if f)
+    pairs = zip(fields[::2], fields[1::2], strict=False)
     found: list[str] = []
     hooks_path = ""
     for scope, entry in pairs:
@@ -128,33 +173,10 @@ def _hooks_folder(hooks_path: str, top: Path, git_dir: Path) -> Path:
     return folder if folder.is_absolute() else top / folder
 
 
-def _hooks(folder: Path) -> list[str]:
+def _hooks(folder: Path, names: Collection[str] | None) -> list[str]:
     try:
         return [f"hook {p.name}" for p in sorted(folder.iterdir(), key=lambda p: p.name)
-                if not p.name.endswith(".sample") and p.is_file() and os.access(p, os.X_OK)]
+                if (names is None or p.name in names) and not p.name.endswith(".sample") and p.is_file()
+                and os.access(p, os.X_OK)]
     except OSError:
         return []
-
-
-def _submodules(top: Path, common: Path) -> list[tuple[Path, str]]:
-    """The git folders of the repository's submodules, nested ones too: each under ``modules/`` of its
-    parent's git folder (a name may hold ``/``), or (made before git 1.7.8) a ``.git`` folder in the
-    submodule's own work tree."""
-    out: dict[Path, str] = {}
-    for folder, dirs, files in os.walk(common / "modules"):
-        here = Path(folder)
-        if "HEAD" in files and "config" in files:  # a git folder: only its own modules/ can hold more
-            out[here.resolve()] = f"submodule {here.relative_to(common / 'modules').as_posix()}"
-            dirs[:] = ["modules"] if "modules" in dirs else []
-        if len(out) > MAX_MODULES:
-            raise Unreadable
-    listed = _git(top, "config", "--file", str(top / ".gitmodules"), "--null", "--get-regexp",
-                     r"^submodule\..*\.path$") if (top / ".gitmodules").is_file() else None
-    for entry in os.fsdecode(listed.stdout).split("\0") if listed is not None and listed.returncode == 0 else ():
-        path = entry.partition("\n")[2]
-        inner = top / path / ".git"
-        if path and inner.is_dir() and not inner.is_symlink() and inner.resolve() not in out:
-            out[inner.resolve()] = f"submodule {path}"
-    if len(out) > MAX_MODULES:
-        raise Unreadable
-    return sorted(out.items(), key=lambda kv: kv[1])

@@ -135,22 +135,89 @@ def test_a_repository_that_cannot_be_read_is_asked_for(tmp_path: Path, monkeypat
             "run_command", "command", {"command": "git status"}) == "allow", f"{name}: no repository git can use"
 
 
-def test_a_submodules_config_and_hooks_count(tmp_path: Path) -> None:
-    """``git status`` runs inside each submodule, with the submodule's own fsmonitor; a commit there its hooks."""
+def _with_submodule(tmp_path: Path) -> tuple[Path, Path]:
     lib = make_repo(tmp_path / "lib")
     root = make_repo(tmp_path / "proj")
     subprocess.run(["git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib"],
                    cwd=root, check=True, capture_output=True)
-    assert host(root, allow_commands=["git status"]).decide("run_command", "command", {"command": "git status"}) \
-        == "allow", "a plain submodule names nothing"
-    module = root / ".git" / "modules" / "vendor" / "lib"
+    return root, root / ".git" / "modules" / "vendor" / "lib"
+
+
+def test_a_submodules_config_and_hooks_count(tmp_path: Path) -> None:
+    """``git status`` runs inside each submodule, with the submodule's own fsmonitor; a checkout there its hooks."""
+    root, module = _with_submodule(tmp_path)
+    p = host(root, allow_commands=["git status", "git checkout"])
+    assert p.decide("run_command", "command", {"command": "git status"}) == "allow", "a plain submodule names nothing"
     subprocess.run(["git", "config", "--file", str(module / "config"), "core.fsmonitor", "touch /tmp/x"], check=True)
     assert "submodule vendor/lib: core.fsmonitor = touch /tmp/x" in _asks(root)
     subprocess.run(["git", "config", "--file", str(module / "config"), "--unset", "core.fsmonitor"], check=True)
     hook = module / "hooks" / "post-checkout"
     hook.write_text("#!/bin/sh\n")
     hook.chmod(0o755)
-    assert "submodule vendor/lib: hook post-checkout" in _asks(root)
+    assert p.decide("run_command", "command", {"command": "git status"}) == "allow", "git status runs no post-checkout"
+    assert "submodule vendor/lib: hook post-checkout" in _asks(root, "git checkout -b x")
+    (module / "hooks" / "post-index-change").write_text("#!/bin/sh\n")
+    (module / "hooks" / "post-index-change").chmod(0o755)
+    assert "submodule vendor/lib: hook post-index-change" in _asks(root), "an index refresh runs this one"
+
+
+def test_a_submodule_is_read_in_its_own_context(tmp_path: Path) -> None:
+    """Its ``includeIf "gitdir:…"`` matches in the submodule, not in the top repository, and its
+    ``config.worktree`` is read by its git: both are read where git reads them."""
+    root, module = _with_submodule(tmp_path)
+    (module / "evil.inc").write_text("[core]\n\tfsmonitor = /tmp/evil-include.sh\n")
+    subprocess.run(["git", "config", "--file", str(module / "config"), "includeIf.gitdir:**/modules/vendor/lib.path",
+                    "evil.inc"], check=True)
+    assert "evil-include.sh" in _asks(root)
+    root2, module2 = _with_submodule(tmp_path / "two")
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.worktreeConfig", "true")):
+        subprocess.run(["git", "config", "--file", str(module2 / "config"), key, value], check=True)
+    (module2 / "config.worktree").write_text("[core]\n\tfsmonitor = /tmp/evil-worktree.sh\n")
+    assert "evil-worktree.sh" in _asks(root2)
+
+
+def test_an_embedded_repository_and_a_git_file_pointing_elsewhere_count(tmp_path: Path) -> None:
+    """A gitlink with no ``.gitmodules`` entry (``git add sub`` of a repository), and a submodule whose ``.git``
+    file points into a folder of the work tree: git goes into both."""
+    root = make_repo(tmp_path / "proj")
+    sub = make_repo(root / "sub")
+    subprocess.run(["git", "config", "core.fsmonitor", "/tmp/evil-embedded.sh"], cwd=sub, check=True)
+    subprocess.run(["git", "add", "sub"], cwd=root, check=True, capture_output=True)
+    assert "submodule sub: core.fsmonitor = /tmp/evil-embedded.sh" in _asks(root)
+    other = make_repo(tmp_path / "other")
+    inner = make_repo(other / "inner")
+    subprocess.run(["git", "add", "inner"], cwd=other, check=True, capture_output=True)
+    (inner / ".git").rename(other / ".hidden-gitdir")
+    (inner / ".git").write_text("gitdir: ../.hidden-gitdir\n")
+    subprocess.run(["git", "config", "--file", str(other / ".hidden-gitdir" / "config"), "core.fsmonitor",
+                    "/tmp/evil-gitfile.sh"], check=True)
+    assert "evil-gitfile.sh" in _asks(other)
+
+
+def test_a_bare_repository_is_read_too(tmp_path: Path) -> None:
+    src = make_repo(tmp_path / "src")
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(src), str(bare)], check=True)
+    subprocess.run(["git", "config", "diff.x.textconv", "/tmp/evil-textconv.sh"], cwd=bare, check=True)
+    p = host(bare, allow_commands=["git log", "git show"])
+    v = p.verdict("run_command", "command", {"command": "git log -p"})
+    assert v.decision == "ask" and "evil-textconv.sh" in v.reason, v
+
+
+def test_a_config_that_blocks_git_is_asked_about_in_seconds(tmp_path: Path, monkeypatch: Any) -> None:
+    """``include.path`` naming a pipe blocked every git call (and the agent's verdict) for two minutes, then
+    raised out of it; a read now gives up after a few seconds and asks."""
+    import time
+
+    import agent_tui.tools.repo_programs as rp
+
+    monkeypatch.setattr(rp, "READ_TIMEOUT", 1.0)
+    root = make_repo(tmp_path / "proj")
+    os.mkfifo(root / "cfg.fifo")
+    subprocess.run(["git", "config", "include.path", "../cfg.fifo"], cwd=root, check=True)
+    started = time.monotonic()
+    assert "cannot read for certain" in _asks(root)
+    assert time.monotonic() - started < 10
 
 
 def test_hooks_are_found_where_a_long_hooks_path_puts_them(tmp_path: Path) -> None:
