@@ -36,10 +36,16 @@ REACHING_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 #: make's command-line variables that change how every recipe runs, whatever their value.
 MAKE_RUNNERS = frozenset({"SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "MAKE"})
-#: A make operand that sets a variable (``NAME=v``, ``NAME:=v``, ``NAME+=v``, ``NAME?=v``, ``NAME!=cmd``).
-_MAKE_ASSIGN = re.compile(r"^([A-Za-z_.][A-Za-z0-9_.-]*)\s*(?:::?|\+|\?|!)?=(.*)$", re.S)
+#: A make assignment operand that only sets a value: a plain name, ``=`` or ``:=``, and a value of one word
+#: with nothing a shell or make reads as code (``VERBOSE=1``, ``DIR=build/x``).  Any other operand holding ``=``
+#: can run code: make expands names too (``'$(shell id)=1'``), and a recipe pastes a value into a shell line
+#: (``'PYTEST_ARGS=; touch x'``).
+_MAKE_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:{0,2}=[\w.,:+@%/=-]*")
+#: Interpreters whose ``-m pytest`` runs pytest, and runners whose ``run X`` runs X.
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?|py")
+_RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
 #: Programs whose single-letter options bundle (``-xIf``); tar's first argument is a bundle even without a dash.
-BUNDLING = frozenset({"tar", "sort"})
+BUNDLING = frozenset({"tar", "sort", "make", "pytest"})
 #: Options of their own that an abbreviation check would take for one above (``tar --checkpoint=1``).
 WHOLE_OPTIONS = frozenset({"--checkpoint"})
 #: git's own options (before the subcommand), where ``-c`` sets configuration; after it, ``-c`` is the
@@ -62,11 +68,19 @@ def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str 
         return _sed_reach(args) if start < len(args) or not args else None
     if program in _AWK:
         return next((a for a in args[start:] if _AWK_RUNS.search(a) or _is_option(a, _AWK_FILES)), None)
+    if program in _RUNNERS or _PYTHON.fullmatch(program) or program == "py.test":
+        inner = _inner_program(program, args)
+        if inner is None:
+            return None
+        name, skipped = inner
+        return reaching_option(name, args[skipped:], max(0, start - skipped))
     if program in ("make", "gmake"):
         program = "make"
         assigned = next((a for a in args[start:] if _make_runs(a)), None)
         if assigned is not None:
             return assigned
+    if program == "npm":  # (nopt takes ``-node-options`` and ``--no-node-options`` for ``--node-options``)
+        args = tuple(_npm_long(a) for a in args)
     options = REACHING_OPTIONS.get(program, ())
     sub = _git_subcommand(args) if program == "git" else len(args)  # (git's -c only before its subcommand)
     for n, a in enumerate(args):
@@ -86,13 +100,39 @@ def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str 
 
 
 def _make_runs(word: str) -> bool:
-    """A make operand that sets a variable which runs code: one of :data:`MAKE_RUNNERS`, a ``!=`` (the value is
-    a shell command), or a value holding a function or variable call (``'ARGS=$(shell id)'``)."""
-    m = _MAKE_ASSIGN.match(word)
-    if m is None:
+    """A make operand that sets a variable in a way that can run code: anything holding ``=`` that is not a
+    plain assignment (:data:`_MAKE_PLAIN`), or one of :data:`MAKE_RUNNERS`."""
+    if word.startswith("-") or "=" not in word:
         return False
-    op = word[m.end(1):].lstrip()
-    return m.group(1) in MAKE_RUNNERS or op.startswith("!=") or any(t in m.group(2) for t in ("$(", "${", "`"))
+    return _MAKE_PLAIN.fullmatch(word) is None or word.split("=", 1)[0].rstrip(":") in MAKE_RUNNERS
+
+
+def _npm_long(word: str) -> str:
+    """An npm option as ``--name``: nopt reads ``-name`` (one dash, more than one letter) and ``--no-name`` as
+    the same setting."""
+    if word.startswith("--no-"):
+        return "--" + word[5:]
+    if word.startswith("-") and not word.startswith("--") and len(word.split("=", 1)[0]) > 2:
+        return "-" + word
+    return word
+
+
+def _inner_program(program: str, args: tuple[str, ...]) -> tuple[str, int] | None:
+    """The program a ``python -m X``, ``py.test`` or ``uv run X`` line runs, and how many arguments come
+    before that program's own; None when it is none of those."""
+    if program == "py.test":
+        return "pytest", 0
+    if _PYTHON.fullmatch(program):
+        return (args[1], 2) if len(args) > 1 and args[0] == "-m" else None
+    if not args or args[0] != "run":
+        return None
+    n = 1
+    while n < len(args) and args[n].startswith("-"):
+        n += 1
+    if n >= len(args):
+        return None
+    name = args[n].rsplit("/", 1)[-1]
+    return name, n + 1
 
 
 def git_subcommand(args: tuple[str, ...]) -> str:

@@ -294,19 +294,31 @@ def test_an_env_rule_does_not_hand_over_the_environment_or_a_command_line(tmp_pa
     "make test --directory=sub", "npm test '--node-options=--import=data:text/javascript,1'",
     "npm test --script-shell=python3", "npm test --registry=http://example.com", "pytest --pastebin=all",
     "pytest -p evil_plugin", "pytest -o addopts=-pevil", "pytest -x -c other.ini", "pytest --rootdir=sub",
+    # a second review: bundles, any name make expands, values a recipe pastes into a shell line, npm's other
+    # spellings, pytest run through python -m or a runner
+    "make test -kE '$(shell touch x)'", "make test -kf evil.mk", "make test '1:=$(shell touch x)'",
+    "make test 'X+Y:=$(shell touch x)'", "make test '$(shell touch x)=1'", "make test 'PYTEST_ARGS=; touch x'",
+    "make test 'PYTHON=touch x;'", "npm test '-node-options=--require=./x.js'",
+    "npm test --no-node-options=--require=./x.js", "npm test -script-shell=./sh.sh", "pytest -qo addopts=-pevil",
+    "pytest -qc evil.ini", "pytest -qp evil", "python -m pytest -p evil", "python3 -m pytest --pastebin=all",
+    "uv run pytest --pastebin=all", "uv run python -m pytest -p evil", "py.test -p evil",
 ])
 def test_build_and_test_rules_do_not_cover_options_that_run_code_the_line_chose(tmp_path: Path, line: str) -> None:
     """``make test`` and ``npm test`` run the repository's recipe; these options run code the command line
     itself brings (``--eval``, a ``$(shell …)`` in a variable, node options), send the session away
     (``--pastebin``) or swap the configuration."""
-    p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest"])
+    p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest", "python -m pytest",
+                                                           "python3 -m pytest", "uv run", "py.test"])
     assert decide(p, line) == "ask"
 
 
 @pytest.mark.parametrize("line", [
     "make test", "make test VERBOSE=1", "make test -j4", "npm test", "npm test -- --watch=false", "pytest -q tests/",
     "pytest -p no:randomly -x", "pytest -pno:cacheprovider", "pytest -k 'parse and not slow'",
+    "make test BUILD_DIR=build/x", "make test CFLAGS:=-O2", "pytest -vv -x", "pytest -rA", "npm test --silent",
+    "python -m pytest -q tests/", "uv run pytest -x", "make -j4 -k test",
 ])
 def test_build_and_test_rules_still_cover_their_ordinary_uses(tmp_path: Path, line: str) -> None:
-    p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest"])
+    p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest", "python -m pytest",
+                                                           "uv run pytest", "make -j4 -k test"])
     assert decide(p, line) == "allow"
