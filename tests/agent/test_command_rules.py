@@ -161,7 +161,8 @@ def test_a_prefix_never_covers_inline_code(tmp_path: Path) -> None:
     for inline in ["python3 -c 'print(1)'", "python3 -Sc 'print(1)'", "bash -c 'ls'", "bash -lc ls",
                    "node -e 'process.exit(1)'"]:
         assert p.decide("run_command", "command", {"command": inline}) == "ask", inline
-    assert p.decide("run_command", "command", {"command": "python3 -m pytest -c setup.cfg"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "python3 -m pytest -q -k c"}) == "allow"  # (not -c code)
+    assert p.decide("run_command", "command", {"command": "python3 -m pytest -c other.ini"}) == "ask"  # (pytest's own -c)
 
 
 @pytest.mark.parametrize("command,prefix", [
