@@ -41,6 +41,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.tools.cmd_env import command_env
 from agent_tui.tools.programs import find_program
 
 #: How to get slirp4netns, said when it is missing.
@@ -169,6 +170,7 @@ class NetSetup:
                 pass_fds=(ready_w, self.sync[0], *([owner] if owner is not None else [])),
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                env=command_env(sandboxed=True),  # (it parses what the command sends: it holds no key)
             )
             os.close(ready_w)
             ready_w = -1

@@ -4,6 +4,7 @@ namespace cannot hide; `[sandbox] host_network` shares the host's again."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -152,3 +153,25 @@ def test_where_the_resolver_file_is_mounted(tmp_path: Path, layout: str, expecte
         etc.symlink_to(tmp_path / "gone" / "resolv.conf")
     want = {"itself": str(etc), "target": "/run/agent-tui-test-absent/stub-resolv.conf", None: None}[expected]
     assert resolv_target(etc) == want
+
+
+async def test_slirp4netns_holds_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """slirp4netns parses what the command sends; it ran with agent-tui's whole environment, the key included."""
+    import asyncio
+
+    import agent_tui.tools.sandbox_net as net
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-slirp-0123456789abcdef")
+    seen: list[dict[str, str]] = []
+    real = asyncio.create_subprocess_exec
+
+    async def recording(*args: object, **kwargs: object) -> object:
+        if str(args[0]).endswith("slirp4netns"):
+            seen.append(dict(kwargs.get("env") or os.environ))  # type: ignore[arg-type]
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(net.asyncio, "create_subprocess_exec", recording)
+    box = Sandbox(require_bwrap(), tmp_path.resolve(), network=True, slirp=require_slirp())
+    code, _, _ = await sh(box, "true")
+    assert code == 0 and seen, "slirp4netns was started"
+    assert all("OPENAI_API_KEY" not in env and "sk-test-slirp" not in str(env) for env in seen)
