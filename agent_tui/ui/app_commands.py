@@ -57,11 +57,22 @@ class CommandsMixin:
     def _ask(self: AgentApp, command: str, question: str, value: str = "", placeholder: str = "") -> None:
         from agent_tui.ui.screens.ask import AskScreen
 
-        def answered(text: str | None) -> None:
-            if text:
-                self.run_command(command, text)
+        screen = AskScreen(question, value, placeholder)
 
-        self.push_screen(AskScreen(question, value, placeholder), callback=answered)
+        def answered(text: str | None) -> None:
+            prompt = self.main.prompt
+            if text:  # (as if typed in the box: a refusal, or a later question's bad answer, gives it back there)
+                prompt.sent_command = f"/{command} {text}"
+                try:
+                    self.run_command(command, text)
+                finally:
+                    prompt.sent_command = ""
+                return
+            typed = screen.typed.strip()
+            if typed and typed != value.strip() and prompt.restore(f"/{command} {typed}"):
+                self.notify("Cancelled: what you typed is back in the box.", timeout=4)
+
+        self.push_screen(screen, callback=answered)
 
     # commands ---------------------------------------------------------------------------------------------
     def cmd_context(self: AgentApp, arg: str) -> None:

@@ -105,3 +105,41 @@ async def test_a_warning_raised_mid_turn_shows_in_the_conversation(fake_llm: Fak
         notes = [n for n in app.main.conversation.query(EventNote) if n.kind == "warning"]
         assert [str(n.render()) for n in notes] == [f"warning: {raised[0]}"]
         assert not any("from outside the project" in json.dumps(r.messages) for r in fake_llm.requests)
+
+
+async def test_what_is_typed_into_a_question_box_is_never_lost(demo_workspace: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule typed into `/remember`'s box was dropped by a bad answer to "where do rules go?"; a `/threshold`
+    typed wrong, or either box closed with esc, lost what was typed too.  Each comes back into the message box."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+
+        async def ask(command: str) -> None:
+            prompt.clear()
+            await pilot.click("#prompt")
+            await pilot.press(*command, "enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), f"the {command} box")
+
+        async def answer(text: str, key: str = "enter") -> None:
+            app.screen.query_one(Input).value = text
+            await pilot.press(key)
+            await pilot.pause()
+
+        await ask("/remember")
+        await answer("Never use tabs in python files")
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen) and "Where do" in str(
+            app.screen.query_one("#ask-question").render()), "the question where rules go")
+        await answer("3")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AskScreen), "the box closed")
+        assert prompt.text == "/remember Never use tabs in python files"
+        assert not (demo_workspace / "AGENTS.md").exists()
+        await ask("/threshold")
+        await answer("abc")
+        assert prompt.text == "/threshold abc"
+        await ask("/threshold")
+        await answer("55", "escape")
+        assert prompt.text == "/threshold 55"
+        assert any("back in the box" in n.message for n in app._notifications)
