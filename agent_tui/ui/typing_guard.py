@@ -78,6 +78,10 @@ HELD_NOTE = ("Your typing went to the message box, not here. Answer with tab or 
              "mouse): letters keep going to the box.")
 """What a guarding dialog shows once it held back keys."""
 
+DRAFT_NOTE = ("A message you are writing is in the box: your keys go on to it, not here. Answer with tab or the "
+              "arrows and enter (or the mouse).")
+"""What it shows instead when it opened over a draft in the box (nothing was typed at it)."""
+
 
 class GuardsTyping:
     """Mixed into a dialog that opens by itself: the app sends a typing burst's keys past it, and any
@@ -92,7 +96,7 @@ class GuardsTyping:
         main = getattr(self.app, "main", None)  # type: ignore[attr-defined]
         draft = getattr(getattr(main, "prompt", None), "text", "")
         if isinstance(draft, str) and draft.strip():  # (the user is writing a message: their enter is for it)
-            self.call_after_refresh(self.typing_held)  # type: ignore[attr-defined]
+            self.call_after_refresh(self.typing_held, DRAFT_NOTE)  # type: ignore[attr-defined]
 
     def answers(self, key: str) -> bool:
         """``key`` is one of the dialog's own keys (its bindings: an answer, escape, scrolling)."""
@@ -114,13 +118,17 @@ class GuardsTyping:
     """The id of the button that answers safely (deny, don't trust): focused once the dialog held typing, so an
     enter pressed later, by a user who never saw the dialog open, cannot approve anything."""
 
-    def typing_held(self) -> None:
-        """Keys of the user's typing burst were sent on to the message box: say so, move the focus to the safe
-        answer, and take the letters off the buttons (they type into the box now)."""
+    def typing_held(self, note: str = HELD_NOTE) -> None:
+        """Keys of the user's typing burst were sent on to the message box (or a draft is there): say so, move the
+        focus to the safe answer, and take the letters off the buttons (they type into the box now)."""
         first = not self.held()
         self.add_class("-typing")  # type: ignore[attr-defined]
         if not first:
             return
+        from textual.widgets import Static
+
+        for shown in self.query("#typing-held").results(Static):  # type: ignore[attr-defined]
+            shown.update(note)
         for button in self._answer_buttons():
             label = str(button.label)
             if KEY_HINT.search(label):

@@ -62,6 +62,8 @@ async def test_an_enter_meant_for_a_draft_in_the_box_does_not_approve(
             await wait_for(pilot, lambda s=screen: app.screen is s and s.query("#approval-preview"), "the dialog")
             await pilot.pause(0.1)
             assert screen.focused.id == focus, draft
+            if draft:  # (nothing was typed at the dialog: it says why the focus is on deny)
+                assert "A message you are writing is in the box" in str(screen.query_one("#typing-held").render())
             await pilot.press("enter")
             await wait_for(pilot, lambda: app.screen is app.main, "the answer")
             assert answers[-1] == answer
