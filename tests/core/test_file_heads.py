@@ -137,3 +137,25 @@ def test_a_resumed_session_carries_the_same_heads(tmp_path: Path) -> None:
     again.rebuild_block()
     assert "from django import template" in request_text(again.assemble().messages)
     assert again.get("h:pkg/mod.py").content == eng.get("h:pkg/mod.py").content
+
+
+def test_evicting_an_active_file_takes_it_out_of_the_block_at_once(tmp_path: Path) -> None:
+    """The block froze the file's text at the last event; the user's evict said "released" and the next
+    requests still carried all of it, until a later event (a tester saw 1,119 tokens stay)."""
+    eng = _engine(tmp_path)
+    body = "".join(f"def func_{i}():\n    return {i}  # distinctive-{i}\n\n" for i in range(40))
+    (tmp_path / "medium.py").write_text(body)
+    eng.add_user("look at medium.py")
+    eng.add_assistant("Reading.", [call("r1", name="read_file", path="medium.py")])
+    eng.add_tool_result("r1", "read_file", body, provenance={"path": "medium.py"})
+    eng.note_file_read("medium.py", body)
+    eng.add_assistant("Next.", [call("s1", command="ls")])
+    eng.add_tool_result("s1", "run_command", "ok")
+    eng.compact(force=True)
+    blocks = lambda: "\n".join(m["content"] for m in eng.assemble().messages if m["role"] == "system")  # noqa: E731
+    assert "distinctive-33" in blocks(), "the block carries the active file"
+    gone = eng.evict("f:medium.py")
+    assert gone.state == State.RELEASED
+    assert "distinctive-33" not in blocks(), "evicted: the block froze again without it"
+    eng.restore("f:medium.py")
+    assert "distinctive-33" in blocks(), "restored: back in the block"
