@@ -52,15 +52,15 @@ class ItemActions:
 
     def _moving_block(self, item_id: str, action: Callable[[str], ContextItem]) -> ContextItem:
         """Run ``action``; if it moved an item into or out of what the compaction block carries (a
-        summary segment or memo pinned into the head, unpinned, evicted or restored; an active file evicted or
-        brought back), freeze the block again, so the request carries the item once, where it now belongs.  The user changed
+        summary segment or memo pinned into the head, unpinned, evicted or restored; an active file the block
+        carries evicted), freeze the block again, so the request carries the item once, where it now belongs.  The user changed
         the prefix on purpose: one cache break, as a pin in the head already is."""
         comp = self.engine.compactor
         was = any(it.id == item_id for it in comp.block.items)
         item = action(item_id)
-        if item_id.startswith("f:"):  # an active file: the block froze its text (an evict said "released" and the
-            if was != (item_id[2:] in self.engine.files.files):  # next requests still carried it)
-                self.engine.rebuild_block()
+        if item_id.startswith("f:"):  # an active file the block froze: evicted, it leaves it now (an evict said
+            if was and item_id[2:] not in self.engine.files.files:  # "released", and every request carried it)
+                self.engine.rebuild_block()  # (one brought back rides in a file note until the next event)
         elif item.role is None and not item_id.startswith(SPECIAL) \
                 and was != any(it.id == item_id for it in comp.carried()):
             self.engine.rebuild_block()

@@ -158,4 +158,4 @@ def test_evicting_an_active_file_takes_it_out_of_the_block_at_once(tmp_path: Pat
     assert gone.state == State.RELEASED
     assert "distinctive-33" not in blocks(), "evicted: the block froze again without it"
     eng.restore("f:medium.py")
-    assert "distinctive-33" in blocks(), "restored: back in the block"
+    assert "distinctive-33" in request_text(eng.assemble().messages), "restored: sent again"
