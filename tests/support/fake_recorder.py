@@ -193,7 +193,9 @@ class ReplyRecorder:
             n += 1
         if not n:
             return 0
-        return counter_for(body.get("model") or self.model).count_messages(messages[:n])
+        counter = counter_for(body.get("model") or self.model)
+        defs = counter.count(json.dumps(body["tools"], ensure_ascii=False)) if body.get("tools") else 0
+        return defs + counter.count_messages(messages[:n])  # (the tool definitions lead the cached prefix)
 
     def _usage(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         model = body.get("model") or self.model
@@ -206,6 +208,8 @@ class ReplyRecorder:
             cached = int(reply.usage.get("cached_tokens", min(cached, prompt)))
         else:
             prompt = counter.count_messages(body.get("messages") or [])
+            if body.get("tools"):  # (providers count the tool definitions as prompt too)
+                prompt += counter.count(json.dumps(body["tools"], ensure_ascii=False))
             completion = counter.count(reply.content)
             for c in reply.calls:
                 completion += counter.count(c.name) + counter.count(c.arguments_json())
