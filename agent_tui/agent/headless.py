@@ -48,7 +48,10 @@ def print_event(e: ev.Event, as_json: bool, out: TextIO) -> None:
         out.write(f"[compacted {e.evicted} items ({e.summariser}): {e.tokens_before:,} → {e.tokens_after:,}]\n")
     elif isinstance(e, ev.MemoSaved):
         out.write(f"[memo {e.memo_id} ({e.kind})]\n")
-    elif isinstance(e, (ev.ErrorEvent, ev.ThresholdCrossed, ev.Retrying)):
+    elif isinstance(e, ev.Retrying):
+        when = f"retry {e.attempt} in {e.delay:.1f} s" if e.delay > 0 else f"retry {e.attempt} now"
+        out.write(printable(redact_text(f"[retrying] {when}: {e.reason}")) + "\n")
+    elif isinstance(e, (ev.ErrorEvent, ev.ThresholdCrossed)):
         out.write(printable(redact_text(f"[{e.type}] {getattr(e, 'message', '') or getattr(e, 'reason', '')}")) + "\n")
     elif isinstance(e, ev.WarningRaised):
         out.write(printable(redact_text(f"[warning] {e.message}")) + "\n")

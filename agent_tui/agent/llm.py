@@ -262,8 +262,10 @@ def _after_failure(exc: Exception, config: LLMConfig, attempt: int, asm: ReplyAs
     if not failure.retryable:
         raise err from None
     if failure.retry_after is not None and failure.retry_after > config.max_retry_after:
-        err.message = (f"{err.message}; the provider asks to wait {failure.retry_after:.0f} s, "
-                       f"more than max_retry_after={config.max_retry_after:g} s")
+        wait = failure.retry_after
+        told = f"{wait / 3600:.1f} h" if wait >= 3600 else f"{wait / 60:.0f} min" if wait >= 120 else f"{wait:.0f} s"
+        err.message = (f"{err.message.rstrip('. ;')}. The provider asks to wait {told} before the next request, "
+                       f"more than max_retry_after ({config.max_retry_after:g} s): try again then.")
         raise err from None
     if attempt > config.max_retries:
         err.message = f"Model call to {config.model} failed after {attempt} attempts: {err.message}"

@@ -134,3 +134,21 @@ async def test_cancel_mid_stream_keeps_the_partial_answer(tmp_path: Path, fake_l
     assert last["content"].startswith("word word")
     assert "[cut: the turn was stopped before this answer finished" in last["content"]
     assert len(last["content"]) < len("word " * 400)
+
+
+async def test_a_wait_longer_than_allowed_says_how_long_and_reads_cleanly(tmp_path: Path, fake_llm) -> None:
+    """"…Please try again later.; the provider asks to wait 3600 s…": a stray ".;" and no time to act on."""
+    events, _ = await _turn(tmp_path, fake_llm, Reply.rate_limit(retry_after=3600))
+    error = next(e for e in events if isinstance(e, ev.ErrorEvent) and e.fatal)
+    assert "asks to wait 1.0 h before the next request" in error.message and ".;" not in error.message, error.message
+    assert events[-1].status == "error"
+
+
+def test_headless_shows_a_retry_with_its_attempt_and_delay() -> None:
+    import io
+
+    from agent_tui.agent.headless import print_event
+
+    out = io.StringIO()
+    print_event(ev.Retrying(2, 20.25, "rate limited (HTTP 429)"), False, out)
+    assert out.getvalue() == "[retrying] retry 2 in 20.2 s: rate limited (HTTP 429)\n"
