@@ -86,3 +86,12 @@ async def test_help_lists_every_key_the_approval_dialog_takes(demo_workspace: Pa
         assert "prefix" in prefix[3]
         shown = str(app.screen.query_one("#help-text").render())
         assert any(line.startswith("  p ") and "prefix" in line for line in shown.splitlines())
+
+
+def test_the_help_lists_the_trust_sessions_and_mcp_keys_and_paging() -> None:
+    """/help missed pgup/pgdn, the trust dialog's t / n / d, the MCP panel's r and the sessions panel's enter."""
+    from agent_tui.ui.screens.help import KEYS
+
+    listed = {(where, key) for where, key, _ in KEYS}
+    assert ("Main", "pgup / pgdn") in listed
+    assert {("Trust", "t"), ("Trust", "n or d or esc"), ("MCP", "r"), ("Sessions", "enter")} <= listed

@@ -14,6 +14,9 @@ from textual.widgets import Footer, Static
 
 from agent_tui.ui.commands import COMMANDS
 from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.screens.mcp import McpScreen
+from agent_tui.ui.screens.sessions import SessionsScreen
+from agent_tui.ui.screens.trust import TrustScreen
 
 KEY_NAMES = {"escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
 """How the help names a Textual key."""
@@ -46,6 +49,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Main", "ctrl+p", "command palette"),
     ("Main", "ctrl+c", "cancel the running turn (like esc); copies when text is selected"),
     ("Main", "ctrl+q", "quit"),
+    ("Main", "pgup / pgdn", "scroll the conversation"),
     ("Inspector", "p / u", "pin / unpin the selected item"),
     ("Inspector", "e or d", "evict (drop) the selected message or tool output"),
     ("Inspector", "r", "restore an evicted or summarised item"),
@@ -55,6 +59,9 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Inspector", "/ or f", "filter (text, cat:NAME, state:NAME, pinned, out)"),
     ("Request", "1 / 2 / 3", "request, diff against the previous one, trace"),
     *binding_rows("Approval", ApprovalScreen.BINDINGS),
+    *binding_rows("Trust", TrustScreen.BINDINGS),
+    *binding_rows("Sessions", SessionsScreen.BINDINGS),
+    *binding_rows("MCP", McpScreen.BINDINGS),
     ("Memos", "w", "write a memo now"),
 )
 
