@@ -16,9 +16,27 @@ from agent_tui.agent.command_rules_unwrap import all_layers
 from agent_tui.tools.cmdparse import ParsedCommand, SimpleCommand
 
 
+#: Programs that run ``git status`` / ``git log`` in the workspace themselves, by subcommand: Go stamps builds
+#: with the repository's state (``-buildvcs=auto``), pre-commit reads the index before it runs its hooks.
+GIT_INSIDE: dict[str, frozenset[str] | None] = {
+    "go": frozenset({"build", "install", "run", "test", "vet", "list", "generate"}),
+    "pre-commit": None,  # (every subcommand)
+}
+
+
 def git_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
-    """The git commands the line runs, itself or through a wrapper (``env git``, ``sh -c 'git …'``, ``xargs git``)."""
-    return [c for c in all_layers(parsed) if c.program == "git"]
+    """The git commands the line runs, itself or through a wrapper (``env git``, ``sh -c 'git …'``, ``xargs git``);
+    a program that runs git itself (:data:`GIT_INSIDE`) counts as ``git status``."""
+    out: list[SimpleCommand] = []
+    for c in all_layers(parsed):
+        if c.program == "git":
+            out.append(c)
+        elif c.program in GIT_INSIDE:
+            subs = GIT_INSIDE[c.program]
+            sub = next((a for a in c.argv[1:] if not a.startswith("-")), "")
+            if subs is None or sub in subs:
+                out.append(SimpleCommand(("git", "status"), (False, False)))
+    return out
 
 
 def runs_git(parsed: ParsedCommand) -> bool:

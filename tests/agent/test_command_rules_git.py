@@ -229,3 +229,14 @@ def test_hooks_are_found_where_a_long_hooks_path_puts_them(tmp_path: Path) -> No
     subprocess.run(["git", "config", "core.hooksPath", str(folder)], cwd=root, check=True)
     reason = _asks(root, "git commit -m x")
     assert "hook pre-commit" in reason and "core.hookspath = " in reason and "…" in reason, reason
+
+
+def test_programs_that_run_git_themselves_count(tmp_path: Path) -> None:
+    """``go build`` stamps the binary with ``git status`` (running the repository's fsmonitor); pre-commit reads
+    the index the same way."""
+    root = planted(tmp_path / "proj", tmp_path / "ran")
+    p = host(root, allow_commands=["go build", "go test", "pre-commit", "go fmt"])
+    for cmd in ("go build ./...", "go test -run X ./pkg", "pre-commit run --all-files"):
+        v = p.verdict("run_command", "command", {"command": cmd})
+        assert v.decision == "ask" and "mon.sh" in v.reason, (cmd, v)
+    assert p.decide("run_command", "command", {"command": "go fmt ./..."}) == "allow", "go fmt runs no git"
