@@ -15,7 +15,6 @@ from pathlib import Path
 from agent_tui.agent.command_rules_unwrap import all_layers
 from agent_tui.tools.cmdparse import ParsedCommand, SimpleCommand
 
-
 #: Programs that run ``git status`` / ``git log`` in the workspace themselves, by subcommand: Go stamps builds
 #: with the repository's state (``-buildvcs=auto``), pre-commit reads the index before it runs its hooks.
 GIT_INSIDE: dict[str, frozenset[str] | None] = {
