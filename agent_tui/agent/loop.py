@@ -26,7 +26,7 @@ from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls, unique_call_ids
 from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
-from agent_tui.agent.memo_writer import extractive_memo
+from agent_tui.agent.memo_writer import extractive_memo, repeats_instruction
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
 from agent_tui.agent.summariser_llm import summary_request_cached, unusable_summary
@@ -176,6 +176,8 @@ class Agent(ReasoningMixin):
                 else:
                     msgs.append({"role": "user", "content": prompt})
                 text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
+                if repeats_instruction(text, prompt):  # (an echo is no memo: the next session would start from it)
+                    text = ""
             except Exception:  # the extractive memo below never fails
                 text = ""
         if not text:

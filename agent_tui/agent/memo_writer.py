@@ -61,3 +61,10 @@ def _session_changes(engine: ContextEngine) -> list[str]:
             if path not in out:
                 out.append(path)
     return out
+
+
+def repeats_instruction(text: str, instruction: str) -> bool:
+    """A model's memo that gives the instruction back (a proxy or a small model echoing its prompt) instead of a
+    memo: its first line's opening is in the answer."""
+    head = next((line.strip() for line in instruction.splitlines() if line.strip()), "")[:60]
+    return bool(head) and head in text

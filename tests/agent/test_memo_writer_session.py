@@ -26,3 +26,23 @@ def test_a_memo_after_a_question_still_names_the_files_changed_earlier() -> None
     memo = extractive_memo(eng)
     first = memo.splitlines()[0]
     assert "no files changed in this turn" in first and "earlier in this session: inventory/stock.py" in first
+
+
+async def test_a_memo_that_echoes_its_instruction_is_not_saved(tmp_path, fake_llm) -> None:
+    """A reply that repeated the prompt ("echo: Write a progress memo…") was saved as the memo the next
+    session starts from; the summariser already refused the same."""
+    from agent_tui.agent.prompts import render_prompt
+    from tests.agent.helpers import make_agent, make_repo
+    from tests.support.fake_openai import Reply
+
+    root = make_repo(tmp_path / "p")
+    fake_llm.script(Reply.text("echo: " + render_prompt("memo", max_words=150)))
+    agent, ws = make_agent(root, fake_llm.base_url)
+    try:
+        agent.engine.add_user("fix the restock bug in inventory/stock.py")
+        agent.engine.add_assistant("Looking.")
+        saved = await agent.write_memo("manual")
+    finally:
+        ws.close()
+    assert fake_llm.requests, "the model was asked"
+    assert "echo:" not in saved.text and "fix the restock bug" in saved.text, saved.text
