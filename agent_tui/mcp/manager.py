@@ -194,8 +194,19 @@ class McpManager:
         return added, already, unknown
 
     def compact(self, keep: Iterable[str] = ()) -> list[str]:
-        """At compaction: keep only the tools used since the last one; returns those unloaded."""
-        return self.toolset.compact(keep)
+        """At compaction: keep only the tools used since the last one, none of a server that is down (each call
+        would only answer "down", and its definitions cost every request); returns those unloaded.  A server
+        back up gets its tools back as any other: by the task's words or ``enable_tools``."""
+        dropped = self.toolset.compact(keep)
+        down = {name for name in self.toolset.loaded if self._down(name)}
+        for name in down:
+            del self.toolset.loaded[name]
+        return dropped + sorted(down)
+
+    def _down(self, name: str) -> bool:
+        entry = self._entries.get(name)
+        conn = self.connections.get(entry.server) if entry is not None else None
+        return conn is not None and conn.state is ServerState.DOWN
 
     def meta_schemas(self) -> list[dict[str, Any]]:
         """``find_tools`` and ``enable_tools``, while some server has a tool to find (with every server down or

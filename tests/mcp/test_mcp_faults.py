@@ -253,3 +253,23 @@ async def test_a_tool_runs_unasked_only_when_it_reads_and_reaches_nothing_outsid
                                                  "fault__pid": {"read_only": False}}}, tmp_path), tmp_path / "l")
     assert mine.is_read_only("fault__echo") and not mine.is_read_only("fault__pid")  # the user's word wins
     assert mine.why_asked("fault__pid") == "your config says it is not read-only"
+
+
+async def test_a_down_servers_tools_leave_the_request_at_the_next_compaction(tmp_path: Path) -> None:
+    """A server that died for good kept its tools in every request (each call could only answer "down"); the
+    tool set changes only at a compaction, and there they go, even the ones used since the last."""
+    from agent_tui.mcp.connection import ServerState
+
+    manager = await started(tmp_path)
+    try:
+        await pid_of(manager)  # used since the last compaction: a compaction would keep it
+        manager.enable(["fault__pid", "fault__slow"])
+        loaded = set(manager.toolset.loaded)
+        assert {"fault__pid", "fault__echo"} <= loaded
+        manager.connections["fault"].state = ServerState.DOWN  # (as when its restarts have run out)
+        assert set(manager.toolset.loaded) == loaded, "between compactions the tool set stays"
+        dropped = manager.compact()
+        assert {"fault__pid", "fault__echo"} <= set(dropped)
+        assert not any(n.startswith("fault__") for n in manager.toolset.loaded)
+    finally:
+        await manager.close()
