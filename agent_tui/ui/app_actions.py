@@ -97,7 +97,8 @@ class ActionsMixin:
         ctl = self._controller()
         item = ctl.item(item_id)
         whole = ctl.whole_output(item)
-        self.call_from_thread(self.push_screen, ItemScreen(item, whole, ctl.sent_tokens(item_id)))
+        self.call_from_thread(self.push_screen, ItemScreen(item, whole, ctl.sent_tokens(item_id),
+                                                           ctl.sent_text(item_id)))
 
     # compaction and memos (async: they may call the model) --------------------------------------------
     @work(exclusive=True, group="agent", exit_on_error=False)

@@ -157,6 +157,20 @@ class SessionController:
         costs = [t.tokens for t in (last.trace if last is not None else ()) if t.item_id == item_id and t.included]
         return max(costs) if costs else None
 
+    def sent_text(self, item_id: str) -> str | None:
+        """The text of the latest request's message that carried ``item_id``, when it is more than the item's
+        own (the status line appended to the last message, a note merged into the user's turn); None when the
+        message was the item's text alone, or it was not found."""
+        item = self.engine.get(item_id)
+        last = self.engine.last
+        if last is None or not item.content:
+            return None
+        for m in last.messages:
+            content = m.get("content")
+            if isinstance(content, str) and m.get("role") == (item.role or m.get("role")) and item.content in content:
+                return content if content != item.content else None
+        return None
+
     def history_copies(self, item_id: str) -> list[str]:
         """The history messages that also show an active file's text (core/file_items)."""
         from agent_tui.core.file_items import history_copies

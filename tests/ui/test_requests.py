@@ -73,3 +73,22 @@ async def test_request_view_shows_a_pin_in_the_diff(demo_workspace: Path, record
         trace = {t["item_id"]: t for t in screen.latest["trace"]}
         rule = next(i for i in app.controller.engine.items.values() if i.category == "rules")
         assert trace[rule.id]["included"] and trace[rule.id]["reason"] == "pinned"
+
+
+async def test_as_sent_shows_the_message_the_request_carried(demo_workspace: Path, recorder: Recorder) -> None:
+    """The "As sent" tab showed the item's own text while the request carried its message with the status
+    line appended; it shows what went, and the item's own text has a tab of its own."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        with app.controller.lock:
+            carried = engine.add_user("and what is next?")  # a turn's first request: the status line rides on it
+            engine.assemble()
+        last = engine.last.messages[-1]
+        assert carried.content in last["content"] and last["content"] != carried.content, last["content"]
+        await open_inspector_at(pilot, carried.id)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ItemScreen), "the item view")
+        assert app.screen.query_one("#item-content", TextArea).text == last["content"]
+        assert app.screen.query_one("#item-own", TextArea).text == carried.content

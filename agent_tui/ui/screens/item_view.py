@@ -34,18 +34,24 @@ class ItemScreen(ModalScreen[None]):
     CSS_PATH = "item_view.tcss"
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
 
-    def __init__(self, item: Any, whole: str | None, sent: int | None = None) -> None:
+    def __init__(self, item: Any, whole: str | None, sent: int | None = None, sent_text: str | None = None) -> None:
         super().__init__()
         self.item = item
         self.whole = whole
         self.sent = sent
+        self.sent_text = sent_text
+        """The whole message the latest request carried it in, when that was more than its text (None: it alone)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="item-dialog"):
             yield Label(item_facts(self.item, self.sent), id="item-facts")
             with TabbedContent():
                 with TabPane("As sent", id="sent"):
-                    yield TextArea(self.item.content, read_only=True, soft_wrap=True, id="item-content")
+                    yield TextArea(self.sent_text or self.item.content, read_only=True, soft_wrap=True,
+                                   id="item-content")
+                if self.sent_text is not None:
+                    with TabPane("Item", id="own"):
+                        yield TextArea(self.item.content, read_only=True, soft_wrap=True, id="item-own")
                 if self.whole is not None:
                     with TabPane("Whole output", id="whole"):
                         yield TextArea(self.whole, read_only=True, soft_wrap=True, id="item-whole")
