@@ -26,6 +26,7 @@ from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls, unique_call_ids
 from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
+from agent_tui.agent.loop_streamed import StreamKeeper
 from agent_tui.agent.memo_writer import extractive_memo, repeats_instruction
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
@@ -68,7 +69,7 @@ class LoopOptions:
     """Reserved for front-ends."""
 
 
-class Agent(ReasoningMixin):
+class Agent(ReasoningMixin, StreamKeeper):
     """A model, tools and a context engine, run turn by turn."""
 
     def __init__(self, engine: ContextEngine, *, llm: Any, runner: ToolRunner, policy: Policy,
@@ -341,6 +342,7 @@ class Agent(ReasoningMixin):
                                 session_id=eng.session_id, reasoning=self._reasoning_map()):
                             if isinstance(e, llm_mod.TextDelta):
                                 partial += e.text
+                                self._keep_streamed(partial)
                                 yield ev.TextDelta(e.text)
                             elif isinstance(e, llm_mod.Retrying):
                                 if e.discarded:
@@ -382,6 +384,7 @@ class Agent(ReasoningMixin):
                                (counted.prompt_tokens, counted.completion_tokens) if counted else None)
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
                                          provenance=self._reply_provenance(completion, finish.status))
+                self._streamed_recorded()
                 partial = ""
                 yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls),
                                           reasoning=completion.reasoning or thinking_text(completion))
@@ -405,10 +408,12 @@ class Agent(ReasoningMixin):
                         yield e
         except asyncio.CancelledError:
             self._keep_partial(partial)
+            self._streamed_recorded()
             raise
         except llm_mod.LLMError as exc:
             status = "error"
             cut = getattr(exc, "partial_text", "") or partial
+            self._streamed_recorded()
             if cut:
                 eng.add_assistant(cut + "\n\n[cut: the model's stream broke]", None, provenance={"cut": True})
                 final_text = cut

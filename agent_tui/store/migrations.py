@@ -101,5 +101,11 @@ def _m5_store_meta(db: Database) -> None:
     db["store_meta"].create({"key": str, "value": str}, pk="key")
 
 
+def _m6_partial_replies(db: Database) -> None:
+    """The answer a session's model is streaming, kept as it grows: a process killed mid-answer (kill -9, a
+    lost terminal) left none of it, while esc keeps what streamed; the next open puts it back, marked cut."""
+    db["partial_replies"].create({"session_id": str, "turn": int, "text": str, "updated": float}, pk="session_id")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [_m1_initial, _m2_id_counters, _m3_calibration, _m4_session_usage,
-                                                _m5_store_meta]
+                                                _m5_store_meta, _m6_partial_replies]

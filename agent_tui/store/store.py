@@ -213,6 +213,23 @@ class MemoryStore:
         return SessionUsage(*row) if row else SessionUsage()
 
     @_writes
+    def save_partial(self, session_id: str, turn: int, text: str) -> None:
+        """Keep the answer streaming now in ``session_id`` (redacted, as everything stored), replacing the last."""
+        with self.lock:
+            self.db["partial_replies"].upsert({"session_id": session_id, "turn": turn, "text": _s(text),
+                                               "updated": time.time()}, pk="session_id")
+
+    @_writes
+    def take_partial(self, session_id: str) -> tuple[int, str] | None:
+        """The answer a session was streaming when its process ended (turn, text), removed; None when none."""
+        with self.lock:
+            row = self.db.execute("SELECT turn, text FROM partial_replies WHERE session_id = ?",
+                                  [session_id]).fetchone()
+            if row is not None:
+                self.db.execute("DELETE FROM partial_replies WHERE session_id = ?", [session_id])
+        return (int(row[0]), str(row[1] or "")) if row else None
+
+    @_writes
     def add_session_usage(self, session_id: str, usage: SessionUsage) -> SessionUsage:
         """Add one model call's cost and tokens to the session (atomic, so two processes running the
         same session both count); returns the session's new totals."""

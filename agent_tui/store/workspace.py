@@ -31,6 +31,9 @@ from agent_tui.store.db import StoreError, UnknownSession
 from agent_tui.store.known_stores import remember as remember_store
 from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
+KILLED_MARK = "\n\n[cut: agent-tui ended while this answer was streaming; this is what had arrived]"
+"""Ends an answer put back from what was kept while it streamed (``MemoryStore.take_partial``)."""
+
 
 def unknown_session(session_id: str, store: MemoryStore) -> UnknownSession:
     """The one-line error for ``--session ID`` naming a session the store does not have."""
@@ -154,6 +157,9 @@ class Workspace:
                 eng.save_memo(memo["content"], kind=f"seed from session {memo['session_id']}")
         else:
             eng.load(self.store.load_items(sid))
+            streamed = self.store.take_partial(sid)
+            if streamed is not None and streamed[1].strip():  # (the process ended while an answer streamed)
+                eng.add_assistant(streamed[1] + KILLED_MARK, None, provenance={"cut": True})
             # the model it runs on now (a /model switch reopens it): the session list showed the first one
             self.store.touch_session(sid, **({"model": self.settings.model} if self.settings.model else {}))
         eng.warnings.extend(f"memory store: {line}" for line in self.store.unreadable)
