@@ -296,3 +296,14 @@ async def test_an_item_action_says_its_state_once(demo_workspace: Path) -> None:
         await pilot.pause()
         said = [n.message for n in app._notifications]
         assert "t1 evicted: next request 4,210 → 3,880 tokens" in said and "m5 pinned (in, pinned)" in said
+
+
+def test_a_memo_of_another_session_says_which_in_the_list() -> None:
+    """A seed from the last session and this session's own memo were both listed as "memo1 v1 · current"."""
+    from agent_tui.ui.screens.memos import memo_label
+
+    seed = {"item_id": "memo1", "version": 1, "versions": 1, "kind": "seed", "created": 0,
+            "session_id": "20261206-101010-abc123"}
+    own = {**seed, "kind": "auto", "session_id": "20261206-121212-def456"}
+    assert "session …abc123" in memo_label(seed, "20261206-121212-def456").plain
+    assert "session" not in memo_label(own, "20261206-121212-def456").plain.split("\n")[0]

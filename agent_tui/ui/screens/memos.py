@@ -31,11 +31,15 @@ def _current(row: dict[str, Any]) -> bool:
     return int(row.get("version") or 1) == int(row.get("versions") or 1)
 
 
-def memo_label(row: dict[str, Any]) -> Content:
-    """Two lines: which version of which memo (and whether current), then its kind and time."""
+def memo_label(row: dict[str, Any], session_id: str | None = None) -> Content:
+    """Two lines: which version of which memo (and whether current), then its kind and time; a memo of another
+    session says so (ids restart in each: a seed from the last session and this one's were both "memo1 v1")."""
     name = f"{row.get('item_id')} v{row.get('version') or 1}"
     state = (" · current", "$success") if _current(row) else (" · replaced", "$text-muted")
-    return Content.assemble((name, "bold"), state, "\n", (f"{row.get('kind')} · {_when(row)}", "$text-muted"))
+    other = session_id is not None and row.get("session_id") not in (None, session_id)
+    where = (f" · session …{str(row.get('session_id'))[-6:]}", "$text-muted") if other else ""
+    return Content.assemble((name, "bold"), state, where, "\n",
+                            (f"{row.get('kind')} · {_when(row)}", "$text-muted"))
 
 
 def memo_head(row: dict[str, Any], session_id: str | None) -> str:
@@ -81,7 +85,9 @@ class MemosScreen(ModalScreen[None]):
         self.memos = rows
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(memo_label(r), id=str(n)) for n, r in enumerate(rows)])
+        ctl = getattr(self.app, "controller", None)
+        session = ctl.session_id if ctl is not None else None
+        options.add_options([Option(memo_label(r, session), id=str(n)) for n, r in enumerate(rows)])
         self.query_one("#memos-title", Label).update(
             f"Progress memos ({len(rows)})" if rows else "No memos yet — press w to write one now")
         if rows:
