@@ -79,8 +79,8 @@ def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str 
         assigned = next((a for a in args[start:] if _make_runs(a)), None)
         if assigned is not None:
             return assigned
-    if program == "npm":  # (nopt takes ``-node-options`` and ``--no-node-options`` for ``--node-options``)
-        args = tuple(_npm_long(a) for a in args)
+    if program == "npm":
+        return _npm_reach(args, start)
     options = REACHING_OPTIONS.get(program, ())
     sub = _git_subcommand(args) if program == "git" else len(args)  # (git's -c only before its subcommand)
     for n, a in enumerate(args):
@@ -90,11 +90,13 @@ def reaching_option(program: str, args: tuple[str, ...], start: int = 0) -> str 
             continue
         if program == "tar" and n == 0 and a and not a.startswith("-"):
             a = "-" + a  # old-style: ``tar tIf ./x a.tar``
+        if program == "pytest" and a.startswith("@"):
+            return a  # (``pytest @args.txt`` takes options from a file this check cannot read)
         if program == "pytest" and (a.startswith("-pno:") or (a == "-p" and args[n + 1:n + 2] and
                                                                args[n + 1].startswith("no:"))):
             continue  # (``-p no:cacheprovider`` only turns a plugin off)
         here = options if n < sub else tuple(o for o in options if o not in GIT_TOP_ONLY)
-        if a.split("=", 1)[0] not in WHOLE_OPTIONS and _is_option(a, here, bundling=program in BUNDLING):
+        if a.split("=", 1)[0] not in WHOLE_OPTIONS and _is_option(a, here, program in BUNDLING, program):
             return args[n]
     return None
 
@@ -107,14 +109,26 @@ def _make_runs(word: str) -> bool:
     return _MAKE_PLAIN.fullmatch(word) is None or word.split("=", 1)[0].rstrip(":") in MAKE_RUNNERS
 
 
-def _npm_long(word: str) -> str:
-    """An npm option as ``--name``: nopt reads ``-name`` (one dash, more than one letter) and ``--no-name`` as
-    the same setting."""
-    if word.startswith("--no-"):
-        return "--" + word[5:]
-    if word.startswith("-") and not word.startswith("--") and len(word.split("=", 1)[0]) > 2:
-        return "-" + word
-    return word
+def _npm_reach(args: tuple[str, ...], start: int) -> str | None:
+    """An npm option of :data:`REACHING_OPTIONS` as nopt reads it: any number of leading dashes, any number of
+    ``no-`` prefixes, an abbreviation of three letters or more; a spelling left with no name (``--no-``,
+    ``---``) is odd enough to ask about."""
+    names = [o.lstrip("-") for o in REACHING_OPTIONS["npm"]]
+    for n, word in enumerate(args):
+        if word == "--":
+            break
+        if n < start or not word.startswith("-"):
+            continue
+        name = word.lstrip("-").split("=", 1)[0].lower()
+        while name.startswith("no-"):
+            name = name[3:]
+        if not name:
+            return word
+        if len(word) - len(word.lstrip("-")) == 1 and len(name) == 1:
+            continue  # (a one-letter flag: -g, -D)
+        if any(o == name or (len(name) >= 3 and o.startswith(name)) for o in names):
+            return word
+    return None
 
 
 def _inner_program(program: str, args: tuple[str, ...]) -> tuple[str, int] | None:
@@ -149,19 +163,34 @@ def _git_subcommand(args: tuple[str, ...]) -> int:
     return min(n, len(args))
 
 
-def _is_option(word: str, options: tuple[str, ...], bundling: bool = False) -> bool:
+#: Per program whose bundles are read letter by letter, the short options that take a value: the rest of the
+#: bundle is that value (``pytest -rfEp``: -r's "fEp"; ``make -j4``), not more options.
+VALUE_LETTERS: dict[str, str] = {"pytest": "WnrkmopcfIlt", "make": "CEfIjloW"}
+#: Programs that take no abbreviation of a long option (pytest's ``--co`` is its own, not ``--config-file``).
+WHOLE_NAMES = frozenset({"pytest"})
+
+
+def _is_option(word: str, options: tuple[str, ...], bundling: bool = False, program: str = "") -> bool:
     """``word`` is one of ``options``: a long one or its abbreviation (with or without ``=value``), a short one
     alone or with its value attached, or (``bundling``) a short one inside a bundle."""
     if word.startswith("--"):
         name = word.split("=", 1)[0]
+        if program in WHOLE_NAMES:
+            return name in options
         return len(name) > 3 and any(opt.startswith(name) for opt in options if opt.startswith("--"))
     if not word.startswith("-") or len(word) < 2:
         return False
-    for opt in options:
-        if len(opt) != 2 or opt.startswith("--"):
-            continue
-        if word.startswith(opt) or (bundling and word[1:].isalnum() and opt[1] in word[1:]):
+    letters = {opt[1] for opt in options if len(opt) == 2 and not opt.startswith("--")}
+    if word[1] in letters:
+        return True
+    if not (bundling and word[1:].isalnum()):
+        return False
+    valued = VALUE_LETTERS.get(program)
+    for letter in word[1:]:
+        if letter in letters:
             return True
+        if valued is not None and letter in valued:
+            return False  # (the rest is this option's value)
     return False
 
 

@@ -302,6 +302,9 @@ def test_an_env_rule_does_not_hand_over_the_environment_or_a_command_line(tmp_pa
     "npm test --no-node-options=--require=./x.js", "npm test -script-shell=./sh.sh", "pytest -qo addopts=-pevil",
     "pytest -qc evil.ini", "pytest -qp evil", "python -m pytest -p evil", "python3 -m pytest --pastebin=all",
     "uv run pytest --pastebin=all", "uv run python -m pytest -p evil", "py.test -p evil",
+    # a review: nopt strips any number of dashes and no- prefixes; pytest reads options from @files
+    "npm test --no- --node-options=--require=./evil.js", "npm test '---node-options=--require=./evil.js'",
+    "npm test --no-no-node-options=x", "pytest @args.txt",
 ])
 def test_build_and_test_rules_do_not_cover_options_that_run_code_the_line_chose(tmp_path: Path, line: str) -> None:
     """``make test`` and ``npm test`` run the repository's recipe; these options run code the command line
@@ -317,6 +320,7 @@ def test_build_and_test_rules_do_not_cover_options_that_run_code_the_line_chose(
     "pytest -p no:randomly -x", "pytest -pno:cacheprovider", "pytest -k 'parse and not slow'",
     "make test BUILD_DIR=build/x", "make test CFLAGS:=-O2", "pytest -vv -x", "pytest -rA", "npm test --silent",
     "python -m pytest -q tests/", "uv run pytest -x", "make -j4 -k test",
+    "pytest --co", "pytest -Werror", "pytest -nauto", "pytest -rfEp", "pytest -kc", "make test -j8",
 ])
 def test_build_and_test_rules_still_cover_their_ordinary_uses(tmp_path: Path, line: str) -> None:
     p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest", "python -m pytest",
