@@ -43,14 +43,14 @@ def runs_git(parsed: ParsedCommand) -> bool:
     return bool(git_layers(parsed))
 
 
-def hooks_run(layers: list[SimpleCommand]) -> frozenset[str] | None:
-    """The hooks these git commands can run: only an index refresh's when each is a looking subcommand
-    (``git status``, ``git diff``, ``git log``…), else any (None)."""
+def only_looking(layers: list[SimpleCommand]) -> bool:
+    """Each of these git commands is a looking subcommand (``git status``, ``git diff``, ``git log``…), which runs
+    only an index refresh's hook and the programs diffs and the index need."""
     from agent_tui.agent.command_rules_reach import git_subcommand
-    from agent_tui.tools.repo_programs import LOOKING, LOOKING_HOOKS
+    from agent_tui.tools.repo_programs import LOOKING
 
     subs = [git_subcommand(c.argv[1:]) for c in layers]
-    return LOOKING_HOOKS if subs and all(sub in LOOKING for sub in subs) else None
+    return bool(subs) and all(sub in LOOKING for sub in subs)
 
 
 def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
@@ -61,7 +61,7 @@ def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list
         return []
     from agent_tui.tools.repo_programs import repo_programs
 
-    programs = repo_programs(workspace, hooks_run(layers))
+    programs = repo_programs(workspace, only_looking(layers))
     if programs is None:
         return ["outside the sandbox, git would use a repository here that agent-tui cannot read for certain (a "
                 "folder another user owns, or a broken .git), so it cannot tell what programs git runs"]

@@ -10,6 +10,7 @@ their scope (``turn`` unless configured otherwise).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -118,7 +119,8 @@ class ToolRunner:
             result = ToolResult(text=f"Your arguments for {name} were {bad}. Nothing was run; send the call "
                                      f"again with one valid JSON object.", is_error=True)
         else:
-            verdict = agent.policy.verdict(name, kind, args)
+            # (off the event loop: a host git line reads the repository's config, a few git calls per repository)
+            verdict = await asyncio.to_thread(agent.policy.verdict, name, kind, args)
             decision, reason = verdict.decision, ""
             refused_by = "the approval policy"
             doomed = None

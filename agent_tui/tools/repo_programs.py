@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from collections.abc import Collection
 from pathlib import Path
 
@@ -49,28 +50,38 @@ LOOKING = frozenset({"status", "diff", "log", "show", "blame", "grep", "ls-files
                      "count-objects", "check-ignore", "check-attr", "var", "version", "help"})
 LOOKING_HOOKS = frozenset({"post-index-change"})
 """The hooks a :data:`LOOKING` subcommand can run."""
+LOOKING_KEYS = re.compile(
+    r"^(core\.(fsmonitor|pager)|diff\.external|diff\..+\.(textconv|command)|filter\..+\.(clean|smudge|process)"
+    r"|pager\..+|interactive\.difffilter|gpg(\..+)?\.program|gpg\.ssh\.defaultkeycommand)$")
+"""The config keys whose program a :data:`LOOKING` subcommand can run (not an editor, a credential helper, a
+remote's programs or ``core.hooksPath`` itself: husky's ``core.hooksPath = .husky/_`` made every ``git status``
+ask)."""
 
 
 class Unreadable(Exception):
     """What git would use from the workspace cannot be read for certain."""
 
 
-def repo_programs(workspace: Path, hooks: Collection[str] | None = None) -> list[str] | None:
+#: Seconds the whole read may take (a slow config in each of many submodules); past it, not read for certain.
+READ_DEADLINE = 12.0
+def repo_programs(workspace: Path, looking: bool = False) -> list[str] | None:
     """The hooks and config commands of the repository git would use from ``workspace`` and of its
     submodules (``key = value``, ``hook NAME``); [] outside any repository; None when git would use one that
-    cannot be read for certain (the caller asks).  ``hooks``: the hook names that can run (None: all)."""
+    cannot be read for certain (the caller asks).  ``looking``: only what a :data:`LOOKING` subcommand runs."""
     try:
-        found = _programs(workspace.resolve(), hooks)
+        found = _programs(workspace.resolve(), looking, time.monotonic() + READ_DEADLINE)
     except Unreadable:
         return None
     return found[:MAX_LISTED] + ([f"… {len(found) - MAX_LISTED} more"] if len(found) > MAX_LISTED else [])
 
 
-def _programs(root: Path, hooks: Collection[str] | None) -> list[str]:
+def _programs(root: Path, looking: bool, deadline: float) -> list[str]:
     """Each repository git runs in from ``root``, read in its own context (its ``includeIf``, its
     ``config.worktree``): the one git finds (bare too), then every populated gitlink of it, recursively —
     ``git status`` goes into each, with or without a ``.gitmodules`` naming it, and whatever its ``.git`` file
     points at."""
+    global _deadline
+    _deadline = deadline
     first = _where(root)
     if first is None:  # (no repository git can use: git fails there, and runs nothing)
         return []
@@ -83,8 +94,9 @@ def _programs(root: Path, hooks: Collection[str] | None) -> list[str]:
         seen.add(common)
         if len(seen) > MAX_REPOS:
             raise Unreadable
-        own, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"))
-        own += _hooks(_hooks_folder(hooks_path, top, common), hooks)
+        own, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
+                                           looking)
+        own += _hooks(_hooks_folder(hooks_path, top, common), LOOKING_HOOKS if looking else None)
         found += [f"{label}{p}" for p in own]
         for path in [] if bare else _gitlinks(top):
             inner = top / path
@@ -96,13 +108,20 @@ def _programs(root: Path, hooks: Collection[str] | None) -> list[str]:
     return found
 
 
+_deadline = float("inf")
+"""When the read in progress must end (``time.monotonic()``)."""
+
+
 def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     """``git <args>`` in ``top`` with the read tools' overrides, for a repository of any owner (git refuses one
     another user owns, "dubious ownership", unless told it is safe, while the user's own git may be told so: a
     system-wide ``safe.directory = *``, as in many containers), within :data:`READ_TIMEOUT`."""
+    left = min(READ_TIMEOUT, _deadline - time.monotonic())
+    if left <= 0:
+        raise Unreadable
     try:
         return subprocess.run(git_argv("-c", "safe.directory=*", *args, drivers=[]), cwd=top, capture_output=True,
-                              timeout=READ_TIMEOUT, env=safe_env(drivers=[]), stdin=subprocess.DEVNULL)
+                              timeout=left, env=safe_env(drivers=[]), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         raise Unreadable from exc
 
@@ -137,7 +156,7 @@ def _gitlinks(top: Path) -> list[str]:
     return out
 
 
-def _config_programs(done: subprocess.CompletedProcess[bytes]) -> tuple[list[str], str]:
+def _config_programs(done: subprocess.CompletedProcess[bytes], looking: bool = False) -> tuple[list[str], str]:
     """``key = value`` for each config entry that names a program (of the repository's own scopes), and the
     ``core.hooksPath`` it sets ('' when none)."""
     if done.returncode != 0:
@@ -155,6 +174,10 @@ def _config_programs(done: subprocess.CompletedProcess[bytes]) -> tuple[list[str
             hooks_path = value
         shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
         command_url = _COMMAND_URL.match(low) and value.lower().startswith(("ext::", "fd::"))
+        if looking:
+            if LOOKING_KEYS.match(low):
+                found.append(f"{key} = {_shown(value)}")
+            continue
         if (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url:
             found.append(f"{key} = {_shown(value)}")
     return found, hooks_path

@@ -240,3 +240,31 @@ def test_programs_that_run_git_themselves_count(tmp_path: Path) -> None:
         v = p.verdict("run_command", "command", {"command": cmd})
         assert v.decision == "ask" and "mon.sh" in v.reason, (cmd, v)
     assert p.decide("run_command", "command", {"command": "go fmt ./..."}) == "allow", "go fmt runs no git"
+
+
+def test_a_looking_command_is_not_asked_for_programs_it_never_runs(tmp_path: Path) -> None:
+    """husky's ``core.hooksPath = .husky/_`` or a local ``credential.helper`` made every host ``git status`` ask;
+    a looking subcommand counts only what it can run (fsmonitor, textconv, filters, pagers…)."""
+    root = make_repo(tmp_path / "proj")
+    (root / ".husky" / "_").mkdir(parents=True)
+    (root / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\n")
+    (root / ".husky" / "_" / "pre-commit").chmod(0o755)
+    for key, value in (("core.hooksPath", ".husky/_"), ("credential.helper", "store"), ("core.editor", "vim")):
+        subprocess.run(["git", "config", key, value], cwd=root, check=True)
+    p = host(root, allow_commands=["git status", "git log", "git commit", "go test"])
+    for cmd in ("git status", "git log --oneline", "go test ./..."):
+        assert p.decide("run_command", "command", {"command": cmd}) == "allow", cmd
+    reason = p.verdict("run_command", "command", {"command": "git commit -m x"}).reason
+    assert "hook pre-commit" in reason and "credential.helper = store" in reason, reason
+    subprocess.run(["git", "config", "diff.x.textconv", "/tmp/evil-textconv.sh"], cwd=root, check=True)
+    assert "evil-textconv.sh" in _asks(root, "git log -p")
+
+
+def test_the_whole_read_has_one_deadline(tmp_path: Path, monkeypatch: Any) -> None:
+    """Each git call may take a few seconds, and a repository may have many submodules: past one deadline for
+    the whole read, the line is asked."""
+    import agent_tui.tools.repo_programs as rp
+
+    root = make_repo(tmp_path / "proj")
+    monkeypatch.setattr(rp, "READ_DEADLINE", 0.0)
+    assert "cannot read for certain" in _asks(root)
