@@ -186,6 +186,15 @@ class Agent(ReasoningMixin, StreamKeeper):
         item = self.engine.save_memo(text, kind=kind)
         return ev.MemoSaved(item.id, kind, text)
 
+    def _output_cap(self) -> int | None:
+        """The output limit the reply had: the configured one, or the model's own when lower (the request sent
+        that: ``llm_dialects.fit_dialect``), so a reply that stopped there is not taken for a full window."""
+        from agent_tui.agent.llm_provider import output_ceiling
+
+        configured = getattr(self.llm, "max_output_tokens", None)
+        ceiling = output_ceiling(str(getattr(self.llm, "model", "") or "")) if configured else None
+        return min(configured, ceiling) if configured and ceiling else configured
+
     def _window_stops(self) -> bool:
         """Whether this provider stops a reply where the context window is full, reporting it as ``length``
         with the exact tokens written (Claude: ``model_context_window_exceeded``); elsewhere a short ``length``
@@ -379,8 +388,7 @@ class Agent(ReasoningMixin, StreamKeeper):
                 unique_call_ids(completion.tool_calls, {str(c.get("id")) for it in eng.items.values()
                                                         for c in it.tool_calls or () if c.get("id")})
                 counted = completion.usage if not completion.usage.estimated and self._window_stops() else None
-                finish = judge(completion.finish_reason, completion.text, completion.tool_calls,
-                               getattr(self.llm, "max_output_tokens", None),
+                finish = judge(completion.finish_reason, completion.text, completion.tool_calls, self._output_cap(),
                                (counted.prompt_tokens, counted.completion_tokens) if counted else None)
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
                                          provenance=self._reply_provenance(completion, finish.status))

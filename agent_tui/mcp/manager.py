@@ -195,10 +195,11 @@ class McpManager:
 
     def compact(self, keep: Iterable[str] = ()) -> list[str]:
         """At compaction: keep only the tools used since the last one, none of a server that is down (each call
-        would only answer "down", and its definitions cost every request); returns those unloaded.  A server
-        back up gets its tools back as any other: by the task's words or ``enable_tools``."""
+        would only answer "down", and its definitions cost every request) except those ``always_load`` names,
+        which only ``start`` loads; returns those unloaded.  A server back up gets its tools back as any other:
+        by the task's words or ``enable_tools``."""
         dropped = self.toolset.compact(keep)
-        down = {name for name in self.toolset.loaded if self._down(name)}
+        down = {name for name, why in self.toolset.loaded.items() if why != "always" and self._down(name)}
         for name in down:
             del self.toolset.loaded[name]
         return dropped + sorted(down)

@@ -220,14 +220,16 @@ class MemoryStore:
                                                "updated": time.time()}, pk="session_id")
 
     @_writes
-    def take_partial(self, session_id: str) -> tuple[int, str] | None:
-        """The answer a session was streaming when its process ended (turn, text), removed; None when none."""
+    def take_partial(self, session_id: str, older_than: float = 0.0) -> tuple[int, str] | None:
+        """The answer a session was streaming when its process ended (turn, text), removed; None when none, or
+        when it was kept less than ``older_than`` seconds ago (another process is streaming it now)."""
         with self.lock:
-            row = self.db.execute("SELECT turn, text FROM partial_replies WHERE session_id = ?",
+            row = self.db.execute("SELECT turn, text, updated FROM partial_replies WHERE session_id = ?",
                                   [session_id]).fetchone()
-            if row is not None:
-                self.db.execute("DELETE FROM partial_replies WHERE session_id = ?", [session_id])
-        return (int(row[0]), str(row[1] or "")) if row else None
+            if row is None or time.time() - float(row[2] or 0) < older_than:
+                return None
+            self.db.execute("DELETE FROM partial_replies WHERE session_id = ?", [session_id])
+        return int(row[0]), str(row[1] or "")
 
     @_writes
     def add_session_usage(self, session_id: str, usage: SessionUsage) -> SessionUsage:

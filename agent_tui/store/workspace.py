@@ -33,6 +33,8 @@ from agent_tui.store.store import GLOBAL_SESSION, MemoryStore
 
 KILLED_MARK = "\n\n[cut: agent-tui ended while this answer was streaming; this is what had arrived]"
 """Ends an answer put back from what was kept while it streamed (``MemoryStore.take_partial``)."""
+STALE_PARTIAL = 5.0
+"""Seconds since an answer was last kept after which its process is taken for gone (it keeps it every second)."""
 
 
 def unknown_session(session_id: str, store: MemoryStore) -> UnknownSession:
@@ -157,7 +159,7 @@ class Workspace:
                 eng.save_memo(memo["content"], kind=f"seed from session {memo['session_id']}")
         else:
             eng.load(self.store.load_items(sid))
-            streamed = self.store.take_partial(sid)
+            streamed = self.store.take_partial(sid, older_than=STALE_PARTIAL)  # (a live one is refreshed each second)
             if streamed is not None and streamed[1].strip():  # (the process ended while an answer streamed)
                 eng.add_assistant(streamed[1] + KILLED_MARK, None, provenance={"cut": True})
             # the model it runs on now (a /model switch reopens it): the session list showed the first one

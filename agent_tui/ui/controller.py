@@ -165,7 +165,7 @@ class SessionController:
         last = self.engine.last
         if last is None or not item.content:
             return None
-        for m in last.messages:
+        for m in reversed(last.messages):  # (the newest first: "yes" is also inside an earlier "yes, do it")
             content = m.get("content")
             if isinstance(content, str) and m.get("role") == (item.role or m.get("role")) and item.content in content:
                 return content if content != item.content else None

@@ -41,6 +41,8 @@ TYPING_GAP = 0.8
 """Seconds between two keys that still count as one burst of typing (people type faster than this)."""
 SETTLE = 1.0
 """Seconds a dialog that opened by itself is on screen before typing can answer it."""
+ARROW_RUN = 0.3
+"""Seconds within which arrows count as one run of presses (a key repeat queues them faster than focus moves)."""
 TYPED_KEYS = frozenset({"backspace", "delete", "space"})
 """Keys that are typing besides printable characters."""
 
@@ -141,9 +143,10 @@ class GuardsTyping:
 
         return [b for b in self.query(Button).results(Button) if b.display]  # type: ignore[attr-defined]
 
-    _moving: tuple[Any, Any] | None = None
-    """(the focus when an arrow last moved it, the button it moved to): Textual applies a focus change later, so
-    arrows queued by a key repeat all read the old focus, and each must step on from the last one's target."""
+    _moving: tuple[Any, Any, float] | None = None
+    """(the focus when an arrow last moved it, the button it moved to, when): Textual applies a focus change
+    later, so arrows queued by a key repeat all read the old focus, and each must step on from the last one's
+    target; only for :data:`ARROW_RUN` seconds (a tab or a click since then moved the focus on its own)."""
 
     def action_move_answer(self, step: int) -> None:
         """The arrows move between the answers, one each, and stop at the ends: wrapping took a fast run of
@@ -152,9 +155,11 @@ class GuardsTyping:
         if not buttons:
             return
         focused = self.focused  # type: ignore[attr-defined]
-        if self._moving is not None and focused in self._moving and self._moving[1] in buttons:
-            focused = self._moving[1]  # (a move not applied yet, or just applied: step on from its target)
+        moving = self._moving
+        if moving is not None and focused in moving[:2] and moving[1] in buttons \
+                and time.monotonic() - moving[2] < ARROW_RUN:
+            focused = moving[1]  # (a move not applied yet, or just applied: step on from its target)
         at = buttons.index(focused) if focused in buttons else (0 if step > 0 else len(buttons) - 1)
         target = buttons[max(0, min(len(buttons) - 1, at + step))] if focused in buttons else buttons[at]
-        self._moving = (self.focused, target)  # type: ignore[attr-defined]
+        self._moving = (self.focused, target, time.monotonic())  # type: ignore[attr-defined]
         target.focus()

@@ -124,3 +124,22 @@ async def test_a_reply_stopped_by_a_full_window_is_not_blamed_on_the_output_limi
     assert first[-1].status == "truncated"
     assert agent.engine.plan.window <= LIMIT
     assert second[-1].status == "done" and second[-1].text == "Short answer."
+
+
+def test_the_output_cap_is_the_models_own_when_the_configured_one_is_higher() -> None:
+    """128,000 configured on a model that writes at most 64,000: a reply stopped at 64,000 hit the output limit
+    (the request was sent with the model's own), not a full window."""
+    from types import SimpleNamespace
+
+    from agent_tui.agent.llm_finish import judge
+    from agent_tui.agent.llm_provider import output_ceiling
+    from agent_tui.agent.loop import Agent
+
+    model = "anthropic/claude-sonnet-4-5"
+    ceiling = output_ceiling(model)
+    assert ceiling and ceiling < 128_000
+    agent = SimpleNamespace(llm=SimpleNamespace(max_output_tokens=128_000, model=model))
+    cap = Agent._output_cap(agent)  # type: ignore[arg-type]
+    assert cap == ceiling
+    assert judge("length", "x", [], cap, (30_000, ceiling)).window_filled is None
+    assert judge("length", "x", [], 128_000, (30_000, ceiling)).window_filled is not None, "the old misreading"

@@ -79,3 +79,35 @@ async def test_ctrl_c_on_an_approval_stops_the_turn(demo_workspace: Path, record
         assert recorder.of(TurnEnded)[-1].status == "cut"
         assert not isinstance(app.screen, ApprovalScreen)
         assert [m.answer for m in recorder.of(ApprovalAnswered)] in ([], ["cancel"], ["cancelled"])
+
+
+async def test_an_arrow_after_a_tab_steps_from_where_the_tab_put_the_focus(
+        demo_workspace: Path, recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent_tui.ui.typing_guard as guard
+
+    monkeypatch.setattr(guard, "ARROW_RUN", 0.05)
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        dialog.query_one("#deny").focus()
+        await pilot.pause()
+        dialog.action_move_answer(-1)  # deny → always
+        await pilot.pause(0.1)
+        assert dialog.focused.id == "always"
+        dialog.query_one("#deny").focus()  # (a tab back, later)
+        await pilot.pause(0.1)
+        dialog.action_move_answer(-1)
+        await pilot.pause()
+        assert dialog.focused.id == "always", "from deny, not from the earlier arrow's target"
+
+
+def test_as_sent_finds_the_newest_message_holding_the_item() -> None:
+    from types import SimpleNamespace
+
+    from agent_tui.ui.controller import SessionController
+
+    item = SimpleNamespace(content="yes", role="user")
+    last = SimpleNamespace(messages=[{"role": "user", "content": "yes, do it"}, {"role": "assistant", "content": "ok"},
+                                     {"role": "user", "content": "yes\n\n[context: 3% of 100,000 tokens used]"}])
+    ctl = SimpleNamespace(engine=SimpleNamespace(get=lambda _id: item, last=last))
+    assert SessionController.sent_text(ctl, "m3") == "yes\n\n[context: 3% of 100,000 tokens used]"  # type: ignore[arg-type]
