@@ -43,14 +43,17 @@ def runs_git(parsed: ParsedCommand) -> bool:
     return bool(git_layers(parsed))
 
 
-def only_looking(layers: list[SimpleCommand]) -> bool:
-    """Each of these git commands is a looking subcommand (``git status``, ``git diff``, ``git log``…), which runs
-    only an index refresh's hook and the programs diffs and the index need."""
+def reach_of(layers: list[SimpleCommand]) -> str:
+    """What these git commands can run of the repository's: ``looking`` when each is a looking subcommand
+    (``git status``, ``git diff``, ``git log``…: an index refresh's hook and the programs diffs and the index
+    need), ``local`` when each talks to no remote (``git commit``: no credential helper), else ``all``."""
     from agent_tui.agent.command_rules_reach import git_subcommand
-    from agent_tui.tools.repo_programs import LOOKING
+    from agent_tui.tools.repo_programs import LOCAL, LOOKING
 
     subs = [git_subcommand(c.argv[1:]) for c in layers]
-    return bool(subs) and all(sub in LOOKING for sub in subs)
+    if subs and all(sub in LOOKING for sub in subs):
+        return "looking"
+    return "local" if subs and all(sub in LOOKING | LOCAL for sub in subs) else "all"
 
 
 def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list[str]:
@@ -61,7 +64,7 @@ def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list
         return []
     from agent_tui.tools.repo_programs import repo_programs
 
-    programs = repo_programs(workspace, only_looking(layers))
+    programs = repo_programs(workspace, reach_of(layers))
     if programs is None:
         return ["outside the sandbox, git would use a repository here that agent-tui cannot read for certain (a "
                 "folder another user owns, or a broken .git), so it cannot tell what programs git runs"]

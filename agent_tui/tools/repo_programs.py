@@ -56,6 +56,15 @@ LOOKING_KEYS = re.compile(
 """The config keys whose program a :data:`LOOKING` subcommand can run (not an editor, a credential helper, a
 remote's programs or ``core.hooksPath`` itself: husky's ``core.hooksPath = .husky/_`` made every ``git status``
 ask)."""
+LOCAL = frozenset({"add", "commit", "checkout", "switch", "restore", "reset", "merge", "rebase", "cherry-pick",
+                   "revert", "stash", "branch", "tag", "mv", "rm", "clean", "apply", "am", "init", "notes",
+                   "bisect", "gc", "worktree", "format-patch", "mergetool", "difftool", "commit-tree", "update-index",
+                   "read-tree", "checkout-index", "symbolic-ref", "update-ref", "reflog"})
+"""git subcommands that talk to no remote: they run no credential helper, ssh command or remote program."""
+NETWORK_KEYS = re.compile(
+    r"^(credential\..*helper|core\.(sshcommand|gitproxy|askpass)|remote\..+\.(uploadpack|receivepack|proxy|(push)?url)"
+    r"|url\..*\.(push)?insteadof|protocol\..+\.allow|sendemail\..*|uploadpack\..+)$")
+"""The config keys only a subcommand that reaches a remote (fetch, push, pull, clone, ls-remote…) runs."""
 
 
 class Unreadable(Exception):
@@ -64,18 +73,19 @@ class Unreadable(Exception):
 
 #: Seconds the whole read may take (a slow config in each of many submodules); past it, not read for certain.
 READ_DEADLINE = 12.0
-def repo_programs(workspace: Path, looking: bool = False) -> list[str] | None:
+def repo_programs(workspace: Path, reach: str = "all") -> list[str] | None:
     """The hooks and config commands of the repository git would use from ``workspace`` and of its
     submodules (``key = value``, ``hook NAME``); [] outside any repository; None when git would use one that
-    cannot be read for certain (the caller asks).  ``looking``: only what a :data:`LOOKING` subcommand runs."""
+    cannot be read for certain (the caller asks).  ``reach``: ``looking`` (only what a :data:`LOOKING`
+    subcommand runs), ``local`` (no remote's programs: :data:`LOCAL`) or ``all``."""
     try:
-        found = _programs(workspace.resolve(), looking, time.monotonic() + READ_DEADLINE)
+        found = _programs(workspace.resolve(), reach, time.monotonic() + READ_DEADLINE)
     except Unreadable:
         return None
     return found[:MAX_LISTED] + ([f"… {len(found) - MAX_LISTED} more"] if len(found) > MAX_LISTED else [])
 
 
-def _programs(root: Path, looking: bool, deadline: float) -> list[str]:
+def _programs(root: Path, reach: str, deadline: float) -> list[str]:
     """Each repository git runs in from ``root``, read in its own context (its ``includeIf``, its
     ``config.worktree``): the one git finds (bare too), then every populated gitlink of it, recursively —
     ``git status`` goes into each, with or without a ``.gitmodules`` naming it, and whatever its ``.git`` file
@@ -95,8 +105,8 @@ def _programs(root: Path, looking: bool, deadline: float) -> list[str]:
         if len(seen) > MAX_REPOS:
             raise Unreadable
         own, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
-                                           looking)
-        own += _hooks(_hooks_folder(hooks_path, top, common), LOOKING_HOOKS if looking else None)
+                                           reach)
+        own += _hooks(_hooks_folder(hooks_path, top, common), LOOKING_HOOKS if reach == "looking" else None)
         found += [f"{label}{p}" for p in own]
         for path in [] if bare else _gitlinks(top):
             inner = top / path
@@ -156,7 +166,7 @@ def _gitlinks(top: Path) -> list[str]:
     return out
 
 
-def _config_programs(done: subprocess.CompletedProcess[bytes], looking: bool = False) -> tuple[list[str], str]:
+def _config_programs(done: subprocess.CompletedProcess[bytes], reach: str = "all") -> tuple[list[str], str]:
     """``key = value`` for each config entry that names a program (of the repository's own scopes), and the
     ``core.hooksPath`` it sets ('' when none)."""
     if done.returncode != 0:
@@ -174,9 +184,11 @@ def _config_programs(done: subprocess.CompletedProcess[bytes], looking: bool = F
             hooks_path = value
         shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
         command_url = _COMMAND_URL.match(low) and value.lower().startswith(("ext::", "fd::"))
-        if looking:
+        if reach == "looking":
             if LOOKING_KEYS.match(low):
                 found.append(f"{key} = {_shown(value)}")
+            continue
+        if reach == "local" and NETWORK_KEYS.match(low):
             continue
         if (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url:
             found.append(f"{key} = {_shown(value)}")

@@ -251,11 +251,14 @@ def test_a_looking_command_is_not_asked_for_programs_it_never_runs(tmp_path: Pat
     (root / ".husky" / "_" / "pre-commit").chmod(0o755)
     for key, value in (("core.hooksPath", ".husky/_"), ("credential.helper", "store"), ("core.editor", "vim")):
         subprocess.run(["git", "config", key, value], cwd=root, check=True)
-    p = host(root, allow_commands=["git status", "git log", "git commit", "go test"])
+    p = host(root, allow_commands=["git status", "git log", "git commit", "go test", "git push"])
     for cmd in ("git status", "git log --oneline", "go test ./..."):
         assert p.decide("run_command", "command", {"command": cmd}) == "allow", cmd
     reason = p.verdict("run_command", "command", {"command": "git commit -m x"}).reason
-    assert "hook pre-commit" in reason and "credential.helper = store" in reason, reason
+    assert "hook pre-commit" in reason and "core.editor = vim" in reason, reason
+    assert "credential.helper" not in reason, "a commit talks to no remote"
+    reason = p.verdict("run_command", "command", {"command": "git push"}).reason
+    assert "credential.helper = store" in reason, reason
     subprocess.run(["git", "config", "diff.x.textconv", "/tmp/evil-textconv.sh"], cwd=root, check=True)
     assert "evil-textconv.sh" in _asks(root, "git log -p")
 
