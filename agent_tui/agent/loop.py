@@ -14,19 +14,20 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.limits import DEFAULT_MAX_STEPS, Limits, check
 from agent_tui.agent.llm_calibration import Calibration
-from agent_tui.agent.llm_finish import CUT_CALL_RESULT, judge
+from agent_tui.agent.llm_finish import CUT_CALL_RESULT
 from agent_tui.agent.llm_settings import LOCAL_KEY
 from agent_tui.agent.llm_types import assistant_calls, unique_call_ids
 from agent_tui.agent.llm_usage import unpriced_notice
 from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
 from agent_tui.agent.loop_streamed import StreamKeeper
+from agent_tui.agent.loop_window import WindowLimits
 from agent_tui.agent.memo_writer import extractive_memo, repeats_instruction
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
@@ -69,7 +70,7 @@ class LoopOptions:
     """Reserved for front-ends."""
 
 
-class Agent(ReasoningMixin, StreamKeeper):
+class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
     """A model, tools and a context engine, run turn by turn."""
 
     def __init__(self, engine: ContextEngine, *, llm: Any, runner: ToolRunner, policy: Policy,
@@ -185,38 +186,6 @@ class Agent(ReasoningMixin, StreamKeeper):
             text = extractive_memo(self.engine)
         item = self.engine.save_memo(text, kind=kind)
         return ev.MemoSaved(item.id, kind, text)
-
-    def _output_cap(self) -> int | None:
-        """The output limit the reply had: the configured one, or the model's own when lower (the request sent
-        that: ``llm_dialects.fit_dialect``), so a reply that stopped there is not taken for a full window."""
-        from agent_tui.agent.llm_provider import output_ceiling
-
-        configured = getattr(self.llm, "max_output_tokens", None)
-        ceiling = output_ceiling(str(getattr(self.llm, "model", "") or "")) if configured else None
-        return min(configured, ceiling) if configured and ceiling else configured
-
-    def _window_stops(self) -> bool:
-        """Whether this provider stops a reply where the context window is full, reporting it as ``length``
-        with the exact tokens written (Claude: ``model_context_window_exceeded``); elsewhere a short ``length``
-        reply may count its tokens otherwise, and the window is not read from it."""
-        from agent_tui.agent.llm_provider import family
-
-        return family(str(getattr(self.llm, "model", "") or "")) == "anthropic"
-
-    def _window_stated(self, limit: int | None, what: str = "refused a request") -> str:
-        """When the provider refused a request stating a context limit below the window planned for (or stopped
-        a reply where the window was full), plan for that limit from now on in this session and say how to
-        keep it; '' otherwise."""
-        eng = self.engine
-        if not limit or limit >= eng.plan.window:
-            return ""
-        planned = eng.plan.window
-        eng.settings = replace(eng.settings, window=limit)
-        eng.plan = make_plan(eng.settings, self.calibration.factor)
-        model = getattr(self.llm, "model", "") or eng.settings.model or "this model"
-        return (f"{model} {what}: its context limit is {limit:,} tokens, below the {planned:,} planned "
-                f"for. This session now keeps within {limit:,}; to keep that, set `window = {limit}` under "
-                f"[models.\"{model}\"] in the config (or remove a larger `window` setting).")
 
     async def compact(self, force: bool = False, focus: str = "", summarise: bool = True) -> list[ev.Event]:
         """A compaction event: memo, then one summarising call, then the batch is applied.
@@ -387,9 +356,7 @@ class Agent(ReasoningMixin, StreamKeeper):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
                 unique_call_ids(completion.tool_calls, {str(c.get("id")) for it in eng.items.values()
                                                         for c in it.tool_calls or () if c.get("id")})
-                counted = completion.usage if not completion.usage.estimated and self._window_stops() else None
-                finish = judge(completion.finish_reason, completion.text, completion.tool_calls, self._output_cap(),
-                               (counted.prompt_tokens, counted.completion_tokens) if counted else None)
+                finish = self._judge(completion)
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
                                          provenance=self._reply_provenance(completion, finish.status))
                 self._streamed_recorded()
