@@ -189,7 +189,8 @@ def test_fake_anthropic_refuses_what_anthropic_refuses(messages: list[dict], nee
 
     with FakeAnthropic() as fake:
         r = httpx.post(f"{fake.base_url}/v1/messages", json={"model": "claude-sonnet-4-5", "max_tokens": 100,
-                                                             "messages": messages})
+                                                             "messages": messages},
+                       timeout=60)  # (the fake's first check imports litellm: seconds on a busy machine)
     assert r.status_code == 400 and needle in r.json()["error"]["message"], r.json()
 
 
@@ -199,5 +200,5 @@ def test_fake_anthropic_accepts_results_first_then_text() -> None:
     with FakeAnthropic() as fake:
         r = httpx.post(f"{fake.base_url}/v1/messages", json={"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [
             {"role": "user", "content": "go"}, {"role": "assistant", "content": [_text("Reading."), _use()]},
-            {"role": "user", "content": [_result(), _text("[file note: a.py]")]}]})
+            {"role": "user", "content": [_result(), _text("[file note: a.py]")]}]}, timeout=60)
     assert r.status_code == 200
