@@ -73,6 +73,8 @@ class Unreadable(Exception):
 
 #: Seconds the whole read may take (a slow config in each of many submodules); past it, not read for certain.
 READ_DEADLINE = 12.0
+
+
 def repo_programs(workspace: Path, reach: str = "all") -> list[str] | None:
     """The hooks and config commands of the repository git would use from ``workspace`` and of its
     submodules (``key = value``, ``hook NAME``); [] outside any repository; None when git would use one that
@@ -90,9 +92,7 @@ def _programs(root: Path, reach: str, deadline: float) -> list[str]:
     ``config.worktree``): the one git finds (bare too), then every populated gitlink of it, recursively —
     ``git status`` goes into each, with or without a ``.gitmodules`` naming it, and whatever its ``.git`` file
     points at."""
-    global _deadline
-    _deadline = deadline
-    first = _where(root)
+    first = _where(root, deadline)
     if first is None:  # (no repository git can use: git fails there, and runs nothing)
         return []
     found: list[str] = []
@@ -104,29 +104,26 @@ def _programs(root: Path, reach: str, deadline: float) -> list[str]:
         seen.add(common)
         if len(seen) > MAX_REPOS:
             raise Unreadable
-        own, hooks_path = _config_programs(_git(top, "config", "--includes", "--show-scope", "--null", "--list"),
-                                           reach)
+        own, hooks_path = _config_programs(
+            _git(top, "config", "--includes", "--show-scope", "--null", "--list", deadline=deadline), reach)
         own += _hooks(_hooks_folder(hooks_path, top, common), LOOKING_HOOKS if reach == "looking" else None)
         found += [f"{label}{p}" for p in own]
-        for path in [] if bare else _gitlinks(top):
+        for path in [] if bare else _gitlinks(top, deadline):
             inner = top / path
             if not ((inner / ".git").exists() or (inner / ".git").is_symlink()):
                 continue  # (not checked out: git does not go in)
-            where = _where(inner)
+            where = _where(inner, deadline)
             if where is not None and where[0] == inner.resolve():
                 pending.append((where, f"{label}submodule {path}: "))
     return found
 
 
-_deadline = float("inf")
-"""When the read in progress must end (``time.monotonic()``)."""
-
-
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _git(top: Path, *args: str, deadline: float) -> subprocess.CompletedProcess[bytes]:
     """``git <args>`` in ``top`` with the read tools' overrides, for a repository of any owner (git refuses one
     another user owns, "dubious ownership", unless told it is safe, while the user's own git may be told so: a
-    system-wide ``safe.directory = *``, as in many containers), within :data:`READ_TIMEOUT`."""
-    left = min(READ_TIMEOUT, _deadline - time.monotonic())
+    system-wide ``safe.directory = *``, as in many containers), within :data:`READ_TIMEOUT` and before
+    ``deadline`` (``time.monotonic()``)."""
+    left = min(READ_TIMEOUT, deadline - time.monotonic())
     if left <= 0:
         raise Unreadable
     try:
@@ -136,10 +133,10 @@ def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         raise Unreadable from exc
 
 
-def _where(root: Path) -> tuple[Path, Path, bool] | None:
+def _where(root: Path, deadline: float) -> tuple[Path, Path, bool] | None:
     """The work-tree root (a bare repository's own folder), the common git folder and whether it is bare, for
     the repository git would use from ``root``; None when there is none git can use."""
-    done = _git(root, "rev-parse", "--is-bare-repository", "--git-common-dir")
+    done = _git(root, "rev-parse", "--is-bare-repository", "--git-common-dir", deadline=deadline)
     lines = os.fsdecode(done.stdout).splitlines()
     if done.returncode != 0 or len(lines) != 2 or not all(lines):
         return None
@@ -147,15 +144,15 @@ def _where(root: Path) -> tuple[Path, Path, bool] | None:
     common = (common if common.is_absolute() else root / common).resolve()
     if lines[0] == "true":
         return common, common, True
-    top = _git(root, "rev-parse", "--show-toplevel")
+    top = _git(root, "rev-parse", "--show-toplevel", deadline=deadline)
     if top.returncode != 0 or not top.stdout.strip():
         return None
     return Path(os.fsdecode(top.stdout.strip())).resolve(), common, False
 
 
-def _gitlinks(top: Path) -> list[str]:
+def _gitlinks(top: Path, deadline: float) -> list[str]:
     """The paths of the index's gitlinks (mode 160000: submodules, registered or not)."""
-    done = _git(top, "ls-files", "--stage", "-z")
+    done = _git(top, "ls-files", "--stage", "-z", deadline=deadline)
     if done.returncode != 0:
         raise Unreadable
     out = []

@@ -122,7 +122,7 @@ def test_a_repository_that_cannot_be_read_is_asked_for(tmp_path: Path, monkeypat
 
     root = make_repo(tmp_path / "proj")
     real = rp._git
-    monkeypatch.setattr(rp, "_git", lambda top, *args: real(top, *args) if args[0] == "rev-parse" else
+    monkeypatch.setattr(rp, "_git", lambda top, *args, **kw: real(top, *args, **kw) if args[0] == "rev-parse" else
                         subprocess.CompletedProcess(args, 128, b"", b"fatal: bad config line 1"))
     assert "cannot read for certain" in _asks(root)
     monkeypatch.undo()
