@@ -38,11 +38,6 @@ def git_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
     return out
 
 
-def runs_git(parsed: ParsedCommand) -> bool:
-    """The line runs git."""
-    return bool(git_layers(parsed))
-
-
 def reach_of(layers: list[SimpleCommand]) -> str:
     """What these git commands can run of the repository's: ``looking`` when each is a looking subcommand
     (``git status``, ``git diff``, ``git log``…: an index refresh's hook and the programs diffs and the index

@@ -72,14 +72,18 @@ def test_a_kill_mid_answer_keeps_what_had_streamed(tmp_path: Path) -> None:
     assert _partial(db) is None, "put back once, not again at the next open"
 
 
-async def test_a_recorded_answer_leaves_no_copy(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+async def test_a_recorded_answer_leaves_no_copy(tmp_path: Path, fake_llm: FakeOpenAI, monkeypatch) -> None:
+    import agent_tui.agent.loop_streamed as streamed
     from tests.agent.helpers import make_agent, run_turn
+
+    monkeypatch.setattr(streamed, "STREAM_KEEP_EVERY", 0.0)  # (kept at every piece: the copy surely exists)
 
     root = make_repo(tmp_path / "proj")
     fake_llm.script(Reply.text(" ".join(f"w{n}" for n in range(400)), chunk_size=4, chunk_delay=0.01))
     agent, ws = make_agent(root, fake_llm.base_url)
     try:
         events = await run_turn(agent, "talk a while")
+        assert agent._streamed_at == 0.0, "the stream was kept, then the copy dropped"
         kept = ws.store.take_partial(agent.engine.session_id)
     finally:
         ws.close()
