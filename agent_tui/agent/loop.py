@@ -428,6 +428,7 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
         changed = shorten_answered_calls((eng.items[i] for i in eng.order), answered)
         for it in changed:
             eng._save(it)
+        eng.window.forget_shown_by({it.id for it in changed})
         return len(changed)
 
     def _was_task(self) -> bool:

@@ -179,6 +179,9 @@ class ToolRunner:
         if result.is_error:
             prov["error"] = True
         item = eng.add_tool_result(call.id, name, text, raw=raw, scope=scope, provenance=prov)
+        written = (args or {}).get("content") if name == "write_file" and not result.is_error else None
+        if isinstance(written, str) and meta.get("path"):
+            eng.window.note_written(str(meta["path"]), call.id, written)  # its call shows the text: no file note
         if name == "save_memo" and not result.is_error:
             memo_id = agent.ctx.memos_saved[-1] if agent.ctx.memos_saved else ""
             yield ev.MemoSaved(memo_id, "manual", str((args or {}).get("text", "")))

@@ -104,6 +104,25 @@ class FileWindow:
         if not af.edited:
             af.shown_by, af.outline = item_id, outline
 
+    def note_written(self, path: str, call_id: str, text: str) -> None:
+        """The write call ``call_id`` made ``text`` the whole of ``path``: that call's arguments, in the
+        history, show the model the current text, so no file note repeats it.  Only when the file holds
+        exactly what the call wrote (line endings aside): otherwise the note shows what is there."""
+        af = self.files.files.get(path)
+        owner = self.engine.actions.call_owner(call_id)
+        if af is None or owner is None or af.content.replace("\r\n", "\n") != text.replace("\r\n", "\n"):
+            return
+        af.shown_by, af.outline, af.shown_whole = owner.id, False, True
+
+    def forget_shown_by(self, item_ids: set[str]) -> None:
+        """These history items no longer show their files' text (their long arguments were shortened):
+        the next request shows each such file again in a note."""
+        for af in self.files.files.values():
+            if af.shown_by in item_ids:
+                af.shown_by, af.shown_whole = None, False
+                if self.shown_note.get(af.path) in item_ids:
+                    self.shown.pop(af.path, None)
+
     def note_lines(self, path: str, spans: Iterable[tuple[int, int]]) -> None:
         """The agent was just shown lines ``a``..``b`` of ``path`` (1-based, inclusive, per span):
         the next compaction block carries them if it cannot carry the whole file."""
