@@ -69,7 +69,12 @@ from agent_tui.core.secret_yaml import yaml_values
 __all__ = ["MIN_SECRET_LEN", "Finding", "find_secrets", "secret_name", "url_credentials"]
 
 #: One character of an assigned value (a backslash only when it starts no escaped newline, tab or quote).
-_VALUE_CHAR = r"(?:[^\s\"'`,;#}\\]|\\(?![nrt\"']))"
+#: Unquoted, ``,;}`` and a backtick end it (``a=1,password=…,b=2``); ``#`` does not: mid-word it starts no
+#: comment, in a shell or a ``.env`` file (``ADMIN_PASSWORD=S3cure#Pass``).
+_VALUE_CHAR = r"(?:[^\s\"'`,;}\\]|\\(?![nrt\"']))"
+#: One character of a quoted value: only a quote, a blank or an escaped newline, tab or quote ends it
+#: (``"hunter#2;x,}"`` is one password).
+_QUOTED_CHAR = r"(?:[^\s\"'\\]|\\(?![nrt\"']))"
 #: The characters of an assigned value the regex reads (``_ASSIGN_RE``); a longer value is followed to its
 #: end by ``_VALUE_REST_RE``.  The bound keeps the search linear: the search resumes inside a match (see
 #: ``_assignments_in``), so a line of ``token=(token=(…`` is read in ``_VALUE_CAP`` steps per match.
@@ -77,15 +82,17 @@ _VALUE_CAP = 400
 #: ``NAME=value``.  Also as a JSON string holds it (a tool call's arguments, JSON in JSON): the quotes
 #: around the name and the value may be escaped (``{\"token\": \"…\"}``), an escaped newline or tab
 #: may come before the name (``"A=1\\nDB_PASSWORD=…"``), and the value ends before one.  The name may
+#: be a variable's (``$password = "…"``, ``@token = …``) and the separator Go's ``:=``.  The name may
 #: follow a diff's column at a line's start (``+DB_PASSWORD=…``, ``-token: …``), or a flag's dashes
 #: (``--password=…``: group ``flag``, held to ``_FLAG_SECRET_RE``).  The value is read up to
 #: ``_VALUE_CAP`` characters (possessively: a shorter one never ends a quoted value); a quoted one longer
 #: than that need not end with its quote there.
 _ASSIGN_RE = re.compile(
     r"(?m)(?:(?:^|\\[nrt])[+-]?|[\s;,{(])(?:(?P<flag>--?)(?=[A-Za-z])|export\s+)?"
-    r"\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?"
-    r"[ \t]*(?P<sep>[=:])[ \t]*"
-    rf"(?P<q>\\?[\"']|)(?P<value>{_VALUE_CHAR}{{8,{_VALUE_CAP}}}+)(?:(?P=q)|(?={_VALUE_CHAR}))"
+    r"\\?[\"'$@]?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?"
+    r"[ \t]*(?P<sep>:=|[=:])[ \t]*"
+    rf"(?P<q>\\?[\"'])?(?P<value>(?(q){_QUOTED_CHAR}{{8,{_VALUE_CAP}}}+|{_VALUE_CHAR}{{8,{_VALUE_CAP}}}+))"
+    rf"(?(q)(?:(?P=q)|(?={_QUOTED_CHAR})))"
 )
 #: The rest of a value longer than ``_VALUE_CAP``.
 _VALUE_REST_RE = re.compile(rf"{_VALUE_CHAR}*+")
@@ -136,11 +143,18 @@ _NETRC_ESCAPE_RE = re.compile(r"\\(.)")
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}(?:PRIVATE KEY( BLOCK)?|TOKEN)-----")
 #: An XML setting whose key names a secret: ``<add key="ClearTextPassword" value="…"/>`` (NuGet.Config, .NET's
 #: appSettings), where no ``=`` follows the name.
+#: A secret given as a constant's definition, ``define('DB_PASSWORD', '…')`` (PHP, wp-config.php), or as an
+#: XML element of a secret name, ``<password>…</password>`` (Maven settings.xml, .NET configs).
+_DEFINE_OR_ELEMENT_RE = re.compile(
+    r"\bdefine\(\s*(?P<dq>[\"'])(?P<name>[A-Za-z_][A-Za-z0-9_]{0,80})(?P=dq)\s*,\s*(?P<vq>[\"'])"
+    r"(?P<value>[^\"'\n]{1,400})(?P=vq)"
+    r"|<(?P<tag>[A-Za-z_][A-Za-z0-9_.-]{0,80})>(?P<inner>[^<>\s]{1,400})</(?P=tag)>"
+)
 _XML_KEY_VALUE_RE = re.compile(r'\bkey\s*=\s*"(?P<name>[A-Za-z_][A-Za-z0-9_.:-]{0,80})"\s+value\s*=\s*"(?P<value>[^"<>]{1,400})"')
 #: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
 _ASSIGN_ANCHOR = Anchor(SECRET_NAME_WORDS,
-                        re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?[^\s\"'`,;#}]{8}"))
+                        re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*(?::=|[=:])[ \t]*\\?[\"']?[^\s\"'\\]{8}"))
 
 #: A query parameter, ``?name=value`` or ``&name=value`` (``&amp;`` in HTML): the value runs to ``&``,
 #: ``#``, ``?``, whitespace, a quote, ``<``/``>``, a bracket or brace (a template's ``{key}``, a markdown
@@ -318,6 +332,16 @@ def _xml_key_values(text: str) -> Iterator[Finding]:
             yield Finding(m.start("value"), m.end("value"), name_kind(m.group("name")))
 
 
+def _defines_and_elements(text: str) -> Iterator[Finding]:
+    if "define" not in text and "</" not in text:
+        return
+    for m in _DEFINE_OR_ELEMENT_RE.finditer(text):
+        group = "value" if m.group("value") is not None else "inner"
+        name = m.group("name") or m.group("tag")
+        if secret_name(name) and named_value(m.group(group)):
+            yield Finding(m.start(group), m.end(group), name_kind(name))
+
+
 def _private_keys(text: str) -> Iterator[Finding]:
     pos = 0
     while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
@@ -343,7 +367,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         [*known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
-         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text),
+         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text), *_defines_and_elements(text),
          *command_line_secrets(text, view), *quoted_passphrases(text, view), *positional_secrets(text, view)],
         key=lambda f: (f.start, -f.end),
     )
