@@ -98,6 +98,22 @@ def _rebound_interpreter_dirs(hidden: list[Path], secrets: Sequence[Path] = ()) 
     return [str(d) for d in dict.fromkeys(shown) if d.is_dir()]
 
 
+def own_code_inside(ws: Path) -> list[Path]:
+    """agent-tui's own code where it lies in the workspace: the Python it runs on (a project's ``.venv``
+    it was installed into) and its package's folder (an editable install).  The host runs that code at
+    the next start, with the user's keys: a sandboxed command must not change it (a ``.pth`` dropped in
+    site-packages, a patched module), so these are read-only to commands."""
+    import sys
+
+    import agent_tui
+
+    found = [Path(p).resolve() for p in (sys.prefix, sys.exec_prefix, sys.base_prefix)]
+    found.append(Path(sys.executable).resolve().parent)
+    found.append(Path(agent_tui.__file__).resolve().parent)
+    inside = [d for d in dict.fromkeys(found) if d != ws and d.is_relative_to(ws) and d.is_dir()]
+    return [d for d in inside if not any(d != o and d.is_relative_to(o) for o in inside)]
+
+
 def _shell_dirs(secrets: list[Path]) -> list[Path]:
     """The installation of the bash commands run with (``shell_dialect.bash_path``), if any, short of
     re-exposing the home or a hidden path inside it."""
@@ -228,6 +244,8 @@ class Sandbox:
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         for real in reals:
             args += ["--ro-bind", str(real), str(real)]
+        for own in own_code_inside(ws):  # (after the workspace's bind, which would cover it)
+            args += ["--ro-bind", str(own), str(own)]
         args += hide_flags(inside)
         for sock in host_sockets([*_covered(host_net), *hidden], [ws, *map(Path, rebound)]):
             args += ["--ro-bind", "/dev/null", str(sock)]
@@ -273,7 +291,8 @@ class Sandbox:
         else:
             net = f"network on (the host's, localhost services included: {SLIRP_HINT})"
         return (f"sandboxed: only the workspace and a private /tmp are writable ({', '.join(PROTECTED)} "
-                "and the git hooks folder, included git config files and the .git of repositories nested in the work tree are "
+                "and the git hooks folder, included git config files, the .git of repositories nested in the work tree "
+                "and agent-tui's own installation when it lies in the workspace are "
                 f"read-only: git commits and checkouts need outside_sandbox), {net}; the user's keys, "
                 "credentials and histories under ~ (~/.ssh, ~/.aws, ~/.config/gcloud…, [sandbox] hide) "
                 f"and agent sockets are hidden, {sandbox_seccomp.describe()}; git config shows identity and "
