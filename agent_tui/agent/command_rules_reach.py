@@ -33,6 +33,10 @@ REACHING_OPTIONS: dict[str, tuple[str, ...]] = {
     "npm": ("--node-options", "--script-shell", "--userconfig", "--globalconfig", "--registry", "--prefix"),
     # a plugin by module name, the session uploaded (``--pastebin``), another ini or ini value, another root
     "pytest": ("-p", "--pastebin", "-o", "--override-ini", "-c", "--config-file", "--rootdir", "--confcutdir"),
+    # the remote shell or the remote rsync is a program named here (``rsync -e 'sh -c id'``)
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    # the pager, the browser, or another config (which names programs)
+    "man": ("-P", "--pager", "-H", "--html", "-C", "--config-file"),
 }
 #: make's command-line variables that change how every recipe runs, whatever their value.
 MAKE_RUNNERS = frozenset({"SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "MAKE"})
@@ -45,7 +49,7 @@ _MAKE_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:{0,2}=[\w.,:+@%/=-]*")
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?|py")
 _RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
 #: Programs whose single-letter options bundle (``-xIf``); tar's first argument is a bundle even without a dash.
-BUNDLING = frozenset({"tar", "sort", "make", "pytest"})
+BUNDLING = frozenset({"tar", "sort", "make", "pytest", "rsync", "man"})
 #: Options of their own that an abbreviation check would take for one above (``tar --checkpoint=1``).
 WHOLE_OPTIONS = frozenset({"--checkpoint"})
 #: git's own options (before the subcommand), where ``-c`` sets configuration; after it, ``-c`` is the
@@ -165,7 +169,8 @@ def _git_subcommand(args: tuple[str, ...]) -> int:
 
 #: Per program whose bundles are read letter by letter, the short options that take a value: the rest of the
 #: bundle is that value (``pytest -rfEp``: -r's "fEp"; ``make -j4``), not more options.
-VALUE_LETTERS: dict[str, str] = {"pytest": "WnrkmopcfIlt", "make": "CEfIjloW"}
+VALUE_LETTERS: dict[str, str] = {"pytest": "WnrkmopcfIlt", "make": "CEfIjloW", "rsync": "BfTM",
+                                 "man": "MSeLmprERT"}
 #: Programs that take no abbreviation of a long option (pytest's ``--co`` is its own, not ``--config-file``).
 WHOLE_NAMES = frozenset({"pytest"})
 

@@ -150,6 +150,8 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
         found += _commands_of(" ".join(rest), depth)
     elif prog == "find":
         found += _find_inner(argv)
+    elif prog in ("fd", "fdfind"):
+        found += _fd_inner(argv)
     out: list[SimpleCommand] = []
     for c in found:
         out.append(c)
@@ -309,6 +311,31 @@ def _find_inner(argv: tuple[str, ...]) -> list[SimpleCommand]:
                 j += 1
             if j > i + 1:
                 out.append(SimpleCommand(argv[i + 1 : j], tuple(False for _ in argv[i + 1 : j])))
+            i = j
+        i += 1
+    return out
+
+
+#: fd's options whose value is a command: every word after them up to ``;`` (``fd -e py -x black``, ``-X``).
+_FD_EXEC = ("-x", "--exec", "-X", "--exec-batch")
+
+
+def _fd_inner(argv: tuple[str, ...]) -> list[SimpleCommand]:
+    """The commands ``fd -x``/``-X`` run on what it finds (also ``--exec=cmd`` and a bundle ending in x,
+    ``-Hx cmd``)."""
+    out: list[SimpleCommand] = []
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        name, eq, value = a.partition("=")
+        bundle = a.startswith("-") and not a.startswith("--") and len(a) > 2 and a[-1] in "xX" and a[1:].isalnum()
+        if name in _FD_EXEC or bundle:
+            j = i + 1
+            while j < len(argv) and argv[j] != ";":
+                j += 1
+            words = ((value,) if eq and name.startswith("--") else ()) + argv[i + 1 : j]
+            if words:
+                out.append(SimpleCommand(words, tuple(False for _ in words)))
             i = j
         i += 1
     return out
