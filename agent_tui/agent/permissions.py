@@ -40,7 +40,7 @@ from agent_tui.agent.command_rules import (
 )
 from agent_tui.agent.command_rules_git import repo_program_blockers
 from agent_tui.core.config import ConfigError
-from agent_tui.core.tool_names import spellings
+from agent_tui.core.tool_names import strictest_key
 from agent_tui.tools.cmdparse import parse_command
 from agent_tui.tools.shell_dialect import rules_apply
 
@@ -153,7 +153,7 @@ class Policy:
     def _tool_key(self, name: str) -> str | None:
         """The ``[approval] tools`` key that names tool ``name`` (an MCP tool as the user writes it too:
         ``1password__get`` for the ``_1password__get`` sent to the model)."""
-        return next((n for n in spellings(name) if n in self.tools), None)
+        return strictest_key(self.tools, name)
 
     def _outside(self, args: dict[str, Any]) -> bool:
         """A command that leaves the sandbox (only when there is one: without it every command runs outside,

@@ -38,3 +38,17 @@ def spellings(qualified: str) -> tuple[str, ...]:
     if len(qualified) > 1 and qualified[0] == "_" and not qualified[1].isalpha() and qualified[1] != "_":
         return qualified, qualified[1:]
     return (qualified,)
+
+
+#: Approval decisions from the strictest.
+STRICTNESS = ("deny", "ask", "allow")
+
+
+def strictest_key(tools: dict[str, object], qualified: str) -> str | None:
+    """The key of ``tools`` naming ``qualified`` in any of its :func:`spellings` (or written with the ``_``
+    :func:`qualify` adds) whose decision is the strictest: two spellings in two config files never let the
+    looser one win."""
+    names = {*spellings(qualified), *spellings("_" + qualified)}
+    keys = [k for k in tools if k in names or any(s in names for s in spellings(k))]
+    rank = {d: n for n, d in enumerate(STRICTNESS)}
+    return min(keys, key=lambda k: rank.get(str(tools[k]), len(STRICTNESS)), default=None)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.parse import loads_json, read_config
+from agent_tui.core.tool_names import strictest_key
 
 RANK = {"deny": 0, "ask": 1, "allow": 2}
 """Approval decisions from strictest to loosest."""
@@ -160,7 +161,8 @@ def _split_approval(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -
             user_tools = user.get("tools") if isinstance(user.get("tools"), dict) else {}
             kept: dict[str, Any] = {}
             for tool, decision in value.items():
-                base = user_tools.get(tool, "deny" if user_denies else "ask")
+                mine = strictest_key(user_tools, str(tool))  # (the user's spelling may differ: 1password__get)
+                base = user_tools[mine] if mine is not None else "deny" if user_denies else "ask"
                 if isinstance(decision, str) and (decision == "deny" or (decision == "ask" and not _loosens(decision, base))):
                     kept[tool] = decision
                 else:
