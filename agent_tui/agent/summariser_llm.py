@@ -75,7 +75,7 @@ def summary_request_cached(request: Sequence[dict[str, Any]], leaving: Sequence[
 
 
 #: The section names the summary prompt asks for (an answer with none of them and no list line is not one).
-SECTION_NAMES = ("User instructions", "Agent decisions", "Open todos", "Errors seen", "Command and test results",
+SECTION_NAMES = ("User instructions", "Agent answers", "Agent decisions", "Open todos", "Errors seen", "Command and test results",
                  "Files changed", "Commands that changed files")
 
 

@@ -98,7 +98,8 @@ class Compactor:
         groups, _, _ = e.history.window_groups()
         if force:
             return plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(True),
-                              user_cap=self.user_cap(), reason="forced", notes_alone=True)
+                              user_cap=self.user_cap(), reason="forced", notes_alone=True,
+                              answer_cap=e.plan.input_budget // 2)
         if len(e.order) == self.failed_at:
             return None  # the last attempt failed and nothing changed since: do not hammer
         request = e.request_estimate()
@@ -106,7 +107,8 @@ class Compactor:
         hard = request >= hard_limit
         plan = plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(False),
                           user_cap=self.user_cap(), reason="window limit" if hard else "cost model",
-                          recent_cap=0 if hard else e.plan.input_budget // 4)
+                          recent_cap=0 if hard else e.plan.input_budget // 4,
+                          answer_cap=e.plan.input_budget // 4)
         if plan is None:
             return None
         segments = sum(it.tokens for it in self.segments)

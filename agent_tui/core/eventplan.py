@@ -4,14 +4,15 @@ An event is rare (the cost model spaces them), so it evicts deeply, in one
 batch: every history group since the last event goes into the rolling summary
 except the user's messages (newest first, within ``user_cap`` tokens; the
 current turn's always — the task and the user's directives stay verbatim — and
-the one before it up to ``recent_cap``), the
-latest ``keep_steps`` steps (the model is working on them), groups the user
-restored lately and pinned items (carried on as rules).  File notes are
+the one before it up to ``recent_cap``), the latest ``keep_steps`` steps (the model is
+working on them; a finished answer only up to ``answer_cap``), groups the user restored
+lately and pinned items (carried on as rules).  File notes are
 dropped without being summarised: the new block carries the files' text.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from agent_tui.core.items import ContextItem
@@ -28,13 +29,17 @@ def is_user_group(g: Group) -> bool:
 
 
 def kept_groups(groups: Sequence[Group], *, current_turn: int, keep_steps: int, user_cap: int,
-                recent_cap: int = 0) -> set[int]:
-    """Indexes of the groups an event keeps verbatim.  ``recent_cap``: the user's message of the turn before
-    the current one is kept up to this size whatever ``user_cap`` leaves (what the user pasted one message
-    ago is what the next one most often refers to: "and line 250?")."""
+                recent_cap: int = 0, answer_cap: int = sys.maxsize) -> set[int]:
+    """Indexes of the groups an event keeps verbatim.  ``keep_steps``: the latest steps (the model works on
+    them); one of an earlier turn (the answer the new message replies to) only up to ``answer_cap`` tokens: a
+    finished answer too large for the window is folded, not kept, for kept it would crowd the rest of the
+    history out of the request with no event to say so.  ``recent_cap``: the user's message of the turn
+    before the current one is kept up to this size whatever ``user_cap`` leaves (what the user pasted one
+    message ago is what the next one most often refers to: "and line 250?")."""
     keep: set[int] = set()
     steps = [i for i, g in enumerate(groups) if not g.is_user]
-    keep.update(steps[-keep_steps:] if keep_steps > 0 else [])
+    latest = steps[-keep_steps:] if keep_steps > 0 else []
+    keep.update(i for i in latest if groups[i].turn >= current_turn or groups[i].tokens <= answer_cap)
     budget = user_cap
     earlier = sorted({g.turn for g in groups if is_user_group(g) and g.turn < current_turn})
     previous = earlier[-1] if earlier else None
@@ -55,11 +60,12 @@ def kept_groups(groups: Sequence[Group], *, current_turn: int, keep_steps: int, 
 
 
 def plan_event(groups: Sequence[Group], *, current_turn: int, keep_steps: int, user_cap: int,
-               reason: str, notes_alone: bool = False, recent_cap: int = 0) -> EvictionPlan | None:
+               reason: str, notes_alone: bool = False, recent_cap: int = 0,
+               answer_cap: int = sys.maxsize) -> EvictionPlan | None:
     """The batch an event evicts now (None when there is nothing to evict; file notes alone are
     not worth an event unless ``notes_alone``, e.g. when the user asks for one)."""
     keep = kept_groups(groups, current_turn=current_turn, keep_steps=keep_steps, user_cap=user_cap,
-                       recent_cap=recent_cap)
+                       recent_cap=recent_cap, answer_cap=answer_cap)
     chosen = [g for i, g in enumerate(groups) if i not in keep and any(evictable(it) for it in g.items)]
     plan = EvictionPlan(chosen, reason)
     return plan if plan.summary_items or (notes_alone and chosen) else None

@@ -154,7 +154,7 @@ _XML_KEY_VALUE_RE = re.compile(r'\bkey\s*=\s*"(?P<name>[A-Za-z_][A-Za-z0-9_.:-]{
 #: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
 _ASSIGN_ANCHOR = Anchor(SECRET_NAME_WORDS,
-                        re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*(?::=|[=:])[ \t]*\\?[\"']?[^\s\"'\\]{8}"))
+                        re.compile(r"[A-Za-z0-9_.-]{0,80}\\?[\"']?[ \t]*(?::=|[=:])[ \t]*\\?[\"']?[^\s\"']{8}"))
 
 #: A query parameter, ``?name=value`` or ``&name=value`` (``&amp;`` in HTML): the value runs to ``&``,
 #: ``#``, ``?``, whitespace, a quote, ``<``/``>``, a bracket or brace (a template's ``{key}``, a markdown

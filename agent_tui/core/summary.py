@@ -30,9 +30,11 @@ from agent_tui.core.items import ContextItem
 from agent_tui.core.parse import loads_json
 from agent_tui.core.secret_gates import FOLD_CHARS
 
-SECTIONS: tuple[str, ...] = ("instructions", "decisions", "todos", "errors", "results", "files", "changes")
+SECTIONS: tuple[str, ...] = ("instructions", "answers", "decisions", "todos", "errors", "results", "files",
+                             "changes")
 SECTION_TITLES = {
     "instructions": "User instructions, constraints and preferences",
+    "answers": "Agent answers to the user (their start and headings; recall the id for the whole)",
     "decisions": "Agent decisions",
     "todos": "Open todos",
     "errors": "Errors seen",
@@ -41,8 +43,10 @@ SECTION_TITLES = {
     "changes": "Commands that changed files",
 }
 #: Entries kept per section (newest win); the rest are dropped from the summary but stay in the store.
-SECTION_LIMIT = {"instructions": 24, "decisions": 20, "todos": 10, "errors": 10, "results": 10, "files": 30,
+SECTION_LIMIT = {"instructions": 24, "answers": 4, "decisions": 20, "todos": 10, "errors": 10, "results": 10, "files": 30,
                  "changes": 12}
+#: Characters of an answer's extract: its first line and its headings, copied.
+ANSWER_CHARS = 300
 #: Longest command kept whole in ``changes``; a longer one keeps its start and end.
 CHANGE_CHARS = 400
 
@@ -327,6 +331,24 @@ def file_changes(item: ContextItem) -> list[tuple[str, str]]:
     return out
 
 
+def answer_extract(text: str) -> str:
+    """What an answer to the user leaves in the summary: all of it when short, else its first line and its
+    markdown headings, copied, within :data:`ANSWER_CHARS` (the user's next message may refer to it; the
+    whole answer stays in the store, found by its id)."""
+    flat = " ".join(text.split())
+    if len(flat) <= ANSWER_CHARS:
+        return flat
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    heads = [ln.lstrip("#").strip() for ln in lines[1:] if ln.startswith("#")]
+    out = " ".join(lines[0].split())[:ANSWER_CHARS // 2]
+    for h in heads:
+        if len(out) + len(h) + 3 > ANSWER_CHARS:
+            out += " | …"
+            break
+        out += " | " + h
+    return out
+
+
 class ExtractiveSummariser:
     """Deterministic, copy-only summariser; the fallback that cannot fail on text."""
 
@@ -344,6 +366,8 @@ class ExtractiveSummariser:
                 if text:
                     sec["instructions"].append(Entry(text, it.id, uncertain=bool(_UNCERTAIN.search(text))))
             elif it.role == "assistant":
+                if not it.tool_calls and (extract := answer_extract(it.content)):
+                    sec["answers"].append(Entry(extract, it.id))
                 for s in _sentences(it.content) if may_hold_notes(it.content) else ():
                     if not may_hold_notes(s):
                         continue

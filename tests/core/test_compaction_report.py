@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
-from tests.core.core_helpers import filler
+from tests.core.core_helpers import call, filler
 
 
 def test_an_events_before_count_holds_the_summary_its_after_count_holds() -> None:
@@ -30,8 +30,9 @@ def test_an_event_that_finds_nothing_worth_keeping_carries_no_segment() -> None:
 
     eng = ContextEngine(Settings.default(window=16_384))
     eng.add_user("start")
-    for n in range(1, 12):
-        eng.add_assistant(filler(f"a{n}", 80))  # (prose with no decision, todo or command: nothing to keep)
+    for n in range(1, 12):  # (exploring: prose with no decision or todo, outputs with no error or result)
+        eng.add_assistant(filler(f"a{n}", 80), [call(f"c{n}", name="read_file", path=f"f{n}.txt")])
+        eng.add_tool_result(f"c{n}", "read_file", filler(f"o{n}", 40))
     done = eng.compact(force=True)
     assert done is not None and done.summary_id is not None
     segment = eng.items[done.summary_id]

@@ -100,11 +100,26 @@ def test_the_summariser_is_deterministic() -> None:
 
 
 def test_summary_keeps_conclusions_not_exploration() -> None:
-    chatter = [item(20 + i, "assistant", f"Let me look at file number {i} to see what is in it")
-               for i in range(10)]
+    chatter = [item(20 + i, "assistant", f"Let me look at file number {i} to see what is in it",
+                    tool_calls=[call(f"r{i}", name="read_file", path=f"f{i}.py")]) for i in range(10)]
     s = ExtractiveSummariser().summarise(chatter, None)
     assert s.render() == ""
     assert s.covers == [i.id for i in chatter]
+
+
+def test_an_answer_to_the_user_leaves_its_start_and_headings() -> None:
+    """An answer (an assistant message with no tool call ends a turn) is what the user's next message refers
+    to; folded, it used to leave nothing ("nothing worth keeping") when it held no decision or todo."""
+    from agent_tui.core.summary import ANSWER_CHARS
+
+    long = "Here are three options for the cache.\n\n## Option 1: LRU\n" + filler("a", 300) + \
+        "\n\n## Option 2: TTL\n" + filler("b", 300) + "\n\n## Option 3: none\n" + filler("c", 300)
+    s = ExtractiveSummariser().summarise([item(40, "assistant", long), item(41, "assistant", "All 4 tests pass.")], None)
+    answers = [e.text for e in s.sections["answers"]]
+    assert answers[0] == "Here are three options for the cache. | Option 1: LRU | Option 2: TTL | Option 3: none"
+    assert answers[1] == "All 4 tests pass."
+    assert all(len(a) <= ANSWER_CHARS + 4 for a in answers)
+    assert "[m40]" in s.render()  # the id the whole answer is recalled by
 
 
 def test_decisions_reach_the_store_and_outlive_the_window(tmp_path: Path) -> None:
