@@ -111,3 +111,22 @@ def test_as_sent_finds_the_newest_message_holding_the_item() -> None:
                                      {"role": "user", "content": "yes\n\n[context: 3% of 100,000 tokens used]"}])
     ctl = SimpleNamespace(engine=SimpleNamespace(get=lambda _id: item, last=last))
     assert SessionController.sent_text(ctl, "m3") == "yes\n\n[context: 3% of 100,000 tokens used]"  # type: ignore[arg-type]
+
+
+async def test_backing_out_of_the_reason_box_does_not_land_on_allow(
+        demo_workspace: Path, recorder: Recorder) -> None:
+    """Esc in the reason box put the focus on "Allow once": the next enter approved what the user had
+    been about to deny (a tester)."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        dialog = await demo_until_approval(pilot)
+        dialog.query_one("#reason").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert dialog.has_class("-reason")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not dialog.has_class("-reason") and dialog.focused.id == "reason"
+        await pilot.press("enter", *"no", "enter")
+        await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
+        assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:no"]

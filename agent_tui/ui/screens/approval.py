@@ -362,9 +362,10 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         box.focus()
 
     def action_back(self) -> None:
-        """Back to the choices; the reason typed so far stays in its box for another ``r``."""
+        """Back to the choices, on "Deny, say why" where the user came from (never on "Allow once": the next
+        enter would approve what the user was about to deny); the reason typed so far stays in its box."""
         self.remove_class("-reason")
-        self.query_one("#once", Button).focus()
+        self.query_one("#reason", Button).focus()
 
     @on(Input.Submitted, "#approval-reason")
     def _reason_given(self, event: Input.Submitted) -> None:

@@ -100,6 +100,8 @@ class PromptInput(TextArea):
         """The text of the command being run from the box ("" once it ran): a refusal gives it back."""
         self._draft_problem = ""
         """Why the last draft could not be written ("" when it was): warned about once, until it is again."""
+        self._restored: tuple[str, str] | None = None
+        """The draft restored at start, as shown and whole, until the box first changes."""
         self._sent_folded: Folded | None = None
         """The box as it showed the message last sent, when it held folded pastes (a refusal puts it back so)."""
 
@@ -109,13 +111,23 @@ class PromptInput(TextArea):
         older = self.inputs.older_drafts
         more = f" {older} older unsent one{'s are' if older > 1 else ' is'} in ↑ history." if older else ""
         if draft and not self.text:
+            # selected: what is typed next (a command, a new message) replaces it, and it goes to ↑, rather
+            # than joining its end unseen; → or End goes on writing it
             self._show(draft, self.inputs.restored_folded)
-            self.notify(f"The message you had not sent is back in the box.{more}", title="Draft restored")
+            self._restored = (self.text, draft)
+            self.select_all()
+            self.notify(f"The message you had not sent is back in the box, selected: type to replace it (↑ keeps "
+                        f"it), or press → to go on writing it.{more}", title="Draft restored")
         elif draft:  # (the box already had text: the draft goes to ↑, the box's text becomes the draft)
             self.inputs.add(draft, keep_long=True)
             self.notify(f"The message you had not sent is in ↑ history.{more}", title="Draft restored")
 
     def _on_text_area_changed(self) -> None:
+        if self._restored is not None and self.text != self._restored[0]:  # (not the restore's own change)
+            shown, draft = self._restored
+            self._restored = None
+            if not self.text.startswith(shown):  # typed over (or deleted): the draft is kept under ↑
+                self.inputs.add(draft, keep_long=True)
         if self._cycle is not None and not self.cycling:
             self._end_cycle()
         now = time.monotonic()

@@ -1,0 +1,45 @@
+"""A restored draft comes back selected: what the user types first replaces it (and it goes under ↑),
+so a command typed at start is a command, not the end of last session's draft (a tester's ``/resume ID``
+was sent to the model as chat, glued to the draft).  → goes on writing it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+
+from .conftest import demo_app, ready
+
+DRAFT = "half a thought about the inventory report"
+
+
+async def _left_draft(workspace: Path) -> None:
+    app = demo_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.main.prompt.clear()
+        app.post_message(events.Paste(DRAFT))
+        await pilot.pause()
+
+
+async def test_typing_replaces_the_restored_draft_which_stays_under_up(demo_workspace: Path) -> None:
+    await _left_draft(demo_workspace)
+    again = demo_app(demo_workspace)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = again.main.prompt
+        assert prompt.value == DRAFT and prompt.selected_text == DRAFT
+        await pilot.press(*"/memos")
+        assert prompt.value == "/memos"
+        await pilot.press("ctrl+u", "up")
+        assert prompt.value == DRAFT, "the replaced draft is under ↑"
+
+
+async def test_right_arrow_goes_on_writing_the_draft(demo_workspace: Path) -> None:
+    await _left_draft(demo_workspace)
+    again = demo_app(demo_workspace)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = again.main.prompt
+        await pilot.press("right", *" and more")
+        assert prompt.value == DRAFT + " and more"
