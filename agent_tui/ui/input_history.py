@@ -33,8 +33,8 @@ IMPORTED = "imported"
 """The key of the line that records the old file's import (so it is imported once)."""
 LIMIT = 500
 """Entries kept (the newest)."""
-MAX_CHARS = 20_000
-"""A longer message (a huge paste) is not kept in the history."""
+MAX_CHARS = 100_000
+"""A longer message (a huge paste) is not kept in the history (the user is told when it is sent)."""
 
 
 class InputHistory:

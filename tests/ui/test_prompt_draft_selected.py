@@ -43,3 +43,24 @@ async def test_right_arrow_goes_on_writing_the_draft(demo_workspace: Path) -> No
         prompt = again.main.prompt
         await pilot.press("right", *" and more")
         assert prompt.value == DRAFT + " and more"
+
+
+async def test_a_message_too_long_for_up_history_says_so_when_sent(demo_workspace: Path,
+                                                                    monkeypatch: object) -> None:
+    """A 300-line paste with six typed lines was sent, and ↑ skipped it with no word why (a tester)."""
+    import agent_tui.ui.input_history as history
+    import agent_tui.ui.widgets.prompt as prompt_module
+
+    for module in (history, prompt_module):
+        monkeypatch.setattr(module, "MAX_CHARS", 2_000)  # type: ignore[attr-defined]
+    long = "six typed lines\n" * 6 + "a pasted log line\n" * 300
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        app.main.prompt.clear()
+        app.post_message(events.Paste(long))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications if n.title == "Not in ↑ history"]
+        assert notes and f"{len(long):,} characters" in notes[0]

@@ -26,7 +26,7 @@ from textual.widgets import TextArea
 
 from agent_tui.ui import commands
 from agent_tui.ui.drafts import TOKEN, Folded, expand
-from agent_tui.ui.input_history import InputHistory
+from agent_tui.ui.input_history import MAX_CHARS, InputHistory
 from agent_tui.ui.messages import ActionFailed, CommandEntered, TaskSubmitted
 
 FOLD_LINES = 8
@@ -341,6 +341,9 @@ class PromptInput(TextArea):
                 self.post_message(ActionFailed(str(exc)))
                 return
         h.add(text)
+        if len(text) > MAX_CHARS:
+            self.notify(f"At {len(text):,} characters this message is too long for ↑ history; the conversation "
+                        "keeps it.", title="Not in ↑ history")
         self._sent_folded = (self.text, dict(self.pastes)) if self.pastes else None
         self.load_text("")
         self.pastes.clear()
