@@ -186,12 +186,13 @@ class CommandsMixin:
         ctl = self.controller
         if ctl is None:
             return
+        if not self._idle("switch models"):
+            return  # (before asking for a name: refused after it was typed, the name was lost)
         if not arg:
             self._ask("model", f"Model (now {ctl.model}; window {ctl.engine.plan.window:,} tokens):",
                       placeholder="openai/gpt-4o")
             return
-        if self._idle("switch models"):
-            self.check_model(arg.strip(), self.main.prompt.sent_command)
+        self.check_model(arg.strip(), self.main.prompt.sent_command)
 
     @work(thread=True, exclusive=True, group="model-check", exit_on_error=False)
     def check_model(self: AgentApp, name: str, typed: str = "") -> str:

@@ -165,3 +165,23 @@ async def test_the_turn_is_running_notice_goes_when_the_turn_ends(fake_llm: Fake
         await pilot.pause()
         assert not any(n.message.startswith("A turn is running") for n in fake_app._notifications)
         assert fake_app.main.query_one(PromptInput).value == "and then", "the message is still in the box"
+
+
+async def test_model_from_the_palette_during_a_turn_is_refused_before_the_name_is_asked(
+        fake_llm: FakeOpenAI, fake_app: AgentApp, recorder: Recorder) -> None:
+    """/model chosen in the palette while a turn ran asked for the name, then refused it, and the typed name
+    was gone (a tester)."""
+    from agent_tui.ui.screens.ask import AskScreen
+
+    words = " ".join(f"word{n}" for n in range(600))
+    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder, notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press(*"tell me a long story", "enter")
+        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        fake_app.run_command("model", "")
+        await pilot.pause()
+        assert not isinstance(fake_app.screen, AskScreen)
+        assert any("switch models when it ends" in n.message for n in fake_app._notifications)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
