@@ -107,20 +107,21 @@ async def test_a_stream_that_broke_once_is_asked_again_and_only_the_answer_is_ke
 
 async def test_cancel_mid_stream_keeps_the_partial_answer(tmp_path: Path, fake_llm) -> None:
     root = make_repo(tmp_path / "proj")
-    fake_llm.script(Reply.text("word " * 400, chunk_size=5, chunk_delay=0.01))
+    # (long enough that it cannot finish streaming before the cancel lands, however busy the machine)
+    fake_llm.script(Reply.text("word " * 4000, chunk_size=5, chunk_delay=0.01))
     agent, ws = make_agent(root, fake_llm.base_url)
     seen: list[str] = []
+    started = asyncio.Event()
 
     async def consume() -> None:
         async for e in agent.run("write a long answer"):
             if isinstance(e, ev.TextDelta):
                 seen.append(e.text)
+                if len("".join(seen)) > 40:
+                    started.set()
 
     task = asyncio.create_task(consume())
-    for _ in range(500):
-        await asyncio.sleep(0.01)
-        if len("".join(seen)) > 40:
-            break
+    await asyncio.wait_for(started.wait(), 60)
     task.cancel()
     try:
         await task
@@ -133,7 +134,7 @@ async def test_cancel_mid_stream_keeps_the_partial_answer(tmp_path: Path, fake_l
     last = [m for m in stored if m["role"] == "assistant"][-1]
     assert last["content"].startswith("word word")
     assert "[cut: the turn was stopped before this answer finished" in last["content"]
-    assert len(last["content"]) < len("word " * 400)
+    assert len(last["content"]) < len("word " * 4000)
 
 
 async def test_a_wait_longer_than_allowed_says_how_long_and_reads_cleanly(tmp_path: Path, fake_llm) -> None:
