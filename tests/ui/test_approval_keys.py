@@ -130,3 +130,19 @@ async def test_backing_out_of_the_reason_box_does_not_land_on_allow(
         await pilot.press("enter", *"no", "enter")
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:no"]
+
+
+@pytest.mark.parametrize("size", [(40, 20), (44, 16), (36, 14)])
+async def test_every_answer_shows_whole_on_a_narrow_terminal(demo_workspace: Path, size: tuple[int, int]) -> None:
+    """At 40 columns "Deny, say why" was cut to "Why" or hidden; at 36x14 no button showed."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=size) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.pause(0.1)
+        screen = app.screen.region
+        for bid in ("once", "always", "deny", "reason"):
+            button = dialog.query_one(f"#{bid}")
+            region = button.region
+            label = str(button.label)
+            assert region.width >= len(label), (bid, label, region)
+            assert screen.contains_region(region) and region.height >= 1, (bid, region)

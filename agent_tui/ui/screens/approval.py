@@ -45,6 +45,8 @@ PREVIEW_MIN_ROWS = 4
 #: Below this height the dialog may take the whole screen; below this width its buttons take short labels.
 SMALL_HEIGHT = 20
 NARROW_WIDTH = 80
+TWO_ROW_WIDTH = 48
+"""Below this width the four buttons take two rows: in one, "Deny, say why" was cut or hidden at 40 columns."""
 SHORT_LABELS = {"once": "Once (y)", "always": "Always (a)", "deny": "Deny (n)", "reason": "Why? (r)"}
 WIDE_GAP = 16
 """A run of at least this many spaces or tabs inside a command line is shown as one marker."""
@@ -274,6 +276,7 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         if dialog is None:
             return
         dialog.styles.max_height = "100%" if self.size.height < SMALL_HEIGHT else "70%"
+        self.set_class(self.size.width < TWO_ROW_WIDTH, "-two-rows")  # (four short buttons need about 44 cells)
         short = self.size.width < NARROW_WIDTH
         for button in self.query("#approval-buttons Button").results(Button):
             label = self._label(str(button.id), short)

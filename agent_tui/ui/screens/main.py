@@ -84,7 +84,10 @@ class MainScreen(Screen[None]):
                 yield Conversation(id="conversation")
                 yield Vertical(id="pastes")
                 yield PromptInput(self._complete, self.history, self._hint(), self.default_task, id="prompt")
-            yield BudgetPanel(id="budget")
+            panel = BudgetPanel(id="budget")
+            panel.set_reactive(BudgetPanel.collapsed, self.app.size.width < NARROW)  # (the first frame too)
+            panel.set_class(panel.collapsed, "-collapsed")
+            yield panel
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
