@@ -148,15 +148,23 @@ async def test_a_switched_model_stays_for_new_and_resume(fake_llm: FakeOpenAI, f
         assert fake_app.controller.model == "openai/gpt-4o-mini" and fake_app.main.status.model == "openai/gpt-4o-mini"
 
 
+LONG_STORY = " ".join(f"word{n}" for n in range(600))
+"""An answer that streams for about 4 s (8 characters every 0.05 s)."""
+
+
+async def _streaming(pilot: object, recorder: Recorder) -> None:
+    """Ask for the long story and wait until it streams."""
+    await ready(pilot)
+    await pilot.press(*"tell me a long story", "enter")  # type: ignore[attr-defined]
+    await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+
+
 async def test_the_turn_is_running_notice_goes_when_the_turn_ends(fake_llm: FakeOpenAI, fake_app: AgentApp,
                                                                   recorder: Recorder) -> None:
     """"Send it when the turn ends, or press esc" stayed on screen after the turn had ended."""
-    words = " ".join(f"word{n}" for n in range(600))
-    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))
+    fake_llm.script(Reply.text(LONG_STORY, chunk_size=8, chunk_delay=0.05))
     async with fake_app.run_test(size=(100, 30), message_hook=recorder, notifications=True) as pilot:
-        await ready(pilot)
-        await pilot.press(*"tell me a long story", "enter")
-        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        await _streaming(pilot, recorder)
         await pilot.press(*"and then", "enter")
         await wait_for(pilot, lambda: any(n.message.startswith("A turn is running") for n in fake_app._notifications),
                        "the notice")
@@ -173,12 +181,9 @@ async def test_model_from_the_palette_during_a_turn_is_refused_before_the_name_i
     was gone (a tester)."""
     from agent_tui.ui.screens.ask import AskScreen
 
-    words = " ".join(f"word{n}" for n in range(600))
-    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))
+    fake_llm.script(Reply.text(LONG_STORY, chunk_size=8, chunk_delay=0.05))
     async with fake_app.run_test(size=(100, 30), message_hook=recorder, notifications=True) as pilot:
-        await ready(pilot)
-        await pilot.press(*"tell me a long story", "enter")
-        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        await _streaming(pilot, recorder)
         fake_app.run_command("model", "")
         await pilot.pause()
         assert not isinstance(fake_app.screen, AskScreen)
