@@ -22,7 +22,7 @@ from typing import Any
 MAX_BYTES = 256 * 1024
 #: The most entries of one folder looked at, and the most folders a tree walk visits.
 MAX_ENTRIES = 5000
-MAX_FOLDERS = 3000
+MAX_FOLDERS = 10000
 #: Folders a tree walk does not enter (tools skip them too, and they hold no configuration of the repository's).
 SKIPPED = frozenset({".git", "node_modules", ".hg", ".svn"})
 
@@ -93,7 +93,8 @@ def tree(top: Path) -> list[Path]:
         folder = todo.pop()
         out.append(folder)
         if len(out) > MAX_FOLDERS:
-            raise Unsure(f"{top} holds too many folders to check")
+            raise Unsure(f"{top} holds more than {MAX_FOLDERS} folders; naming the folders to check on the line "
+                         "narrows it")
         todo += [folder / name for name, is_dir in listing(folder).items() if is_dir and name not in SKIPPED]
     return out
 
@@ -103,7 +104,10 @@ def text(root: Path, path: Path) -> str | None:
     not a regular file, larger than :data:`MAX_BYTES`, unreadable or not UTF-8."""
     if not exists(path):
         return None
-    real = path.resolve()
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as e:
+        raise Unsure("it is a link that cannot be followed") from e
     if not inside(root, real):
         raise Unsure("it is a link that leads out of the workspace")
     try:

@@ -12,7 +12,6 @@ host such a line is asked (``command_rules_toolcfg``).
 from __future__ import annotations
 
 import _imp
-import configparser
 import sys
 from pathlib import Path
 from typing import Any
@@ -96,7 +95,7 @@ def module_blockers(args: tuple[str, ...], where: Where) -> list[str]:
             why.append(unsure(tool, where.rel(cwd), str(e)))
             continue
         if hits:
-            shown = ", ".join(where.rel(cwd / h) for h in sorted(hits)[:3])
+            shown = ", ".join(where.rel(cwd / h) + "/" * (cwd / h).is_dir() for h in sorted(hits)[:3])
             why.append(f"outside the sandbox, {tool} puts its working folder first on Python's import path, so "
                        f"{shown} there would be imported instead of the installed or standard module, running the "
                        "repository's code as you, and an allow rule covers the command, not that")
@@ -181,15 +180,11 @@ def _ini_keys(tool: str, where: Where, path: Path) -> list[str]:
     for section in ini.sections():
         if not _section_of(tool, path.name, section.lower()):
             continue
-        items = _items(ini, section)
+        items = ini.items(section, raw=True)  # (``[DEFAULT]`` values included: the tools read them there too)
         if tool == "flake8" and items:
             found.append(f"[{section}]")
         found += [f"[{section}] {k}" for k, v in items if k.replace("_", "-") in CODE_KEYS[tool] and _loads(k, v)]
     return found
-
-
-def _items(ini: configparser.ConfigParser, section: str) -> list[tuple[str, str]]:
-    return [(k, v) for k, v in ini.items(section, raw=True) if k not in ini.defaults()]
 
 
 def _section_of(tool: str, file: str, section: str) -> bool:

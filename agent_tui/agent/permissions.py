@@ -39,6 +39,7 @@ from agent_tui.agent.command_rules import (
     uncovered,
 )
 from agent_tui.agent.command_rules_git import repo_program_blockers
+from agent_tui.agent.command_rules_toolcfg import tool_config_blockers
 from agent_tui.core.config import ConfigError
 from agent_tui.core.tool_names import strictest_key
 from agent_tui.tools.cmdparse import parse_command
@@ -219,6 +220,7 @@ class Policy:
         why = blockers(parsed, self.workspace, confined=confined)
         if not confined:
             why += repo_program_blockers(parsed, self.workspace)
+            why += tool_config_blockers(parsed, self.workspace)
         if not rules_apply():
             why = [*why, "this machine has no bash, so the line runs with sh, which may read it otherwise than the "
                          "rules do: no allow rule applies"]
