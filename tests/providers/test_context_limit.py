@@ -8,6 +8,8 @@ compacts without a summarising call and retries once, and the next turns fit."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +109,11 @@ async def test_a_reply_stopped_by_a_full_window_is_not_blamed_on_the_output_limi
     (root / "notes.txt").write_text("".join(f"note {i}: the parser keeps field {i} as text\n" for i in range(400)))
     essay = " ".join(f"word{i}" for i in range(3000))
     with WindowedAnthropic() as fake:
+        # (the cut essay is over a quarter of the window the session then plans for: the next message's
+        # compaction folds it, with one summarising call, before the reply)
         fake.script(Turn(calls=[("read_file", {"path": "notes.txt"})]), Turn(text=essay),
+                    Turn(text="User instructions:\n- read the notes and explain them at length\n"
+                              "Agent answers to the user:\n- a long explanation of the notes, cut by the window"),
                     Turn(text="Short answer."))
         agent, ws = provider_agent(root, "anthropic/claude-sonnet-4-5", fake.base_url, {"max_output_tokens": 4096},
                                    window=64_000)
@@ -124,6 +130,8 @@ async def test_a_reply_stopped_by_a_full_window_is_not_blamed_on_the_output_limi
     assert first[-1].status == "truncated"
     assert agent.engine.plan.window <= LIMIT
     assert second[-1].status == "done" and second[-1].text == "Short answer."
+    last = json.dumps(fake.requests[-1].body)
+    assert "a long explanation of the notes, cut by the window" in last and "word2999" not in last
 
 
 def test_the_output_cap_is_the_models_own_when_the_configured_one_is_higher() -> None:
