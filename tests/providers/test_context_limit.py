@@ -9,7 +9,6 @@ compacts without a summarising call and retries once, and the next turns fit."""
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 from typing import Any
 
