@@ -141,8 +141,6 @@ _NETRC_LOGIN_RE = re.compile(r"\s+login\s+\S")
 #: A backslash escape in a quoted ``.netrc`` value (``\"`` is ``"``).
 _NETRC_ESCAPE_RE = re.compile(r"\\(.)")
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}(?:PRIVATE KEY( BLOCK)?|TOKEN)-----")
-#: An XML setting whose key names a secret: ``<add key="ClearTextPassword" value="…"/>`` (NuGet.Config, .NET's
-#: appSettings), where no ``=`` follows the name.
 #: A secret given as a constant's definition, ``define('DB_PASSWORD', '…')`` (PHP, wp-config.php), or as an
 #: XML element of a secret name, ``<password>…</password>`` (Maven settings.xml, .NET configs).
 _DEFINE_OR_ELEMENT_RE = re.compile(
@@ -150,6 +148,8 @@ _DEFINE_OR_ELEMENT_RE = re.compile(
     r"(?P<value>[^\"'\n]{1,400})(?P=vq)"
     r"|<(?P<tag>[A-Za-z_][A-Za-z0-9_.-]{0,80})>(?P<inner>[^<>\s]{1,400})</(?P=tag)>"
 )
+#: An XML setting whose key names a secret: ``<add key="ClearTextPassword" value="…"/>`` (NuGet.Config, .NET's
+#: appSettings), where no ``=`` follows the name.
 _XML_KEY_VALUE_RE = re.compile(r'\bkey\s*=\s*"(?P<name>[A-Za-z_][A-Za-z0-9_.:-]{0,80})"\s+value\s*=\s*"(?P<value>[^"<>]{1,400})"')
 #: Where an assignment to a secret name can be: its name holds one of these words (``secret_name``,
 #: any case), followed by the rest of the name, the ``=``/``:`` and at least 8 characters of value.
@@ -333,6 +333,7 @@ def _xml_key_values(text: str) -> Iterator[Finding]:
 
 
 def _defines_and_elements(text: str) -> Iterator[Finding]:
+    """``define('NAME', '…')`` and ``<name>…</name>`` findings (``_DEFINE_OR_ELEMENT_RE``)."""
     if "define" not in text and "</" not in text:
         return
     for m in _DEFINE_OR_ELEMENT_RE.finditer(text):
@@ -367,7 +368,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         [*known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
-         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text), *_defines_and_elements(text),
+         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text),
+         *_defines_and_elements(text),
          *command_line_secrets(text, view), *quoted_passphrases(text, view), *positional_secrets(text, view)],
         key=lambda f: (f.start, -f.end),
     )

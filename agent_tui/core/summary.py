@@ -43,8 +43,8 @@ SECTION_TITLES = {
     "changes": "Commands that changed files",
 }
 #: Entries kept per section (newest win); the rest are dropped from the summary but stay in the store.
-SECTION_LIMIT = {"instructions": 24, "answers": 4, "decisions": 20, "todos": 10, "errors": 10, "results": 10, "files": 30,
-                 "changes": 12}
+SECTION_LIMIT = {"instructions": 24, "answers": 4, "decisions": 20, "todos": 10, "errors": 10, "results": 10,
+                 "files": 30, "changes": 12}
 #: Characters of an answer's extract: its first line and its headings, copied.
 ANSWER_CHARS = 300
 #: Longest command kept whole in ``changes``; a longer one keeps its start and end.

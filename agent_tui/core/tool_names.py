@@ -40,8 +40,8 @@ def spellings(qualified: str) -> tuple[str, ...]:
     return (qualified,)
 
 
-#: Approval decisions from the strictest.
-STRICTNESS = ("deny", "ask", "allow")
+RANK = {"deny": 0, "ask": 1, "allow": 2}
+"""Approval decisions from strictest to loosest."""
 
 
 def strictest_key(tools: dict[str, object], qualified: str) -> str | None:
@@ -50,5 +50,4 @@ def strictest_key(tools: dict[str, object], qualified: str) -> str | None:
     looser one win."""
     names = {*spellings(qualified), *spellings("_" + qualified)}
     keys = [k for k in tools if k in names or any(s in names for s in spellings(k))]
-    rank = {d: n for n, d in enumerate(STRICTNESS)}
-    return min(keys, key=lambda k: rank.get(str(tools[k]), len(STRICTNESS)), default=None)
+    return min(keys, key=lambda k: RANK.get(str(tools[k]), len(RANK)), default=None)

@@ -23,10 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.parse import loads_json, read_config
-from agent_tui.core.tool_names import strictest_key
-
-RANK = {"deny": 0, "ask": 1, "allow": 2}
-"""Approval decisions from strictest to loosest."""
+from agent_tui.core.tool_names import RANK, strictest_key
 
 WORKSPACE_TOML = ".agent-tui/config.toml"
 WORKSPACE_MCP_JSON = ".mcp.json"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
 from tests.core.core_helpers import call, request_text
@@ -85,7 +84,6 @@ async def test_shortened_write_arguments_bring_the_file_back(tmp_path: Path) -> 
     assert "shortened after the call ran" in text
     assert text.count("written-marker-23") == 1, "the file is shown again, in a note"
     assert "[file note: current text of helpers.py" in text
-    assert shorten_answered_calls  # (the function the loop's retry uses)
 
 
 def _text_of(eng: object) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import State
-from tests.core.core_helpers import request_text
+from tests.core.core_helpers import call, request_text
 
 
 def _answer(sections: int) -> str:
@@ -40,9 +40,13 @@ def test_an_answer_that_fits_stays_verbatim_for_the_next_message() -> None:
     eng = ContextEngine(Settings.default(model="openai/x", window=32_000), store=None)
     eng.add_user("Explain the plan")
     eng.assemble()
+    for k in range(3):  # (rounds a forced event may evict: it keeps the latest two steps)
+        eng.add_assistant("Reading it.", [call(f"c{k}", name="read_file", path=f"plan{k}.md")])
+        eng.add_tool_result(f"c{k}", "read_file", "the plan, read " * 40)
     answer = eng.add_assistant(_answer(6), None)
     eng.end_turn()
     eng.add_user("do step 2")
-    eng.compact()  # (an event the cost model chose would keep it too)
+    done = eng.compact(force=True)  # (an event that evicts all it may: a fitting answer is not among it)
+    assert done is not None and done.evicted and answer.id not in done.evicted
     text = request_text(eng.assemble().messages)
     assert answer.content in text and eng.items[answer.id].state == State.IN
