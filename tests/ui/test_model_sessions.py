@@ -3,9 +3,9 @@ server's), completes names, and sessions get a title from their first message.""
 
 from __future__ import annotations
 
-from textual import events
-
 from pathlib import Path
+
+from textual import events
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.messages import ActionFailed
@@ -100,3 +100,25 @@ async def test_keys_typed_on_with_the_pickers_enter_go_to_the_box(demo_workspace
         await wait_for(pilot, lambda: not isinstance(app.screen, SessionsScreen), "the picker to close")
         await pilot.pause()
         assert app.is_running and app.main.prompt.value == "quick"
+
+
+async def test_down_and_enter_typed_quickly_resume_the_session_below(demo_workspace: Path, recorder: Recorder) -> None:
+    """In tmux, down and enter pressed at once resumed the current session: the picker's enter was a priority
+    binding, handled before the down queued for the list.  Keys are taken in the order they came."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"why is the sky blue", "enter")
+        await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
+        await wait_for(pilot, lambda: not app.turn_running, "idle")
+        first = app.controller.session_id
+        await pilot.press(*"/new", "enter")
+        await wait_for(pilot, lambda: app.controller.session_id != first, "a new session")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session list")
+        picker = app.screen
+        await wait_for(pilot, lambda: picker.query_one("#session-list").option_count == 2, "both sessions")
+        app.post_message(events.Key("down", None))  # (one burst: both queued before either is handled)
+        app.post_message(events.Key("enter", None))
+        await wait_for(pilot, lambda: app.controller.session_id == first, "the first session resumed")
+        assert not isinstance(app.screen, SessionsScreen)

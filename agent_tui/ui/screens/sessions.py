@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -26,23 +26,51 @@ def session_label(row: dict[str, Any], current: str, width: int = 60) -> str:
             f"{row['id']}")
 
 
+class SessionList(OptionList):
+    """The sessions, taking keys strictly in the order they came.
+
+    Bindings run only once a key has bubbled up to the app, after the keys queued behind it reached this
+    list: a priority enter on the screen ran ahead of a down typed just before it (tmux, down and enter
+    at once, resumed the current session), and a plain one ran after the letters typed on with it (so
+    they were lost, and a `q` among them cancelled).  So navigation and enter act here, in key order."""
+
+    KEY_ACTIONS: ClassVar[dict[str, str]] = {
+        "down": "cursor_down", "up": "cursor_up", "home": "first", "end": "last",
+        "pagedown": "page_down", "pageup": "page_up", "enter": "select"}
+    """Keys handled on arrival, and the list action each runs."""
+
+    def action_select(self) -> None:
+        screen = self.screen
+        if isinstance(screen, SessionsScreen):
+            screen.action_choose()
+
+    async def on_key(self, event: events.Key) -> None:
+        screen = self.screen
+        if not isinstance(screen, SessionsScreen) or screen.typed_on(event):
+            return
+        action = self.KEY_ACTIONS.get(event.key)
+        if action is not None and not screen.answered:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(action)
+
+
 class SessionsScreen(ModalScreen[str | None]):
     """Pick a session; dismisses with its id (None to keep the current one)."""
 
     CSS_PATH = "sessions.tcss"
-    BINDINGS = [Binding("escape,q", "close", "Cancel"),
-                Binding("enter", "choose", "Resume", show=False, priority=True)]
+    BINDINGS = [Binding("escape,q", "close", "Cancel")]
 
     def __init__(self, current: str) -> None:
         super().__init__()
         self.current = current
-        self._answered = False
+        self.answered = False
         """Answered already: keys still arriving (typed on with the enter) are for the message box."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog"):
             yield Label("Resume a session", id="sessions-title")
-            yield OptionList(id="session-list")
+            yield SessionList(id="session-list")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -70,27 +98,33 @@ class SessionsScreen(ModalScreen[str | None]):
         """Enter answers at once, with the highlighted session: the keys typed on with it are then for the box
         (the list's own selection message came after them, and a `q` among them cancelled the picker first)."""
         options = self.query_one(OptionList)
-        if self._answered or options.highlighted is None:
+        if self.answered or options.highlighted is None:
             return
         self._close(options.get_option_at_index(options.highlighted).id)
 
     def action_close(self) -> None:
-        if self._answered:  # (a `q` typed on after the enter: text for the box, not a second answer)
+        if self.answered:  # (a `q` typed on after the enter: text for the box, not a second answer)
             self._to_box("q")
             return
         self._close(None)
 
     def _close(self, result: str | None) -> None:
         """Answer once: a second dismiss of a screen already gone raised ScreenStackError and ended the app."""
-        if not self._answered:
-            self._answered = True
+        if not self.answered:
+            self.answered = True
             self.dismiss(result)
 
-    def on_key(self, event: Any) -> None:
-        if self._answered and event.is_printable and event.character:
+    def on_key(self, event: events.Key) -> None:
+        self.typed_on(event)
+
+    def typed_on(self, event: events.Key) -> bool:
+        """A printable key after the answer is text for the box (True: it went there)."""
+        if self.answered and event.is_printable and event.character:
             event.stop()
             event.prevent_default()
             self._to_box(event.character)
+            return True
+        return False
 
     def _to_box(self, text: str) -> None:
         """Keys typed on after the picker was answered go to the message box, as typed."""
