@@ -57,9 +57,21 @@ def repo_program_blockers(parsed: ParsedCommand, workspace: Path | None) -> list
     layers = git_layers(parsed) if workspace is not None else []
     if workspace is None or not layers:
         return []
+    from agent_tui.agent.command_rules_toolcfg import working_folders
     from agent_tui.tools.repo_programs import repo_programs
 
-    programs = repo_programs(workspace, reach_of(layers))
+    every = all_layers(parsed)
+    if any(c.program in ("cd", "pushd") and any(c.dynamic[1:]) for c in every):
+        return ["outside the sandbox, the line changes to a folder only known when it runs, so agent-tui cannot "
+                "tell which repository's programs its git runs"]
+    reach = reach_of(layers)
+    programs: list[str] | None = []
+    for folder in working_folders(every, workspace.resolve()):  # (`cd vendor/lib && git status`: that repository's)
+        found = repo_programs(folder, reach)
+        if found is None:
+            programs = None
+            break
+        programs += [p for p in found if p not in programs]
     if programs is None:
         return ["outside the sandbox, git would use a repository here that agent-tui cannot read for certain (a "
                 "folder another user owns, or a broken .git), so it cannot tell what programs git runs"]

@@ -64,7 +64,12 @@ LOCAL = frozenset({"add", "commit", "checkout", "switch", "restore", "reset", "m
 NETWORK_KEYS = re.compile(
     r"^(credential\..*helper|core\.(sshcommand|gitproxy|askpass)|remote\..+\.(uploadpack|receivepack|proxy|(push)?url)"
     r"|url\..*\.(push)?insteadof|protocol\..+\.allow|sendemail\..*|uploadpack\..+)$")
-"""The config keys only a subcommand that reaches a remote (fetch, push, pull, clone, ls-remote…) runs."""
+"""The config keys only a subcommand that reaches a remote (fetch, push, pull, clone, ls-remote…) runs; in a
+partial clone (:data:`_PROMISOR`) every subcommand may: ``git diff``, ``git log -p``, ``git stash`` fetch a blob
+they miss from the promisor remote, through its ``uploadpack``, ``sshCommand`` or ``ext::`` URL."""
+_PROMISOR = re.compile(r"^(extensions\.partialclone|remote\..+\.promisor)$")
+"""Keys that make git fetch missing objects on demand (a "lazy fetch") when a command needs them."""
+_FALSE = frozenset({"false", "no", "off", "0"})
 
 
 class Unreadable(Exception):
@@ -169,25 +174,28 @@ def _config_programs(done: subprocess.CompletedProcess[bytes], reach: str = "all
     if done.returncode != 0:
         raise Unreadable
     fields = os.fsdecode(done.stdout).split("\0")
-    pairs = zip(fields[::2], fields[1::2], strict=False)
+    pairs = [(scope, *entry.partition("\n")[::2]) for scope, entry in zip(fields[::2], fields[1::2], strict=False)
+             if scope in ("local", "worktree")]  # (the user's own global config is theirs)
+    lazy = any(_PROMISOR.match(key.lower()) and value.strip().lower() not in _FALSE for _, key, value in pairs)
     found: list[str] = []
     hooks_path = ""
-    for scope, entry in pairs:
-        if scope not in ("local", "worktree"):  # (the user's own global config is theirs)
-            continue
-        key, _, value = entry.partition("\n")
+    for _scope, key, value in pairs:
         low = key.lower()
         if low == "core.hookspath":
             hooks_path = value
         shell_only = low.startswith(("alias.", "submodule."))  # (an alias or update runs a program only with '!')
         command_url = _COMMAND_URL.match(low) and value.lower().startswith(("ext::", "fd::"))
+        runs = (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url
+        if lazy and runs and NETWORK_KEYS.match(low):  # any subcommand may fetch a missing object
+            found.append(f"{key} = {_shown(value)} (a partial clone: reading a missing object fetches it)")
+            continue
         if reach == "looking":
             if LOOKING_KEYS.match(low):
                 found.append(f"{key} = {_shown(value)}")
             continue
         if reach == "local" and NETWORK_KEYS.match(low):
             continue
-        if (_COMMAND_KEYS.match(low) and not (shell_only and not value.startswith("!"))) or command_url:
+        if runs:
             found.append(f"{key} = {_shown(value)}")
     return found, hooks_path
 
