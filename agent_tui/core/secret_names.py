@@ -27,6 +27,7 @@ _SECRET_LAST_WORDS = frozenset(
         "credentials",
         "auth",
         "pat",
+        "pw",
     }
 )
 #: Endings of a word that mark a value secret wherever the word is in the name (``SECRET_KEY_BASE``), also
@@ -61,6 +62,15 @@ _ENV_SECRET_ENDINGS = ("token", "secret", "secrets", "password", "passwd", "pass
                        "credentials")
 
 
+#: Words that mark an environment variable secret wherever they are in its name (``DOCKER_AUTH_CONFIG``,
+#: ``TEAMS_WEBHOOK_URL``: a webhook's URL posts as its owner).
+_ENV_SECRET_ANYWHERE = frozenset({"auth", "webhook", "webhooks"})
+#: Credential variables no secret word names: sshpass's password, Bitwarden's and 1Password's session keys
+#: (``OP_SESSION_<account>``, which unlocks the vault).
+_ENV_SECRET_NAMES = frozenset({"SSHPASS", "BW_SESSION", "OP_SESSION"})
+_ENV_SECRET_PREFIXES = ("OP_SESSION_", "OP_CONNECT_")
+
+
 def secret_env_name(name: str) -> bool:
     """True when an environment variable's name says its value is secret: the one rule for the
     values the Redactor masks (``core.redact.secrets_from_env``) and the variables commands never get
@@ -69,10 +79,13 @@ def secret_env_name(name: str) -> bool:
     ``secret_name`` (by the last word: ``DB_PASS``, ``MYSQL_PWD``, ``GH_PAT``, ``OPENAI_API_KEY``; not
     ``KEY_FILE``, ``MAX_TOKENS``, ``PASSENGER_ENV``, ``AWS_ACCESS_KEY_ID``) after dropping a numeric or
     ``_ENV_QUALIFIERS`` suffix (``SSH_PRIVATE_KEY_B64``), a last word of ``_ENV_SECRET_LAST`` or a
-    ``…_SERVICE_ACCOUNT``, a word ending with one of ``_ENV_SECRET_ENDINGS``, or the word ``auth``
-    anywhere (``DOCKER_AUTH_CONFIG``); never ``PWD`` or ``SSH_AUTH_SOCK``."""
+    ``…_SERVICE_ACCOUNT``, a word ending with one of ``_ENV_SECRET_ENDINGS``, a word of ``_ENV_SECRET_ANYWHERE``
+    (``DOCKER_AUTH_CONFIG``, ``TEAMS_WEBHOOK_URL``), or one of ``_ENV_SECRET_NAMES`` (``SSHPASS``,
+    ``OP_SESSION_my``); never ``PWD`` or ``SSH_AUTH_SOCK``."""
     if name in _ENV_NOT_SECRET:
         return False
+    if name.upper() in _ENV_SECRET_NAMES or name.upper().startswith(_ENV_SECRET_PREFIXES):
+        return True
     words = [w.lower() for w in _NAME_PARTS_RE.findall(name)]
     while len(words) > 1 and (words[-1].isdigit() or words[-1] in _ENV_QUALIFIERS):
         words.pop()
@@ -80,4 +93,4 @@ def secret_env_name(name: str) -> bool:
         return False
     if words[-1] in _SECRET_LAST_WORDS or words[-1] in _ENV_SECRET_LAST or words[-2:] == ["service", "account"]:
         return True
-    return any(w == "auth" or w.endswith(_ENV_SECRET_ENDINGS) for w in words)
+    return any(w in _ENV_SECRET_ANYWHERE or w.endswith(_ENV_SECRET_ENDINGS) for w in words)

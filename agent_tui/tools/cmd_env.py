@@ -20,6 +20,8 @@ outside), the display and Kerberos tickets.  The sandbox hides those sockets too
 
 No command inherits what makes bash run code or parse differently at start-up
 (``tools/shell_dialect.py``: ``BASH_ENV``, ``SHELLOPTS``, exported functions), not even by ``pass_env``.
+And ``PATH`` keeps only its absolute entries (``tools/programs.py``): with ``./node_modules/.bin``, ``.`` or
+an empty entry in it, an allowed ``ls`` or ``git status`` ran the repository's own ``ls`` or ``git``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Iterable, Mapping
 
 from agent_tui.core.redact import default_redactor
 from agent_tui.core.secret_names import secret_env_name
+from agent_tui.tools.programs import absolute_path
 from agent_tui.tools.shell_dialect import startup_var
 
 #: Variables naming a socket or service that acts outside the sandbox (dropped for sandboxed commands).
@@ -58,9 +61,12 @@ def command_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None,
     kept = set(keep)
     known = set(default_redactor().values)
     gone = AGENT_VARS | GIT_VARS if sandboxed else frozenset()
-    return {k: v for k, v in env.items()
-            if not startup_var(k) and (k in kept or not (secret_env_name(k) or v in known or k in gone
-                                 or (sandboxed and k.startswith(_GIT_PREFIXES))))}
+    out = {k: v for k, v in env.items()
+           if not startup_var(k) and (k in kept or not (secret_env_name(k) or v in known or k in gone
+                                or (sandboxed and k.startswith(_GIT_PREFIXES))))}
+    if "PATH" in out:  # `./node_modules/.bin`, `.` or an empty entry would run the repository's own `ls` or `git`
+        out["PATH"] = absolute_path(out["PATH"])
+    return out
 
 
 def dropped_names(keep: Iterable[str] = (), base: Mapping[str, str] | None = None) -> list[str]:

@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from agent_tui.core.safe_files import UnsafeFileError, read_regular
 from agent_tui.tools.git_safe import own_repo, run_git
 from agent_tui.tools.workspace import AGENT_DIR, SKIP_DIRS
 
@@ -48,16 +49,22 @@ class GitIgnore:
         return {p for p in out.split("\0") if p}
 
 
+MAX_GITIGNORE_BYTES = 1 << 20
+"""A root .gitignore read at most (larger ones, or links and special files, are not applied)."""
+
+
 class PatternIgnore:
     """The root .gitignore applied with fnmatch (no repository to ask)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.rules: list[tuple[str, bool, bool, bool]] = []  # pattern, negate, dir_only, anchored
-        gitignore = root / ".gitignore"
-        if gitignore.is_file():
-            for raw in gitignore.read_text("utf-8", errors="replace").splitlines():
-                self._add(raw)
+        try:  # a regular file of the workspace's own, of a sane size: not a link to /proc, not a sparse 50 GB file
+            text = read_regular(root.resolve() / ".gitignore", limit=MAX_GITIGNORE_BYTES, exact=True)
+        except (OSError, UnsafeFileError):
+            return
+        for raw in text.decode("utf-8", errors="replace").splitlines():
+            self._add(raw)
 
     def _add(self, raw: str) -> None:
         line = raw.strip()

@@ -24,3 +24,13 @@ def test_encoded_keys_webhooks_dsns_cookies_and_service_accounts_are_dropped() -
     ordinary = {"KEY_FILE": "/etc/k.pem", "PRIVATE_NETWORK": "10.0.0.0/8", "HOOK_DIR": "h", "PYTHONHASHSEED": "0",
                 "ACCOUNT_ID": "12", "JSON_LOGS": "1", "SIGNING_ENABLED": "1"}
     assert sorted(dropped_names(base={**secret, **ordinary})) == sorted(secret)
+
+
+def test_password_managers_sshpass_pw_and_webhook_urls_are_dropped() -> None:
+    """A seventh audit: these reached every command (sandboxed ones too), the provider and the store."""
+    secret = {"SSHPASS": "hunter22", "OP_SESSION_my": "abc123def456", "BW_SESSION": "c2Vzc2lvbg==",
+              "LDAP_BIND_PW": "Bind#Pw2024", "DB_PW": "pw-value-1", "TEAMS_WEBHOOK_URL": "https://x.webhook/y",
+              "DISCORD_WEBHOOK_URL": "https://discord.com/api/webhooks/1/abc", "OP_CONNECT_HOST": "http://op:8080"}
+    ordinary = {"PWD": "/w", "SSH_AUTH_SOCK": "/run/s", "DESKTOP_SESSION": "gnome", "XDG_SESSION_TYPE": "wayland",
+                "PASSENGER_ENV": "production", "HOOK_DIR": "h", "PWDEBUG": "1"}
+    assert sorted(dropped_names(base={**secret, **ordinary})) == sorted(secret)

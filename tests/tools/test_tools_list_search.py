@@ -216,3 +216,24 @@ async def test_a_glob_or_a_path_never_reaches_the_agents_folder_or_gits(
     for path in (".agent-tui", ".agent-tui/logs", ".git", "./.git/"):
         refused = await call("search", pattern="needle", path=path)
         assert refused.is_error and "search never looks into" in refused.text, (path, refused.text)
+
+
+async def test_a_shipped_gitignore_that_is_a_link_or_huge_is_not_read(ws: Path, call: Call) -> None:
+    """A seventh audit: outside a git repository the root .gitignore was read whole, following links: a link to
+    ``/proc/self/pagemap`` failed every list_dir, a sparse 2 GiB file ran it out of memory.  Such a file is not
+    applied (a listing shows more, never fails), and a sane one still is."""
+    (ws / "src").mkdir()
+    (ws / "src" / "app.py").write_text("x = 1\n")
+    (ws / "debug.log").write_text("log\n")
+    (ws / ".gitignore").symlink_to("/proc/self/pagemap")
+    result = await call("list_dir")
+    assert not result.is_error and "app.py" in result.text, result.text
+    (ws / ".gitignore").unlink()
+    with open(ws / ".gitignore", "wb") as f:
+        f.truncate(2 << 30)  # sparse: no disk used, 2 GiB to read
+    result = await call("list_dir")
+    assert not result.is_error and "app.py" in result.text and "debug.log" in result.text, result.text
+    (ws / ".gitignore").unlink()
+    (ws / ".gitignore").write_text("*.log\n")
+    result = await call("list_dir")
+    assert "app.py" in result.text and "debug.log" in result.meta["hidden"], result.text
