@@ -90,6 +90,10 @@ DEFAULT_HIDDEN: tuple[str, ...] = (
     "~/.config/Code/User/globalStorage", "~/.vscode-server", "~/.config/Cursor/User/globalStorage",
     "~/.codeium", "~/.config/JetBrains", "~/.local/share/JetBrains", "~/.config/VSCodium/User/globalStorage",
     "~/.windsurf", "~/.config/Windsurf/User/globalStorage",
+    # a seventh audit: snap and flatpak browser profiles, fish's universal variables (`set -Ux` keys), R's and
+    # IPython's start-up files, Hugging Face's stored tokens, more AI command lines' configs
+    "~/snap/firefox", "~/snap/chromium", "~/.var/app", "~/.config/fish/fish_variables", "~/.Renviron",
+    "~/.cache/huggingface/stored_tokens", "~/.ipython", "~/.config/aichat", "~/.config/fabric",
 )
 #: The same stores relative to ``$XDG_CONFIG_HOME`` when it is not ``~/.config``.
 XDG_CONFIG_HIDDEN: tuple[str, ...] = ("agent-tui", "gcloud", "gh", "hub", "glab-cli", "op", "rclone", "doctl",

@@ -81,6 +81,14 @@ SECRETS = {
     ".local/share/atuin/history.db": "SECRET-atuin",
     ".config/Code/User/globalStorage/state.vscdb": "SECRET-vscode-tokens",
     ".config/JetBrains/IdeaIC/options/security.xml": "SECRET-jetbrains",
+    # a seventh audit's: snap/flatpak browsers, fish's universal variables, R and IPython start-up, HF tokens
+    "snap/firefox/common/.mozilla/firefox/p/cookies.sqlite": "SECRET-snap-firefox",
+    ".var/app/org.mozilla.firefox/.mozilla/firefox/p/logins.json": "SECRET-flatpak-firefox",
+    ".config/fish/fish_variables": "SECRET-fish-universal-key",
+    ".Renviron": "SECRET-renviron",
+    ".ipython/profile_default/startup/00-keys.py": "SECRET-ipython",
+    ".cache/huggingface/stored_tokens": "SECRET-hf-stored",
+    ".config/aichat/config.yaml": "SECRET-aichat",
 }
 
 
