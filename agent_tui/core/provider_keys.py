@@ -19,6 +19,8 @@ import re
 PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("anthropic-key", re.compile(r"sk-ant-(?:api|admin|oat|ort|sid)\d\d-[A-Za-z0-9_\-]{32,}")),
     ("openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}")),
+    # OpenAI's keys before 2024 (and Moonshot's, in the same form): about 48 letters and digits, no marker inside
+    ("openai-key", re.compile(r"sk-[A-Za-z0-9]{40,60}(?![A-Za-z0-9_\-])")),
     ("openrouter-key", re.compile(r"sk-or-v1-[0-9a-f]{64}")),
     ("deepseek-key", re.compile(r"sk-[0-9a-f]{32}(?![0-9A-Za-z_\-])")),
     ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
@@ -39,13 +41,15 @@ PROVIDER_KEYS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kubeconfig's ``client-key-data`` holds it (the prefixes are ``-----BEGIN <RSA|EC|OPENSSH|…> PRIVATE``
     # encoded; a base64 certificate, which is public, starts otherwise)
     ("pulumi-token", re.compile(r"pul-[a-f0-9]{40}")),
+    # HashiCorp Vault's service, batch and recovery tokens (1.10+)
+    ("vault-token", re.compile(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}")),
     ("private-key", re.compile(r"LS0tLS1CRUdJTiB(?:SU0Eg|QUklWQVRFIEtFW|FQyBQUklWQVRF|PUEVOU1NIIFBSSVZBVEUg|"
                                r"FTkNSWVBURUQgUFJJVkFURSB|EU0EgUFJJVkFURSB)[A-Za-z0-9+/=]*")),
 )
 
 PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-", "github_pat_", "AGE-SECRET-KEY-1", "npm_",
                              "doo_v1_", "dop_v1_", "dor_v1_", "shpat_", "shpca_", "shppa_", "shpss_", "sk_live_",
-                             "sk_test_", "rk_live_", "rk_test_", "pul-", "LS0tLS1CRUdJTiB")
+                             "sk_test_", "rk_live_", "rk_test_", "pul-", "hvs.", "hvb.", "hvr.", "LS0tLS1CRUdJTiB")
 """Every match of :data:`PROVIDER_KEYS` starts with one of these."""
 
 _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(PROVIDER_KEYS)))

@@ -28,6 +28,7 @@ _SECRET_LAST_WORDS = frozenset(
         "auth",
         "pat",
         "pw",
+        "sshpass",
     }
 )
 #: Endings of a word that mark a value secret wherever the word is in the name (``SECRET_KEY_BASE``), also

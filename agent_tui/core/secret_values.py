@@ -23,7 +23,7 @@ PLACEHOLDER_RE = re.compile(
 #: ``API_KEY)`` of ``Client(api_key=API_KEY)``).
 CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\)+)?$")
 #: Every name ``secret_names.secret_name`` accepts holds one of these words (lowercased): the anchors' words.
-SECRET_NAME_WORDS = ("key", "token", "secret", "pass", "pwd", "credential", "auth", "pat")
+SECRET_NAME_WORDS = ("key", "token", "secret", "pass", "pw", "credential", "auth", "pat")
 
 
 @dataclass(frozen=True)

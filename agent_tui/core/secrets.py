@@ -50,7 +50,7 @@ from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_aws import aws_secret_keys
 from agent_tui.core.secret_cli import command_line_secrets, quoted_passphrases
 from agent_tui.core.secret_gates import Anchor, TextView
-from agent_tui.core.secret_names import secret_name
+from agent_tui.core.secret_names import secret_env_name, secret_name
 from agent_tui.core.secret_plugins import known_formats
 from agent_tui.core.secret_positional import positional_secrets
 from agent_tui.core.secret_values import (
@@ -343,6 +343,24 @@ def _defines_and_elements(text: str) -> Iterator[Finding]:
             yield Finding(m.start(group), m.end(group), name_kind(name))
 
 
+#: An environment list entry, as Kubernetes manifests, Compose and CI files write one: ``- name: API_TOKEN`` and,
+#: on the next line, ``value: …`` (the name is a variable's: ``secret_env_name`` decides).
+_NAME_VALUE_PAIR_RE = re.compile(
+    r"\bname:[ \t]*(?P<nq>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P=nq)[ \t]*\r?\n"
+    r"[ \t]*(?:-[ \t]+)?value:[ \t]*(?P<vq>[\"']?)(?P<value>[^\s\"'#]{1,400})(?P=vq)")
+
+
+def _name_value_pairs(text: str) -> Iterator[Finding]:
+    if "name:" not in text or "value:" not in text:
+        return
+    for m in _NAME_VALUE_PAIR_RE.finditer(text):
+        value = m.group("value")
+        if value.startswith(("${", "$(")):  # (a reference to another secret, not one)
+            continue
+        if secret_env_name(m.group("name")) and named_value(value):
+            yield Finding(m.start("value"), m.end("value"), name_kind(m.group("name")))
+
+
 def _private_keys(text: str) -> Iterator[Finding]:
     pos = 0
     while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
@@ -369,7 +387,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
          *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text),
-         *_defines_and_elements(text),
+         *_defines_and_elements(text), *_name_value_pairs(text),
          *command_line_secrets(text, view), *quoted_passphrases(text, view), *positional_secrets(text, view)],
         key=lambda f: (f.start, -f.end),
     )
