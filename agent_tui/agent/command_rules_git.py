@@ -21,6 +21,13 @@ GIT_INSIDE: dict[str, frozenset[str] | None] = {
     "go": frozenset({"build", "install", "run", "test", "vet", "list", "generate"}),
     "pre-commit": None,  # (every subcommand)
 }
+GIT_AS: dict[tuple[str, ...], tuple[str, str]] = {
+    ("npm", "version"): ("git", "commit"), ("pnpm", "version"): ("git", "commit"),
+    ("yarn", "version"): ("git", "commit"), ("gh", "pr", "checkout"): ("git", "fetch"),
+    ("gh", "repo", "sync"): ("git", "fetch"),
+}
+"""Subcommands of other programs that run a git command of their own, by the git subcommand they run (``npm
+version`` commits and tags, running the commit hooks; ``gh pr checkout`` fetches and checks out)."""
 
 
 def git_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
@@ -30,6 +37,8 @@ def git_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
     for c in all_layers(parsed):
         if c.program == "git":
             out.append(c)
+        elif (as_git := next((g for k, g in GIT_AS.items() if tuple(c.argv[:len(k)]) == k), None)) is not None:
+            out.append(SimpleCommand(as_git, (False, False)))
         elif c.program in GIT_INSIDE:
             subs = GIT_INSIDE[c.program]
             sub = next((a for a in c.argv[1:] if not a.startswith("-")), "")

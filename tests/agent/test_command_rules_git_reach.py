@@ -64,3 +64,18 @@ def test_git_in_a_nested_repository_reached_by_cd_is_read(tmp_path: Path) -> Non
     assert p.decide("run_command", "command", {"command": "cd vendor && git status"}) == "allow", "same plain repository"
     v = p.verdict("run_command", "command", {"command": 'cd "$DIR" && git status'})
     assert v.decision == "ask" and "only known when it runs" in v.reason, v
+
+
+def test_programs_that_commit_or_fetch_with_git_count_as_that_git_command(tmp_path: Path) -> None:
+    """``npm version`` commits and tags (the commit hooks run), ``gh pr checkout`` fetches: under allow rules for
+    them, on the host, the repository's hook or remote program is asked about as for ``git commit``/``git fetch``."""
+    root = make_repo(tmp_path / "proj")
+    hook = root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nid > /tmp/pwned\n")
+    hook.chmod(0o755)
+    _git(root, "config", "remote.origin.uploadpack", "sh -c 'id'")
+    p = host(root, allow_commands=["npm version", "gh pr checkout", "gh pr view", "npm test"])
+    reason = p.verdict("run_command", "command", {"command": "npm version patch"}).reason
+    assert "hook pre-commit" in reason, reason
+    assert "remote.origin.uploadpack" in p.verdict("run_command", "command", {"command": "gh pr checkout 12"}).reason
+    assert p.decide("run_command", "command", {"command": "gh pr view 12"}) == "allow", "no git of the repository's"
