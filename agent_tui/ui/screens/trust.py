@@ -22,6 +22,9 @@ from textual.widgets import Button, Label, Static
 from agent_tui.core.trust import USER_MCP_SOURCE, TrustReport
 from agent_tui.ui.typing_guard import HELD_NOTE, GuardsTyping
 
+SMALL_HEIGHT = 24
+"""Rows under which the dialog may take the whole height."""
+
 
 class TrustScreen(GuardsTyping, ModalScreen[bool]):
     """Asks whether to trust the workspace's own config; dismisses with True or False."""
@@ -45,19 +48,43 @@ class TrustScreen(GuardsTyping, ModalScreen[bool]):
         why = ("Its config changed since you trusted it." if rep.changed
                else "You have not trusted this folder yet.")
         with Vertical(id="trust-dialog"):
-            yield Label(Content.styled(f"Trust the config in {rep.root}?", "bold"), id="trust-title")
-            own = (" and your own MCP servers do not start in it" if any(a.source == USER_MCP_SOURCE for a in rep.asks)
-                   else "")
-            yield Label(f"{why} Until you trust it, it may only tighten what the agent may do{own}. It asks for:",
-                        id="trust-why")
-            with VerticalScroll(id="trust-asks"):
-                for n, ask in enumerate(rep.asks):
-                    yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(), "bold")),
-                                 id=f"trust-ask-{n}", classes="trust-ask")
-            yield Static(HELD_NOTE, id="typing-held")
-            with Horizontal(id="trust-buttons"):
-                yield Button(Content("Trust (t)"), id="trust", variant="warning")
-                yield Button(Content("Don't trust (n)"), id="distrust", variant="primary")
+            with Vertical(id="trust-foot"):  # (docked: on a short terminal the asks give up rows, not the buttons)
+                yield Static(HELD_NOTE, id="typing-held")
+                with Horizontal(id="trust-buttons"):
+                    yield Button(Content("Trust (t)"), id="trust", variant="warning")
+                    yield Button(Content("Don't trust (n)"), id="distrust", variant="primary")
+            with VerticalScroll(id="trust-body"):
+                yield Label(Content.styled(f"Trust the config in {rep.root}?", "bold"), id="trust-title")
+                own = (" and your own MCP servers do not start in it"
+                       if any(a.source == USER_MCP_SOURCE for a in rep.asks) else "")
+                yield Label(f"{why} Until you trust it, it may only tighten what the agent may do{own}. It asks for:",
+                            id="trust-why")
+                with Vertical(id="trust-asks"):
+                    for n, ask in enumerate(rep.asks):
+                        yield Static(Content.assemble((f"{ask.source}  ", "dim"), (ask.line(), "bold")),
+                                     id=f"trust-ask-{n}", classes="trust-ask")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def typing_held(self, note: str = HELD_NOTE) -> None:
+        super().typing_held(note)
+        self.call_after_refresh(self._fit)  # (the note takes rows of the foot)
+
+    def _fit(self) -> None:
+        """The asks scroll within what the terminal leaves once the buttons are placed: on a short one the
+        dialog may take the whole height, and the list gives up rows (at 60x15 the buttons were below it)."""
+        dialog = next(self.query("#trust-dialog").results(), None)
+        if dialog is None:
+            return
+        share = 1.0 if self.size.height < SMALL_HEIGHT else 0.8
+        dialog.styles.max_height = f"{share:.0%}"
+        foot = self.query_one("#trust-foot").outer_size.height
+        room = int(self.size.height * share) - foot - dialog.styles.gutter.height
+        self.query_one("#trust-body").styles.max_height = max(2, room)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
