@@ -404,4 +404,7 @@ def _what(worker: Worker[Any]) -> str:
 
 def make_app(options: UiOptions) -> AgentApp:
     """The app for ``options`` — the one factory the CLI, tests and snapshot apps share."""
+    from agent_tui.ui.paste_guard import install
+
+    install()  # (a paste holding escape sequences stays one paste: ui/paste_guard)
     return AgentApp(options)
