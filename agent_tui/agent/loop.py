@@ -354,8 +354,9 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                         yield ev.ErrorEvent(unpriced, fatal=False)
                     if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
-                unique_call_ids(completion.tool_calls, {str(c.get("id")) for it in eng.items.values()
-                                                        for c in it.tool_calls or () if c.get("id")})
+                with eng.lock:  # (a pin from the inspector's thread may add an item meanwhile)
+                    earlier = {str(c.get("id")) for it in eng.items.values() for c in it.tool_calls or () if c.get("id")}
+                unique_call_ids(completion.tool_calls, earlier)
                 finish = self._judge(completion)
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
                                          provenance=self._reply_provenance(completion, finish.status))
@@ -424,11 +425,12 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
     def _shorten_old_calls(self) -> int:
         """Before the 'compacted harder' retry: shorten long arguments of calls that already ran."""
         eng = self.engine
-        answered = {it.tool_call_id for it in eng.items.values() if it.role == "tool" and it.tool_call_id}
-        changed = shorten_answered_calls((eng.items[i] for i in eng.order), answered)
-        for it in changed:
-            eng._save(it)
-        eng.window.forget_shown_by({it.id for it in changed})
+        with eng.lock:
+            answered = {it.tool_call_id for it in eng.items.values() if it.role == "tool" and it.tool_call_id}
+            changed = shorten_answered_calls([eng.items[i] for i in eng.order], answered)
+            for it in changed:
+                eng._save(it)
+            eng.window.forget_shown_by({it.id for it in changed})
         return len(changed)
 
     def _was_task(self) -> bool:

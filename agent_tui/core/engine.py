@@ -17,11 +17,14 @@ event, which the cost model (:mod:`agent_tui.core.costmodel`) schedules and
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
@@ -72,6 +75,26 @@ class EngineStore(Protocol):
     def get(self, handle: str) -> str | None: ...
 
 
+_C = TypeVar("_C", bound=type)
+
+
+def _locked(cls: _C) -> _C:
+    """Every public method of ``cls`` runs holding ``self.lock``: the agent loop (on the UI's event loop) and the
+    UI's worker threads (a pin, the inspector's listing) use one engine, and a listing made while the loop took
+    in a file raised "dictionary changed size during iteration"."""
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+
+        def guarded(self: Any, *args: Any, __fn: Callable[..., Any] = fn, **kw: Any) -> Any:
+            with self.lock:
+                return __fn(self, *args, **kw)
+
+        setattr(cls, name, functools.wraps(fn)(guarded))
+    return cls
+
+
+@_locked
 class ContextEngine:
     """Items, memory, active files and assembly for one session, composed of its segments:
     ``head`` (system prompt, tools, pins), ``compactor`` (the compaction block and its events),
@@ -88,6 +111,8 @@ class ContextEngine:
         summarisers: Sequence[Summariser] | None = None,
         log_requests: bool = True,
     ) -> None:
+        self.lock = threading.RLock()
+        """Held by each public method (``_locked``), and by a caller reading the items directly from another thread."""
         self.redact = default_redactor()
         self.settings = settings.for_model()
         self.plan: BudgetPlan = make_plan(self.settings)

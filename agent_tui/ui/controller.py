@@ -10,7 +10,6 @@ after the first frame — never when the UI module is imported.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,8 +41,8 @@ class SessionController:
         self.ws = workspace
         self.options = options
         self.mcp = mcp
-        self.lock = threading.RLock()
-        """Held by worker threads while they change or assemble the engine."""
+        self.lock = agent.engine.lock
+        """The engine's own lock: held by worker threads across several engine calls that belong together."""
         self.session_lock: Any = None
         """This process's hold on the session (``store.session_lock``): ``shared`` when another has it open."""
 
