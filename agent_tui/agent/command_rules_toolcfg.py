@@ -27,6 +27,7 @@ from agent_tui.agent.command_rules_toolcfg_py import (
     python_module,
 )
 from agent_tui.agent.command_rules_toolcfg_rust import RUST_PROXIES, rust_blockers
+from agent_tui.agent.command_rules_toolcfg_yarn import yarn_blockers
 from agent_tui.agent.command_rules_unwrap import all_layers, interpreter
 from agent_tui.tools.cmdparse import ParsedCommand, SimpleCommand
 
@@ -92,7 +93,7 @@ def tool_config_blockers(parsed: ParsedCommand, workspace: Path | None) -> list[
         return []
     layers = all_layers(parsed)
     runs = list(dict.fromkeys(r for c in layers if c.argv for r in _expand(Run(c.program, c.argv[1:]), 0)))
-    checked = [r for r in runs if r.via or r.program in RUST_PROXIES or r.program in LINTER_FILES
+    checked = [r for r in runs if r.via or r.program in RUST_PROXIES or r.program in LINTER_FILES or r.program == "yarn"
                or r.program in CONFIGS or interpreter(r.program) == "python" or r.program in LINE_OPTIONS]
     if not checked:
         return []
@@ -115,6 +116,8 @@ def _checks(run: Run, where: Where) -> list[str]:
         why += linter_blockers(prog, where)
     if prog in CONFIGS:
         why += config_blockers(prog, run.args, where)
+    if prog == "yarn":
+        why += yarn_blockers(where)
     if run.via:
         why += bin_blockers(run.via, prog, where)
     return why

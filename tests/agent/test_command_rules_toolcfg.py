@@ -95,6 +95,10 @@ PLANTED = [
     ({"node_modules/.bin/tsc": "#!/bin/sh\n"}, "pnpm exec tsc", "node_modules/.bin/tsc", "pnpm exec tsc"),
     ({"node_modules/.bin/tsc": "#!/bin/sh\n"}, "yarn tsc", "node_modules/.bin/tsc", "yarn tsc"),
     ({"node_modules/.bin/tsc": "#!/bin/sh\n"}, "bunx tsc", "node_modules/.bin/tsc", "bunx tsc"),
+    # yarn runs the release (or any script) its rc file names, for every command (a seventh audit)
+    ({".yarnrc.yml": "yarnPath: .yarn/releases/evil.cjs\n"}, "yarn --version", ".yarnrc.yml", "yarnPath"),
+    ({".yarnrc": 'yarn-path "./bin/evil.js"\n'}, "yarn list", ".yarnrc", "yarn-path"),
+    ({"sub/.yarnrc.yml": "plugins:\n  - path: ./p.cjs\n"}, "cd sub && yarn --version", "sub/.yarnrc.yml", "plugins"),
 ]
 
 
@@ -126,6 +130,8 @@ BENIGN = [
     ({".prettierrc": '{"semi": false, "parser": "babel"}'}, "prettier --check .", {".prettierrc": '"@evil/config"'}),
     ({"package.json": '{"name": "x", "scripts": {"tsc": "tsc"}}'}, "npx eslint .",
      {"package.json": '{"eslintConfig": {"parser": "@typescript-eslint/parser"}}'}),
+    ({".yarnrc.yml": "nodeLinker: node-modules\nenableTelemetry: false\n"}, "yarn --version",
+     {".yarnrc.yml": "nodeLinker: node-modules\nyarnPath: .yarn/releases/yarn-4.1.0.cjs\n"}),
 ]
 
 
