@@ -173,7 +173,8 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
         Binding("p", "answer('prefix')", "Always this prefix", show=False,
                 tooltip="always allow commands starting with the prefix shown (when one is offered)"),
         Binding("n", "answer('deny')", "Deny", tooltip="deny (the model is told; the turn goes on)"),
-        Binding("r", "reason", "Deny with reason", tooltip="deny and say why (the model reads the reason)"),
+        Binding("r", "reason", "Deny with reason", priority=True,
+                tooltip="deny and say why (the model reads the reason)"),
         Binding("escape", "cancel_turn", "Stop the turn", tooltip="stop the turn (nothing runs)"),
         Binding("ctrl+c", "cancel_turn", "Stop the turn", show=False, tooltip="stop the turn, as esc does"),
         Binding("pagedown", "scroll_preview(1)", "Scroll the change", show=False,
@@ -359,10 +360,11 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
             preview.scroll_page_up(animate=False)
 
     def action_reason(self) -> None:
-        """Show the reason box and focus it (the buttons' keys type into it from now on)."""
+        """Show the reason box and focus it now: the keys typed on with the ``r`` are the reason.  (A plain binding
+        ran once ``r`` had bubbled to the app, and a deferred focus after that: "ralways wrong" allowed always.)"""
         box = self.query_one(ReasonInput)
         self.add_class("-reason")
-        box.focus()
+        self.set_focus(box)
 
     def action_back(self) -> None:
         """Back to the choices, on "Deny, say why" where the user came from (never on "Allow once": the next

@@ -4,13 +4,20 @@ Rows come from the engine (via the controller) with the latest trace's reason
 each item is in or out, so the user sees not only what is in the window but
 why.  Actions go through the app's engine worker; the table reloads when the
 app reports the item changed.
+
+Keys act when they reach the screen, strictly in the order they came.  Bindings run only once a key has bubbled
+up to the app, after the keys queued behind it have reached the old focus: "/red" typed at once restored,
+evicted and evicted the selected row, as `/` moved the keyboard to the filter box too late.  And the rows are read
+in a thread: keys typed on with the F2 that opened it (F2, down, down, p at once) came before them, acted on an
+empty table and were lost; letters and the table's keys that come before the first rows wait for them, then apply
+in order (esc does not wait).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -27,6 +34,8 @@ HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
 """The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
 up to the gauge's total); an item not in it shows "—" (its own count is in its view, and sorting by tokens
 still uses it)."""
+WAITING_KEYS = frozenset({"up", "down", "left", "right", "pageup", "pagedown", "home", "end", "enter"})
+"""Besides letters, the keys that wait for the first rows (the table's; esc, tab and the rest act at once)."""
 STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
                "stubbed": "$warning", "released": "$foreground 50%"}
 
@@ -54,6 +63,8 @@ class InspectorScreen(Screen[None]):
         """The filter it opens with (``/tools`` opens it on ``cat:tools``)."""
         self.sort_key = "order"
         self.rows: list[ItemRow] = []
+        self._early: list[tuple[str, str | None]] | None = []
+        """Keys (and their characters) that came before the first rows, applied when they are shown (None from then)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="inspector-head"):
@@ -82,9 +93,35 @@ class InspectorScreen(Screen[None]):
         """Read the rows off the UI thread, then show them."""
         ctl = self.controller
         if ctl is None:
+            self.app.call_from_thread(self._rows_read, [], None)
             return
         rows = ctl.rows()
-        self.app.call_from_thread(self._show, rows, ctl.breakdown())
+        self.app.call_from_thread(self._rows_read, rows, ctl.breakdown())
+
+    async def _rows_read(self, rows: list[ItemRow], breakdown: dict[str, Any] | None) -> None:
+        """Show the rows; the first time, then apply the keys that waited for them, in order."""
+        self._show(rows, breakdown)
+        early, self._early = self._early or [], None
+        for key, character in early:
+            if self.app.screen is not self:
+                break  # (one of them opened another screen: the rest were typed for the inspector)
+            await self._take(key, character)
+
+    async def _take(self, key: str, character: str | None) -> bool:
+        """Act on a key now (True: it was taken): a letter into the filter box when that has the focus (it was sent
+        to the table before the focus moved there), else the first binding for it from the focused widget up to
+        this screen, as the app would run it later."""
+        focused = self.focused
+        if isinstance(focused, Input) and character and character.isprintable():
+            focused.insert_text_at_cursor(character)
+            return True
+        for node in (focused or self).ancestors_with_self:
+            for binding in node._bindings.key_to_bindings.get(key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, node):
+                    return True
+            if node is self:
+                break
+        return False
 
     def _show(self, rows: list[ItemRow], breakdown: dict[str, Any] | None) -> None:
         self.rows = rows
@@ -133,6 +170,15 @@ class InspectorScreen(Screen[None]):
         self.query_one("#why", Label).update(text)
 
     # events ---------------------------------------------------------------------------------------
+    async def on_key(self, event: events.Key) -> None:
+        waits = event.is_printable or event.key in WAITING_KEYS
+        if self._early is not None and waits and not isinstance(self.focused, Input):
+            self._early.append((event.key, event.character))
+        elif not await self._take(event.key, event.character):
+            return
+        event.stop()
+        event.prevent_default()
+
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
         self._explain()
@@ -173,11 +219,12 @@ class InspectorScreen(Screen[None]):
         self._show(self.rows, self.controller.breakdown() if self.controller else None)
 
     def action_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        """Focus the filter box now (not later, as ``focus()`` does): the keys typed on with ``/`` are its text."""
+        self.set_focus(self.query_one("#filter", Input))
 
     def action_close(self) -> None:
         if self.focused is self.query_one("#filter", Input):
-            self.query_one(DataTable).focus()
+            self.set_focus(self.query_one(DataTable))
             return
         self.dismiss()
 

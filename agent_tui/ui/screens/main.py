@@ -50,12 +50,15 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", show=True),
-        Binding("f1", "app.help", "Help"),
-        Binding("f2", "app.inspector", "Inspector"),
-        Binding("ctrl+r", "app.request", "Request"),
-        Binding("f3", "app.memos", "Memos", show=False),
-        Binding("f4", "app.mcp", "MCP", show=False),
-        Binding("f5", "app.resume", "Sessions", show=False),
+        # the keys that open a screen act on arrival (priority), so the keys typed on with them reach that screen:
+        # plain bindings ran once the key had bubbled up from the box, which had taken the enter behind it (f5,
+        # down, enter at once sent the draft)
+        Binding("f1", "app.help", "Help", priority=True),
+        Binding("f2", "app.inspector", "Inspector", priority=True),
+        Binding("ctrl+r", "app.request", "Request", priority=True),
+        Binding("f3", "app.memos", "Memos", show=False, priority=True),
+        Binding("f4", "app.mcp", "MCP", show=False, priority=True),
+        Binding("f5", "app.resume", "Sessions", show=False, priority=True),
         Binding("ctrl+b", "toggle_budget", "Budget", show=False),
         # the box has the focus nearly always; pgup/pgdn there read back through the conversation, whose place
         # is then kept while the answer streams (they moved the cursor in a box of a few lines)

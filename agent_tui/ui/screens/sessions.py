@@ -1,4 +1,8 @@
-"""The session picker for /resume: past sessions of this workspace, newest first."""
+"""The session picker for /resume: past sessions of this workspace, newest first.
+
+Its rows are read in a thread, and keys typed on with the F5 that opened it (F5, down, enter at once) came before
+them and were lost on the empty list: the list's keys and letters that come before the rows wait for them and then
+apply in order (esc does not wait)."""
 
 from __future__ import annotations
 
@@ -46,26 +50,26 @@ class SessionList(OptionList):
 
     async def on_key(self, event: events.Key) -> None:
         screen = self.screen
-        if not isinstance(screen, SessionsScreen) or screen.typed_on(event):
-            return
-        action = self.KEY_ACTIONS.get(event.key)
-        if action is not None and not screen.answered:
+        if isinstance(screen, SessionsScreen) and screen.took(event.key, event.character):
             event.stop()
             event.prevent_default()
-            await self.run_action(action)
 
 
 class SessionsScreen(ModalScreen[str | None]):
     """Pick a session; dismisses with its id (None to keep the current one)."""
 
     CSS_PATH = "sessions.tcss"
-    BINDINGS = [Binding("escape,q", "close", "Cancel")]
+    BINDINGS = [Binding("escape,q", "close", "Cancel"),
+                Binding("enter", "choose", "Resume", tooltip="resume the highlighted session")]
+    """(The list takes enter on arrival, ``SessionList``; the binding names it in the footer and the help.)"""
 
     def __init__(self, current: str) -> None:
         super().__init__()
         self.current = current
         self.answered = False
         """Answered already: keys still arriving (typed on with the enter) are for the message box."""
+        self._early: list[tuple[str, str | None]] | None = []
+        """Keys (and their characters) that came before the rows, applied when they are shown (None from then)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog"):
@@ -88,7 +92,11 @@ class SessionsScreen(ModalScreen[str | None]):
         options.add_options([Option(Content(session_label(r, self.current)), id=r["id"]) for r in rows])
         if rows:
             options.highlighted = 0
-        options.focus()
+        self.set_focus(options)
+        early, self._early = self._early or [], None
+        for key, character in early:
+            if not self.took(key, character) and key == "q":
+                self.action_close()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -115,16 +123,30 @@ class SessionsScreen(ModalScreen[str | None]):
             self.dismiss(result)
 
     def on_key(self, event: events.Key) -> None:
-        self.typed_on(event)
-
-    def typed_on(self, event: events.Key) -> bool:
-        """A printable key after the answer is text for the box (True: it went there)."""
-        if self.answered and event.is_printable and event.character:
+        if self.took(event.key, event.character):
             event.stop()
             event.prevent_default()
-            self._to_box(event.character)
-            return True
-        return False
+
+    def took(self, key: str, character: str | None) -> bool:
+        """Act on a key here, on arrival (True: it was taken): before the rows a letter or a key of the list waits
+        for them (esc does not); after the answer a printable key is text for the box; else the list's keys move
+        in it or choose."""
+        printable = bool(character and character.isprintable())
+        if self._early is not None:
+            if key in SessionList.KEY_ACTIONS or printable:
+                self._early.append((key, character))
+                return True
+            return False
+        if self.answered:
+            if printable and character:
+                self._to_box(character)
+                return True
+            return False
+        action = SessionList.KEY_ACTIONS.get(key)
+        if action is None:
+            return False
+        getattr(self.query_one(SessionList), f"action_{action}")()
+        return True
 
     def _to_box(self, text: str) -> None:
         """Keys typed on after the picker was answered go to the message box, as typed."""
