@@ -189,6 +189,8 @@ class MainScreen(Screen[None]):
         except NoMatches:
             if event.is_printable and event.character:
                 self._typed_ahead.append(event.character)
+            elif event.key in ("enter", "ctrl+j", "shift+enter"):  # (kept as a line end: "abc⏎def⏎" was "abcdef")
+                self._typed_ahead.append("\n")
             return False
         if self._typed_ahead:
             self._give_typed_ahead(prompt)
@@ -200,15 +202,23 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._give_typed_ahead)
 
     def _give_typed_ahead(self, prompt: PromptInput | None = None) -> None:
-        """Put the keys typed before the box existed into it (not sent: an Enter typed ahead is not taken)."""
+        """Put the keys typed before the box existed into it, as typing would: over a restored draft, which is
+        selected, they replace it (it goes to ↑); an Enter typed ahead is a line end, never a send (the user has
+        not seen the box yet)."""
         if not self._typed_ahead:
             return
         try:
             prompt = prompt or self.query_one(PromptInput)
         except NoMatches:
             return
-        text, self._typed_ahead[:] = "".join(self._typed_ahead), []
-        prompt.insert(text)
+        text, self._typed_ahead[:] = "".join(self._typed_ahead).strip("\n"), []
+        if not text:
+            return
+        start, end = prompt.selection
+        if start != end:
+            prompt.move_cursor(prompt.replace(text, start, end).end_location)
+        else:
+            prompt.insert(text)
         prompt.focus()
 
     def on_key(self, event: events.Key) -> None:
