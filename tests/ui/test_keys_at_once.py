@@ -12,7 +12,6 @@ import pytest
 from textual import events
 from textual.widgets import DataTable, Input
 
-from agent_tui.agent import events as ev
 from agent_tui.ui.messages import (
     ActionFailed,
     ApprovalAnswered,
@@ -26,6 +25,7 @@ from agent_tui.ui.screens.inspector import InspectorScreen
 from agent_tui.ui.screens.sessions import SessionsScreen
 
 from .conftest import Recorder, demo_app, demo_until_approval, denied_demo_turn, ready, wait_for
+from .test_model_sessions import two_sessions
 
 NAMED = {" ": "space", "/": "slash"}
 
@@ -132,13 +132,7 @@ async def test_keys_typed_with_f5_apply_once_the_sessions_are_listed(demo_worksp
     stayed open.  Keys that come before the rows wait for them, then apply in order."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
-        await ready(pilot)
-        await pilot.press(*"why is the sky blue", "enter")
-        await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
-        await wait_for(pilot, lambda: not app.turn_running, "idle")
-        first = app.controller.session_id
-        await pilot.press(*"/new", "enter")
-        await wait_for(pilot, lambda: app.controller.session_id != first, "a new session")
+        first = await two_sessions(pilot, app, recorder)
         slowed(app.controller, "sessions")
         at_once(app, "f5", "down", "enter")
         await wait_for(pilot, lambda: app.controller.session_id == first, "the session below resumed")

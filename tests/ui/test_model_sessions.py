@@ -4,6 +4,7 @@ server's), completes names, and sessions get a title from their first message.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import events
 
@@ -13,6 +14,23 @@ from agent_tui.ui.model_check import check, litellm_names
 from agent_tui.ui.screens.sessions import SessionsScreen, session_label
 
 from .conftest import Recorder, demo_app, ready, wait_for
+
+
+async def one_turn(pilot: Any, app: Any, recorder: Recorder) -> None:
+    """The demo ready, one question asked and answered, the app idle."""
+    await ready(pilot)
+    await pilot.press(*"why is the sky blue", "enter")
+    await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
+    await wait_for(pilot, lambda: not app.turn_running, "idle")
+
+
+async def two_sessions(pilot: Any, app: Any, recorder: Recorder) -> str:
+    """A session with one turn, then a new one (open now); the first one's id."""
+    await one_turn(pilot, app, recorder)
+    first = str(app.controller.session_id)
+    await pilot.press(*"/new", "enter")
+    await wait_for(pilot, lambda: app.controller.session_id != first, "a new session")
+    return first
 
 
 def test_check_against_litellm_list() -> None:
@@ -85,10 +103,7 @@ async def test_keys_typed_on_with_the_pickers_enter_go_to_the_box(demo_workspace
     that reach the picker once it has answered go to the box (a `q` too), and it answers only once."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
-        await ready(pilot)
-        await pilot.press(*"why is the sky blue", "enter")
-        await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
-        await wait_for(pilot, lambda: not app.turn_running, "idle")
+        await one_turn(pilot, app, recorder)
         app.main.prompt.clear()
         await pilot.press("f5")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session list")
@@ -107,13 +122,7 @@ async def test_down_and_enter_typed_quickly_resume_the_session_below(demo_worksp
     binding, handled before the down queued for the list.  Keys are taken in the order they came."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
-        await ready(pilot)
-        await pilot.press(*"why is the sky blue", "enter")
-        await wait_for(pilot, lambda: recorder.events(ev.TurnFinished), "the turn")
-        await wait_for(pilot, lambda: not app.turn_running, "idle")
-        first = app.controller.session_id
-        await pilot.press(*"/new", "enter")
-        await wait_for(pilot, lambda: app.controller.session_id != first, "a new session")
+        first = await two_sessions(pilot, app, recorder)
         await pilot.press("f5")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session list")
         picker = app.screen
