@@ -138,9 +138,12 @@ async def test_every_answer_shows_whole_on_a_narrow_terminal(demo_workspace: Pat
     app = demo_app(demo_workspace)
     async with app.run_test(size=size) as pilot:
         dialog = await demo_until_approval(pilot)
-        await pilot.pause(0.1)
         screen = app.screen.region
-        for bid in ("once", "always", "deny", "reason"):
+        ids = ("once", "always", "deny", "reason")
+        # (the dialog fits itself after a refresh or two: on a busy machine 0.1 s was not always enough)
+        await wait_for(pilot, lambda: all(screen.contains_region(dialog.query_one(f"#{b}").region) for b in ids),
+                       "the buttons placed")
+        for bid in ids:
             button = dialog.query_one(f"#{bid}")
             region = button.region
             label = str(button.label)

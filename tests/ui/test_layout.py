@@ -65,6 +65,19 @@ async def test_trace_tab_shows_whole_reasons_at_120_columns(demo_workspace: Path
             assert str(table.get_row_at(n)[0]) == str(t["item_id"])
 
 
+async def test_inspector_ids_stay_whole_at_40_columns(demo_workspace: Path) -> None:
+    """A tester at 40 columns saw `memo` for `memo1` and `relea` for a released file: the id column was squeezed
+    to 4 cells first, and an id is what the user types after /pin.  Ids up to 16 cells stay whole."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(40, 24)) as pilot:
+        await _open_after_a_denied_turn(pilot, "f2", InspectorScreen, "rows")
+        screen = app.screen
+        table = screen.query_one("#items", DataTable)
+        widths = {str(c.label): c.width for c in table.columns.values()}
+        longest = max(len(r.id) for r in screen.rows)
+        assert widths["id"] >= min(longest, 16), (widths, [r.id for r in screen.rows])
+
+
 async def test_inspector_ids_title_and_footer_fit_80_columns(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +35,8 @@ HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
 """The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
 up to the gauge's total); an item not in it shows "—" (its own count is in its view, and sorting by tokens
 still uses it)."""
+ID_FLOOR = 16
+"""The id column keeps up to this many cells however narrow the terminal (at 40 columns `memo1` showed as `memo`)."""
 WAITING_KEYS = frozenset({"up", "down", "left", "right", "pageup", "pagedown", "home", "end", "enter"})
 """Besides letters, the keys that wait for the first rows (the table's; esc, tab and the rest act at once)."""
 STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "stale": "$warning",
@@ -131,7 +134,8 @@ class InspectorScreen(Screen[None]):
         shown = sort_rows(filter_rows(rows, self.query_one("#filter", Input).value), self.sort_key)
         cells = [(r.id, r.category, f"{r.tokens:,}" if r.in_request is not False else "—", str(r.age), r.state,
                   "●" if r.pinned else "", r.preview[:PREVIEW]) for r in shown]
-        widths = fit_widths(HEADER, cells, self.app.size.width - 2, flex=6, floors=(4, 3, 6, 3, 5, 3, 10),
+        ids = min(ID_FLOOR, max((cell_len(c[0]) for c in cells), default=2))  # (an id is what /pin takes: whole)
+        widths = fit_widths(HEADER, cells, self.app.size.width - 2, flex=6, floors=(max(2, ids), 3, 6, 3, 5, 3, 10),
                             caps=(48, None, None, None, None, None, PREVIEW))
         table.clear(columns=True)
         for name, width in zip(HEADER, widths, strict=True):
