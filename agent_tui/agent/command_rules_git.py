@@ -37,7 +37,7 @@ def git_layers(parsed: ParsedCommand) -> list[SimpleCommand]:
     for c in all_layers(parsed):
         if c.program == "git":
             out.append(c)
-        elif (as_git := next((g for k, g in GIT_AS.items() if tuple(c.argv[:len(k)]) == k), None)) is not None:
+        elif (as_git := next((g for k, g in GIT_AS.items() if (c.program, *c.argv[1:len(k)]) == k), None)) is not None:
             out.append(SimpleCommand(as_git, (False, False)))
         elif c.program in GIT_INSIDE:
             subs = GIT_INSIDE[c.program]

@@ -17,14 +17,12 @@ event, which the cost model (:mod:`agent_tui.core.costmodel`) schedules and
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
@@ -34,12 +32,14 @@ from agent_tui.core.compaction import CompactionResult
 from agent_tui.core.compactor import Compactor
 from agent_tui.core.config import Settings
 from agent_tui.core.costmodel import CacheCosts, Decision
+from agent_tui.core.engine_store import EngineStore
 from agent_tui.core.file_window import FileWindow
 from agent_tui.core.head import DEFAULT_SYSTEM, Head
 from agent_tui.core.history_index import HistoryIndex
 from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope
+from agent_tui.core.locked import locked
 from agent_tui.core.memory import EvictionPlan, Group
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
@@ -60,41 +60,7 @@ GLOBAL_SESSION = "global"
 """Session id under which workspace-wide pins (project rules) are stored."""
 
 
-class EngineStore(Protocol):
-    """What the engine needs from persistence (agent_tui.store.MemoryStore provides it)."""
-
-    def append_message(self, session_id: str, item: ContextItem) -> None: ...
-    def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None: ...
-    def save_summary(self, session_id: str, item_id: str, content: str, data: str, covers: list[str]) -> None: ...
-    def add_decisions(self, session_id: str, entries: Sequence[tuple[str, str]]) -> None: ...
-    def save_memo(self, session_id: str, item_id: str, content: str, kind: str) -> None: ...
-    def log_assembly(self, session_id: str, turn: int, step: int, breakdown: dict[str, Any],
-                     item_ids: list[str], trace: list[dict[str, Any]], request: dict[str, Any]) -> None: ...
-    def load_items(self, session_id: str) -> list[ContextItem]: ...
-    def put(self, content: str, meta: dict[str, Any] | None = None, session_id: str = "") -> str: ...
-    def get(self, handle: str) -> str | None: ...
-
-
-_C = TypeVar("_C", bound=type)
-
-
-def _locked(cls: _C) -> _C:
-    """Every public method of ``cls`` runs holding ``self.lock``: the agent loop (on the UI's event loop) and the
-    UI's worker threads (a pin, the inspector's listing) use one engine, and a listing made while the loop took
-    in a file raised "dictionary changed size during iteration"."""
-    for name, fn in list(vars(cls).items()):
-        if name.startswith("_") or not inspect.isfunction(fn):
-            continue
-
-        def guarded(self: Any, *args: Any, __fn: Callable[..., Any] = fn, **kw: Any) -> Any:
-            with self.lock:
-                return __fn(self, *args, **kw)
-
-        setattr(cls, name, functools.wraps(fn)(guarded))
-    return cls
-
-
-@_locked
+@locked
 class ContextEngine:
     """Items, memory, active files and assembly for one session, composed of its segments:
     ``head`` (system prompt, tools, pins), ``compactor`` (the compaction block and its events),
@@ -112,7 +78,7 @@ class ContextEngine:
         log_requests: bool = True,
     ) -> None:
         self.lock = threading.RLock()
-        """Held by each public method (``_locked``), and by a caller reading the items directly from another thread."""
+        """Held by each public method (``core.locked``), and by a caller reading the items directly from another thread."""
         self.redact = default_redactor()
         self.settings = settings.for_model()
         self.plan: BudgetPlan = make_plan(self.settings)

@@ -78,4 +78,5 @@ def test_programs_that_commit_or_fetch_with_git_count_as_that_git_command(tmp_pa
     reason = p.verdict("run_command", "command", {"command": "npm version patch"}).reason
     assert "hook pre-commit" in reason, reason
     assert "remote.origin.uploadpack" in p.verdict("run_command", "command", {"command": "gh pr checkout 12"}).reason
+    assert "hook pre-commit" in p.verdict("run_command", "command", {"command": "/usr/bin/npm version patch"}).reason
     assert p.decide("run_command", "command", {"command": "gh pr view 12"}) == "allow", "no git of the repository's"
