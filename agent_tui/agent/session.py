@@ -115,6 +115,9 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     if isinstance(engine.results, SessionResults):
         engine.results.own_only = not ws.memory_trusted  # and fetch_result reads only this session's outputs
     attach_sandbox(agent, settings)
+    from agent_tui.tools.undo_journal import remove_stale
+
+    remove_stale()  # /undo's journals of sessions untouched for a month
     return agent, ws
 
 

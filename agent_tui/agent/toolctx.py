@@ -7,12 +7,15 @@ memos and recall go through the same store the UI shows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.items import State
 from agent_tui.core.results import ResultStore
+from agent_tui.tools.undo_journal import UndoJournal
 
 
 class EngineToolContext:
@@ -29,6 +32,7 @@ class EngineToolContext:
         """The ``agent_tui.tools.sandbox.Sandbox`` commands run in, or None (set by the session)."""
         self.pass_env: tuple[str, ...] = ()
         """Secret-named environment variables commands still get (``[sandbox] pass_env``)."""
+        self._journal: tuple[str, UndoJournal] | None = None
         self.store_trusted: bool = True
         """False for a store the user did not create (``core/store_owner.py``) while the folder is not
         trusted: ``recall`` then searches only this session, never the memos and sessions it shipped with."""
@@ -41,6 +45,18 @@ class EngineToolContext:
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.engine.last_seen_hash(path)
+
+    def undo_journal(self) -> UndoJournal:
+        """The journal of the session the engine holds now (``/undo`` reads the same one)."""
+        sid = self.engine.session_id
+        if self._journal is None or self._journal[0] != sid:
+            self._journal = (sid, UndoJournal.for_session(self.workspace, sid))
+        return self._journal[1]
+
+    @contextmanager
+    def journaled(self, path: str, before: bytes | None, after: bytes) -> Iterator[None]:
+        with self.undo_journal().journaled(self.engine.turn, path, before, after):
+            yield
 
     def save_memo(self, text: str) -> str:
         item = self.engine.save_memo(text, kind="manual", show_now=False)  # its call shows it already

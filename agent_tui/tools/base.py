@@ -10,6 +10,7 @@ tool's ``kind`` says whether it reads, writes or runs commands.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -105,6 +106,11 @@ class ToolContext(Protocol):
 
     def last_seen_hash(self, path: str) -> str | None:
         """``content_hash`` of the text the model last saw for ``path``; None if never read."""
+        ...
+
+    def journaled(self, path: str, before: bytes | None, after: bytes) -> AbstractContextManager[None]:
+        """Around a write of ``path`` (``before``: its bytes now, None when it does not exist; ``after``:
+        what is written): keeps the old bytes so the user can undo the change, dropped if the write fails."""
         ...
 
     def save_memo(self, text: str) -> str:

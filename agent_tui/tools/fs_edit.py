@@ -164,7 +164,9 @@ async def check_edit(args: dict[str, Any], ctx: ToolContext) -> None:
 async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The edit_file tool."""
     target, rel, current, updated, where = plan_edit(args, ctx)
-    atomic_write(target, updated.encode("utf-8"), rel, expected=current.encode("utf-8"))
+    before, after = current.encode("utf-8"), updated.encode("utf-8")
+    with ctx.journaled(rel, before, after):
+        atomic_write(target, after, rel, expected=before)
     ctx.note_edit(rel, updated)
     diff = unified(current, updated, rel)
     added, removed = diff_stats(diff)

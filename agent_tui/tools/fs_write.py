@@ -79,7 +79,9 @@ async def check_write(args: dict[str, Any], ctx: ToolContext) -> None:
 async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """The write_file tool."""
     target, rel, old, content = plan_write(args, ctx)
-    atomic_write(target, content.encode("utf-8"), rel, expected=None if old is None else old.encode("utf-8"))
+    before, after = None if old is None else old.encode("utf-8"), content.encode("utf-8")
+    with ctx.journaled(rel, before, after):
+        atomic_write(target, after, rel, expected=before)
     ctx.note_edit(rel, content, kind="create" if old is None else "write")
     lines = len(split_lines(content))
     size = len(content.encode("utf-8"))

@@ -16,7 +16,7 @@ from textual import work
 from agent_tui.core.item_actions import restorable
 from agent_tui.ui.app_commands import UserError
 from agent_tui.ui.controller import MIN_COMPACT_TOKENS, SessionController
-from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived, CompactionSkipped
+from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived, CompactionSkipped, FilesUndone
 
 if TYPE_CHECKING:
     from agent_tui.ui.app import AgentApp
@@ -99,6 +99,19 @@ class ActionsMixin:
         whole = ctl.whole_output(item)
         self.call_from_thread(self.push_screen, ItemScreen(item, whole, ctl.sent_tokens(item_id),
                                                            ctl.sent_text(item_id)))
+
+    @work(thread=True, exclusive=True, group="undo", exit_on_error=False)
+    def undo_turn(self: AgentApp) -> str:
+        """/undo: put the latest turn's files back (file work: a thread), then show what was done."""
+        ctl = self._controller()
+        report = ctl.undo_last()
+        complete = report.turn is not None and not report.kept
+        self.main.post_message(FilesUndone(report.text(), complete))
+        if report.changed:
+            with ctl.lock:
+                breakdown = ctl.assemble()  # the active files see the change: the gauge shows their notes
+            self.call_from_thread(self.gauge.show, breakdown)
+        return "undo"
 
     # compaction and memos (async: they may call the model) --------------------------------------------
     @work(exclusive=True, group="agent", exit_on_error=False)

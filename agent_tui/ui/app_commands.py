@@ -105,6 +105,10 @@ class CommandsMixin:
         if self._idle("compact"):
             self.compact_now(arg)
 
+    def cmd_undo(self: AgentApp, arg: str) -> None:
+        if self._idle("undo"):
+            self.undo_turn()
+
     def cmd_memo(self: AgentApp, arg: str) -> None:
         if self._idle("write a memo"):
             self.write_memo()

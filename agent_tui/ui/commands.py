@@ -34,6 +34,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("remember", "TEXT", "add TEXT as a rule to AGENTS.md (also: # TEXT at the prompt)", True),
     SlashCommand("init", "", "draft an AGENTS.md for this workspace with the model (approve its diff)"),
     SlashCommand("compact", "[FOCUS]", "fold older rounds into the summary now (FOCUS: what to keep)"),
+    SlashCommand("undo", "", "take back the files the agent's last turn wrote or edited (not shell commands)"),
     SlashCommand("memo", "", "write a progress memo now"),
     SlashCommand("memos", "", "list and view progress memos"),
     SlashCommand("new", "", "start a fresh session seeded by a memo"),

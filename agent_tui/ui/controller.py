@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agent_tui.core.engine import ContextEngine
     from agent_tui.core.items import ContextItem
     from agent_tui.store.workspace import Workspace
+    from agent_tui.tools.undo_journal import UndoReport
 
 ITEM_ACTIONS: tuple[str, ...] = ("pin", "unpin", "evict", "restore")
 
@@ -74,6 +75,11 @@ class SessionController:
     async def compact(self, focus: str = "") -> list[Event]:
         """Compact now (memo, then summary); the events say what happened ([] if nothing to fold)."""
         return await self.agent.compact(force=True, focus=focus)
+
+    def undo_last(self) -> UndoReport:
+        """Take back the files the agent's file tools changed in the latest turn not yet undone
+        (blocking: call it from a worker thread; see ``tools/undo_journal.py``)."""
+        return self.agent.ctx.undo_journal().undo_last()
 
     # facts ------------------------------------------------------------------------------
     @property

@@ -66,6 +66,16 @@ class CompactionSkipped(Message, bubble=False):
 
 
 @dataclass
+class FilesUndone(Message, bubble=False):
+    """/undo took back (some of) a turn's file changes, or found none to take back."""
+
+    text: str
+    """What was restored, deleted and left, for the user."""
+    complete: bool
+    """Every change of the turn was taken back (False: some file was left, or nothing to undo)."""
+
+
+@dataclass
 class TaskSubmitted(Message):
     """The user sent a message to the agent."""
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ class FakeContext:
     memos: list[str] = field(default_factory=list)
     edit_kinds: list[str] = field(default_factory=list)
     memories: list[dict[str, Any]] = field(default_factory=list)
+    journal: list[tuple[str, bytes | None, bytes]] = field(default_factory=list)
 
     def note_read(self, path: str, content: str) -> None:
         self.seen[path] = content_hash(content)
@@ -37,6 +39,15 @@ class FakeContext:
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.seen.get(path)
+
+    @contextmanager
+    def journaled(self, path: str, before: bytes | None, after: bytes) -> Iterator[None]:
+        self.journal.append((path, before, after))
+        try:
+            yield
+        except BaseException:
+            self.journal.pop()
+            raise
 
     def save_memo(self, text: str) -> str:
         self.memos.append(text)

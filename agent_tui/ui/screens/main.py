@@ -25,6 +25,7 @@ from agent_tui.ui.messages import (
     AgentEventReceived,
     BudgetChanged,
     CompactionSkipped,
+    FilesUndone,
     SessionOpened,
 )
 from agent_tui.ui.widgets.budget import BudgetPanel
@@ -299,6 +300,12 @@ class MainScreen(Screen[None]):
             return
         for offer in self._offers():
             offer.track(gauge.used_pct, gauge.fresh_at if offer.level == "fresh" else gauge.compact_at)
+
+    @on(FilesUndone)
+    async def _files_undone(self, message: FilesUndone) -> None:
+        """Said in the flow (where the turn's edits are) and kept there."""
+        await self.conversation.note(message.text, "info" if message.complete else "warning")
+        self.conversation.follow()
 
     @on(CompactionSkipped)
     def _compaction_skipped(self, message: CompactionSkipped) -> None:
