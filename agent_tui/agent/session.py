@@ -117,7 +117,7 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     attach_sandbox(agent, settings)
     from agent_tui.tools.undo_journal import remove_stale
 
-    remove_stale()  # /undo's journals of sessions untouched for a month
+    remove_stale(keep=agent.ctx.undo_journal().folder)  # /undo's journals of sessions untouched for a month
     return agent, ws
 
 

@@ -249,6 +249,13 @@ class ContextEngine:
         item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH)
         return self._add(item, message=True)
 
+    def add_note(self, text: str, kind: str) -> ContextItem:
+        """Tell the model what the user did outside its tools (``kind``, e.g. ``undo``): a user-role note
+        appended to the history, never taken for the task."""
+        item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH,
+                              provenance={"note": kind})
+        return self._add(item, message=True)
+
     def add_assistant(self, text: str, tool_calls: list[dict[str, Any]] | None = None,
                       provenance: dict[str, Any] | None = None) -> ContextItem:
         self.steps_total += 1

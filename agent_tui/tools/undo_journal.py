@@ -12,8 +12,11 @@ workspace: a cloned repository could otherwise ship a journal that makes ``/undo
 chose.  Every sandbox hides that folder (``sandbox_hide``), so no command can plant or read an entry
 either.  The saved bytes are the user's own file as it was, in a 0700 folder, like an editor's
 backup; they never go to the model, the logs or the memory store.  A session keeps its latest
-``MAX_ENTRIES`` changes and ``MAX_BYTES`` of saved text; older ones, and journals untouched for
-``MAX_AGE_DAYS``, are removed.
+``MAX_ENTRIES`` changes and ``MAX_BYTES`` of saved text, dropping the oldest turns whole (an undo
+never finds half a turn; the latest turn is always kept); journals untouched for ``MAX_AGE_DAYS``
+are removed.  A change whose old text could not be saved (a full disk) still happens; the undo of
+its turn names it.  The model is told what was undone by a note (a file it no longer holds would
+get no note that it changed on disk).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import json
 import os
 import shutil
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -71,6 +75,8 @@ class Change:
     """sha256 of what the agent wrote."""
     undone: bool = False
     """Already taken back (or passed over) by an undo."""
+    made: tuple[str, ...] = ()
+    """Folders the write made for a new file, deepest first."""
 
 
 @dataclass
@@ -85,17 +91,26 @@ class UndoReport:
     """Files the turn created, deleted again."""
     kept: list[tuple[str, str]] = field(default_factory=list)
     """(path, why) of files left as they are."""
+    missed: list[str] = field(default_factory=list)
+    """Files the turn changed whose old text could not be saved (the journal could not be written)."""
 
     @property
     def changed(self) -> list[str]:
         """Every file the undo changed on disk."""
         return self.restored + self.removed
 
+    def model_note(self) -> str:
+        """What the model is told: which of its changes are gone (the active files' notes show their text)."""
+        done = [f"restored {', '.join(self.restored)}" if self.restored else "",
+                f"deleted {', '.join(self.removed)}" if self.removed else ""]
+        return (f"[Note from agent-tui: the user undid your file changes of turn {self.turn}: "
+                f"{'; '.join(x for x in done if x)}. Read a file again before you edit it.]")
+
     def text(self) -> str:
         """One paragraph for the user."""
         if self.turn is None:
             return "Nothing to undo: the agent's file tools changed no file in this session (changes made by " \
-                   "shell commands are not journaled)."
+                   "shell commands are not journaled; /resume an earlier session to undo its changes)."
         parts = []
         if self.restored:
             parts.append("restored " + ", ".join(self.restored))
@@ -104,7 +119,8 @@ class UndoReport:
         head = f"Undid turn {self.turn}: " + "; ".join(parts) + "." if parts else \
             f"Turn {self.turn}: no file was changed back."
         kept = " ".join(f"Left {p} as it is: {why}." for p, why in self.kept)
-        return f"{head} {kept}".strip()
+        missed = f" Not undone (its old text could not be saved): {', '.join(self.missed)}." if self.missed else ""
+        return f"{head} {kept}".strip() + missed
 
 
 class UndoJournal:
@@ -113,6 +129,10 @@ class UndoJournal:
     def __init__(self, folder: Path, workspace: Path) -> None:
         self.folder = folder
         self.workspace = workspace
+        self.lock = threading.Lock()
+        """Held while a change is recorded or a turn undone: two /undo at once take two turns, in order."""
+        self.missed: dict[int, list[str]] = {}
+        """Paths by turn whose change could not be journaled in this process (said by the undo of that turn)."""
 
     @classmethod
     def for_session(cls, workspace: Path, session_id: str) -> UndoJournal:
@@ -127,16 +147,21 @@ class UndoJournal:
         """Save ``path``'s old bytes, then run the write; the entry is dropped if the write fails.
         A journal that cannot be written (a full disk) does not stop the write: that change just
         cannot be undone."""
-        seq = self._record(turn, path, before, after)
+        with self.lock:
+            seq = self._record(turn, path, before, after)
         try:
             yield
         except BaseException:
             if seq is not None:
                 self._drop(seq)
             raise
-        self._prune()
+        with self.lock:
+            if seq is None:
+                self.missed.setdefault(turn, []).append(path)
+            self._prune()
 
     def _record(self, turn: int, path: str, before: bytes | None, after: bytes) -> int | None:
+        seq = None
         try:
             self._make_folder()
             seq = self._next_seq()
@@ -145,11 +170,25 @@ class UndoJournal:
                 assert before is not None
                 self._write_new(f"{seq:06d}.before", before)
             meta = {"turn": turn, "path": path, "existed": before is not None, "kept": kept,
-                    "after_sha": _sha(after), "time": time.time()}
+                    "after_sha": _sha(after), "made": self._missing_folders(path) if before is None else [],
+                    "time": time.time()}
             self._write_new(f"{seq:06d}.json", json.dumps(meta).encode())
             return seq
         except OSError:
+            if seq is not None:
+                self._drop(seq)  # (a half-written entry would hold its number and stop every later one)
             return None
+
+    def _missing_folders(self, path: str) -> list[str]:
+        """The folders on ``path`` the write will make, deepest first (an undo removes them again if empty)."""
+        made: list[str] = []
+        parent = Path(path).parent
+        while str(parent) not in ("", "."):
+            if (self.workspace / parent).exists():
+                break
+            made.append(parent.as_posix())
+            parent = parent.parent
+        return made
 
     def _make_folder(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -160,7 +199,8 @@ class UndoJournal:
             os.chmod(self.folder, 0o700)
 
     def _next_seq(self) -> int:
-        seqs = [c.seq for c in self.changes()]
+        """One past every number in the folder, whatever the file (a leftover never blocks a new entry)."""
+        seqs = [int(n[:6]) for n in os.listdir(self.folder) if n[:6].isdigit()]
         return (max(seqs) + 1) if seqs else 1
 
     def _write_new(self, name: str, data: bytes) -> None:
@@ -180,14 +220,19 @@ class UndoJournal:
                 os.unlink(self.folder / f"{seq:06d}{suffix}")
 
     def _prune(self) -> None:
+        """Drop the oldest turns, each whole (an undo never finds half a turn), until the entries and bytes
+        are within bounds; the latest turn is always kept."""
         changes = self.changes()
+        turns = sorted({c.turn for c in changes})
         sizes = {c.seq: self._size(c.seq) for c in changes}
-        total = sum(sizes.values())
-        for n, c in enumerate(changes):
-            if len(changes) - n <= MAX_ENTRIES and total <= MAX_BYTES:
+        count, total = len(changes), sum(sizes.values())
+        for turn in turns[:-1]:
+            if count <= MAX_ENTRIES and total <= MAX_BYTES:
                 break
-            total -= sizes[c.seq]
-            self._drop(c.seq)
+            for c in changes:
+                if c.turn == turn:
+                    count, total = count - 1, total - sizes[c.seq]
+                    self._drop(c.seq)
 
     def _size(self, seq: int) -> int:
         try:
@@ -208,7 +253,8 @@ class UndoJournal:
             try:
                 meta = json.loads((self.folder / name).read_bytes())
                 out.append(Change(int(name[:6]), int(meta["turn"]), str(meta["path"]), bool(meta["existed"]),
-                                  bool(meta["kept"]), str(meta["after_sha"]), name[:6] in undone))
+                                  bool(meta["kept"]), str(meta["after_sha"]), name[:6] in undone,
+                                  tuple(str(d) for d in meta.get("made") or ())))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         return out
@@ -221,8 +267,13 @@ class UndoJournal:
     # undoing -------------------------------------------------------------------------------------
     def undo_last(self) -> UndoReport:
         """Take back the latest turn's changes that are not undone yet (see the module docstring)."""
-        turn = self.pending_turn()
-        report = UndoReport(turn)
+        with self.lock:
+            return self._undo_last()
+
+    def _undo_last(self) -> UndoReport:
+        turns = [c.turn for c in self.changes() if not c.undone] + list(self.missed)
+        turn = max(turns) if turns else None
+        report = UndoReport(turn, missed=_unique(self.missed.pop(turn, [])) if turn is not None else [])
         if turn is None:
             return report
         todo = [c for c in self.changes() if c.turn == turn and not c.undone]
@@ -259,7 +310,7 @@ class UndoJournal:
         if _sha(current) != c.after_sha:
             return "it changed since the agent wrote it"
         if not c.existed:
-            return self._remove(target, c.path, current, report)
+            return self._remove(target, c.path, current, report, c.made)
         if not c.kept:
             return f"it was larger than {MAX_FILE_BYTES >> 20} MiB before the change, so it was not saved"
         try:
@@ -269,11 +320,11 @@ class UndoJournal:
         try:
             atomic_write(target, before, c.path, expected=current)
         except WorkspaceError as exc:
-            return str(exc)
+            return "writing it back failed: " + _first_clause(str(exc))
         report.restored.append(c.path)
         return None
 
-    def _remove(self, target: Path, rel: str, current: bytes, report: UndoReport) -> str | None:
+    def _remove(self, target: Path, rel: str, current: bytes, report: UndoReport, made: tuple[str, ...]) -> str | None:
         try:
             folder = open_folder(target.parent, shown=rel)
         except (UnsafeFileError, OSError) as exc:
@@ -288,15 +339,41 @@ class UndoJournal:
         finally:
             os.close(folder)
         report.removed.append(rel)
+        self._remove_folders(made)
         return None
+
+    def _remove_folders(self, made: tuple[str, ...]) -> None:
+        """Remove the folders a created file's write made, deepest first, each only if empty now."""
+        for rel in made:
+            try:
+                target = resolve(self.workspace, rel)
+                parent = open_folder(target.parent, shown=rel)
+            except (WorkspaceError, UnsafeFileError, OSError):
+                return
+            try:
+                os.rmdir(target.name, dir_fd=parent)
+            except OSError:
+                return  # (not empty: something else lives there now)
+            finally:
+                os.close(parent)
 
 
 def _unique(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def remove_stale(now: float | None = None) -> int:
-    """Delete session journals untouched for ``MAX_AGE_DAYS`` (best effort); how many were removed."""
+def _first_clause(message: str) -> str:
+    """The start of a tool's refusal, without its advice to the model ("Read it again and redo …")."""
+    text = message.removeprefix("Refused: ")
+    return text.split("; ")[0].split(". ")[0].rstrip(".")
+
+
+def remove_stale(now: float | None = None, keep: Path | None = None) -> int:
+    """Delete session journals untouched for ``MAX_AGE_DAYS`` (best effort), except ``keep`` (the session
+    being opened: it is touched instead, as in use); how many were removed."""
+    if keep is not None:
+        with contextlib.suppress(OSError):
+            os.utime(keep)
     cutoff = (now or time.time()) - MAX_AGE_DAYS * 86400
     removed = 0
     root = journal_root()
@@ -305,7 +382,8 @@ def remove_stale(now: float | None = None) -> int:
             if not ws.is_dir(follow_symlinks=False):
                 continue
             for sess in os.scandir(ws.path):
-                if sess.is_dir(follow_symlinks=False) and sess.stat(follow_symlinks=False).st_mtime < cutoff:
+                if sess.is_dir(follow_symlinks=False) and sess.stat(follow_symlinks=False).st_mtime < cutoff \
+                        and (keep is None or Path(sess.path) != keep):
                     shutil.rmtree(sess.path, ignore_errors=True)
                     removed += 1
     return removed

@@ -100,14 +100,15 @@ class ActionsMixin:
         self.call_from_thread(self.push_screen, ItemScreen(item, whole, ctl.sent_tokens(item_id),
                                                            ctl.sent_text(item_id)))
 
-    @work(thread=True, exclusive=True, group="undo", exit_on_error=False)
+    @work(thread=True, group="undo", exit_on_error=False)
     def undo_turn(self: AgentApp) -> str:
-        """/undo: put the latest turn's files back (file work: a thread), then show what was done."""
+        """/undo: put the latest turn's files back (file work: a thread), then show what was done.  Two at once
+        take two turns, one after the other (the journal's lock)."""
         ctl = self._controller()
         report = ctl.undo_last()
         complete = report.turn is not None and not report.kept
         self.main.post_message(FilesUndone(report.text(), complete))
-        if report.changed:
+        if report.changed and not self.turn_running:
             with ctl.lock:
                 breakdown = ctl.assemble()  # the active files see the change: the gauge shows their notes
             self.call_from_thread(self.gauge.show, breakdown)

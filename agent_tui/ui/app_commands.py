@@ -106,7 +106,10 @@ class CommandsMixin:
             self.compact_now(arg)
 
     def cmd_undo(self: AgentApp, arg: str) -> None:
-        if self._idle("undo"):
+        if arg:
+            self.refuse_command("/undo takes no argument: each /undo takes back one turn's file changes, the latest "
+                                "first.", "warning")
+        elif self._idle("undo"):
             self.undo_turn()
 
     def cmd_memo(self: AgentApp, arg: str) -> None:

@@ -79,7 +79,10 @@ class SessionController:
     def undo_last(self) -> UndoReport:
         """Take back the files the agent's file tools changed in the latest turn not yet undone
         (blocking: call it from a worker thread; see ``tools/undo_journal.py``)."""
-        return self.agent.ctx.undo_journal().undo_last()
+        report = self.agent.ctx.undo_journal().undo_last()
+        if report.changed:  # (a file no longer active gets no note of its own that it changed on disk)
+            self.engine.add_note(report.model_note(), "undo")
+        return report
 
     # facts ------------------------------------------------------------------------------
     @property

@@ -175,22 +175,90 @@ async def test_a_journal_that_cannot_be_written_does_not_stop_the_write(ctx: Jou
     (ws / "a.py").write_text("a = 1\n")
     await edit(ctx, "a.py", "a = 1", "a = 2")
     assert (ws / "a.py").read_text() == "a = 2\n"
-    assert ctx.undo.undo_last().turn is None  # type: ignore[union-attr]
+    report = ctx.undo.undo_last()  # type: ignore[union-attr]
+    assert report.turn == 1 and report.missed == ["a.py"] and not report.changed
+    assert "Not undone (its old text could not be saved): a.py." in report.text()
 
 
-async def test_old_changes_are_pruned(ctx: JournalContext, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(undo_journal, "MAX_ENTRIES", 3)
+@pytest.mark.parametrize("leftover", ["000002.json", "000002.before"])
+async def test_a_half_written_entry_does_not_stop_later_ones(ctx: JournalContext, ws: Path, leftover: str) -> None:
+    """A crash or a full disk while an entry was written leaves a part of it: the numbers go on past it."""
     (ws / "a.py").write_text("v = 0\n")
-    for turn in range(1, 6):
+    await edit(ctx, "a.py", "v = 0", "v = 1")
+    journal = ctx.undo
+    assert journal is not None
+    (journal.folder / leftover).write_bytes(b"")
+    ctx.turn = 2
+    await edit(ctx, "a.py", "v = 1", "v = 2")
+    assert journal.undo_last().turn == 2 and (ws / "a.py").read_text() == "v = 1\n"
+    assert journal.undo_last().turn == 1 and (ws / "a.py").read_text() == "v = 0\n"
+
+
+async def test_two_undos_at_once_take_two_turns(ctx: JournalContext, ws: Path) -> None:
+    import threading
+
+    for n in range(12):
+        (ws / f"f{n}.py").write_text("v = 0\n")
+    for turn in (1, 2):
+        ctx.turn = turn
+        for n in range(12):
+            await edit(ctx, f"f{n}.py", f"v = {turn - 1}", f"v = {turn}")
+    journal = ctx.undo
+    assert journal is not None
+    reports: list[undo_journal.UndoReport] = []
+    threads = [threading.Thread(target=lambda: reports.append(journal.undo_last())) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.turn for r in reports if r.turn is not None) == [1, 2]
+    assert all(not r.kept and len(r.restored) == 12 for r in reports)
+    assert all((ws / f"f{n}.py").read_text() == "v = 0\n" for n in range(12))
+
+
+async def test_the_folders_a_new_file_made_go_with_it(ctx: JournalContext, ws: Path) -> None:
+    (ws / "pkg").mkdir()
+    await write_file({"path": "pkg/sub/deep/new.py", "content": "x = 1\n"}, ctx)
+    await write_file({"path": "pkg/sub/other.py", "content": "y = 1\n"}, ctx)
+    ctx.undo.undo_last()  # type: ignore[union-attr]
+    assert sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*")) == ["pkg"], "pkg was there before"
+
+
+async def test_a_refused_restore_says_why_in_the_users_words(ctx: JournalContext, ws: Path) -> None:
+    (ws / "a.py").write_text("a = 1\n")
+    await edit(ctx, "a.py", "a = 1", "a = 2")
+    (ws / "a.py").chmod(0o444)
+    report = ctx.undo.undo_last()  # type: ignore[union-attr]
+    assert report.kept == [("a.py", "writing it back failed: 'a.py' is read-only (mode 0444), so it was not changed")]
+
+
+async def test_old_turns_are_pruned_whole(ctx: JournalContext, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(undo_journal, "MAX_ENTRIES", 3)
+    for name in ("a", "b"):
+        (ws / f"{name}.py").write_text("v = 0\n")
+    for turn in range(1, 4):
         ctx.turn = turn
         await edit(ctx, "a.py", f"v = {turn - 1}", f"v = {turn}")
-    assert [c.turn for c in ctx.undo.changes()] == [3, 4, 5]  # type: ignore[union-attr]
+        await edit(ctx, "b.py", f"v = {turn - 1}", f"v = {turn}")
+    assert [c.turn for c in ctx.undo.changes()] == [3, 3], "never half a turn"  # type: ignore[union-attr]
 
 
-def test_stale_journals_are_removed(ws: Path) -> None:
-    old, new = UndoJournal.for_session(ws, "old"), UndoJournal.for_session(ws, "new")
-    for j in (old, new):
+async def test_the_latest_turn_is_kept_whole_past_the_bounds(ctx: JournalContext, ws: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(undo_journal, "MAX_BYTES", 10)
+    (ws / "a.py").write_text("v = 0 and some more text\n")
+    for n in range(1, 5):
+        await edit(ctx, "a.py", f"v = {n - 1}", f"v = {n}")
+    ctx.undo.undo_last()  # type: ignore[union-attr]
+    assert (ws / "a.py").read_text() == "v = 0 and some more text\n"
+
+
+def test_stale_journals_are_removed_but_not_the_one_being_opened(ws: Path) -> None:
+    old, new, resumed = (UndoJournal.for_session(ws, s) for s in ("old", "new", "resumed"))
+    for j in (old, new, resumed):
         j.folder.mkdir(parents=True)
     os.utime(old.folder, (0, 0))
-    assert remove_stale() == 1
-    assert not old.folder.exists() and new.folder.exists()
+    os.utime(resumed.folder, (0, 0))
+    assert remove_stale(keep=resumed.folder) == 1
+    assert not old.folder.exists() and new.folder.exists() and resumed.folder.exists()
+    assert remove_stale() == 0, "the one opened was touched: in use"

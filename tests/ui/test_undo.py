@@ -34,6 +34,7 @@ async def test_undo_takes_back_the_turns_edit_and_the_model_sees_it(demo_workspa
         tail = "\n".join(str(m.get("content") or "") for m in sent[-3:])
         assert "inventory/stock.py" in tail and "changed on disk" in tail, "the next request tells the model"
         assert "qty < threshold" in tail
+        assert "[Note from agent-tui: the user undid your file changes of turn 1: restored inventory/stock.py." in tail
 
         await pilot.press(*"/undo", "enter")
         await wait_for(pilot, lambda: len(recorder.of(FilesUndone)) == 2, "the second undo")
