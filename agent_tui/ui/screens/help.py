@@ -123,7 +123,7 @@ class HelpScreen(ModalScreen[None]):
     """Keys and commands."""
 
     CSS_PATH = "help.tcss"
-    BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q,f1", "dismiss", "Close", show=False)]
 
     def __init__(self, workspace: str = "") -> None:
         super().__init__()

@@ -49,7 +49,7 @@ class InspectorScreen(Screen[None]):
     CSS_PATH = "inspector.tcss"
     AUTO_FOCUS = "#items"
     BINDINGS = [
-        Binding("escape", "close", "Back"),
+        Binding("escape", "close", "Back", priority=True),
         Binding("p", "act('pin')", "Pin"),
         Binding("u", "act('unpin')", "Unpin"),
         Binding("e,d", "act('evict')", "Evict"),

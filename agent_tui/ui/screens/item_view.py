@@ -32,7 +32,7 @@ class ItemScreen(ModalScreen[None]):
     """The full content of one context item."""
 
     CSS_PATH = "item_view.tcss"
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q", "dismiss", "Close", show=False)]
 
     def __init__(self, item: Any, whole: str | None, sent: int | None = None, sent_text: str | None = None) -> None:
         super().__init__()

@@ -35,7 +35,7 @@ class McpScreen(ModalScreen[None]):
     """Servers and tools with their token costs."""
 
     CSS_PATH = "mcp.tcss"
-    BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("r", "reload", "Refresh")]
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q", "dismiss", "Close", show=False), Binding("r", "reload", "Refresh")]
     _errors: dict[Any, str]
     """The full error of each server row (by row key), shown under the table when it is highlighted."""
 

@@ -56,7 +56,7 @@ class MemosScreen(ModalScreen[None]):
     """Memos of this workspace, newest first."""
 
     CSS_PATH = "memos.tcss"
-    BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("w", "write", "Write a memo now")]
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q", "dismiss", "Close", show=False), Binding("w", "write", "Write a memo now")]
 
     def __init__(self) -> None:
         super().__init__()

@@ -33,7 +33,8 @@ class RequestScreen(Screen[None]):
     AUTO_FOCUS = "#request-text"
     """The request text has the keys from the start (↓, pgdn, end scroll it; the tab strip had them)."""
     BINDINGS = [
-        Binding("escape,q", "close", "Back"),
+        Binding("escape", "close", "Back", priority=True),
+        Binding("q", "close", "Back", show=False),
         Binding("1", "tab('request')", "Request"),
         Binding("2", "tab('diff')", "Diff"),
         Binding("3", "tab('trace')", "Trace"),

@@ -59,7 +59,7 @@ class SessionsScreen(ModalScreen[str | None]):
     """Pick a session; dismisses with its id (None to keep the current one)."""
 
     CSS_PATH = "sessions.tcss"
-    BINDINGS = [Binding("escape,q", "close", "Cancel"),
+    BINDINGS = [Binding("escape", "close", "Cancel", priority=True), Binding("q", "close", "Cancel", show=False),
                 Binding("enter", "choose", "Resume", tooltip="resume the highlighted session")]
     """(The list takes enter on arrival, ``SessionList``; the binding names it in the footer and the help.)"""
 
