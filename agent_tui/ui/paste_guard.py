@@ -11,6 +11,12 @@ escape sequences are taken out (CSI and OSC sequences whole, any other escape wi
 which leaves the text as it reads on screen.  Outside a paste nothing changes: a lone escape still reaches
 the parser at once (holding it back would delay the escape key).  :func:`install` makes the Linux driver
 (also used on macOS) build this parser.
+
+The same parser splits "alt+letter" into esc and the letter.  A terminal sends esc and a key typed right
+after it as one read, and tmux does so for a key typed within its ``escape-time`` (500 ms by default):
+the parser took the pair for alt+letter, so the esc was lost — a screen stayed open and the keys typed on
+acted as its commands (an ``e`` evicted the selected item), a running turn was not cancelled.  agent-tui
+binds no alt+letter, so the pair is read as the two keys it almost always is.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from textual import events
 from textual._xterm_parser import XTermParser
+from textual.keys import _character_to_key
 from textual.message import Message
 
 START = "\x1b[200~"
@@ -89,7 +97,21 @@ class PasteSafeParser(XTermParser):
         if not data:  # (end of input: the parser's own signal)
             return super().feed(data)
         cleaned = self._clean(data)
-        return super().feed(cleaned) if cleaned else ()
+        return split_alt_letters(super().feed(cleaned)) if cleaned else ()
+
+    def tick(self) -> Iterable[Message]:
+        return split_alt_letters(super().tick())
+
+
+def split_alt_letters(messages: Iterable[Message]) -> Iterable[Message]:
+    """``messages`` with each alt+(printable character) key made an esc key and the character's key."""
+    for m in messages:
+        char = m.character if isinstance(m, events.Key) else None
+        if isinstance(m, events.Key) and m.key.startswith("alt+") and char and len(char) == 1 and char.isprintable():
+            yield events.Key("escape", "\x1b")
+            yield events.Key(_character_to_key(char), char)
+        else:
+            yield m
 
 
 def install() -> None:

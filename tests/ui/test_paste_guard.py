@@ -52,3 +52,20 @@ def test_an_unfinished_sequence_is_held_for_the_next_read_never_lost() -> None:
     assert clean("1mtwo" + END[:3]) == "two"
     assert clean(END[3:] + "z") == END + "z"
     assert not clean.in_paste
+
+
+@pytest.mark.parametrize("typed", ["\x1bhello", "\x1bH/ i", "\x1b\x1bq"])
+def test_esc_and_the_keys_typed_right_after_it_are_each_their_key(typed: str) -> None:
+    """A terminal (tmux within its escape-time) sends esc and the next key in one read: Textual took the pair
+    for alt+letter, the esc was lost and the letters acted on the screen esc was to close."""
+    assert any(e.key.startswith("alt+") for e in _events(XTermParser(), [typed]) if isinstance(e, events.Key))
+    got = [(e.key, e.character) for e in _events(PasteSafeParser(), [typed]) if isinstance(e, events.Key)]
+    assert [k for k, _ in got][:2] == ["escape", "escape" if typed[1] == "\x1b" else got[1][0]]
+    assert "".join(c or "" for _, c in got if c != "\x1b") == typed.replace("\x1b", "")
+    assert not any(k.startswith("alt+") for k, _ in got)
+
+
+@pytest.mark.parametrize("typed", ["\x1b\x7f", "\x1b\r", "\x1b[A", "\x1bOQ"])
+def test_named_keys_after_esc_stay_as_textual_reads_them(typed: str) -> None:
+    plain = [(e.key, e.character) for e in _events(XTermParser(), [typed]) if isinstance(e, events.Key)]
+    assert [(e.key, e.character) for e in _events(PasteSafeParser(), [typed]) if isinstance(e, events.Key)] == plain
