@@ -93,6 +93,8 @@ class UndoReport:
     """(path, why) of files left as they are."""
     missed: list[str] = field(default_factory=list)
     """Files the turn changed whose old text could not be saved (the journal could not be written)."""
+    all_undone: bool = False
+    """Nothing to undo because every journaled change is undone already (not: none was made)."""
 
     @property
     def changed(self) -> list[str]:
@@ -108,6 +110,9 @@ class UndoReport:
 
     def text(self) -> str:
         """One paragraph for the user."""
+        if self.turn is None and self.all_undone:
+            return "Nothing left to undo: every file change the agent's file tools made in this session is undone " \
+                   "(or was passed over)."
         if self.turn is None:
             return "Nothing to undo: the agent's file tools changed no file in this session (changes made by " \
                    "shell commands are not journaled; /resume an earlier session to undo its changes)."
@@ -120,7 +125,8 @@ class UndoReport:
             f"Turn {self.turn}: no file was changed back."
         kept = " ".join(f"Left {p} as it is: {why}." for p, why in self.kept)
         missed = f" Not undone (its old text could not be saved): {', '.join(self.missed)}." if self.missed else ""
-        return f"{head} {kept}".strip() + missed
+        on = " This turn counts as undone: the next /undo goes to the one before." if self.kept or self.missed else ""
+        return f"{head} {kept}".strip() + missed + on
 
 
 class UndoJournal:
@@ -191,7 +197,10 @@ class UndoJournal:
         return made
 
     def _make_folder(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        root = journal_root()
+        root.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for level in (root, self.folder.parent, self.folder):  # (each 0700: not even the session ids show)
+            level.mkdir(exist_ok=True, mode=0o700)
         st = os.lstat(self.folder)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
             raise OSError(f"{self.folder} is not a folder of ours")
@@ -271,12 +280,14 @@ class UndoJournal:
             return self._undo_last()
 
     def _undo_last(self) -> UndoReport:
-        turns = [c.turn for c in self.changes() if not c.undone] + list(self.missed)
+        changes = self.changes()
+        turns = [c.turn for c in changes if not c.undone] + list(self.missed)
         turn = max(turns) if turns else None
-        report = UndoReport(turn, missed=_unique(self.missed.pop(turn, [])) if turn is not None else [])
+        report = UndoReport(turn, missed=_unique(self.missed.pop(turn, [])) if turn is not None else [],
+                            all_undone=bool(changes))
         if turn is None:
             return report
-        todo = [c for c in self.changes() if c.turn == turn and not c.undone]
+        todo = [c for c in changes if c.turn == turn and not c.undone]
         left: set[str] = set()
         for c in reversed(todo):
             if c.path in left:  # a later change of it stays: the earlier ones cannot apply

@@ -88,7 +88,7 @@ async def test_each_undo_takes_back_one_turn_newest_first(ctx: JournalContext, w
     assert journal.undo_last().turn == 2 and (ws / "a.py").read_text() == "v = 1\n"
     assert journal.undo_last().turn == 1 and (ws / "a.py").read_text() == "v = 0\n"
     last = journal.undo_last()
-    assert last.turn is None and "Nothing to undo" in last.text()
+    assert last.turn is None and last.text().startswith("Nothing left to undo: every file change")
     assert (ws / "a.py").read_text() == "v = 0\n"
 
 
@@ -104,7 +104,8 @@ async def test_a_file_changed_since_is_left_and_named_the_others_go_back(ctx: Jo
     assert (ws / "a.py").read_text() == "a = 2\n# the user's own line\n", "a later change is never dropped"
     assert (ws / "b.py").read_text() == "b = 1\n"
     assert report.kept == [("a.py", "it changed since the agent wrote it")]
-    assert "Left a.py as it is: it changed since the agent wrote it." in report.text()
+    assert report.text() == ("Undid turn 1: restored b.py. Left a.py as it is: it changed since the agent wrote it. "
+                             "This turn counts as undone: the next /undo goes to the one before.")
     assert ctx.undo.undo_last().turn is None, "the turn counts as undone: the next /undo goes further back"  # type: ignore[union-attr]
 
 
@@ -133,7 +134,7 @@ async def test_the_journal_lives_outside_the_workspace_private_to_the_user(ctx: 
     folder = ctx.undo.folder  # type: ignore[union-attr]
     assert folder.is_relative_to(journal_root()) and not folder.is_relative_to(ws)
     assert journal_root().is_relative_to(Path(os.environ["XDG_STATE_HOME"]))
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(f.stat().st_mode) == 0o700 for f in (folder, folder.parent, journal_root()))
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in folder.iterdir())
     assert not list(ws.rglob("*.before"))
 
@@ -251,6 +252,10 @@ async def test_the_latest_turn_is_kept_whole_past_the_bounds(ctx: JournalContext
         await edit(ctx, "a.py", f"v = {n - 1}", f"v = {n}")
     ctx.undo.undo_last()  # type: ignore[union-attr]
     assert (ws / "a.py").read_text() == "v = 0 and some more text\n"
+
+
+def test_nothing_to_undo_in_a_session_that_changed_no_file(ctx: JournalContext) -> None:
+    assert ctx.undo.undo_last().text().startswith("Nothing to undo: the agent's file tools changed no file")  # type: ignore[union-attr]
 
 
 def test_stale_journals_are_removed_but_not_the_one_being_opened(ws: Path) -> None:

@@ -39,5 +39,5 @@ async def test_undo_takes_back_the_turns_edit_and_the_model_sees_it(demo_workspa
         await pilot.press(*"/undo", "enter")
         await wait_for(pilot, lambda: len(recorder.of(FilesUndone)) == 2, "the second undo")
         again = recorder.of(FilesUndone)[1]
-        assert not again.complete and again.text.startswith("Nothing to undo")
+        assert not again.complete and again.text.startswith("Nothing left to undo")
         assert stock.read_bytes() == original
