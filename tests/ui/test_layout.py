@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -171,3 +172,21 @@ def test_a_calibrated_budget_is_explained_without_a_negative_margin() -> None:
     stretched = budget_equation(gauge(118_567))
     assert "-" not in stretched.replace("− ", "") and "margin" not in stretched
     assert stretched.endswith("in the engine's count (calibrated: the provider counts fewer tokens than the engine)")
+
+
+@pytest.mark.parametrize("size", [(40, 12), (60, 15)])
+async def test_the_demo_banner_leaves_the_conversation_room_on_a_short_terminal(demo_workspace: Path,
+                                                                                size: tuple[int, int]) -> None:
+    """A tester at 40×12 after the demo's turn saw the six-line banner, the gauge and one blank row: no answer."""
+    from agent_tui.ui.widgets.chat_items import Banner
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=size) as pilot:
+        await denied_demo_turn(pilot)
+        await pilot.pause()
+        banner = app.main.query_one(Banner)
+        assert banner.region.height == 1, "one line still says it is the demo"
+        assert app.main.conversation.region.height >= size[1] // 3
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert banner.region.height > 1, "on a taller terminal it says all of it again"

@@ -37,6 +37,8 @@ from agent_tui.ui.widgets.status_line import StatusLine
 NARROW = 100
 """Below this width the budget panel collapses to one line (ctrl+b toggles it): at 80 columns the
 conversation needs the room."""
+SHORT = 20
+"""Rows below which the demo's banner keeps one line (at 40×12 its six lines left the conversation none)."""
 
 
 ESC_AFTER_OVERLAY = 1.5
@@ -130,6 +132,7 @@ class MainScreen(Screen[None]):
     def on_resize(self) -> None:
         if not self._user_sized:
             self.budget.collapsed = self.size.width < NARROW
+        self.set_class(self.size.height < SHORT, "-short")  # (the demo's banner keeps one line: the chat needs them)
 
     def action_page_conversation(self, direction: int) -> None:
         """A page back (-1) or on (1) in the conversation; at the bottom it follows new output again."""
