@@ -18,6 +18,7 @@ from agent_tui.ui.screens.approval import (
     _command_hint,
     command_content,
     first_change,
+    rows_before,
     shorten_paths,
     split_command,
 )
@@ -184,6 +185,26 @@ async def test_at_80x24_a_long_edit_diff_scrolls_in_a_capped_box(demo_workspace:
         await wait_for(pilot, lambda: preview.scroll_y > start, "the diff scrolled")
         await pilot.press("pageup")
         await wait_for(pilot, lambda: preview.scroll_y == 0, "back at the top of the diff")
+
+
+@pytest.mark.parametrize("size", [(60, 15), (50, 14), (80, 24)])
+async def test_the_edit_dialog_opens_on_the_change_where_lines_wrap(demo_workspace: Path, size: tuple[int, int]) -> None:
+    """At 60x15 the dialog opened on the context lines, the change below: it scrolled by diff lines, and the
+    long lines above the change wrap to more rows than that."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=size) as pilot:
+        dialog = await demo_until_approval(pilot)
+        await pilot.press("y")
+        dialog = await next_approval(pilot, {dialog.request.call_id})
+        preview = dialog.query_one("#approval-preview")
+        await wait_for(pilot, lambda: preview.region.height > 0 and dialog._fitted, "the preview laid out")
+        await pilot.pause()
+        width = preview.scrollable_content_region.width
+        diff = dialog.request.preview
+        row = rows_before(diff, first_change(diff), width)
+        assert row > first_change(diff) or size == (80, 24), "(lines above the change wrap at this width)"
+        seen = range(int(preview.scroll_y), int(preview.scroll_y) + preview.scrollable_content_region.height)
+        assert row in seen, (row, seen)
 
 
 async def test_deny_with_reason_reaches_the_model(demo_workspace: Path, recorder: Recorder) -> None:

@@ -86,6 +86,14 @@ def first_change(diff: str) -> int:
     return 0
 
 
+def rows_before(text: str, line: int, width: int) -> int:
+    """The screen rows the lines of ``text`` before ``line`` take at ``width`` (a long line wraps: at 60 columns
+    the diff's line number was some rows short of the change, and the dialog opened on its context)."""
+    if width <= 0:
+        return line
+    return sum(max(1, len(Content(row).wrap(width))) for row in text.splitlines()[:line])
+
+
 def split_command(preview: str) -> tuple[str, bool]:
     """(the command line without ``$ `` and the outside-the-sandbox note, whether the note was there)."""
     command = preview.removeprefix("$ ")
@@ -264,7 +272,10 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
             self._fitted = True
             self.query_one("#approval-title", Label).update(self._title(scrolls=True))
             if self.request.kind != "command":  # a command is read from its first line
-                preview.scroll_to(y=max(0, first_change(self.request.preview) - 2), animate=False)
+                rows = int(preview.styles.height.value) if preview.styles.height is not None else cap
+                width = preview.scrollable_content_region.width
+                at = rows_before(self.request.preview, first_change(self.request.preview), width)
+                preview.scroll_to(y=max(0, at - min(2, rows // 3)), animate=False)  # (a little context above)
         self._fit_small()
         self.call_after_refresh(self._keep_buttons_on_screen)
         self.call_after_refresh(self._show_more)
