@@ -9,8 +9,8 @@ metadata, the logged request), the ``--json`` event stream and log records.  It 
   API key, as ``[REDACTED:env:NAME]``;
 - secrets found in the text itself (``core.secrets``: known key formats, secret-named
   assignments as in ``.env`` files or YAML, URL passwords and secret query parameters, private keys,
-  ``.netrc`` passwords, AWS secret keys beside their ids, ``Authorization`` headers, values a CLI's
-  ``config set`` stores), as ``[REDACTED:kind]``.
+  ``.netrc`` and ``.pgpass`` passwords, password hashes (htpasswd, shadow), AWS secret keys beside their
+  ids, ``Authorization`` headers, values a CLI's ``config set`` stores), as ``[REDACTED:kind]``.
 
 The replacement names what was there, so the model can still reason ("the key in
 .env is set") and the same secret always reads the same.  Provider reasoning data

@@ -23,6 +23,9 @@ baseline files, no git), plus rules of our own:
 - the password of a ``.netrc`` entry (``machine HOST login USER password VALUE``, one line or several,
   several entries on a line), a double-quoted one whole (``password "my secret pass"``, with ``\\"``
   escapes, as curl and Python's netrc read it: its first word alone hid nothing);
+- the password of a PostgreSQL ``.pgpass`` entry, ``host:port:database:user:PASSWORD``, on a line of its
+  own or quoted on a line naming the file (``echo '…' >> ~/.pgpass``): see ``_pgpass_passwords``;
+- a password hash: an ``htpasswd`` or ``/etc/shadow`` line's (``admin:$apr1$…``), ``{SHA}…`` (``core.secret_hashes``);
 - an AWS secret access key beside its access key id (``core.secret_aws``);
 - a secret given on a command line with no ``=`` (``curl -u user:PASS``, ``mysql -pPASS``, ``--token VALUE``)
   and a quoted passphrase with blanks (``DB_PASSWORD="correct horse battery staple"``): ``core.secret_cli``;
@@ -50,6 +53,7 @@ from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_aws import aws_secret_keys
 from agent_tui.core.secret_cli import command_line_secrets, quoted_passphrases
 from agent_tui.core.secret_gates import Anchor, TextView
+from agent_tui.core.secret_hashes import password_hashes
 from agent_tui.core.secret_names import secret_env_name, secret_name
 from agent_tui.core.secret_plugins import known_formats
 from agent_tui.core.secret_positional import positional_secrets
@@ -140,6 +144,31 @@ _NETRC_RE = re.compile(
 _NETRC_LOGIN_RE = re.compile(r"\s+login\s+\S")
 #: A backslash escape in a quoted ``.netrc`` value (``\"`` is ``"``).
 _NETRC_ESCAPE_RE = re.compile(r"\\(.)")
+#: A ``.pgpass`` host (a name, an address, a socket's directory; ``\:`` escapes an IPv6 address's colons),
+#: and a database's or a user's name (``admin@server`` on Azure); ``*`` matches any.  No blank in either.
+_PG_HOST = r"(?:\*|(?:[\w.%/\[\]-]|\\[:\\])++)"
+_PG_NAME = r"(?:\*|(?:[\w.@$+-]|\\[:\\])++)"
+#: The four fields before the password, each ended by the only colon it has unescaped.
+_PG_FIELDS = rf"(?P<host>{_PG_HOST}):(?P<port>[0-9]{{1,5}}|\*):(?P<db>{_PG_NAME}):(?P<user>{_PG_NAME}):"
+#: A ``.pgpass`` entry that is a whole line (``_pgpass_passwords``): after an indent, a line number (``read_file``'s
+#: ``12| ``, ``cat -n``'s tab, ``grep -n``'s ``12:``) or a diff's column; the password runs to the line's end, with
+#: libpq's escapes (``\:``, ``\\``; a lone backslash at its end is itself).
+_PGPASS_LINE_RE = re.compile(
+    r"[ \t]*+(?:[0-9]++(?:\| |\t|:))?[+-]?" + _PG_FIELDS + r"(?P<pw>(?:[^\s:\\]|\\\S?)++)[ \t]*+\r?"
+)
+#: What every entry holds: its port (or ``*``) between two colons, then no blank up to the next colon and
+#: none after it (the database's name, maybe up to an escaped colon).  Lines without it are never read:
+#: not a clock's ``12:30:45 …`` nor ``file:12:5: message``.
+_PG_PORT_RE = re.compile(r":(?:[0-9]{1,5}|\*):[^\s:]++:\S")
+#: An entry in a quoted string (``echo 'h:5432:db:u:PW' >> ~/.pgpass``, a heredoc in a tool call's JSON): after a
+#: quote or a ``\n`` escape, up to a quote (escaped or not) or a ``\n``/``\r`` escape.
+_PGPASS_QUOTED_RE = re.compile(
+    r"(?:(?<=[\"'])|(?<=\\n))" + _PG_FIELDS + r"(?P<pw>(?:[^\s:\\\"']|\\[^\snr\"'])++)(?=\\?[\"']|\\[rn])"
+)
+#: The file's name (``.pgpass``, ``PGPASSFILE``), in any ASCII case: ``str.lower`` maps no other letter to one of these.
+_PGPASS_WORD_RE = re.compile("[Pp][Gg][Pp][Aa][Ss][Ss]")
+#: A group of an IPv6 address: a line whose every field is one is an address, not an entry.
+_HEX_GROUP_RE = re.compile(r"[0-9A-Fa-f]{1,4}")
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}(?:PRIVATE KEY( BLOCK)?|TOKEN)-----")
 #: A secret given as a constant's definition, ``define('DB_PASSWORD', '…')`` (PHP, wp-config.php), or as an
 #: XML element of a secret name, ``<password>…</password>`` (Maven settings.xml, .NET configs).
@@ -303,6 +332,55 @@ def _netrc_passwords(text: str, view: TextView | None = None) -> Iterator[Findin
             yield Finding(m.start("value"), m.end("value"), "netrc-password")
 
 
+def _pgpass_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:
+    """The password of each PostgreSQL ``.pgpass`` entry (``host:port:database:user:PASSWORD``).
+
+    Four colons are everywhere (clock times, IPv6 addresses, ``file:line:col: message``, ``$PATH``,
+    slices), so an entry is recognised only where it cannot be much else:
+
+    - it is its line, whole (``_PGPASS_LINE_RE``: an indent, a line number or a diff's column before it,
+      blanks after it), exactly five fields: a sixth colon, a blank in a field, a word before it and it
+      is not; or it is in a quoted string on a line naming the file (``echo 'h:5432:db:u:PW' >>
+      ~/.pgpass``, ``PGPASSFILE``, a Python fixture's ``write_text("…\\n")``: ``_PGPASS_QUOTED_RE``);
+    - its port is a port (1 to 65535) or ``*``; its host a name, an address or a directory (no ``=``,
+      ``#``, quote or blank), not a number; its database not a number (so no ``file:12:5:code:msg``);
+      its database and user names, or ``*``; not five groups of hex digits (an IPv6 address);
+    - its password is at least 3 characters and no placeholder (``${PGPASSWORD}``, ``<password>``).
+
+    A commented-out entry (``#host:…``) and a line with more fields are left as they are.  The lines are
+    found from the ``:port:`` every entry holds, each read once: linear in the text's length."""
+    size, pos = len(text), 0
+    while (m := _PG_PORT_RE.search(text, pos)) is not None:
+        start = text.rfind("\n", pos, m.start()) + 1 or pos
+        end = text.find("\n", m.end())
+        end = size if end == -1 else end
+        line = _PGPASS_LINE_RE.fullmatch(text, start, end)
+        if line is not None and _pgpass_entry(line):
+            yield Finding(line.start("pw"), line.end("pw"), "pgpass-password")
+        pos = end + 1
+    if view is not None and "pgpass" not in view.lower:
+        return
+    pos = 0
+    while (w := _PGPASS_WORD_RE.search(text, pos)) is not None:
+        start = text.rfind("\n", pos, w.start()) + 1 or pos
+        end = text.find("\n", w.end())
+        end = size if end == -1 else end
+        for m in _PGPASS_QUOTED_RE.finditer(text, start, end):
+            if _pgpass_entry(m):
+                yield Finding(m.start("pw"), m.end("pw"), "pgpass-password")
+        pos = end + 1
+
+
+def _pgpass_entry(m: re.Match[str]) -> bool:
+    """Whether a match of the ``.pgpass`` fields is an entry (``_pgpass_passwords``' rules)."""
+    host, port, db, user, pw = m.group("host", "port", "db", "user", "pw")
+    if host.isdigit() or db.isdigit() or (port != "*" and not 0 < int(port) <= 65535):
+        return False
+    if all(_HEX_GROUP_RE.fullmatch(f) for f in (host, db, user, pw)):
+        return False
+    return len(pw) >= 3 and not PLACEHOLDER_RE.search(pw)
+
+
 def _config_set_values(text: str, view: TextView | None = None) -> Iterator[Finding]:
     """The value of a secret setting a CLI stores (``_CONFIG_SET_RE``): a secret name
     (``secret_names.secret_name``) or an AWS one (``_AWS_SETTINGS``), a quoted value's inside."""
@@ -386,7 +464,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         [*known_formats(text, view), *(Finding(*f) for f in provider_keys(text)),
          *_query_params(text, view), *_assignments(text, view), *_url_passwords(text, view),
          *yaml_values(text, view), *aws_secret_keys(text, view), *_config_set_values(text, view),
-         *_auth_headers(text, view), *_netrc_passwords(text, view), *_private_keys(text), *_xml_key_values(text),
+         *_auth_headers(text, view), *_netrc_passwords(text, view), *_pgpass_passwords(text, view),
+         *password_hashes(text, view), *_private_keys(text), *_xml_key_values(text),
          *_defines_and_elements(text), *_name_value_pairs(text),
          *command_line_secrets(text, view), *quoted_passphrases(text, view), *positional_secrets(text, view)],
         key=lambda f: (f.start, -f.end),
