@@ -39,14 +39,7 @@ class JournalContext(FakeContext):
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def ctx(ws: Path) -> JournalContext:
+def ctx(ws: Path) -> JournalContext:  # (``ws``: the tool tests' temp workspace)
     return JournalContext(ws, undo=UndoJournal.for_session(ws, "s1"))
 
 
