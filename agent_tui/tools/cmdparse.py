@@ -57,9 +57,6 @@ _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated
 #: or, after its first character, a ``%``.
 _FIRST_WITH_AT = re.compile(r"([ \t]*)([\w+:,./-][\w%@+:,./-]*[@%][\w@%+:,./-]*|@[\w@%+:,./-]*)(?=[ \t\n;&|)]|$)",
                             re.ASCII)
-#: Any such word of a line (``readonly 1@``: the grammar misreads it after a declaration word too), at a word's start.
-_WORD_WITH_AT = re.compile(r"(?<![^ \t\n;&|(])([\w+:,./-][\w%@+:,./-]*[@%][\w@%+:,./-]*|@[\w@%+:,./-]*)"
-                           r"(?=[ \t\n;&|)]|$)", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -199,11 +196,6 @@ def parse_command(source: str) -> ParsedCommand:
         data = quoted.encode("utf-8", errors="surrogateescape")
         tree = _parser().parse(data)
         root = tree.root_node
-    if root.has_error and (quoted_all := _quote_words_with_at(source)) is not None:
-        # the same misreading later on the line (``readonly 1@``): each such word outside quotes in single quotes
-        again = _parser().parse(quoted_all.encode("utf-8", errors="surrogateescape"))
-        if not again.root_node.has_error:
-            data, root = quoted_all.encode("utf-8", errors="surrogateescape"), again.root_node
     if root.has_error:
         result.error = "the shell parser could not read the whole command (unbalanced quotes or brackets?)"
     result.parsed_bytes = data
@@ -213,40 +205,6 @@ def parse_command(source: str) -> ParsedCommand:
     except Exception as exc:  # (a word this walker cannot read: the line is unreadable, never a crash)
         result.error = result.error or f"part of the command could not be read ({type(exc).__name__})"
     return result
-
-
-def _quote_words_with_at(source: str) -> str | None:
-    """``source`` with each plain word holding ``@`` or ``%`` (``_WORD_WITH_AT``) that stands outside quotes put in
-    single quotes, which means the same to bash; None when there is none, or when the line expands anything
-    (a ``$`` or a backquote outside single quotes: its words are not only text)."""
-    outside = bytearray(len(source))  # 1 where a character is outside any quotes
-    quote, escaped = "", False
-    for n, ch in enumerate(source):
-        if escaped:
-            escaped = False
-        elif quote == "'":
-            quote = "" if ch == "'" else quote
-        elif ch == "\\":
-            escaped = True
-        elif quote == '"':
-            if ch in "$`":
-                return None
-            quote = "" if ch == '"' else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "$`":
-            return None
-        else:
-            outside[n] = 1
-    spans = [m.span(1) for m in _WORD_WITH_AT.finditer(source) if all(outside[m.start(1):m.end(1)])
-             and (m.start(1) == 0 or outside[m.start(1) - 1] or source[m.start(1) - 1] in " \t\n")]
-    if not spans:
-        return None
-    out, at = [], 0
-    for a, b in spans:
-        out += [source[at:a], "'", source[a:b], "'"]
-        at = b
-    return "".join(out) + source[at:]
 
 
 LITERAL_NODES = frozenset({"raw_string", "ansi_c_string", "comment", "string_content"})
