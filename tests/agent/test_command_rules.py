@@ -266,6 +266,8 @@ def test_unparsable_lines_are_never_auto_approved(tmp_path: Path) -> None:
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
                        "done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"})
 """Bash reserved words: unquoted at the start of a line they are syntax."""
+_DECLARATIONS = frozenset({"declare", "typeset", "export", "readonly", "local"})
+"""Words the grammar reads as a declaration command."""
 _WORD = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12)
 
 
@@ -280,10 +282,25 @@ _WORD = st.text(st.characters(blacklist_characters="\x00", blacklist_categories=
 def test_quoted_words_parse_back_to_the_same_argv(argv: list[str]) -> None:
     assume(argv[0] not in _RESERVED)  # shlex leaves `if`, `{`, `!` bare: they are shell syntax, not a program
     assume(NAME_ASSIGNMENT.match(argv[0]) is None)  # nor `A=…`: bash sets a variable, shlex does not quote `=`
+    # tree-sitter-bash cannot read a bare word holding `@` or `%` after a declaration word (`readonly 1@`): such a
+    # line is asked (test_a_declaration_with_an_at_word_is_asked); quoting the word for the grammar, as is done for
+    # a first word, was tried and reverted: on a line with a heredoc or a comment it hid commands
+    assume(not (argv[0] in _DECLARATIONS and any(c in w for w in argv[1:] for c in "@%")))
     parsed = parse_command(shlex.join(argv))
     assert parsed.parsed
     assert [c.argv for c in parsed.commands] == [tuple(argv)]
     assert not parsed.substitution and not parsed.chained and not parsed.background
+
+
+@pytest.mark.parametrize("line", ["readonly 1@", "export a%b x", "ls << a@b\na@b\nrm -rf ~ #'\na@b",
+                                  "cat << a@b\n'$(touch pwned)\na@b\n#'\n[ 1@ ]"])
+def test_a_line_the_grammar_cannot_read_is_asked(line: str) -> None:
+    """Lines tree-sitter-bash misreads around a word holding `@` or `%` are asked, never read otherwise: a rewrite
+    that quoted such words for the grammar made the last two (a reviewer's) read as one allowed ls or cat."""
+    parsed = parse_command(line)
+    assert not parsed.parsed
+    policy = Policy.from_config({"allow_commands": ["ls", "cat", "echo", "readonly", "export", "["]})
+    assert policy.decide("run_command", "command", {"command": line}) == "ask"
 
 
 @settings(max_examples=100, deadline=None)
