@@ -75,6 +75,8 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         self.mcp: Any | None = None
         self.llm_ready = asyncio.Event()
         self.turn_worker: Worker[str] | None = None
+        self.warned: set[str] = set()
+        """Session warnings already shown by this app: each once, not again at every /new or /resume."""
         self._turn_task = ""
         """The message the running (or last) turn was sent."""
         self._queued: str | None = None

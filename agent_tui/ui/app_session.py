@@ -92,7 +92,9 @@ class SessionMixin:
         self.gauge.show(opened.breakdown, reset=True)
         self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
         for warning in agent.new_warnings():
-            self.notify(warning, severity="warning")
+            if warning not in self.warned:
+                self.warned.add(warning)
+                self.notify(warning, severity="warning")
         if ctl.session_lock is not None and ctl.session_lock.shared:
             self.notify(f"Session {ctl.session_id} is open in another agent-tui too. Each keeps its own copy of the "
                         "conversation: neither sends the other's turns to the model, and both write to this session. "
