@@ -77,6 +77,10 @@ async def test_inspector_ids_stay_whole_at_40_columns(demo_workspace: Path) -> N
         widths = {str(c.label): c.width for c in table.columns.values()}
         longest = max(len(r.id) for r in screen.rows)
         assert widths["id"] >= min(longest, 16), (widths, [r.id for r in screen.rows])
+        assert list(widths) == ["id", "sent", "state", "pin"], "what an action needs; the preview shows below"
+        assert sum(widths.values()) + 2 * len(widths) <= 38, "state and pin are not cut off (a tester saw `sys 277 4 i`)"
+        states = {str(table.get_row_at(n)[2]) for n in range(table.row_count)}
+        assert widths["state"] >= max(len(s) for s in states), states
 
 
 async def test_inspector_ids_title_and_footer_fit_80_columns(demo_workspace: Path) -> None:

@@ -32,6 +32,10 @@ from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_r
 
 PREVIEW = 80
 HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
+NARROW_WIDTH = 60
+"""Below this width the table shows only ``NARROW_COLUMNS``: at 40 columns all seven cut off state and pin."""
+NARROW_COLUMNS = (0, 2, 4, 5)
+"""id, sent, state, pin: what an action needs (the preview and the reason show below the table)."""
 """The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
 up to the gauge's total); an item not in it shows "—" (its own count is in its view, and sorting by tokens
 still uses it)."""
@@ -135,17 +139,18 @@ class InspectorScreen(Screen[None]):
         cells = [(r.id, r.category, f"{r.tokens:,}" if r.in_request is not False else "—", str(r.age), r.state,
                   "●" if r.pinned else "", r.preview[:PREVIEW]) for r in shown]
         ids = min(ID_FLOOR, max((cell_len(c[0]) for c in cells), default=2))  # (an id is what /pin takes: whole)
-        widths = fit_widths(HEADER, cells, self.app.size.width - 2, flex=6, floors=(max(2, ids), 3, 6, 3, 5, 3, 10),
-                            caps=(48, None, None, None, None, None, PREVIEW))
+        keep = NARROW_COLUMNS if self.app.size.width < NARROW_WIDTH else tuple(range(len(HEADER)))
+        floors, caps = (max(2, ids), 3, 6, 3, 5, 3, 10), (48, None, None, None, None, None, PREVIEW)
+        widths = fit_widths([HEADER[i] for i in keep], [[c[i] for i in keep] for c in cells], self.app.size.width - 2,
+                            flex=keep.index(6) if 6 in keep else 0, floors=[floors[i] for i in keep], caps=[caps[i] for i in keep])
         table.clear(columns=True)
-        for name, width in zip(HEADER, widths, strict=True):
-            table.add_column(name, key=name, width=width)
+        for i, width in zip(keep, widths, strict=True):
+            table.add_column(HEADER[i], key=HEADER[i], width=width)
         for r, c in zip(shown, cells, strict=True):
-            table.add_row(
-                Content(c[0]), Content(c[1]), Content(c[2]), Content(c[3]),  # (a str cell is read as markup:
-                Content.styled(r.state, STATE_STYLE.get(r.state, "")), Content(c[5]),  # an id holds a file name)
-                Content(clip(c[6], widths[6])), key=r.id,
-            )
+            row = (Content(c[0]), Content(c[1]), Content(c[2]), Content(c[3]),  # (a str cell is read as markup:
+                   Content.styled(r.state, STATE_STYLE.get(r.state, "")), Content(c[5]),  # an id holds a file name)
+                   Content(clip(c[6], widths[-1])))
+            table.add_row(*(row[i] for i in keep), key=r.id)
         if (target := _cursor_target(before, at, {r.id for r in shown})) is not None:
             table.move_cursor(row=table.get_row_index(target))
         total = sum(r.tokens for r in rows if r.in_request)
