@@ -162,6 +162,21 @@ async def test_help_is_usable_at_80x24(demo_workspace: Path) -> None:
         assert all(cell_len(line) <= dialog.content_size.width for line in lines), "nothing cut at the edge"
 
 
+async def test_help_at_40_columns_keeps_keys_and_text_apart(demo_workspace: Path) -> None:
+    """At 40 columns each description wrapped into the key column (`send the` / `message or` under `enter`)."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(40, 20)) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        await pilot.pause()
+        text = app.screen.query_one("#help-text")
+        lines = str(text.render()).splitlines()
+        assert all(cell_len(line) <= text.content_size.width for line in lines), "no line wraps on its own"
+        at = lines.index("  /undo")
+        assert lines[at + 1].startswith("      take back the files"), lines[at:at + 3]
+
+
 def test_a_calibrated_budget_is_explained_without_a_negative_margin() -> None:
     """A model the provider counts fewer tokens for gets a budget above window − reserve (in the engine's
     count); the panel showed that as a negative margin (``− margin -6,951``)."""

@@ -83,14 +83,22 @@ BUDGET_NOTE = ("The input budget is the window minus the reserve kept for the an
                "for the token count's error: input budget = window − reserve − margin (the budget panel "
                "shows the numbers). Cache hits and cost show once the provider reports them.")
 KEY_COLUMN = 20
+MIN_TEXT = 24
+"""Cells a description needs beside its key; narrower, the key and its text are stacked (at 40 columns the text
+wrapped into the key column)."""
 
 
 def help_lines(width: int) -> list[str | tuple[str, str]]:
     """One line per key (a long description wraps under itself), section headers between."""
     out: list[str | tuple[str, str]] = []
-    room = max(20, width - KEY_COLUMN - 1)
+    room = width - KEY_COLUMN - 1
+    stacked = room < MIN_TEXT  # (narrow: each key on a line of its own, what it does under it)
 
     def rows(key: str, text: str) -> None:
+        if stacked:
+            out.append(key)
+            out.extend("      " + line for line in textwrap.wrap(text, max(10, width - 6)) or [""])
+            return
         wrapped = textwrap.wrap(text, room) or [""]
         out.append(f"{key:<{KEY_COLUMN}} {wrapped[0]}")
         out.extend(" " * (KEY_COLUMN + 1) + more for more in wrapped[1:])
