@@ -6,6 +6,7 @@ that explains its budget, a sparkline scaled to the budget, a usable help screen
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
@@ -147,15 +148,20 @@ async def test_80x24_budget_strip_status_and_gauge_explanation(demo_workspace: P
         assert str(budget.query_one("#money", Label).render()) == "cache 91 % · $0.03"
 
 
+async def help_shown(pilot: Pilot[Any]) -> list[str]:
+    """Open help with F1 once the session is ready; the lines its text renders."""
+    app = await ready(pilot)
+    await pilot.press("f1")
+    await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+    await pilot.pause()
+    return str(app.screen.query_one("#help-text").render()).splitlines()
+
+
 async def test_help_is_usable_at_80x24(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        await pilot.press("f1")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
-        await pilot.pause()
+        lines = await help_shown(pilot)
         dialog = app.screen.query_one("#help-dialog")
-        lines = str(app.screen.query_one("#help-text").render()).splitlines()
         first_page = lines[: dialog.content_size.height]
         keys = [line for line in first_page if line.startswith("  ") and not line.startswith("   ")]
         assert len(keys) >= 12, f"only {len(keys)} keys on the first page"
@@ -166,12 +172,8 @@ async def test_help_at_40_columns_keeps_keys_and_text_apart(demo_workspace: Path
     """At 40 columns each description wrapped into the key column (`send the` / `message or` under `enter`)."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(40, 20)) as pilot:
-        await ready(pilot)
-        await pilot.press("f1")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
-        await pilot.pause()
+        lines = await help_shown(pilot)
         text = app.screen.query_one("#help-text")
-        lines = str(text.render()).splitlines()
         assert all(cell_len(line) <= text.content_size.width for line in lines), "no line wraps on its own"
         at = lines.index("  /undo")
         assert lines[at + 1].startswith("      take back the files"), lines[at:at + 3]
