@@ -10,14 +10,14 @@ import pytest
 from agent_tui.ui.messages import ItemChanged, TaskSubmitted
 from agent_tui.ui.screens.inspector import InspectorScreen
 
-from .conftest import Recorder, denied_demo_turn, demo_app, wait_for
+from .conftest import Recorder, demo_app, ready, wait_for
 from .test_keys_at_once import at_once
 
 
 async def test_typing_behind_esc_on_the_inspector_reaches_the_box(demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
-        await denied_demo_turn(pilot)
+        await ready(pilot)
         app.main.prompt.text = ""
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen) and app.screen.rows, "the inspector")
@@ -33,7 +33,7 @@ async def test_typing_behind_esc_on_help_or_the_picker_reaches_the_box(demo_work
                                                                        key: str) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
-        await denied_demo_turn(pilot)
+        await ready(pilot)
         app.main.prompt.text = ""
         main = app.screen
         await pilot.press(key)
