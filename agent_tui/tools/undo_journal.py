@@ -164,7 +164,8 @@ class UndoJournal:
         with self.lock:
             if seq is None:
                 self.missed.setdefault(turn, []).append(path)
-            self._prune()
+            else:
+                self._prune()
 
     def _record(self, turn: int, path: str, before: bytes | None, after: bytes) -> int | None:
         seq = None
@@ -230,7 +231,15 @@ class UndoJournal:
 
     def _prune(self) -> None:
         """Drop the oldest turns, each whole (an undo never finds half a turn), until the entries and bytes
-        are within bounds; the latest turn is always kept."""
+        are within bounds; the latest turn is always kept.  Runs after every write: the bounds are checked from the
+        folder's listing and file sizes, and the entries are read only when they are passed."""
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return
+        if sum(n.endswith(".json") for n in names) <= MAX_ENTRIES and \
+                sum(self._size(int(n[:6])) for n in names if n.endswith(".before")) <= MAX_BYTES:
+            return
         changes = self.changes()
         turns = sorted({c.turn for c in changes})
         sizes = {c.seq: self._size(c.seq) for c in changes}
@@ -267,11 +276,6 @@ class UndoJournal:
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         return out
-
-    def pending_turn(self) -> int | None:
-        """The latest turn with a change not yet undone (None: nothing to undo)."""
-        turns = [c.turn for c in self.changes() if not c.undone]
-        return max(turns) if turns else None
 
     # undoing -------------------------------------------------------------------------------------
     def undo_last(self) -> UndoReport:

@@ -106,7 +106,7 @@ class ActionsMixin:
         take two turns, one after the other (the journal's lock)."""
         ctl = self._controller()
         report = ctl.undo_last()
-        complete = report.turn is not None and not report.kept
+        complete = report.turn is not None and not report.kept and not report.missed
         self.main.post_message(FilesUndone(report.text(), complete))
         if report.changed and not self.turn_running:
             with ctl.lock:

@@ -272,10 +272,9 @@ class ApprovalScreen(GuardsTyping, ModalScreen[str]):
             self._fitted = True
             self.query_one("#approval-title", Label).update(self._title(scrolls=True))
             if self.request.kind != "command":  # a command is read from its first line
-                rows = int(preview.styles.height.value) if preview.styles.height is not None else cap
                 width = preview.scrollable_content_region.width
                 at = rows_before(self.request.preview, first_change(self.request.preview), width)
-                preview.scroll_to(y=max(0, at - min(2, rows // 3)), animate=False)  # (a little context above)
+                preview.scroll_to(y=max(0, at - min(2, (cap - 1) // 3)), animate=False)  # (context above it)
         self._fit_small()
         self.call_after_refresh(self._keep_buttons_on_screen)
         self.call_after_refresh(self._show_more)
