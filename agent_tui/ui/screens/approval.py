@@ -36,6 +36,7 @@ from textual.widgets import Button, Input, Label, Static
 from agent_tui.agent.approval_preview import OUTSIDE_SANDBOX
 from agent_tui.agent.events import ApprovalRequested
 from agent_tui.ui.diffview import diff_content
+from agent_tui.ui.screens.to_box import PastesToBox
 from agent_tui.ui.typing_guard import HELD_NOTE, KEY_HINT, GuardsTyping
 
 ANSWERS = ("once", "always", "prefix", "deny")
@@ -168,7 +169,7 @@ class _Dialog(Vertical):
             self.call_after_refresh(uncover)
 
 
-class ApprovalScreen(GuardsTyping, ModalScreen[str]):
+class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
     """Asks whether a write or a command may run; dismisses with once, always, prefix, deny or deny:<reason>."""
 
     CSS_PATH = "approval.tcss"

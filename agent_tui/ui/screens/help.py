@@ -16,6 +16,7 @@ from agent_tui.ui.commands import COMMANDS
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.mcp import McpScreen
 from agent_tui.ui.screens.sessions import SessionsScreen
+from agent_tui.ui.screens.to_box import TypesToBox
 from agent_tui.ui.screens.trust import TrustScreen
 
 KEY_NAMES = {"escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
@@ -127,11 +128,13 @@ class HelpText(Static):
         return Content.assemble(*parts[:-1])
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(TypesToBox, ModalScreen[None]):
     """Keys and commands."""
 
     CSS_PATH = "help.tcss"
     BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q,f1", "dismiss", "Close", show=False)]
+    VIEW_KEYS = frozenset("q")
+    """The printable keys this screen binds (letters typed on go into the message box)."""
 
     def __init__(self, workspace: str = "") -> None:
         super().__init__()

@@ -29,6 +29,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 from agent_tui.ui.columns import clip, fit_widths
 from agent_tui.ui.messages import BudgetChanged, ItemChanged
 from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_rows
+from agent_tui.ui.screens.to_box import PastesToBox
 
 PREVIEW = 80
 HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
@@ -47,7 +48,7 @@ STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "
                "stubbed": "$warning", "released": "$foreground 50%"}
 
 
-class InspectorScreen(Screen[None]):
+class InspectorScreen(PastesToBox, Screen[None]):
     """A sortable, filterable table of context items."""
 
     CSS_PATH = "inspector.tcss"

@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, TabbedContent, TabPane, TextArea
 
+from agent_tui.ui.screens.to_box import TypesToBox
+
 
 def item_facts(item: Any, sent: int | None = None) -> str:
     """The item's facts; ``sent``: what it cost in the latest request (its text and message framing), the
@@ -28,11 +30,13 @@ def item_facts(item: Any, sent: int | None = None) -> str:
     return " · ".join(parts)
 
 
-class ItemScreen(ModalScreen[None]):
+class ItemScreen(TypesToBox, ModalScreen[None]):
     """The full content of one context item."""
 
     CSS_PATH = "item_view.tcss"
     BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q", "dismiss", "Close", show=False)]
+    VIEW_KEYS = frozenset("q")
+    """The printable keys this screen binds (letters typed on go into the message box)."""
 
     def __init__(self, item: Any, whole: str | None, sent: int | None = None, sent_text: str | None = None) -> None:
         super().__init__()

@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label
 
+from agent_tui.ui.screens.to_box import TypesToBox
+
 NONE_CONFIGURED = ("No MCP servers configured. Add them under [mcp.servers] in .agent-tui/config.toml "
                    "or in a .mcp.json file (the usual mcpServers layout).")
 
@@ -31,11 +33,13 @@ def column_widths(screen_width: int) -> list[tuple[str, int]]:
     return [("server / tool", name), *fixed, ("transport / error", max(DETAIL_MIN, spare - name))]
 
 
-class McpScreen(ModalScreen[None]):
+class McpScreen(TypesToBox, ModalScreen[None]):
     """Servers and tools with their token costs."""
 
     CSS_PATH = "mcp.tcss"
     BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q", "dismiss", "Close", show=False), Binding("r", "reload", "Refresh")]
+    VIEW_KEYS = frozenset("qr")
+    """The printable keys this screen binds (letters typed on go into the message box)."""
     _errors: dict[Any, str]
     """The full error of each server row (by row key), shown under the table when it is highlighted."""
 

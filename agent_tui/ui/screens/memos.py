@@ -21,6 +21,7 @@ from textual.widgets import Footer, Label, Markdown, OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.ui.messages import AgentEventReceived
+from agent_tui.ui.screens.to_box import TypesToBox
 
 
 def _when(row: dict[str, Any], fmt: str = "%m-%d %H:%M") -> str:
@@ -52,11 +53,13 @@ def memo_head(row: dict[str, Any], session_id: str | None) -> str:
             f"{_when(row, '%Y-%m-%d %H:%M:%S')} · {where}")
 
 
-class MemosScreen(ModalScreen[None]):
+class MemosScreen(TypesToBox, ModalScreen[None]):
     """Memos of this workspace, newest first."""
 
     CSS_PATH = "memos.tcss"
     BINDINGS = [Binding("escape", "dismiss", "Close", priority=True), Binding("q", "dismiss", "Close", show=False), Binding("w", "write", "Write a memo now")]
+    VIEW_KEYS = frozenset("qw")
+    """The printable keys this screen binds (letters typed on go into the message box)."""
 
     def __init__(self) -> None:
         super().__init__()

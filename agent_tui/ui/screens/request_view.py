@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -20,16 +20,17 @@ from textual.widgets import DataTable, Footer, Label, Static, TabbedContent, Tab
 from agent_tui.ui.columns import clip, fit_widths
 from agent_tui.ui.diffview import diff_content, unified
 from agent_tui.ui.request_text import header, request_text
+from agent_tui.ui.screens.to_box import TypesToBox
 
 DIFF_LINES = 3000
-VIEW_KEYS = frozenset("q123")
-"""The printable keys this view binds (see ``BINDINGS``)."""
 
 
-class RequestScreen(Screen[None]):
+class RequestScreen(TypesToBox, Screen[None]):
     """Request / Diff / Trace tabs for the latest logged assembly."""
 
     CSS_PATH = "request_view.tcss"
+    VIEW_KEYS = frozenset("q123")
+    """The printable keys this view binds (see ``BINDINGS``)."""
     AUTO_FOCUS = "#request-text"
     """The request text has the keys from the start (↓, pgdn, end scroll it; the tab strip had them)."""
     BINDINGS = [
@@ -44,24 +45,6 @@ class RequestScreen(Screen[None]):
         super().__init__()
         self.latest: dict[str, Any] | None = None
         self.previous: dict[str, Any] | None = None
-        self.typing = False
-        """The user has started typing here: every printable key goes into the message box, q and digits too."""
-
-    def on_key(self, event: events.Key) -> None:
-        """A letter typed here goes into the message box, as keys typed while the focus is elsewhere do (it
-        went nowhere, and the user found an empty box after esc).  q and the digits are this view's keys
-        until the user has typed another letter; from then on they are text too."""
-        if not (event.is_printable and event.character) or (not self.typing and event.character in VIEW_KEYS):
-            return
-        main = getattr(self.app, "main", None)
-        if main is None:
-            return
-        event.stop()
-        event.prevent_default()
-        main.prompt.insert(event.character)
-        if not self.typing:
-            self.typing = True
-            self.notify("Typing goes into the message box; esc takes you back to it.", timeout=4)
 
     def compose(self) -> ComposeResult:
         yield Label("loading the last request…", id="request-head")

@@ -18,6 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.ui.screens.to_box import PastesToBox
+
 
 def session_label(row: dict[str, Any], current: str, width: int = 60) -> str:
     """``fix the restock bug · 12 messages · openai/gpt-4o · 2025-01-01 09:00 · 20250101-…`` (title first)."""
@@ -55,8 +57,11 @@ class SessionList(OptionList):
             event.prevent_default()
 
 
-class SessionsScreen(ModalScreen[str | None]):
+class SessionsScreen(PastesToBox, ModalScreen[str | None]):
     """Pick a session; dismisses with its id (None to keep the current one)."""
+
+    typing = False
+    """The user has typed a letter into the box from here: q is text from now on."""
 
     CSS_PATH = "sessions.tcss"
     BINDINGS = [Binding("escape", "close", "Cancel", priority=True), Binding("q", "close", "Cancel", show=False),
@@ -130,7 +135,7 @@ class SessionsScreen(ModalScreen[str | None]):
     def took(self, key: str, character: str | None) -> bool:
         """Act on a key here, on arrival (True: it was taken): before the rows a letter or a key of the list waits
         for them (esc does not); after the answer a printable key is text for the box; else the list's keys move
-        in it or choose."""
+        in it or choose, and a letter goes into the box (q cancels, until another letter was typed)."""
         printable = bool(character and character.isprintable())
         if self._early is not None:
             if key in SessionList.KEY_ACTIONS or printable:
@@ -144,6 +149,11 @@ class SessionsScreen(ModalScreen[str | None]):
             return False
         action = SessionList.KEY_ACTIONS.get(key)
         if action is None:
+            if printable and character and (self.typing or character != "q"):  # (q cancels until a letter was typed)
+                self.typing = True
+                self._to_box(character)
+                self._tell()
+                return True
             return False
         getattr(self.query_one(SessionList), f"action_{action}")()
         return True

@@ -1,0 +1,75 @@
+"""What a panel has no use for goes into the message box: pastes, and on read-only panels typed letters.
+
+A paste made while help, the inspector, a request view or an approval dialog was open went nowhere (their
+tables and read-only text take no paste) and was in no draft either, so the user lost it; and letters typed
+on help, memos or MCP vanished without a word, though the request view already sent them to the box.  A
+screen mixes in :class:`PastesToBox` (a paste goes to the box, folded there like any other) or
+:class:`TypesToBox` (letters too, except its own keys until the user has typed something else), and tells
+the user once where their text went.  A field of the panel (the inspector's filter, a reason box) still takes
+what is pasted or typed into it: it stops the event before it reaches the screen.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, ClassVar
+
+from textual import events
+
+_SENT: weakref.WeakSet[events.Paste] = weakref.WeakSet()
+"""Pastes sent on to the box: once the box took one it bubbles back up to the app, which hands it to the screen
+on top again (this panel), and it must not be sent a second time."""
+
+TOLD = "Typing goes into the message box; esc takes you back to it."
+"""The note shown the first time a panel sends keys or a paste on to the box."""
+
+
+def box_of(app: Any) -> Any | None:
+    """The main screen's message box (None before it exists: the trust screen at start-up)."""
+    return getattr(getattr(app, "main", None), "prompt", None)
+
+
+class PastesToBox:
+    """Mixed into a screen over the main one: a paste nothing on it took goes into the message box."""
+
+    told: bool = False
+    """The user was told once that their text goes to the box."""
+
+    def _tell(self) -> None:
+        if not self.told:
+            self.told = True
+            self.notify(TOLD, timeout=4)  # type: ignore[attr-defined]
+
+    def on_paste(self, event: events.Paste) -> None:
+        box = box_of(self.app)  # type: ignore[attr-defined]
+        if box is None or not event.text or event in _SENT:
+            return
+        event.stop()
+        event.prevent_default()
+        sent = events.Paste(event.text)
+        _SENT.add(sent)
+        box.post_message(sent)  # (the box folds a large one, as when pasted there)
+        self._tell()
+
+
+class TypesToBox(PastesToBox):
+    """Also every printable key the screen does not bind: it goes into the box.  The screen's own printable
+    keys (``VIEW_KEYS``) stay its commands until the user has typed another letter; from then on they are text
+    too, so a word that starts with one is not cut in two."""
+
+    VIEW_KEYS: ClassVar[frozenset[str]] = frozenset()
+    """The printable keys the screen binds."""
+    typing: bool = False
+    """The user has typed into the box from here: every printable key is text from now on."""
+
+    def on_key(self, event: events.Key) -> None:
+        if not (event.is_printable and event.character) or (not self.typing and event.character in self.VIEW_KEYS):
+            return
+        box = box_of(self.app)  # type: ignore[attr-defined]
+        if box is None:
+            return
+        event.stop()
+        event.prevent_default()
+        box.insert(event.character)
+        self.typing = True
+        self._tell()

@@ -1,0 +1,120 @@
+"""A paste or typing on a panel that has no field for it goes into the message box, never nowhere.
+
+A tester pasted while help, the inspector, the request view or an approval dialog was open: the paste was in
+neither the box nor a draft afterwards.  Letters typed on help, memos, MCP and the sessions picker vanished
+too (the request view alone sent them on).  Each panel here gets the paste (folded when large, as in the box)
+and the letters it does not bind; its own keys still act until the user has typed something else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.screen import Screen
+
+from agent_tui.ui.screens.help import HelpScreen
+from agent_tui.ui.screens.inspector import InspectorScreen
+from agent_tui.ui.screens.mcp import McpScreen
+from agent_tui.ui.screens.memos import MemosScreen
+from agent_tui.ui.screens.request_view import RequestScreen
+from agent_tui.ui.screens.sessions import SessionsScreen
+from agent_tui.ui.screens.to_box import TOLD
+
+from .conftest import demo_app, demo_until_approval, ready, wait_for
+
+PANELS = [("f1", HelpScreen), ("f2", InspectorScreen), ("f3", MemosScreen), ("f4", McpScreen),
+          ("f5", SessionsScreen), ("ctrl+r", RequestScreen)]
+
+
+async def _open(pilot, key: str, kind: type[Screen]) -> None:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind), f"the {kind.__name__}")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("key, kind", PANELS, ids=[k for k, _ in PANELS])
+async def test_a_paste_on_a_panel_lands_in_the_box(demo_workspace: Path, key: str, kind: type[Screen]) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.value = ""
+        await _open(pilot, key, kind)
+        app.post_message(events.Paste("yes please\nand more"))
+        await wait_for(pilot, lambda: prompt.value == "yes please\nand more", "the paste in the box")
+        assert isinstance(app.screen, kind), "the panel stays open"
+        assert any(TOLD in str(n.message) for n in app._notifications), "the user is told where it went"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
+        assert prompt.value == "yes please\nand more"
+
+
+async def test_a_large_paste_on_a_panel_is_folded_in_the_box_and_sent_whole(demo_workspace: Path) -> None:
+    big = "\n".join(f"line {i}" for i in range(60))
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.value = ""
+        await _open(pilot, "f1", HelpScreen)
+        app.post_message(events.Paste(big))
+        await wait_for(pilot, lambda: "[paste #1 · 60 lines]" in prompt.value, "the folded paste")
+        assert prompt.expanded() == big
+
+
+async def test_a_paste_on_an_approval_dialog_lands_in_the_box(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        app.post_message(events.Paste("yes please\nand more"))
+        prompt = app.main.prompt
+        await wait_for(pilot, lambda: prompt.value == "yes please\nand more", "the paste in the box")
+        assert app.screen is dialog, "a paste is never an answer"
+
+
+async def test_the_inspector_filter_still_takes_what_is_pasted_into_it(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.value = ""
+        await _open(pilot, "f2", InspectorScreen)
+        await pilot.press("slash")
+        focused = app.screen.focused
+        assert focused is not None and focused.__class__.__name__ == "Input"
+        app.post_message(events.Paste("cat:memory"))
+        await wait_for(pilot, lambda: getattr(focused, "value", "") == "cat:memory", "the filter text")
+        assert prompt.value == "", "the paste went to the field it was made in"
+
+
+@pytest.mark.parametrize("key, kind, own", [("f1", HelpScreen, "q"), ("f3", MemosScreen, "q"), ("f4", McpScreen, "q"),
+                                            ("f5", SessionsScreen, "q")], ids=["help", "memos", "mcp", "sessions"])
+async def test_letters_typed_on_a_panel_land_in_the_box(demo_workspace: Path, key: str, kind: type[Screen],
+                                                        own: str) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.value = ""
+        await _open(pilot, key, kind)
+        await pilot.press(*"zyx")
+        await wait_for(pilot, lambda: prompt.value == "zyx", "the letters in the box")
+        await pilot.press(own)
+        assert isinstance(app.screen, kind), f"{own} is text once the user has typed"
+        assert prompt.value == "zyx" + own
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
+        assert prompt.value == "zyx" + own
+
+
+async def test_a_panels_own_key_acts_before_anything_was_typed(demo_workspace: Path) -> None:
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        prompt.value = ""
+        await _open(pilot, "f4", McpScreen)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app.screen is app.main, "q to close the panel")
+        assert prompt.value == ""
