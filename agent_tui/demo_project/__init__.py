@@ -10,7 +10,10 @@ while the demo runs the sample's tests in its copy.
 
 At each demo start the sample's own files are put back as shipped (a file the demo or the user changed
 is rewritten, a deleted one comes back), so the scripted fix can be played again; nothing else in the
-folder is touched.  ``--demo --workspace DIR`` works the same way on a folder of the user's choice, which
+folder is touched.  Except under a demo still running there: each start records its process in the copy
+(``.agent-tui/demo-owner.json``), and a second start while that process lives leaves the files as they
+are and says so (it put the shipped files back under the first, whose agent's fix was lost and whose
+``/undo`` then found the file changed behind it).  ``--demo --workspace DIR`` works the same way on a folder of the user's choice, which
 must be new, empty, or a copy this user's demo made before.
 """
 
@@ -26,6 +29,13 @@ SAMPLE = Path(__file__).parent / "sample"
 DEMO_TASK = "Items at the restock threshold are not flagged for restocking. Fix it and run the tests."
 """What enter on the demo's empty box sends, and what ``agent-tui run --demo`` runs without a TASK."""
 _SKIPPED = ("__pycache__", ".pytest_cache", ".benchmarks", ".agent-tui")
+
+
+OWNER_FILE = Path(".agent-tui") / "demo-owner.json"
+"""Which process runs the demo on a copy: its pid and its start time (a reused pid is not the owner)."""
+IN_USE_NOTE = ("Another agent-tui demo is running on this copy of the sample project, so its files were left as "
+               "they are (the demo puts them back as shipped only when no other demo runs there).")
+"""What a demo started beside a running one says."""
 
 
 class DemoWorkspaceError(ValueError):
@@ -99,13 +109,52 @@ def _put_back(dest: Path) -> None:
         os.replace(tmp, target)
 
 
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (in clock ticks since boot, /proc), or None when it is not running."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def running_elsewhere(dest: Path) -> bool:
+    """Another process that is still running started the demo on ``dest`` (this process's own record, a dead
+    one, a reused pid, an unreadable record or a system without /proc: no)."""
+    try:
+        data = json.loads((dest / OWNER_FILE).read_text(encoding="utf-8"))
+        pid, started = int(data["pid"]), str(data["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return pid != os.getpid() and _started(pid) == started
+
+
+def _own(dest: Path) -> None:
+    """Record this process as the one running the demo on ``dest`` (best effort: unrecorded, a second start
+    puts the files back as before)."""
+    started = _started(os.getpid())
+    if started is None:
+        return
+    path = dest / OWNER_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".demo-owner.")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"pid": os.getpid(), "started": started}, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def make_demo_workspace(target: Path | None = None) -> Path:
     """Put the sample project into ``target`` (or the user's demo folder) as shipped and return it.
 
     The demo approves its own scripted edits and runs the sample's tests, so it only ever works on a
     copy of the sample: ``target`` must be new, empty, or a copy this user's demo made before.  Any
     other folder is refused — copying over it would replace its files, and its own tests would run
-    unasked."""
+    unasked.  Under a demo still running in another process, the files are left as they are
+    (``running_elsewhere`` tells the caller, to say so)."""
     dest = target or default_demo_workspace()
     ours = dest.exists() and not dest.is_symlink() and (
         dest.resolve() == default_demo_workspace().resolve() or str(dest.resolve()) in _copies())
@@ -114,7 +163,9 @@ def make_demo_workspace(target: Path | None = None) -> Path:
                                  "give a new or empty folder with --workspace, or leave it out for the demo's own")
     try:
         dest.mkdir(parents=True, exist_ok=True)
-        _put_back(dest)
+        if not running_elsewhere(dest):
+            _put_back(dest)
+            _own(dest)
     except OSError as exc:
         raise DemoWorkspaceError(f"cannot put the demo's sample project in {dest}: {exc.strerror or exc}; "
                                  "give a folder with --workspace DIR") from exc

@@ -32,10 +32,13 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
     if not demo and not model and not load_config(workspace, trust=True).settings.model:
         reason = "no-model"  # (a model the workspace asks for counts: the trust dialog decides on it)
     if reason is not None:
-        from agent_tui.demo_project import make_demo_workspace
+        from agent_tui.demo_project import IN_USE_NOTE, make_demo_workspace, running_elsewhere
 
         chosen = demo and getattr(args, "workspace", None) is not None
         workspace = make_demo_workspace(workspace if chosen else None)
+        note = IN_USE_NOTE if running_elsewhere(workspace) else ""
+    else:
+        note = ""
     trust: bool | None = None
     if getattr(args, "trust", False) and reason is None:
         from agent_tui.core.trust_store import TrustStore
@@ -48,7 +51,7 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
                        window=getattr(args, "window", None), session=getattr(args, "session", None),
                        demo=reason is not None, trust=trust, max_steps=getattr(args, "max_steps", None),
                        max_cost=getattr(args, "max_cost", None), max_session_cost=getattr(args, "max_session_cost", None))
-    return UiOptions(workspace=workspace, session=spec, demo_reason=reason, first_frame_probe=os.environ.get(PROBE_ENV) or None)
+    return UiOptions(workspace=workspace, session=spec, demo_reason=reason, demo_note=note, first_frame_probe=os.environ.get(PROBE_ENV) or None)
 
 
 def run_tui(args: argparse.Namespace, workspace: Path) -> int:

@@ -78,6 +78,8 @@ class UiOptions:
     """Connect the configured MCP servers after the session opens."""
     first_frame_probe: str | None = None
     """A file to write startup facts to after the first frame, then exit (benchmarks, tests)."""
+    demo_note: str = ""
+    """Said with the demo banner (another demo runs on the copy: its files were left as they are)."""
     demo_task: str = DEMO_TASK
     """Sent by enter on the empty box in demo mode."""
     keep_history: bool = True
@@ -95,4 +97,5 @@ class UiOptions:
         if self.demo_reason is None:
             return None
         why = "no model is configured, so this is" if self.demo_reason == "no-model" else "this is"
-        return f"Offline demo: {why} a scripted model fixing a bug in a copy of a sample project. {CONFIGURE_HINT}"
+        note = f" {self.demo_note}" if self.demo_note else ""
+        return f"Offline demo: {why} a scripted model fixing a bug in a copy of a sample project.{note} {CONFIGURE_HINT}"
