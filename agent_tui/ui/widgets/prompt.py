@@ -101,7 +101,12 @@ class PromptInput(TextArea):
         self._draft_problem = ""
         """Why the last draft could not be written ("" when it was): warned about once, until it is again."""
         self._restored: tuple[str, str] | None = None
-        """The draft restored at start, as shown and whole, until the box first changes."""
+        """A draft put back in the box selected (last run's at start, or what was typed before ↑ once the recalled
+        message is sent), as shown and whole, until the box first changes: typed over, it goes under ↑."""
+        self._restore_note = ""
+        """The notice that said the start's draft is back in the box, until the box first changes ("": none)."""
+        self._restore_more = ""
+        """That notice's word on older drafts put in ↑ history ("" when none)."""
         self._sent_folded: Folded | None = None
         """The box as it showed the message last sent, when it held folded pastes (a refusal puts it back so)."""
 
@@ -116,8 +121,10 @@ class PromptInput(TextArea):
             self._show(draft, self.inputs.restored_folded)
             self._restored = (self.text, draft)
             self.select_all()
-            self.notify(f"The message you had not sent is back in the box, selected: type to replace it (↑ keeps "
-                        f"it), or press → to go on writing it.{more}", title="Draft restored")
+            self._restore_note = (f"The message you had not sent is back in the box, selected: type to replace it "
+                                  f"(↑ keeps it), or press → to go on writing it.{more}")
+            self._restore_more = more
+            self.notify(self._restore_note, title="Draft restored")
         elif draft:  # (the box already had text: the draft goes to ↑, the box's text becomes the draft)
             self.inputs.add(draft, keep_long=True)
             self.notify(f"The message you had not sent is in ↑ history.{more}", title="Draft restored")
@@ -125,9 +132,11 @@ class PromptInput(TextArea):
     def _on_text_area_changed(self) -> None:
         if self._restored is not None and self.text != self._restored[0]:  # (not the restore's own change)
             shown, draft = self._restored
-            self._restored = None
+            note, self._restored, self._restore_note = self._restore_note, None, ""
             if not self.text.startswith(shown):  # typed over (or deleted): the draft is kept under ↑
                 self.inputs.add(draft, keep_long=True)
+                if note:  # (after the notice, which the app has not shown yet when keys came at once)
+                    self.app.call_later(self._say_draft_went_up, note)
         if self._cycle is not None and not self.cycling:
             self._end_cycle()
         now = time.monotonic()
@@ -137,6 +146,18 @@ class PromptInput(TextArea):
             self._draft_timer.stop()
         delay = min(DRAFT_DELAY, max(0.02, self._unsaved_since + DRAFT_MAX_WAIT - now))  # (a 0 s timer divides by 0)
         self._draft_timer = self.set_timer(delay, self.save_draft)
+
+    def _say_draft_went_up(self, note: str) -> None:
+        """The start's draft was typed over: its notice, still up, said it was in the box; it now says where it
+        is (a tester typed at once after a start, and read "back in the box" over a box holding only their
+        typing).  A notice already gone is left gone (it said ↑ keeps it)."""
+        stale = [n for n in self.app._notifications if n.title == "Draft restored" and n.message == note]
+        if not stale:
+            return
+        for notification in stale:
+            self.app._unnotify(notification)
+        self.notify(f"The message you had not sent is in ↑ history: what you typed replaced it in the box."
+                    f"{self._restore_more}", title="Draft restored")
 
     def _on_unmount(self) -> None:
         self.save_draft()
@@ -294,6 +315,10 @@ class PromptInput(TextArea):
         return max(1, int(self.wrapped_document.height))
 
     def _recall(self, step: int) -> None:
+        if self._restored is not None and self.inputs.cursor == len(self.inputs.entries):
+            # a draft put back selected is browsed away from: ↑ keeps it as what was typed before browsing (↓
+            # brings it back), it is not typed over (pushed into the history, it reset the browsing: ↓ lost it)
+            self._restored, self._restore_note = None, ""
         text = self.inputs.step(step, self.text)
         if text is not None:
             self.value = text
@@ -321,7 +346,10 @@ class PromptInput(TextArea):
 
     def send(self) -> None:
         """Send the box: a command to the app, anything else to the agent.  Sending a message recalled
-        with ↑ puts back what was typed before browsing (it was not sent, and had no other copy)."""
+        with ↑ puts back what was typed before browsing (it was not sent, and had no other copy), selected,
+        as a draft restored at start: typing goes on at once after enter, often for a new message, and was
+        glued to the end of the draft put back (`draftX` + `q2` sent as `draftXq2`); now what is typed replaces
+        it, and it goes under ↑ (→ or End goes on writing it)."""
         text = self.expanded()
         if not text.strip():
             if not self.default_task:
@@ -347,8 +375,11 @@ class PromptInput(TextArea):
         self._sent_folded = (self.text, dict(self.pastes)) if self.pastes else None
         self.load_text("")
         self.pastes.clear()
+        self._restored, self._restore_note = None, ""
         if typed_before.strip() and typed_before != text:
             self.value = typed_before
+            self._restored = (self.text, typed_before)
+            self.select_all()
         self.save_draft()
         self.post_message(self.Sent())
         if "\n" not in stripped:
