@@ -70,7 +70,7 @@ def _folded_record(text: str, folded: Folded | None) -> dict[str, object] | None
     return {"text": shown, "pastes": {str(n): t for n, t in pastes.items()}}
 
 
-TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ lines?\]")
+TOKEN = re.compile(r"\[paste #(\d+) · [\d,]+ (?:lines?|characters)\]")
 """A folded paste in the box."""
 
 

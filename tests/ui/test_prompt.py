@@ -65,6 +65,25 @@ async def test_large_paste_is_folded_and_sent_whole(demo_workspace: Path, record
         assert not app.main.query("#pastes Collapsible"), "the block goes with the message"
 
 
+async def test_a_long_one_line_paste_is_labelled_by_its_characters(demo_workspace: Path, recorder: Recorder) -> None:
+    """A tester's 1,803-character one-line paste read "[paste #1 · 1 line]", which said nothing of its size."""
+    from agent_tui.ui.drafts import expand
+
+    line = "αβγ-日本-🎉-" * 200 + "END"
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        app.post_message(events.Paste(line))
+        await pilot.pause()
+        assert prompt.value == f"[paste #1 · {len(line):,} characters]"
+        assert [b.title for b in app.main.query("#pastes Collapsible")] == [f"paste #1 · {len(line):,} characters"]
+        assert expand(prompt.value, prompt.pastes) == line, "a draft of it comes back folded, and sends it whole"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: recorder.of(TaskSubmitted), "the message")
+        assert recorder.of(TaskSubmitted)[0].text == line
+
+
 async def test_history_is_kept_across_runs(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -457,11 +476,12 @@ async def test_backspace_into_a_paste_token_removes_the_whole_paste_visibly(demo
         assert not list(app.main.query("#pastes Collapsible"))
 
 
-def test_a_one_line_paste_is_titled_in_the_singular() -> None:
+def test_a_paste_is_titled_by_its_lines_or_when_it_has_few_by_its_characters() -> None:
     from agent_tui.ui.screens.main import MainScreen
 
-    assert MainScreen._paste_block(1, "x" * 5000).title == "paste #1 · 1 line"
-    assert MainScreen._paste_block(2, "a\nb").title == "paste #2 · 2 lines"
+    assert MainScreen._paste_block(1, "x" * 5000).title == "paste #1 · 5,000 characters"
+    assert MainScreen._paste_block(2, "a" * 600 + "\n" + "b" * 599).title == "paste #2 · 1,200 characters"
+    assert MainScreen._paste_block(3, "a\n" * 9).title == "paste #3 · 9 lines"
 
 
 async def test_ctrl_u_and_ctrl_k_delete_to_the_ends_of_the_line_as_typed_not_of_its_wrapped_row(

@@ -31,7 +31,7 @@ from agent_tui.ui.messages import (
 from agent_tui.ui.widgets.budget import BudgetPanel
 from agent_tui.ui.widgets.chat_items import Banner, ThresholdOffer
 from agent_tui.ui.widgets.conversation import Conversation, engine_wrote
-from agent_tui.ui.widgets.prompt import PromptInput, line_count
+from agent_tui.ui.widgets.prompt import PromptInput, paste_size
 from agent_tui.ui.widgets.status_line import StatusLine
 
 NARROW = 100
@@ -273,8 +273,7 @@ class MainScreen(Screen[None]):
     @staticmethod
     def _paste_block(number: int, text: str) -> Collapsible:
         """The folded preview of paste ``number`` above the box."""
-        lines = line_count(text)
-        return Collapsible(Static(text, markup=False), title=f"paste #{number} · {lines:,} line{'s' * (lines != 1)}",
+        return Collapsible(Static(text, markup=False), title=f"paste #{number} · {paste_size(text)}",
                            collapsed=True, id=f"paste-{number}")
 
     @on(PromptInput.Sent)

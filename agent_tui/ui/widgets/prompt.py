@@ -1,7 +1,7 @@
 """The message box: a multi-line TextArea where enter sends and shift+enter / ctrl+j starts a
 new line.  Plain text goes to the agent, `/commands` to the app.
 
-Pastes are kept whole (every line); a large one is folded into a ``[paste #N · L lines]``
+Pastes are kept whole (every line); a large one is folded into a ``[paste #N · L lines]`` (or ``· C characters``)
 token, shown in full in a collapsible block above the box and expanded when sent.  Up/down
 on the first/last line walk the workspace's input history (kept across runs); tab
 completes command names, item ids and model names, and does nothing else — it never
@@ -65,6 +65,13 @@ class Cycle:
 def line_count(text: str) -> int:
     """Lines of a pasted text (a final newline ends the last line, it does not start another)."""
     return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def paste_size(text: str) -> str:
+    """How a folded paste's size reads: its lines, or for a paste of few long lines its characters (a tester's
+    1,800-character one-line paste read "1 line")."""
+    lines = line_count(text)
+    return f"{lines:,} lines" if lines > FOLD_LINES else f"{len(text):,} characters"
 
 
 class PromptInput(TextArea):
@@ -331,7 +338,7 @@ class PromptInput(TextArea):
             event.prevent_default()
             self._paste_no += 1
             self.pastes[self._paste_no] = text
-            self.insert(f"[paste #{self._paste_no} · {lines:,} line{'s' if lines != 1 else ''}]")
+            self.insert(f"[paste #{self._paste_no} · {paste_size(text)}]")
             self.post_message(self.PasteFolded(self._paste_no, text))
             return
         if text != event.text:  # keep every line, with \n endings
