@@ -27,7 +27,7 @@ def test_the_demo_reuses_its_folder_and_puts_the_sample_back(tmp_path: Path, mon
     stock.write_text(shipped.replace("<", "<="))  # the scripted fix, played
     (first / "tests" / "test_stock.py").unlink()
     (first / "notes.txt").write_text("mine\n")
-    (first / ".agent-tui").mkdir()
+    (first / ".agent-tui").mkdir(exist_ok=True)  # (the demo records its process there)
     (first / ".agent-tui" / "memory.db").write_bytes(b"sessions, pins, memos")
     outside = tmp_path / "elsewhere.py"
     outside.write_text("not the demo's\n")
