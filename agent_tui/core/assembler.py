@@ -79,7 +79,8 @@ class Breakdown:
     input_budget: int
     """window - reserve - margin."""
     categories: dict[str, int] = field(default_factory=dict)
-    """Tokens per category."""
+    """Tokens per category, each item under its own category (as the inspector lists it); they add up to
+    ``total``: what is no item's (message and request framing, section headers, the status line) is ``system``."""
     total: int = 0
     """Tokens of the whole request."""
     over_budget: bool = False
@@ -207,6 +208,9 @@ class _Builder:
         self.counter = inp.counter
         self.trace: list[TraceEntry] = []
         self.cats: dict[str, int] = {str(c): 0 for c in CATEGORY_ORDER}
+        # The request's own framing (reply priming) is counted under system, with the other framing
+        # (block message overhead, section headers, the status line), so the categories add up to the total.
+        self.cats[str(Category.SYSTEM)] = REQUEST_OVERHEAD
         self.used = REQUEST_OVERHEAD
         self.chosen: dict[int, list[tuple[ContextItem, str | None, int]]] = {}
         self.stub_why: dict[str, str] = {}
@@ -274,12 +278,9 @@ class _Builder:
         return self.counter.count_cached(line) + 2 if line else 0
 
     def category_of(self, it: ContextItem) -> str:
-        """Where a message's tokens are counted: under the item's own category, as the inspector lists it
-        (a tool output of any turn is ``results``, a file note ``files``); plain messages are ``history``."""
-        if it.role == "tool":
-            return str(Category.RESULTS)
-        if it.role is not None and it.category != Category.FILES:
-            return str(Category.HISTORY)
+        """Where a message's tokens are counted: under the item's own category, as the inspector lists it,
+        whatever segment carries the message (a tool output of any turn is ``results``, a file note ``files``,
+        a recalled memory ``memory``, a plain message ``history``)."""
         return str(it.category)
 
     def take(self, idx: int, rendered: list[tuple[ContextItem, str | None, int]], reason: str) -> None:
