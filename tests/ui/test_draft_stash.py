@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import events
-
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.messages import TaskSubmitted, TurnEnded
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 from .conftest import Recorder, demo_app, ready, turn_done, wait_for
+from .test_prompt_draft import restored_notices
+from .test_prompt_draft_selected import left_draft
 
 SLOW = " ".join(f"word{n}" for n in range(600))
 """A reply that streams for a while: the turn still runs when the next enter comes."""
@@ -84,24 +84,11 @@ async def test_the_given_back_stash_is_selected_up_down_keep_it_and_right_goes_o
         assert prompt.value == "draftX more"
 
 
-async def _left_draft(workspace: Path, text: str) -> None:
-    app = demo_app(workspace)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        app.main.prompt.clear()
-        app.post_message(events.Paste(text))
-        await pilot.pause()
-
-
-def _restored_notices(app: AgentApp) -> list[str]:
-    return [n.message for n in app._notifications if n.title == "Draft restored"]
-
-
 async def test_typing_at_once_over_a_restored_draft_says_it_is_in_up_history(demo_workspace: Path) -> None:
     """A tester left `draft from instance A`, killed the app, started it and typed `typed early` at once: the
     draft went to ↑ (fine), but the notice still said it was back in the box, selected, to type over."""
     draft = "draft from instance A"
-    await _left_draft(demo_workspace, draft)
+    await left_draft(demo_workspace, draft)
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30), notifications=True) as pilot:
         await pilot.press(*"typed early")  # (straight away: the session is not even open yet)
@@ -110,7 +97,7 @@ async def test_typing_at_once_over_a_restored_draft_says_it_is_in_up_history(dem
         await wait_for(pilot, lambda: prompt.value == "typed early", "the typing in the box")
         await wait_for(pilot, lambda: draft in prompt.inputs.entries, "the draft under ↑")
         await pilot.pause()
-        notices = _restored_notices(again)
+        notices = restored_notices(again)
         assert notices, "the restore is said"
         assert not any("back in the box" in n for n in notices), notices
         assert any("↑ history" in n for n in notices), notices
@@ -122,7 +109,7 @@ async def test_typing_at_once_over_a_restored_draft_says_it_is_in_up_history(dem
 async def test_a_restored_draft_left_alone_still_says_it_is_back_in_the_box(demo_workspace: Path) -> None:
     """(The notice changes only when the draft left the box: kept as it was when it is there.)"""
     draft = "draft from instance A"
-    await _left_draft(demo_workspace, draft)
+    await left_draft(demo_workspace, draft)
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30), notifications=True) as pilot:
         await ready(pilot)
@@ -130,5 +117,5 @@ async def test_a_restored_draft_left_alone_still_says_it_is_back_in_the_box(demo
         assert prompt.value == draft and prompt.selected_text == draft
         await pilot.press("right", *" more")
         await pilot.pause()
-        notices = _restored_notices(again)
+        notices = restored_notices(again)
         assert len(notices) == 1 and "back in the box, selected" in notices[0], notices

@@ -8,6 +8,7 @@ and the letters it does not bind; its own keys still act until the user has type
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
@@ -33,14 +34,19 @@ async def _open(pilot, key: str, kind: type[Screen]) -> None:
     await pilot.pause()
 
 
+async def _on_panel(pilot, key: str, kind: type[Screen]) -> Any:
+    """The session ready, the box empty and the panel open: the box."""
+    app = await ready(pilot)
+    app.main.prompt.value = ""
+    await _open(pilot, key, kind)
+    return app.main.prompt
+
+
 @pytest.mark.parametrize("key, kind", PANELS, ids=[k for k, _ in PANELS])
 async def test_a_paste_on_a_panel_lands_in_the_box(demo_workspace: Path, key: str, kind: type[Screen]) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.value = ""
-        await _open(pilot, key, kind)
+        prompt = await _on_panel(pilot, key, kind)
         app.post_message(events.Paste("yes please\nand more"))
         await wait_for(pilot, lambda: prompt.value == "yes please\nand more", "the paste in the box")
         assert isinstance(app.screen, kind), "the panel stays open"
@@ -54,10 +60,7 @@ async def test_a_large_paste_on_a_panel_is_folded_in_the_box_and_sent_whole(demo
     big = "\n".join(f"line {i}" for i in range(60))
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.value = ""
-        await _open(pilot, "f1", HelpScreen)
+        prompt = await _on_panel(pilot, "f1", HelpScreen)
         app.post_message(events.Paste(big))
         await wait_for(pilot, lambda: "[paste #1 · 60 lines]" in prompt.value, "the folded paste")
         assert prompt.expanded() == big
@@ -76,10 +79,7 @@ async def test_a_paste_on_an_approval_dialog_lands_in_the_box(demo_workspace: Pa
 async def test_the_inspector_filter_still_takes_what_is_pasted_into_it(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.value = ""
-        await _open(pilot, "f2", InspectorScreen)
+        prompt = await _on_panel(pilot, "f2", InspectorScreen)
         await pilot.press("slash")
         focused = app.screen.focused
         assert focused is not None and focused.__class__.__name__ == "Input"
@@ -88,33 +88,26 @@ async def test_the_inspector_filter_still_takes_what_is_pasted_into_it(demo_work
         assert prompt.value == "", "the paste went to the field it was made in"
 
 
-@pytest.mark.parametrize("key, kind, own", [("f1", HelpScreen, "q"), ("f3", MemosScreen, "q"), ("f4", McpScreen, "q"),
-                                            ("f5", SessionsScreen, "q")], ids=["help", "memos", "mcp", "sessions"])
-async def test_letters_typed_on_a_panel_land_in_the_box(demo_workspace: Path, key: str, kind: type[Screen],
-                                                        own: str) -> None:
+@pytest.mark.parametrize("key, kind", [("f1", HelpScreen), ("f3", MemosScreen), ("f4", McpScreen),
+                                       ("f5", SessionsScreen)], ids=["help", "memos", "mcp", "sessions"])
+async def test_letters_typed_on_a_panel_land_in_the_box(demo_workspace: Path, key: str, kind: type[Screen]) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.value = ""
-        await _open(pilot, key, kind)
+        prompt = await _on_panel(pilot, key, kind)
         await pilot.press(*"zyx")
         await wait_for(pilot, lambda: prompt.value == "zyx", "the letters in the box")
-        await pilot.press(own)
-        assert isinstance(app.screen, kind), f"{own} is text once the user has typed"
-        assert prompt.value == "zyx" + own
+        await pilot.press("q")
+        assert isinstance(app.screen, kind), "q (which closes the panel) is text once the user has typed"
+        assert prompt.value == "zyxq"
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
-        assert prompt.value == "zyx" + own
+        assert prompt.value == "zyxq"
 
 
 async def test_a_panels_own_key_acts_before_anything_was_typed(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        prompt = app.main.prompt
-        prompt.value = ""
-        await _open(pilot, "f4", McpScreen)
+        prompt = await _on_panel(pilot, "f4", McpScreen)
         await pilot.press("q")
         await wait_for(pilot, lambda: app.screen is app.main, "q to close the panel")
         assert prompt.value == ""

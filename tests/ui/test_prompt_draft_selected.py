@@ -13,17 +13,18 @@ from .conftest import demo_app, ready
 DRAFT = "half a thought about the inventory report"
 
 
-async def _left_draft(workspace: Path) -> None:
+async def left_draft(workspace: Path, text: str = DRAFT) -> None:
+    """A run on ``workspace`` that quit with ``text`` unsent in the box."""
     app = demo_app(workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         app.main.prompt.clear()
-        app.post_message(events.Paste(DRAFT))
+        app.post_message(events.Paste(text))
         await pilot.pause()
 
 
 async def test_typing_replaces_the_restored_draft_which_stays_under_up(demo_workspace: Path) -> None:
-    await _left_draft(demo_workspace)
+    await left_draft(demo_workspace)
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -36,7 +37,7 @@ async def test_typing_replaces_the_restored_draft_which_stays_under_up(demo_work
 
 
 async def test_right_arrow_goes_on_writing_the_draft(demo_workspace: Path) -> None:
-    await _left_draft(demo_workspace)
+    await left_draft(demo_workspace)
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
