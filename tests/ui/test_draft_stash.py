@@ -119,3 +119,25 @@ async def test_a_restored_draft_left_alone_still_says_it_is_back_in_the_box(demo
         await pilot.pause()
         notices = restored_notices(again)
         assert len(notices) == 1 and "back in the box, selected" in notices[0], notices
+
+
+async def test_letters_typed_on_a_panel_over_a_given_back_stash_replace_it(fake_llm: FakeOpenAI,
+                                                                           fake_app: AgentApp) -> None:
+    """(A reviewer's case.)  Letters a panel sends on to the box were put at the end of the selected stash, which
+    stayed selected with them: the next key typed in the box took both, and the stash was in no ↑ entry."""
+    from agent_tui.ui.screens.help import HelpScreen
+
+    fake_llm.script(Reply.text("first answer"), Reply.text("second answer"))
+    app = fake_app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _stash_then_send(pilot, app, "q1")
+        await turn_done(pilot)
+        prompt = app.main.prompt
+        assert prompt.selected_text == "draftX"
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        await pilot.press(*"ab", "escape")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
+        await pilot.press("c")
+        assert prompt.value == "abc"
+        assert "draftX" in prompt.inputs.entries, "the stash typed over is under ↑"

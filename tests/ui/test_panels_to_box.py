@@ -111,3 +111,24 @@ async def test_a_panels_own_key_acts_before_anything_was_typed(demo_workspace: P
         await pilot.press("q")
         await wait_for(pilot, lambda: app.screen is app.main, "q to close the panel")
         assert prompt.value == ""
+
+
+async def test_a_paste_with_a_key_right_behind_it_goes_in_once(demo_workspace: Path) -> None:
+    """(A reviewer's case.)  The paste sent on to the box bubbled back up to the app, which handed it to whatever
+    had the focus by then: after esc the box took it twice, after / the inspector's filter took it too."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await _on_panel(pilot, "f1", HelpScreen)
+        app.post_message(events.Paste("hello"))
+        app.post_message(events.Key("escape", None))
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
+        await pilot.pause(0.2)
+        assert prompt.value == "hello"
+
+        await _open(pilot, "f2", InspectorScreen)
+        prompt.value = ""
+        app.post_message(events.Paste("hello"))
+        app.post_message(events.Key("slash", "/"))
+        await wait_for(pilot, lambda: prompt.value == "hello", "the paste in the box")
+        await pilot.pause(0.2)
+        assert prompt.value == "hello" and getattr(app.screen.focused, "value", "") == ""

@@ -218,11 +218,7 @@ class MainScreen(Screen[None]):
         text, self._typed_ahead[:] = "".join(self._typed_ahead).strip("\n"), []
         if not text:
             return
-        start, end = prompt.selection
-        if start != end:
-            prompt.move_cursor(prompt.replace(text, start, end).end_location)
-        else:
-            prompt.insert(text)
+        prompt.type_text(text)
         prompt.focus()
 
     def on_key(self, event: events.Key) -> None:
@@ -235,7 +231,7 @@ class MainScreen(Screen[None]):
             event.stop()
             event.prevent_default()
             self.prompt.focus()
-            self.prompt.insert(event.character)
+            self.prompt.type_text(event.character)
 
     def action_cancel_turn(self) -> None:
         """Esc on the main screen with no overlay open: cancel the running turn.  Right after an

@@ -163,4 +163,4 @@ class SessionsScreen(PastesToBox, ModalScreen[str | None]):
         main = getattr(self.app, "main", None)
         prompt = getattr(main, "prompt", None)
         if prompt is not None:
-            prompt.insert(text)
+            prompt.type_text(text)

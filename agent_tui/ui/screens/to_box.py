@@ -11,14 +11,9 @@ what is pasted or typed into it: it stops the event before it reaches the screen
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, ClassVar
 
 from textual import events
-
-_SENT: weakref.WeakSet[events.Paste] = weakref.WeakSet()
-"""Pastes sent on to the box: once the box took one it bubbles back up to the app, which hands it to the screen
-on top again (this panel), and it must not be sent a second time."""
 
 TOLD = "Typing goes into the message box; esc takes you back to it."
 """The note shown the first time a panel sends keys or a paste on to the box."""
@@ -42,12 +37,14 @@ class PastesToBox:
 
     def on_paste(self, event: events.Paste) -> None:
         box = box_of(self.app)  # type: ignore[attr-defined]
-        if box is None or not event.text or event in _SENT:
+        if box is None or not event.text:
             return
         event.stop()
         event.prevent_default()
         sent = events.Paste(event.text)
-        _SENT.add(sent)
+        # marked forwarded: once the box took it, it bubbles up to the app, which would hand it again to whatever
+        # has the focus by then (this panel, or a field a key behind the paste focused): it went in twice
+        sent._set_forwarded()
         box.post_message(sent)  # (the box folds a large one, as when pasted there)
         self._tell()
 
@@ -70,6 +67,6 @@ class TypesToBox(PastesToBox):
             return
         event.stop()
         event.prevent_default()
-        box.insert(event.character)
+        box.type_text(event.character)
         self.typing = True
         self._tell()

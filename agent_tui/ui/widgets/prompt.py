@@ -419,7 +419,17 @@ class PromptInput(TextArea):
         elif key == "delete":
             self.action_delete_right()
         elif character:
-            self.insert(character)
+            self.type_text(character)
+
+    def type_text(self, text: str) -> None:
+        """Text typed while the focus was elsewhere (a panel, a dialog), as typing here does it: over a
+        selection (a draft given back selected) it replaces it, and the draft goes under ↑; inserted at the
+        end of the selection, it was joined to the draft and the next key typed here took both."""
+        start, end = self.selection
+        if start != end:
+            self.move_cursor(self.replace(text, start, end).end_location)
+        else:
+            self.insert(text)
 
     def give_back_command(self) -> bool:
         """The command just sent was refused (a bad argument, a turn running): its text goes back into the
