@@ -11,7 +11,7 @@ while the demo runs the sample's tests in its copy.
 At each demo start the sample's own files are put back as shipped (a file the demo or the user changed
 is rewritten, a deleted one comes back), so the scripted fix can be played again; nothing else in the
 folder is touched.  Except under a demo still running there: each start records its process in the copy
-(``.agent-tui/demo-owner.json``), and a second start while that process lives leaves the files as they
+(``.agent-tui/demo-owner.json``), and a start while one of them lives leaves the files as they
 are and says so (it put the shipped files back under the first, whose agent's fix was lost and whose
 ``/undo`` then found the file changed behind it).  ``--demo --workspace DIR`` works the same way on a folder of the user's choice, which
 must be new, empty, or a copy this user's demo made before.
@@ -32,7 +32,7 @@ _SKIPPED = ("__pycache__", ".pytest_cache", ".benchmarks", ".agent-tui")
 
 
 OWNER_FILE = Path(".agent-tui") / "demo-owner.json"
-"""Which process runs the demo on a copy: its pid and its start time (a reused pid is not the owner)."""
+"""Which processes run the demo on a copy: each one's pid and start time (a reused pid is not one of them)."""
 IN_USE_NOTE = ("Another agent-tui demo is running on this copy of the sample project, so its files were left as "
                "they are (the demo puts them back as shipped only when no other demo runs there).")
 """What a demo started beside a running one says."""
@@ -119,29 +119,42 @@ def _started(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
+def _owners(dest: Path) -> list[tuple[int, str]]:
+    """The (pid, start time) of each process the copy's record names (none when it is missing or unreadable)."""
+    try:
+        data = json.loads((dest / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    rows = data.get("owners") if isinstance(data, dict) else None
+    return [(row["pid"], row["started"]) for row in (rows if isinstance(rows, list) else [])
+            if isinstance(row, dict) and type(row.get("pid")) is int and isinstance(row.get("started"), str)]
+
+
+def _alive(owners: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Those still running (a pid now another process's has another start time)."""
+    return [(pid, started) for pid, started in owners if 0 < pid < 2**22 and _started(pid) == started]
+
+
 def running_elsewhere(dest: Path) -> bool:
     """Another process that is still running started the demo on ``dest`` (this process's own record, a dead
     one, a reused pid, an unreadable record or a system without /proc: no)."""
-    try:
-        data = json.loads((dest / OWNER_FILE).read_text(encoding="utf-8"))
-        pid, started = int(data["pid"]), str(data["started"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    return pid != os.getpid() and _started(pid) == started
+    return any(pid != os.getpid() for pid, _ in _alive(_owners(dest)))
 
 
 def _own(dest: Path) -> None:
-    """Record this process as the one running the demo on ``dest`` (best effort: unrecorded, a second start
-    puts the files back as before)."""
+    """Add this process to the demos running on ``dest``, dropping those that ended: every running one is
+    named, so a start after the first of two ended still leaves the files of the other (best effort: with no
+    record, a start puts the files back as before)."""
     started = _started(os.getpid())
     if started is None:
         return
+    owners = [o for o in _alive(_owners(dest)) if o[0] != os.getpid()] + [(os.getpid(), started)]
     path = dest / OWNER_FILE
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".demo-owner.")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"pid": os.getpid(), "started": started}, fh)
+            json.dump({"owners": [{"pid": pid, "started": when} for pid, when in owners]}, fh)
         os.replace(tmp, path)
     except OSError:
         pass
@@ -165,7 +178,7 @@ def make_demo_workspace(target: Path | None = None) -> Path:
         dest.mkdir(parents=True, exist_ok=True)
         if not running_elsewhere(dest):
             _put_back(dest)
-            _own(dest)
+        _own(dest)
     except OSError as exc:
         raise DemoWorkspaceError(f"cannot put the demo's sample project in {dest}: {exc.strerror or exc}; "
                                  "give a folder with --workspace DIR") from exc

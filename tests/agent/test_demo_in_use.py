@@ -32,18 +32,43 @@ time.sleep(120)
 """
 
 
+def _start(dest: Path) -> subprocess.Popen[str]:
+    """Another process starting the demo on ``dest`` and staying (until killed)."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(dest)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ})
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
 @pytest.fixture
 def running_demo(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
     """Another process that started the demo on a copy and is still running."""
     dest = tmp_path / "copy"
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(dest)], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ})
+    proc = _start(dest)
     try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         yield dest, proc
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_start_after_the_first_of_two_demos_ended_leaves_the_files_of_the_second(
+        running_demo: tuple[Path, subprocess.Popen[str]]) -> None:
+    """(A reviewer's case: only the first demo was recorded, so a third start put the files back under the
+    second.)"""
+    dest, first = running_demo
+    second = _start(dest)
+    try:
+        fixed = (dest / FIXED).read_text().replace("qty < threshold", "qty <= threshold")
+        (dest / FIXED).write_text(fixed)  # the second demo's agent fixed it
+        first.kill()
+        first.wait()
+        assert running_elsewhere(dest)
+        make_demo_workspace(dest)
+        assert (dest / FIXED).read_text() == fixed
+    finally:
+        second.kill()
+        second.wait()
 
 
 def test_a_second_start_leaves_the_running_demos_files_and_a_later_one_puts_them_back(
@@ -88,16 +113,19 @@ def test_the_same_process_starting_again_and_a_stale_record_put_the_files_back(t
     assert "qty < threshold" in (dest / FIXED).read_text()
 
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (dest / OWNER_FILE).write_text(f'{{"pid": {int(done.stdout)}, "started": "1"}}')  # a process that ended
+    (dest / OWNER_FILE).write_text(f'{{"owners": [{{"pid": {int(done.stdout)}, "started": "1"}}]}}')  # ended
     (dest / FIXED).write_text("changed\n")
     assert not running_elsewhere(dest)
     make_demo_workspace(dest)
     assert "qty < threshold" in (dest / FIXED).read_text()
 
-    (dest / OWNER_FILE).write_text(f'{{"pid": {os.getppid()}, "started": "1"}}')  # a live pid, another start time
-    assert not running_elsewhere(dest), "a reused pid is not the demo's owner"
-    (dest / OWNER_FILE).write_text("{not json")
-    assert not running_elsewhere(dest)
+    (dest / OWNER_FILE).write_text(f'{{"owners": [{{"pid": {os.getppid()}, "started": "1"}}]}}')  # a reused pid
+    assert not running_elsewhere(dest), "a live pid with another start time is not a demo"
+    for broken in ("{not json", '{"pid": Infinity, "started": "1"}', '{"owners": [{"pid": Infinity, "started": "1"}]}', '{"owners": [{"pid": 1e99}]}',
+                   '{"owners": [{"pid": -1, "started": "1"}]}', '{"pid": 1}', "[]"):
+        (dest / OWNER_FILE).write_text(broken)
+        assert not running_elsewhere(dest), broken
+        make_demo_workspace(dest)  # (never an error at start-up)
 
 
 def test_options_of_a_lone_demo_say_nothing_more(tmp_path: Path) -> None:
