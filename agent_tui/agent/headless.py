@@ -153,13 +153,12 @@ async def _run(task: str, args: argparse.Namespace, workspace: Path) -> int:
 def run_headless(args: argparse.Namespace, workspace: Path) -> int:
     task = args.task
     if getattr(args, "demo", False):
-        from agent_tui.demo_project import DEMO_TASK, IN_USE_NOTE, make_demo_workspace
-        from agent_tui.demo_project import running_elsewhere as demo_running
+        from agent_tui import demo_project as demo
 
-        workspace = make_demo_workspace(workspace if args.workspace is not None else None)
-        if demo_running(workspace):
-            print(f"agent-tui: {IN_USE_NOTE}", file=sys.stderr)
-        task = task or DEMO_TASK
+        workspace = demo.make_demo_workspace(workspace if args.workspace is not None else None)
+        if demo.running_elsewhere(workspace):
+            print(f"agent-tui: {demo.IN_USE_NOTE}", file=sys.stderr)
+        task = task or demo.DEMO_TASK
     if not task:
         print("agent-tui run: give a TASK (or --demo)", file=sys.stderr)
         return 2

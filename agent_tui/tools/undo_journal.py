@@ -238,7 +238,7 @@ class UndoJournal:
         except OSError:
             return
         if sum(n.endswith(".json") for n in names) <= MAX_ENTRIES and \
-                sum(self._size(int(n[:6])) for n in names if n.endswith(".before")) <= MAX_BYTES:
+                sum(self._size(int(n[:6])) for n in names if n.endswith(".before") and n[:6].isdigit()) <= MAX_BYTES:
             return
         changes = self.changes()
         turns = sorted({c.turn for c in changes})

@@ -174,9 +174,10 @@ async def test_a_journal_that_cannot_be_written_does_not_stop_the_write(ctx: Jou
     assert "Not undone (its old text could not be saved): a.py." in report.text()
 
 
-@pytest.mark.parametrize("leftover", ["000002.json", "000002.before"])
+@pytest.mark.parametrize("leftover", ["000002.json", "000002.before", "notes.before"])
 async def test_a_half_written_entry_does_not_stop_later_ones(ctx: JournalContext, ws: Path, leftover: str) -> None:
-    """A crash or a full disk while an entry was written leaves a part of it: the numbers go on past it."""
+    """A crash or a full disk while an entry was written leaves a part of it: the numbers go on past it.  A file
+    not of the journal's naming is passed over (its bounds check read every ``.before`` name as a number)."""
     (ws / "a.py").write_text("v = 0\n")
     await edit(ctx, "a.py", "v = 0", "v = 1")
     journal = ctx.undo

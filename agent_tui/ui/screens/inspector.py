@@ -33,13 +33,13 @@ from agent_tui.ui.screens.to_box import PastesToBox
 
 PREVIEW = 80
 HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
+"""The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
+up to the gauge's total); an item not in it shows "—" (its own count is in its view, and sorting by tokens
+still uses it)."""
 NARROW_WIDTH = 60
 """Below this width the table shows only ``NARROW_COLUMNS``: at 40 columns all seven cut off state and pin."""
 NARROW_COLUMNS = (0, 2, 4, 5)
 """id, sent, state, pin: what an action needs (the preview and the reason show below the table)."""
-"""The columns; "sent" is what each item cost in the latest request, message framing included (the rows add
-up to the gauge's total); an item not in it shows "—" (its own count is in its view, and sorting by tokens
-still uses it)."""
 ID_FLOOR = 16
 """The id column keeps up to this many cells however narrow the terminal (at 40 columns `memo1` showed as `memo`)."""
 WAITING_KEYS = frozenset({"up", "down", "left", "right", "pageup", "pagedown", "home", "end", "enter"})

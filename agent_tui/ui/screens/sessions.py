@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.ui.screens.to_box import PastesToBox
+from agent_tui.ui.screens.to_box import TypesToBox, box_of
 
 
 def session_label(row: dict[str, Any], current: str, width: int = 60) -> str:
@@ -57,11 +57,11 @@ class SessionList(OptionList):
             event.prevent_default()
 
 
-class SessionsScreen(PastesToBox, ModalScreen[str | None]):
+class SessionsScreen(TypesToBox, ModalScreen[str | None]):
     """Pick a session; dismisses with its id (None to keep the current one)."""
 
-    typing = False
-    """The user has typed a letter into the box from here: q is text from now on."""
+    VIEW_KEYS = frozenset("q")
+    """The printable keys this screen binds (letters typed on go into the message box)."""
 
     CSS_PATH = "sessions.tcss"
     BINDINGS = [Binding("escape", "close", "Cancel", priority=True), Binding("q", "close", "Cancel", show=False),
@@ -149,18 +149,12 @@ class SessionsScreen(PastesToBox, ModalScreen[str | None]):
             return False
         action = SessionList.KEY_ACTIONS.get(key)
         if action is None:
-            if printable and character and (self.typing or character != "q"):  # (q cancels until a letter was typed)
-                self.typing = True
-                self._to_box(character)
-                self._tell()
-                return True
-            return False
+            return bool(printable and character) and self.to_box(character)  # (q cancels until a letter was typed)
         getattr(self.query_one(SessionList), f"action_{action}")()
         return True
 
     def _to_box(self, text: str) -> None:
         """Keys typed on after the picker was answered go to the message box, as typed."""
-        main = getattr(self.app, "main", None)
-        prompt = getattr(main, "prompt", None)
-        if prompt is not None:
-            prompt.type_text(text)
+        box = box_of(self.app)
+        if box is not None:
+            box.type_text(text)

@@ -60,13 +60,16 @@ class TypesToBox(PastesToBox):
     """The user has typed into the box from here: every printable key is text from now on."""
 
     def on_key(self, event: events.Key) -> None:
-        if not (event.is_printable and event.character) or (not self.typing and event.character in self.VIEW_KEYS):
-            return
+        if event.is_printable and event.character and self.to_box(event.character):
+            event.stop()
+            event.prevent_default()
+
+    def to_box(self, character: str) -> bool:
+        """Type ``character`` into the box unless it is one of the screen's keys still; True when it went."""
         box = box_of(self.app)  # type: ignore[attr-defined]
-        if box is None:
-            return
-        event.stop()
-        event.prevent_default()
-        box.type_text(event.character)
+        if box is None or (not self.typing and character in self.VIEW_KEYS):
+            return False
+        box.type_text(character)
         self.typing = True
         self._tell()
+        return True
