@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.messages import ApprovalAnswered, TurnEnded
@@ -132,6 +133,10 @@ async def test_backing_out_of_the_reason_box_does_not_land_on_allow(
         assert [m.answer for m in recorder.of(ApprovalAnswered)] == ["deny:no"]
 
 
+def _placed(screen: Region, region: Region) -> bool:
+    return region.area > 0 and screen.contains_region(region)
+
+
 @pytest.mark.parametrize("size", [(40, 20), (44, 16), (36, 14)])
 async def test_every_answer_shows_whole_on_a_narrow_terminal(demo_workspace: Path, size: tuple[int, int]) -> None:
     """At 40 columns "Deny, say why" was cut to "Why" or hidden; at 36x14 no button showed."""
@@ -141,7 +146,8 @@ async def test_every_answer_shows_whole_on_a_narrow_terminal(demo_workspace: Pat
         screen = app.screen.region
         ids = ("once", "always", "deny", "reason")
         # (the dialog fits itself after a refresh or two: on a busy machine 0.1 s was not always enough)
-        await wait_for(pilot, lambda: all(screen.contains_region(dialog.query_one(f"#{b}").region) for b in ids),
+        # (an unplaced button has the empty region at 0,0, which the screen "contains")
+        await wait_for(pilot, lambda: all(_placed(screen, dialog.query_one(f"#{b}").region) for b in ids),
                        "the buttons placed")
         for bid in ids:
             button = dialog.query_one(f"#{bid}")
