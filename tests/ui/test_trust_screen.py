@@ -90,3 +90,20 @@ async def test_trust_covers_only_what_the_dialog_showed(asking_app: AgentApp, tm
     again = reopened(asking_app, tmp_path / "project")
     async with again.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(again.screen, TrustScreen), "the dialog again, for the new asks")
+
+
+async def test_a_paste_on_the_trust_dialog_waits_in_the_box(asking_app: AgentApp) -> None:
+    """A paste made while the dialog was up went nowhere: it is in the box when the session opens."""
+    from textual import events
+
+    async with asking_app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(asking_app.screen, TrustScreen), "the trust dialog")
+        dialog = asking_app.screen
+        asking_app.post_message(events.Paste("trust me\nnot"))
+        prompt = asking_app.main.prompt
+        await wait_for(pilot, lambda: prompt.value == "trust me\nnot", "the paste in the box")
+        assert asking_app.screen is dialog, "a paste is never an answer"
+        await pilot.press("n")
+        await ready(pilot)
+        assert prompt.value == "trust me\nnot"
+        assert not asking_app.controller.ws.trust.trusted

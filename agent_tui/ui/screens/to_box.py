@@ -20,7 +20,7 @@ TOLD = "Typing goes into the message box; esc takes you back to it."
 
 
 def box_of(app: Any) -> Any | None:
-    """The main screen's message box (None before it exists: the trust screen at start-up)."""
+    """The main screen's message box (None before the app composed it)."""
     return getattr(getattr(app, "main", None), "prompt", None)
 
 

@@ -6,7 +6,7 @@ trusted exactly these asks before.  Each ask is listed with its value (MCP serve
 command line); "Trust" applies them and remembers the folder, "Don't trust" runs with the
 tightened config.  Dismisses with True (trust) or False.  It opens by itself right after the
 first frame, so keys the user is already typing go to the message box, never to ``t``
-(``agent_tui.ui.typing_guard``).
+(``agent_tui.ui.typing_guard``), and so does a paste (``to_box``).
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from agent_tui.core.trust import USER_MCP_SOURCE, TrustReport
+from agent_tui.ui.screens.to_box import PastesToBox
 from agent_tui.ui.typing_guard import HELD_NOTE, GuardsTyping
 
 SMALL_HEIGHT = 24
 """Rows under which the dialog may take the whole height."""
 
 
-class TrustScreen(GuardsTyping, ModalScreen[bool]):
+class TrustScreen(PastesToBox, GuardsTyping, ModalScreen[bool]):
     """Asks whether to trust the workspace's own config; dismisses with True or False."""
 
     CSS_PATH = "trust.tcss"
