@@ -125,7 +125,9 @@ class CommandsMixin:
                               memo_first=True)
 
     def cmd_resume(self: AgentApp, arg: str) -> None:
-        if not self._idle("switch sessions"):
+        # the list opens during a turn too (looking is harmless): refused, the enter meant for it reached the box
+        browsing = not arg and self.turn_running and self.controller is not None
+        if not browsing and not self._idle("switch sessions"):
             return
         if self.controller is not None and not self.controller.ws.memory_trusted:
             self._trust_to_resume(arg.strip())
@@ -140,8 +142,13 @@ class CommandsMixin:
         from agent_tui.ui.screens.sessions import SessionsScreen
 
         def picked(session_id: str | None) -> None:
-            if session_id and self.controller is not None and session_id != self.controller.session_id:
-                self.open_session(self.options.session.resume(session_id), f"resumed session {session_id}")
+            if not session_id or self.controller is None or session_id == self.controller.session_id:
+                return
+            if self.turn_running:
+                self.notify(f"A turn is running: resume {session_id} when it ends (f5, or /resume {session_id}), "
+                            "or press esc to cancel the turn.", severity="warning")
+                return
+            self.open_session(self.options.session.resume(session_id), f"resumed session {session_id}")
 
         current = self.controller.session_id if self.controller is not None else ""
         self.push_screen(SessionsScreen(current), callback=picked)
