@@ -227,7 +227,7 @@ def blockers(parsed: ParsedCommand, workspace: Path | None, *, confined: bool = 
             break
     if workspace is not None:
         root = workspace.resolve()
-        reads = [r.target for r in parsed.redirects if not r.writes and r.op == "<" and r.target is not None]
+        reads = [r.target for r in parsed.redirects if reads_a_file(r.op) and r.target is not None]
         paths = [w for c in parsed.commands for w in c.argv[1:] if _names_outside(w, root)]
         paths += [t for t in reads if _names_outside(t, root)]
         if paths:
@@ -279,7 +279,7 @@ def _host_blockers(parsed: ParsedCommand, root: Path) -> list[str]:
     why: list[str] = []
     computed = [w for c in parsed.commands for w, d in zip(c.argv[1:], c.dynamic[1:], strict=False)
                 if d and "$" in w and not _names_outside(w, root)]  # ($HOME: said already)
-    if computed or any(r.op == "<" and r.target is None for r in parsed.redirects):
+    if computed or any(reads_a_file(r.op) and r.target is None for r in parsed.redirects):
         why.append(f"it names a path the shell computes ({', '.join(computed[:3]) or 'an input redirection'}),"
                    " which could be outside the workspace")
     words = [w for c in parsed.commands for w in c.argv[1:]] + [r.target for r in parsed.redirects if r.target]
@@ -327,6 +327,16 @@ def _names_own_files(word: str, root: Path) -> bool:
     except (OSError, RuntimeError, ValueError):
         return False
     return any(full == root / name or (root / name) in full.parents for name in PROTECTED)
+
+
+READING = re.compile(r"(\d+|\{\w+\})?<>?")
+"""A redirection that opens a file to read, on any descriptor (``<``, ``3<``, ``{fd}<``, ``<>``): ``cat 3<~/.ssh/id_rsa
+<&3`` read a key unasked while only ``<`` was checked."""
+
+
+def reads_a_file(op: str) -> bool:
+    """``op`` opens its target to read (:data:`READING`; not a heredoc, a herestring or a descriptor copy)."""
+    return READING.fullmatch(op.replace(" ", "")) is not None
 
 
 def _names_outside(word: str, root: Path) -> bool:

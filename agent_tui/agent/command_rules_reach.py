@@ -31,8 +31,10 @@ REACHING_OPTIONS: dict[str, tuple[str, ...]] = {
     "make": ("--eval", "-E", "--file", "-f", "--makefile", "-C", "--directory", "-I", "--include-dir"),
     # ``npm test --node-options=--import=data:…`` runs code in node; another shell, config, registry or prefix
     "npm": ("--node-options", "--script-shell", "--userconfig", "--globalconfig", "--registry", "--prefix"),
-    # a plugin by module name, the session uploaded (``--pastebin``), another ini or ini value, another root
-    "pytest": ("-p", "--pastebin", "-o", "--override-ini", "-c", "--config-file", "--rootdir", "--confcutdir"),
+    # a plugin by module name, the session uploaded (``--pastebin``), another ini or ini value, another root; a
+    # folder it empties first (``--basetemp=src`` deleted the workspace's own src/)
+    "pytest": ("-p", "--pastebin", "-o", "--override-ini", "-c", "--config-file", "--rootdir", "--confcutdir",
+               "--basetemp"),
     # the remote shell or the remote rsync is a program named here (``rsync -e 'sh -c id'``)
     "rsync": ("-e", "--rsh", "--rsync-path"),
     # the pager, the browser, or another config (which names programs)

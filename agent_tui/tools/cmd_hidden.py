@@ -9,7 +9,8 @@ the builtins that set a variable they are given by name (``printf -v``, ``read``
 and so do ``${!x}``, ``${x@P}``, ``${a[i]}`` with a subscript that is not a number, ``trap``, ``source``/``.``
 of a computed file (``<(…)``), and a program reading ``/dev/stdin`` or a file descriptor.  Deny rules look
 through ``eval`` themselves; a literal script file is not looked into: the sandbox holds it.  Single-quoted
-text is never code (``grep '[[:space:]]'``, a commit message with ``((x))``).
+text is never code (``grep '[[:space:]]'``, a commit message with ``((x))``) — as the syntax tree says, not a
+scan of the characters: in an unquoted heredoc body a quote is an ordinary character (``cmd_spans``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts
 """Builtins that evaluate text as code, or assign a variable named by their argument (subscript included)."""
 
 
-def hidden_code(source: str, commands: Sequence[Any]) -> str | None:
-    """What in ``source`` (its simple ``commands`` parsed) makes bash evaluate text as code, shortened for a
-    message, or None."""
-    m = HIDDEN_CODE.search(_unquoted(source))
+def hidden_code(active: str, commands: Sequence[Any]) -> str | None:
+    """What makes bash evaluate text as code, shortened for a message, or None: in ``active`` (the line with the
+    text bash never evaluates taken out, ``cmd_spans.active_text``), or in its simple ``commands``."""
+    m = HIDDEN_CODE.search(active)
     if m is not None:
         found = m.group(0).strip()
         return found if len(found) <= 40 else found[:37] + "…"
@@ -51,31 +52,3 @@ def hidden_code(source: str, commands: Sequence[Any]) -> str | None:
         if prog in ("source", ".") and any(c.dynamic[1:2]):
             return f"{prog} of a computed file"
     return None
-
-
-def _unquoted(source: str) -> str:
-    """``source`` with the text of its single-quoted and ``$'…'`` strings taken out (bash never evaluates it
-    there: a ``'[[:space:]]'`` or ``'do ((x))'`` is not code) and its backslash-newlines joined."""
-    out: list[str] = []
-    i, n = 0, len(source)
-    double = False
-    while i < n:
-        c = source[i]
-        if c == "\\" and i + 1 < n:
-            if source[i + 1] != "\n":
-                out.append(source[i:i + 2])
-            i += 2
-            continue
-        if c == '"':
-            double = not double
-        elif c == "'" and not double:
-            ansi = i > 0 and source[i - 1] == "$"
-            j = i + 1
-            while j < n and source[j] != "'":
-                j += 2 if ansi and source[j] == "\\" else 1
-            out.append("''")
-            i = j + 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)

@@ -24,6 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.cmd_hidden import hidden_code
+from agent_tui.tools.cmd_spans import (
+    active_text,
+    decoded_in_expansion,
+    false_comment,
+    literal_spans,
+    quiet_spans,
+    unseen_substitution,
+)
 from agent_tui.tools.cmd_words import (
     GLOB,
     ansi_c,
@@ -125,6 +133,8 @@ class ParsedCommand:
     """The bytes the grammar read (the line, or the line with a first word quoted: ``_FIRST_WITH_AT``)."""
     literal: list[tuple[int, int]] = field(default_factory=list)
     """Byte ranges of ``parsed_bytes`` bash keeps as written (``literal_spans``)."""
+    quiet: list[tuple[int, int]] = field(default_factory=list)
+    """Byte ranges of ``parsed_bytes`` bash never evaluates (``cmd_spans.quiet_spans``)."""
 
     @property
     def parsed(self) -> bool:
@@ -133,7 +143,8 @@ class ParsedCommand:
 
     def hidden_code(self) -> str | None:
         """Where bash evaluates text as code that no parsed command shows, or None (``cmd_hidden``)."""
-        return hidden_code(self.source, self.commands)
+        data = self.parsed_bytes or self.source.encode("utf-8", errors="surrogateescape")
+        return hidden_code(active_text(data, self.quiet), self.commands)
 
     def joined_word(self) -> str | None:
         """A backslash-newline that joins a word bash reads whole and the parse reads as two (``cmd_words``)."""
@@ -204,30 +215,13 @@ def parse_command(source: str) -> ParsedCommand:
         _Walker(result).statement_list(root)
     except Exception as exc:  # (a word this walker cannot read: the line is unreadable, never a crash)
         result.error = result.error or f"part of the command could not be read ({type(exc).__name__})"
+    # where the grammar and bash disagree (``cmd_spans``): the tree alone hid commands that ran
+    result.quiet = quiet_spans(root)
+    if false_comment(root, data) is not None:
+        result.error = result.error or "a `#` there is part of a word to bash, not the start of a comment"
+    if not result.substitution and (unseen_substitution(data, result.quiet) or decoded_in_expansion(root)):
+        result.substitution = True
     return result
-
-
-LITERAL_NODES = frozenset({"raw_string", "ansi_c_string", "comment", "string_content"})
-"""Nodes whose text bash keeps as written, backslash-newlines included (a double-quoted string's text is read
-with them removed: ``unescape_dquoted``)."""
-
-
-def literal_spans(root: Any) -> list[tuple[int, int]]:
-    """Byte ranges where a backslash-newline is no line continuation: ``LITERAL_NODES``, and the body of a
-    heredoc whose delimiter is quoted (``<<'EOF'``)."""
-    out: list[tuple[int, int]] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in LITERAL_NODES:
-            out.append((node.start_byte, node.end_byte))
-            continue
-        if node.type == "heredoc_redirect":
-            start = next((c for c in node.children if c.type == "heredoc_start"), None)
-            if start is not None and any(q in node_text(start) for q in "'\"\\"):
-                out += [(c.start_byte, c.end_byte) for c in node.children if c.type == "heredoc_body"]
-        stack.extend(node.children)
-    return out
 
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?")

@@ -230,8 +230,20 @@ def test_arguments_naming_outside_paths_are_not_auto_approved(tmp_path: Path) ->
     for cmd in ("pytest --basetemp=~/x", "pytest --basetemp=/home/u/x", "pytest ../other", "pytest --basetemp=$HOME/x"):
         v = p.verdict("run_command", "command", {"command": cmd})
         assert v.decision == "ask" and "outside the workspace" in v.reason, (cmd, v)
-    for cmd in ("pytest tests/ -q", f"pytest {tmp_path}/tests", "pytest --basetemp=.tmp", "pytest -k 'a/b'"):
+    for cmd in ("pytest tests/ -q", f"pytest {tmp_path}/tests", "pytest -k 'a/b'"):
         assert p.decide("run_command", "command", {"command": cmd}) == "allow", cmd
+
+
+def test_a_pytest_basetemp_inside_the_workspace_is_asked_unless_the_user_allowed_it(tmp_path: Path) -> None:
+    """A review: `pytest --basetemp=src` ran under a `pytest` rule, and pytest emptied the workspace's src/."""
+    p = policy(tmp_path, allow_commands=["pytest", "python -m pytest"])
+    for cmd in ("pytest --basetemp=src", "pytest --basetemp src", "python -m pytest -q --basetemp=.tmp"):
+        v = p.verdict("run_command", "command", {"command": cmd})
+        assert v.decision == "ask", (cmd, v)
+    assert "--basetemp" in p.verdict("run_command", "command", {"command": "pytest --basetemp=src"}).reason
+    p = policy(tmp_path, allow_commands=["pytest --basetemp=.tmp"])
+    assert p.decide("run_command", "command", {"command": "pytest --basetemp=.tmp -q"}) == "allow"
+    assert p.decide("run_command", "command", {"command": "pytest --basetemp=src"}) == "ask"
 
 
 def test_redirects_inside_the_workspace_are_fine_outside_are_not(tmp_path: Path) -> None:
