@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.agent.command_rules_data import (  # noqa: F401  (re-exported: the rule tables)
+    ANY_PROGRAM_RUNNERS,
     DELETING_CODE,
     FLAG_ALIASES,
     INLINE_CODE_FLAGS,
@@ -388,6 +389,8 @@ def offered_prefix(parsed: ParsedCommand, workspace: Path | None, *, checked: bo
     if not argv or any(dyn[:1]) or inline_code_at(argv) is not None or inner_commands(cmd):
         return None
     prog = cmd.program
+    if prog in ANY_PROGRAM_RUNNERS:  # (``uvx`` as a prefix allowed ``uvx --from git+https://… x``)
+        return None
     out = [argv[0]]
     rest = list(zip(argv[1:], dyn[1:], strict=False))
     if interpreter(prog) in INLINE_CODE_FLAGS:

@@ -79,6 +79,8 @@ VALUE_OPTS = {
     "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter", "-I", "-n",
                            "-N", "--colsep"}),
     "chrt": frozenset({"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"}),
+    "xvfb-run": frozenset({"-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e", "--error-file",
+                           "-p", "--xauth-protocol", "-w", "--wait"}),
 }
 
 
@@ -87,10 +89,18 @@ PASS_THROUGH_WRAPPERS = frozenset({
     "nice", "nohup", "sudo", "doas", "exec", "time", "stdbuf", "setsid", "ionice", "chronic", "unbuffer",
     "caffeinate", "chroot", "flock", "busybox", "catchsegv", "strace", "ltrace", "unshare", "prlimit", "setpriv",
     "nsenter", "valgrind", "fakeroot", "firejail", "numactl", "cpulimit", "torsocks", "proxychains", "proxychains4",
-    "systemd-run",
+    "systemd-run", "xvfb-run", "dbus-run-session", "rlwrap", "tsp", "linux32", "linux64", "pkexec",
 })
-#: Wrappers whose command follows one more argument (a priority, a CPU mask) or none.
-ARG_WRAPPERS = frozenset({"coproc", "parallel", "chrt", "taskset"})
+#: Wrappers whose command follows one more argument (a priority, a CPU mask, an architecture, a fake time) or none.
+ARG_WRAPPERS = frozenset({"coproc", "parallel", "chrt", "taskset", "setarch", "faketime"})
+#: Programs that run a program, a package or code that their operands name, in ways these rules do not read (a
+#: host, a script, a package index): the approval dialog offers to remember only the exact line, since their name
+#: alone as a prefix (``uvx``, ``ssh``) would allow whatever they are next asked to run.
+ANY_PROGRAM_RUNNERS = frozenset({
+    "uvx", "pipx", "bunx", "pnpx", "ssh", "gdb", "lldb", "expect", "direnv", "nix-shell", "nix", "dotenv", "devbox",
+    "mise", "asdf", "rtx", "micromamba", "mamba", "pixi", "pdm", "rye", "podman", "vagrant", "tmux", "screen", "at",
+    "batch", "crontab", "osascript",
+}) | PASS_THROUGH_WRAPPERS | ARG_WRAPPERS
 #: Programs that run a command given with ``-c`` / ``--command`` as another user or under a recorder.
 COMMAND_FLAG_RUNNERS = frozenset({"su", "runuser", "script"})
 #: Programs whose argument tails deny rules read as commands they may run (``wrapped_candidates``).

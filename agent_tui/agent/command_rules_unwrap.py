@@ -141,8 +141,8 @@ def inner_commands(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
                 found += _commands_of(args[i + 1], depth)
     elif prog in ARG_WRAPPERS:
         i = _skip_options(args, VALUE_OPTS.get(prog, frozenset()))
-        if prog in ("chrt", "taskset"):
-            i += 1  # the priority or CPU mask
+        if prog in ("chrt", "taskset", "setarch", "faketime"):
+            i += 1  # the priority, CPU mask, architecture or time
         sub = _sub(argv, dyn, 1 + i)
         found += [sub] if sub else []
     elif prog in ("watch",):
@@ -216,7 +216,7 @@ def env_split(args: tuple[str, ...]) -> EnvSplit:
 
 
 #: Wrappers with a word of their own before the command (a duration, a priority, a CPU mask, a folder, a lock).
-POSITIONALS = {"timeout": 1, "chrt": 1, "taskset": 1, "chroot": 1, "flock": 1, "sg": 1}
+POSITIONALS = {"timeout": 1, "chrt": 1, "taskset": 1, "setarch": 1, "faketime": 1, "chroot": 1, "flock": 1, "sg": 1}
 
 
 def wrapped_candidates(cmd: SimpleCommand) -> list[SimpleCommand]:
