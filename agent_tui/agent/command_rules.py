@@ -327,7 +327,12 @@ def _names_own_files(word: str, root: Path) -> bool:
         full = (root / value).resolve() if not value.startswith("/") else Path(value).resolve()
     except (OSError, RuntimeError, ValueError):
         return False
-    return any(full == root / name or (root / name) in full.parents for name in PROTECTED)
+    if full != root and root not in full.parents:
+        return False
+    first = full.relative_to(root).parts[:1]
+    # case-folded: on a case-insensitive file system (macOS, where every command runs on the host) `.GIT/config`
+    # is git's own config
+    return bool(first) and first[0].casefold() in {name.casefold() for name in PROTECTED}
 
 
 READING = re.compile(r"(\d+|\{\w+\})?<>?")
