@@ -57,7 +57,7 @@ Folded = tuple[str, dict[int, str]]
 """A box with folded pastes: its text with paste tokens, and the text of each paste by number."""
 
 
-def _folded_record(text: str, folded: Folded | None) -> dict[str, object] | None:
+def folded_record(text: str, folded: Folded | None) -> dict[str, object] | None:
     """``folded`` as written beside the masked ``text``, when masking its parts gives the same text (else
     the draft comes back expanded, as before: never a form that would send something else)."""
     if not folded or not folded[1]:
@@ -79,7 +79,18 @@ def expand(shown: str, pastes: dict[int, str]) -> str:
     return TOKEN.sub(lambda m: pastes.get(int(m.group(1)), m.group(0)), shown)
 
 
-def _folded_of(record: dict[str, object]) -> Folded | None:
+def renumbered(folded: Folded, after: int) -> Folded | None:
+    """``folded`` with its pastes numbered from ``after + 1``, to sit beside the box's own pastes (a message
+    recalled with ↑); None when its text holds a token of no paste of its own (it could take a new number's)."""
+    shown, pastes = folded
+    if any(int(m.group(1)) not in pastes for m in TOKEN.finditer(shown)):
+        return None
+    new = {old: after + n for n, old in enumerate(sorted(pastes), 1)}
+    text = TOKEN.sub(lambda m: m.group(0).replace(f"#{m.group(1)} ", f"#{new[int(m.group(1))]} ", 1), shown)
+    return text, {new[old]: pasted for old, pasted in pastes.items()}
+
+
+def folded_of(record: dict[str, object]) -> Folded | None:
     raw = record.get("folded")
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str) or not isinstance(raw.get("pastes"), dict):
         return None
@@ -132,7 +143,7 @@ class Drafts:
             self._hold()
             at = time.time() - (1.0 if slot else 0.0)
             record: dict[str, object] = {"text": redact_text(text[:MAX_DRAFT]), "at": at, "pid": os.getpid()}
-            if len(text) <= MAX_DRAFT and (kept := _folded_record(str(record["text"]), folded)) is not None:
+            if len(text) <= MAX_DRAFT and (kept := folded_record(str(record["text"]), folded)) is not None:
                 record["folded"] = kept
             tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
             tmp.replace(path)
@@ -171,7 +182,7 @@ class Drafts:
             text, at = record.get("text"), record.get("at")
             if isinstance(text, str) and text.strip():
                 found.append(Draft(text, float(at) if isinstance(at, (int, float)) else 0.0, claimed,
-                                   _folded_of(record)))
+                                   folded_of(record)))
             else:
                 claimed.unlink(missing_ok=True)
         self._sweep_locks()

@@ -25,7 +25,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from agent_tui.ui.drafts import Drafts, Folded
+from agent_tui.ui.drafts import Drafts, Folded, expand, folded_of, folded_record
 
 FILE_NAME = "input_history.jsonl"
 """The old, in-workspace file (``.agent-tui/input_history.jsonl``): imported only as described above."""
@@ -44,6 +44,9 @@ class InputHistory:
         self.path = path
         self.workspace = workspace
         """The workspace this history belongs to (None: in memory only)."""
+        self.folds: dict[str, Folded] = {}
+        """Sent messages that held folded pastes, by their text: the box as it showed them (↑ brings them back
+        folded; a 2,000-line paste came back as 2,000 lines)."""
         self.entries: list[str] = self._load()
         self.cursor = len(self.entries)
         self.draft = ""
@@ -89,18 +92,26 @@ class InputHistory:
 
     def _load(self) -> list[str]:
         out: list[str] = []
-        for text in _texts(self.path):
+        for record in _records(self.path):
+            text = record.get("text")
+            if not isinstance(text, str) or not text:
+                continue
+            if (folded := folded_of(record)) is not None:
+                self.folds[text] = folded
             if not out or out[-1] != text:
                 out.append(text)
         return out[-LIMIT:]
 
-    def add(self, text: str, *, keep_long: bool = False) -> bool:
+    def add(self, text: str, *, keep_long: bool = False, folded: Folded | None = None) -> bool:
         """Remember a sent message (not a repeat of the last one) and reset the cursor.  ``keep_long``:
         also past ``MAX_CHARS`` (an unsent draft taken over from an ended run: it has no other copy).
-        True when the text is on disk (or was already the last entry)."""
+        ``folded``: the box as it showed the message, when it held folded pastes.  True when the text is on
+        disk (or was already the last entry)."""
         self.cursor = len(self.entries)
         self.draft = ""
         self.edits.clear()
+        if folded is not None and folded[1] and expand(*folded) == text:
+            self.folds[text] = folded
         if self.entries and self.entries[-1] == text:
             return True
         if not text.strip() or (len(text) > MAX_CHARS and not keep_long):
@@ -109,20 +120,28 @@ class InputHistory:
         self.cursor = len(self.entries)
         if self.path is None:
             return False
-        from agent_tui.core.redact import redact_text
-
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # what the user typed: theirs alone
             with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"text": redact_text(text), "at": round(time.time(), 3)}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({**self._record(text), "at": round(time.time(), 3)}, ensure_ascii=False) + "\n")
             if len(self.entries) > 2 * LIMIT:
                 self.entries = self.entries[-LIMIT:]
                 self.cursor = len(self.entries)
-                body = "".join(json.dumps({"text": redact_text(t)}, ensure_ascii=False) + "\n" for t in self.entries)
+                self.folds = {t: f for t, f in self.folds.items() if t in set(self.entries)}
+                body = "".join(json.dumps(self._record(t), ensure_ascii=False) + "\n" for t in self.entries)
                 self.path.write_text(_import_mark(self.path) + body, encoding="utf-8")
         except OSError:
             return False  # an unwritable state directory: history stays in memory
         return True
+
+    def _record(self, text: str) -> dict[str, object]:
+        """The line kept for ``text``: masked (``core/redact``), with its folded form when masking leaves it whole."""
+        from agent_tui.core.redact import redact_text
+
+        record: dict[str, object] = {"text": redact_text(text)}
+        if (kept := folded_record(str(record["text"]), self.folds.get(text))) is not None:
+            record["folded"] = kept
+        return record
 
     # the unsent draft -----------------------------------------------------------------------------
     def save_draft(self, text: str, folded: Folded | None = None, before: str = "") -> str:

@@ -305,7 +305,8 @@ async def type_a_paste_then_browse_up(pilot: Any, app: Any, typed: str) -> str:
 
 
 async def test_sending_a_recalled_message_gives_back_what_was_typed_before(demo_workspace: Path) -> None:
-    """Typed, ↑ to an earlier message, enter: the typing was dropped with no copy anywhere."""
+    """Typed, ↑ to an earlier message, enter: the typing was dropped with no copy anywhere.  It comes back with
+    its paste still folded (it came back expanded, 40 lines in the box)."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -314,7 +315,8 @@ async def test_sending_a_recalled_message_gives_back_what_was_typed_before(demo_
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("escape")
-        assert prompt.value == f"my unsent idea: {big}"
+        assert prompt.value == "my unsent idea: [paste #1 · 40 lines]"
+        assert prompt.expanded() == f"my unsent idea: {big}"
 
 
 async def test_quitting_while_up_keeps_a_folded_paste_of_the_draft_whole(demo_workspace: Path) -> None:
@@ -425,10 +427,10 @@ async def test_a_refused_message_comes_back_with_its_paste_folded(demo_workspace
 def test_a_malformed_folded_draft_comes_back_plain() -> None:
     """A foreign or damaged draft file: no pastes, or a key that is a digit only to Unicode ("²"), made the
     start fail (a review)."""
-    from agent_tui.ui.drafts import _folded_of
+    from agent_tui.ui.drafts import folded_of
 
-    assert _folded_of({"text": "hello", "folded": {"text": "hello", "pastes": {}}}) is None
-    assert _folded_of({"text": "a x", "folded": {"text": "a [paste #2 · 1 line]", "pastes": {"²": "x"}}}) is None
+    assert folded_of({"text": "hello", "folded": {"text": "hello", "pastes": {}}}) is None
+    assert folded_of({"text": "a x", "folded": {"text": "a [paste #2 · 1 line]", "pastes": {"²": "x"}}}) is None
     good = {"text": "a x", "folded": {"text": "a [paste #2 · 1 line]", "pastes": {"2": "x"}}}
-    assert _folded_of(good) == ("a [paste #2 · 1 line]", {2: "x"})
-    assert _folded_of({**good, "text": "a y"}) is None, "never a form that would send something else"
+    assert folded_of(good) == ("a [paste #2 · 1 line]", {2: "x"})
+    assert folded_of({**good, "text": "a y"}) is None, "never a form that would send something else"

@@ -25,7 +25,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from agent_tui.ui import commands
-from agent_tui.ui.drafts import TOKEN, Folded, expand
+from agent_tui.ui.drafts import TOKEN, Folded, expand, renumbered
 from agent_tui.ui.input_history import MAX_CHARS, InputHistory
 from agent_tui.ui.messages import ActionFailed, CommandEntered, TaskSubmitted
 
@@ -178,9 +178,9 @@ class PromptInput(TextArea):
         self._draft_timer = None
         self._unsaved_since = None
         h = self.inputs
-        browsing = h.cursor < len(h.entries) and self.text == h.entries[h.cursor]
+        browsing = h.cursor < len(h.entries) and self.expanded() == h.entries[h.cursor]
         folded = None if browsing or not self.pastes else (self.text, dict(self.pastes))
-        before = self.expanded(h.draft) if h.browsing_edit(self.text) else ""
+        before = self.expanded(h.draft) if h.browsing_edit(self.expanded()) else ""
         problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded(), folded, before)
         if problem and not self._draft_problem and self.is_attached:
             self.notify(f"What you type cannot be saved ({problem}): until you send it, it is only in this "
@@ -326,9 +326,21 @@ class PromptInput(TextArea):
             # a draft put back selected is browsed away from: ↑ keeps it as what was typed before browsing (↓
             # brings it back), it is not typed over (pushed into the history, it reset the browsing: ↓ lost it)
             self._restored, self._restore_note = None, ""
-        text = self.inputs.step(step, self.text)
-        if text is not None:
+        h = self.inputs
+        current = self.text
+        if h.cursor < len(h.entries) and self.expanded() == h.entries[h.cursor]:
+            current = h.entries[h.cursor]  # (shown with its pastes folded, unchanged: not an edit)
+        text = h.step(step, current)
+        if text is None:
+            return
+        folded = h.folds.get(text) if h.cursor < len(h.entries) and text == h.entries[h.cursor] else None
+        shown = renumbered(folded, self._paste_no) if folded is not None else None
+        if shown is None:
             self.value = text
+            return
+        self.pastes.update(shown[1])  # (the box's own pastes stay: the draft typed before ↑ may hold some)
+        self._paste_no = max(self._paste_no, *shown[1])
+        self.value = shown[0]
 
     async def _on_paste(self, event: events.Paste) -> None:
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
@@ -364,18 +376,19 @@ class PromptInput(TextArea):
             text = self.default_task
         h = self.inputs
         typed_before = self.expanded(h.draft) if h.cursor < len(h.entries) else ""
+        before_folded = self._folded(h.draft) if typed_before else None
         stripped = text.strip()
         parsed = None
         if "\n" not in stripped:
             try:
                 parsed = commands.parse(stripped)
             except commands.UnknownCommand as exc:  # a typo, or a message that starts with a path: the
-                h.add(text)  # text stays in the box to fix (and on ↑)
+                h.add(text, folded=self._folded())  # text stays in the box to fix (and on ↑)
                 if typed_before.strip() and typed_before != text:  # (it was recalled: what was typed before
                     h.add(typed_before, keep_long=True)  # ↑ goes first on ↑, as the box holds the command)
                 self.post_message(ActionFailed(str(exc)))
                 return
-        h.add(text)
+        h.add(text, folded=self._folded())
         if len(text) > MAX_CHARS:
             self.notify(f"At {len(text):,} characters this message is too long for ↑ history; the conversation "
                         "keeps it.", title="Not in ↑ history")
@@ -384,7 +397,7 @@ class PromptInput(TextArea):
         self.pastes.clear()
         self._restored, self._restore_note = None, ""
         if typed_before.strip() and typed_before != text:
-            self.value = typed_before
+            self._show(typed_before, before_folded)  # (its own pastes folded again)
             self._restored = (self.text, typed_before)
             self.select_all()
         self.save_draft()
@@ -403,6 +416,12 @@ class PromptInput(TextArea):
                 text = stripped[1:]
         self.drop_default_task()  # the demo task is offered once: after a first message enter on empty does nothing
         self.post_message(TaskSubmitted(text.strip("\n")))
+
+    def _folded(self, text: str | None = None) -> Folded | None:
+        """``text`` (the box's by default) as shown, with the pastes its tokens name (None: it folds none)."""
+        text = self.text if text is None else text
+        used = {n: self.pastes[n] for m in TOKEN.finditer(text) if (n := int(m.group(1))) in self.pastes}
+        return (text, used) if used else None
 
     def drop_default_task(self) -> None:
         """Enter on the empty box sends nothing from now on, and the box says what it always says (the demo
