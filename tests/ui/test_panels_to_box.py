@@ -76,6 +76,23 @@ async def test_a_paste_on_an_approval_dialog_lands_in_the_box(demo_workspace: Pa
         assert app.screen is dialog, "a paste is never an answer"
 
 
+async def test_letters_typed_after_a_paste_on_an_approval_do_not_answer_it(demo_workspace: Path) -> None:
+    """A tester pasted, then typed "yes and also": the `y` allowed the command (and "also" answered Always)."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await demo_until_approval(pilot)
+        dialog.shown_at = float("-inf")  # (long settled, and no typing before: only the paste says "writing")
+        app.typing.last = float("-inf")
+        app.post_message(events.Paste("context from my notes "))
+        prompt = app.main.prompt
+        await wait_for(pilot, lambda: prompt.value == "context from my notes ", "the paste in the box")
+        app.typing.last = float("-inf")  # (and after a pause)
+        await pilot.press(*"yes and also")
+        await pilot.pause()
+        assert app.screen is dialog, "a letter after a paste answered the approval"
+        assert prompt.value == "context from my notes yes and also"
+
+
 async def test_the_inspector_filter_still_takes_what_is_pasted_into_it(demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:

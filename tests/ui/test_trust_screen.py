@@ -107,3 +107,24 @@ async def test_a_paste_on_the_trust_dialog_waits_in_the_box(asking_app: AgentApp
         await ready(pilot)
         assert prompt.value == "trust me\nnot"
         assert not asking_app.controller.ws.trust.trusted
+
+
+async def test_letters_typed_after_a_paste_on_the_trust_dialog_do_not_answer_it(asking_app: AgentApp,
+                                                                                   tmp_path: Path) -> None:
+    """A tester pasted, then typed "the fix" 0.3 s later: the `t` trusted the folder and its MCP server started."""
+    from textual import events
+
+    async with asking_app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(asking_app.screen, TrustScreen), "the trust dialog")
+        dialog = asking_app.screen
+        dialog.shown_at = float("-inf")  # (long settled: only the paste says the user is writing)
+        asking_app.post_message(events.Paste("please look at this "))
+        prompt = asking_app.main.prompt
+        await wait_for(pilot, lambda: prompt.value == "please look at this ", "the paste in the box")
+        asking_app.typing.last = float("-inf")  # (and after a pause, too)
+        await pilot.press(*"the fix")
+        await pilot.pause()
+        assert asking_app.screen is dialog, "a letter after a paste answered the dialog"
+        assert prompt.value == "please look at this the fix"
+    assert TrustStore().entries() == []
+    assert not (tmp_path / "project" / "mcp-started").exists()

@@ -6,7 +6,9 @@ on help, memos or MCP vanished without a word, though the request view already s
 screen mixes in :class:`PastesToBox` (a paste goes to the box, folded there like any other) or
 :class:`TypesToBox` (letters too, except its own keys until the user has typed something else), and tells
 the user once where their text went.  A field of the panel (the inspector's filter, a reason box) still takes
-what is pasted or typed into it: it stops the event before it reaches the screen.
+what is pasted or typed into it: it stops the event before it reaches the screen.  On a dialog that guards
+typing (an approval, the trust dialog: ``ui/typing_guard``) a paste means the user is writing, so the dialog
+holds from then on: the letter typed after a paste (the `t` of "the") trusted the folder.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual import events
+
+from agent_tui.ui.typing_guard import GuardsTyping, TypingGuard
 
 TOLD = "Typing goes into the message box; esc takes you back to it."
 """The note shown the first time a panel sends keys or a paste on to the box."""
@@ -46,6 +50,12 @@ class PastesToBox:
         # has the focus by then (this panel, or a field a key behind the paste focused): it went in twice
         sent._set_forwarded()
         box.post_message(sent)  # (the box folds a large one, as when pasted there)
+        if isinstance(self, GuardsTyping):  # the user is writing: a letter typed next is for the box too (the `t`
+            guard = getattr(self.app, "typing", None)  # of "the", right after a paste, trusted the folder)
+            if isinstance(guard, TypingGuard):
+                guard.typed()
+            self.typing_held()
+            return
         self._tell()
 
 
