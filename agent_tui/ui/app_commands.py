@@ -33,6 +33,11 @@ class CommandsMixin:
         if handler is None:
             self.refuse_command(f"unknown command /{name}")
             return
+        if arg and (known := commands.BY_NAME.get(name)) is not None and not known.args and name != "undo":
+            # (the words after it were dropped without a word: `/memo remember the threshold=0 case`)
+            self.refuse_command(f"/{name} takes no argument, so “{arg[:40]}” would be lost: send /{name} alone, or "
+                                f"the words as a message", "warning")
+            return
         if name not in ("help", "quit", "mcp") and self.controller is None:
             if self.session_opening or not self.open_failed:
                 self.refuse_command("The session is still opening; try again in a moment.", "warning")
