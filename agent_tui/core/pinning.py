@@ -53,6 +53,8 @@ def pin_target(engine: Any, target: str, add_rule: Callable[[str], ContextItem])
             raise EngineError("an empty rule cannot be pinned")
         return add_rule(quoted)
     t = target.strip()
+    if not t:
+        raise EngineError("an empty rule cannot be pinned: give the rule's text (or an item id)")
     if t.startswith("f:") or t in engine.items or _known(engine, t):
         return engine.pin(t)
     if looks_like_id(t):

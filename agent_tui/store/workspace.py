@@ -15,6 +15,7 @@ from typing import Any
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import ContextEngine
 from agent_tui.core.git_ignore import keep_out_of_git
+from agent_tui.core.item_actions import EngineError
 from agent_tui.core.items import ContextItem
 from agent_tui.core.store_owner import (
     LINK_ASK_KEY,
@@ -125,7 +126,9 @@ class Workspace:
         return self.store.load_items(GLOBAL_SESSION)
 
     def add_rule(self, text: str) -> ContextItem:
-        """Pin a project rule for every session of this workspace."""
+        """Pin a project rule for every session of this workspace (never an empty one: EngineError)."""
+        if not text.strip():
+            raise EngineError("an empty rule cannot be pinned: give the rule's text")
         eng = ContextEngine(self.settings, store=self.store, session_id=GLOBAL_SESSION, log_requests=False)
         eng.load(self.store.load_items(GLOBAL_SESSION))
         return eng.pin_rule(text)
