@@ -58,10 +58,10 @@ class Head:
                 continue
             if it.pinned:
                 head.append(it)
-            elif not it.in_window:
-                excluded.append((it, str(it.state)))
             elif it.category == Category.RULES:  # (no compaction event carries a rule: it rides pinned or not at all)
                 excluded.append((it, "unpinned: no longer sent (pin it again to send it with every request)"))
+            elif not it.in_window:
+                excluded.append((it, str(it.state)))
             elif not block.covers(it.id):
                 excluded.append((it, "waits for the next compaction event"))
         head += [carried_rule(it) for it in carried]

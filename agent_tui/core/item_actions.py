@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent_tui.core.items import ContextItem, Scope, State
+from agent_tui.core.items import Category, ContextItem, Scope, State
 
 SPECIAL = ("f:", "h:", "ins:", "tool:")
 """Id prefixes of items that are not messages (active files, released files' import lines, instruction
@@ -81,6 +81,8 @@ class ItemActions:
             return self._special_action("unpin", item_id)
         item = self._mutable(item_id)
         item.pinned = False
+        if item.category == Category.RULES:  # a rule rides pinned or not at all: unpinned, it is out (it showed "in")
+            item.state = State.EVICTED
         self.engine._save(item)
         return item
 
@@ -124,6 +126,8 @@ class ItemActions:
         if item_id.startswith(SPECIAL):
             return self._special_action("restore", item_id)
         item = self._mutable(item_id)
+        if item.category == Category.RULES and item.role is None:  # (restored, a rule is sent again: pinned)
+            return self._pin(item_id)
         was = (item.state, item.summarised_into)
         if restorable(item):
             item.provenance["restored_turn"] = self.engine.turn

@@ -276,6 +276,22 @@ def test_an_unpinned_rule_is_no_longer_sent_and_says_so() -> None:
     assert "never touch test_app.py" in request_text(eng.assemble().messages)
 
 
+def test_an_unpinned_rule_shows_as_out_and_a_restore_sends_it_again() -> None:
+    """A tester: after `/unpin rule6` the inspector and `memory list` still said `in`, while the trace said it was no
+    longer sent.  Its state says so now; restoring it (the inspector's action for an item that is out) pins it."""
+    from agent_tui.core.items import State
+
+    eng = engine(window=8_192)
+    rule = eng.pin_rule("RULE: prefer small commits")
+    eng.add_user("Go. " + filler("task", 20))
+    eng.unpin(rule.id)
+    assert eng.get(rule.id).state == State.EVICTED and not eng.get(rule.id).pinned
+    assert "prefer small commits" not in request_text(eng.assemble().messages)
+    eng.restore(rule.id)
+    assert eng.get(rule.id).state == State.IN and eng.get(rule.id).pinned
+    assert "prefer small commits" in request_text(eng.assemble().messages)
+
+
 def _one_event(eng: ContextEngine) -> None:
     """A compaction event the way the agent makes one (plan, summary, apply), not through ``assemble``."""
     from agent_tui.core.summary import ExtractiveSummariser
