@@ -164,7 +164,8 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, dict
     if not calls:
         if asks_for_the_fix(last_user) and not _asked_before(messages):
             return ("I'll start with the project layout.", [("list_dir", {"path": ".", "depth": 2})])
-        how = "" if _asked_before(messages) else " Ask it to “fix the restock bug” to watch it."
+        how = (" It played the fix in this session already: /new starts a fresh one to watch it again."
+               if _asked_before(messages) else " Ask it to “fix the restock bug” to watch it.")
         return ("This is the offline demo model: it plays one scripted bug fix and cannot answer other "
                 f"requests.{how} Run `agent-tui --model <model>` (e.g. openai/gpt-4o) to work with a real "
                 "model; the inspector (f2) and the request view (ctrl+r) show what it would be sent."), []

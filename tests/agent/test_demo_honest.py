@@ -93,7 +93,8 @@ def test_the_fix_plays_when_asked_for_even_after_another_first_message(ask: str)
                                                     {"role": "user", "content": ask}]
     assert plan_step(after)[1] == [("list_dir", {"path": ".", "depth": 2})]
     again = convo(user=ask, earlier=True)  # the task was asked (and played) before: not replayed
-    assert plan_step(again)[1] == []
+    text, calls = plan_step(again)
+    assert calls == [] and "/new" in text, "it says how to watch it again (a tester asked again after esc)"
 
 
 def test_notes_merged_into_the_task_do_not_read_as_the_user_saying_change_nothing() -> None:
