@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Markdown, OptionList
@@ -53,6 +53,12 @@ def memo_head(row: dict[str, Any], session_id: str | None) -> str:
             f"{_when(row, '%Y-%m-%d %H:%M:%S')} · {where}")
 
 
+NARROW = 80
+"""Columns under which the list is stacked above the memo."""
+SHORT = 20
+"""Rows under which the memo's heading is cut to one line."""
+
+
 class MemosScreen(TypesToBox, ModalScreen[None]):
     """Memos of this workspace, newest first."""
 
@@ -68,12 +74,19 @@ class MemosScreen(TypesToBox, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="memos-dialog"):
             yield Label("Progress memos", id="memos-title")
-            with Horizontal():
+            with Horizontal(id="memos-body"):
                 yield OptionList(id="memo-list")
                 with Vertical(id="memo-pane"):
                     yield Label("", id="memo-head", markup=False)
-                    yield Markdown("", id="memo-text")
+                    with VerticalScroll(id="memo-scroll"):  # (focusable: tab, then the arrows and pgdn scroll it)
+                        yield Markdown("", id="memo-text")
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below :data:`NARROW` columns the list goes above the memo (beside it, it left the memo no columns at
+        40x12); below :data:`SHORT` rows the memo's heading takes one line (at 60x15 it took every row)."""
+        self.set_class(event.size.width < NARROW, "-narrow")
+        self.set_class(event.size.height < SHORT, "-short")
 
     def on_mount(self) -> None:
         self.load()
