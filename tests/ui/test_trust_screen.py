@@ -130,3 +130,17 @@ async def test_letters_typed_after_a_paste_on_the_trust_dialog_do_not_answer_it(
         assert prompt.value == "please look at this the fix"
     assert TrustStore().entries() == []
     assert not (tmp_path / "project" / "mcp-started").exists()
+
+
+async def test_the_list_of_asks_shows_when_it_has_the_focus(asking_app: AgentApp) -> None:
+    """A tester: tab went from "Don't trust" to a stop nothing highlighted (the list, which the arrows then
+    scrolled), so tab and enter seemed to do nothing."""
+    async with asking_app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(asking_app.screen, TrustScreen), "the trust dialog")
+        await wait_for(pilot, lambda: asking_app.screen.query("#trust-body"), "the list")
+        body = asking_app.screen.query_one("#trust-body")
+        unfocused = body.styles.background
+        body.focus()
+        await pilot.pause()
+        assert asking_app.screen.focused is body
+        assert body.styles.background != unfocused and body.styles.border_left[0], "the focus shows"
