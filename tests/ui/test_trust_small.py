@@ -39,11 +39,11 @@ async def test_every_ask_can_be_scrolled_into_view_on_a_short_terminal(asking_ap
         screen = asking_app.screen
         await wait_for(pilot, lambda: screen.query(".trust-ask"), "the asks listed")
         screen.typing_held()
-        await pilot.pause()
-        await pilot.pause()
         body = screen.query_one("#trust-body")
         foot = screen.query_one("#trust-foot")
-        assert body.region.bottom <= foot.region.y, (body.region, foot.region)
+        # (the dialog fits itself after a refresh or two, once the held note took its rows: on a busy machine two
+        # pauses were not always enough)
+        await wait_for(pilot, lambda: body.region.bottom <= foot.region.y, "the list above the buttons", timeout=10)
         last = list(screen.query(".trust-ask"))[-1]
         body.scroll_end(animate=False)
         await pilot.pause()
