@@ -205,6 +205,29 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.call_after_refresh(self._give_typed_ahead)
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste the box did not take goes into it: with the focus on the conversation (clicked to scroll or
+        select) or nowhere, it went nowhere and was in no draft.  Before the box exists it is kept for it."""
+        prompt = self._box()
+        if not event.text:
+            return
+        event.stop()
+        event.prevent_default()
+        if prompt is None:
+            self._typed_ahead.append(event.text)
+            return
+        sent = events.Paste(event.text)
+        sent._set_forwarded()  # (bubbling back up, the app would hand it to the box again)
+        prompt.post_message(sent)
+        self.set_focus(prompt, scroll_visible=False)
+
+    def _box(self) -> PromptInput | None:
+        """The message box (None before it is composed)."""
+        try:
+            return self.query_one(PromptInput)
+        except NoMatches:
+            return None
+
     def _give_typed_ahead(self, prompt: PromptInput | None = None) -> None:
         """Put the keys typed before the box existed into it, as typing would: over a restored draft, which is
         selected, they replace it (it goes to ↑); an Enter typed ahead is a line end, never a send (the user has

@@ -353,8 +353,8 @@ class PromptInput(TextArea):
             self.insert(f"[paste #{self._paste_no} · {paste_size(text)}]")
             self.post_message(self.PasteFolded(self._paste_no, text))
             return
+        event.stop()  # the box took it (bubbling on, the screen would hand it to the box again: ``MainScreen.on_paste``)
         if text != event.text:  # keep every line, with \n endings
-            event.stop()
             event.prevent_default()
             self.insert(text)
 
