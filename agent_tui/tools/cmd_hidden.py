@@ -23,7 +23,8 @@ from typing import Any
 HIDDEN_CODE = re.compile(
     r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|"
     r"\$\{#?\w+\[(?!\d+\]|@\]|\*\])|\$\{#?[\w@*]+:(?![-=?+]|\s*\d+\s*(?::\s*\d+\s*)?\})|"
-    r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s", re.S)
+    r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s|"
+    r"\{[A-Za-z_]\w*\[[^\n]*?\]\}[<>]", re.S)  # (``{a[$(id)]}>x``: bash evaluates the subscript to store the fd)
 """Source text where bash evaluates code that the parse does not show as a command (``hidden_code``)."""
 EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts", "declare", "typeset", "local",
                                  "trap", "compgen", "complete", "enable", "unset", "readonly"})

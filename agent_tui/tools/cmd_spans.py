@@ -13,7 +13,8 @@ review, twice confirmed through the real binary):
 - A single quote in an unquoted heredoc body is an ordinary character, not quoting: ``'${a[f]}'`` there still
   evaluates the subscript.  What is quoted comes from the tree (:func:`quiet_spans`), not from a scan of the
   characters.
-- A ``$'…'`` string inside ``${…}`` is decoded and then expanded (:func:`decoded_in_expansion`).
+- A ``$'…'`` string inside ``${…}`` is decoded and then expanded, and a ``<(…)`` in an unquoted one runs
+  (:func:`expansion_runs_code`); a backslash-newline inside ``$(`` joins it first (:func:`joined`).
 """
 
 from __future__ import annotations
@@ -74,16 +75,31 @@ def _quoted_delimiter(node: Any) -> bool:
     return start is not None and any(q in start.text for q in (b"'", b'"', b"\\"))
 
 
-def decoded_in_expansion(root: Any) -> bool:
-    """A ``$'…'`` or ``$"…"`` string inside ``${…}``: within double quotes bash decodes it (``extquote``) and then
-    expands what it decoded, so ``"${x-$'\\x60id\\x60'}"`` runs ``id``.  Counted as a substitution."""
-    stack = [(root, False)]
+def expansion_runs_code(root: Any) -> bool:
+    """Code bash runs from inside ``${…}`` that the grammar keeps as text: a ``$'…'`` or ``$"…"`` string (within
+    double quotes bash decodes it, ``extquote``, and then expands what it decoded: ``"${x-$'\\x60id\\x60'}"`` runs
+    ``id``), or, in an unquoted one, a process substitution (``${x:-<(id)}``).  Counted as a substitution."""
+    stack = [(root, False, False)]
     while stack:
-        node, inside = stack.pop()
+        node, inside, quoted = stack.pop()
         if inside and node.type in ("ansi_c_string", "translated_string"):
             return True
-        stack.extend((c, inside or node.type == "expansion") for c in node.children)
+        if node.type == "expansion" and not quoted and _process_substitution(node.text):
+            return True
+        quoted = quoted or node.type in ("string", "heredoc_body", "raw_string")
+        stack.extend((c, inside or node.type == "expansion", quoted) for c in node.children)
     return False
+
+
+def _process_substitution(text: bytes) -> bool:
+    text = joined(text)
+    return any(text[i + 1:i + 2] == b"(" and not escaped(text, i) for i, b in enumerate(text) if b in b"<>")
+
+
+def joined(data: bytes) -> bytes:
+    """``data`` with its backslash-newlines taken out, as bash does before it reads anything (``$\\⏎(`` is ``$(``);
+    an escaped backslash before a newline is taken out too, which can only make more of the line code."""
+    return data.replace(b"\\\n", b"")
 
 
 def escaped(data: bytes, at: int) -> bool:
@@ -126,11 +142,11 @@ def outside(data: bytes, quiet: list[tuple[int, int]]) -> list[tuple[int, bytes]
 def unseen_substitution(data: bytes, quiet: list[tuple[int, int]]) -> bool:
     """An unescaped backtick or ``$(`` outside the quiet spans: a command substitution to bash, whether or not
     the grammar built one (it does not in an unquoted heredoc body or a ``${x:-…}`` operand)."""
-    for offset, piece in outside(data, quiet):
+    for _, piece in outside(data, quiet):
+        piece = joined(piece)  # (``"$\\⏎(touch pwn)"``: bash reads ``$(``, the grammar ``(touch pwn)``)
         for i, byte in enumerate(piece):
-            if byte == 0x60 or byte == 0x24 and piece[i + 1:i + 2] == b"(":
-                if not escaped(data, offset + i):
-                    return True
+            if (byte == 0x60 or byte == 0x24 and piece[i + 1:i + 2] == b"(") and not escaped(piece, i):
+                return True
     return False
 
 

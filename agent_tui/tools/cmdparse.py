@@ -26,7 +26,7 @@ from typing import Any
 from agent_tui.tools.cmd_hidden import hidden_code
 from agent_tui.tools.cmd_spans import (
     active_text,
-    decoded_in_expansion,
+    expansion_runs_code,
     false_comment,
     literal_spans,
     quiet_spans,
@@ -219,7 +219,7 @@ def parse_command(source: str) -> ParsedCommand:
     result.quiet = quiet_spans(root)
     if false_comment(root, data) is not None:
         result.error = result.error or "a `#` there is part of a word to bash, not the start of a comment"
-    if not result.substitution and (unseen_substitution(data, result.quiet) or decoded_in_expansion(root)):
+    if not result.substitution and (unseen_substitution(data, result.quiet) or expansion_runs_code(root)):
         result.substitution = True
     return result
 

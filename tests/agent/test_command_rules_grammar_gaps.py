@@ -4,7 +4,9 @@ A security review found lines an allow rule for `ls`, `cat`, `git status` or `py
 a command hidden in them: a `#` bash reads as part of a word (`\\ #`), which the grammar took for a comment;
 backticks in an unquoted heredoc body or a `${x:-…}` operand, which the grammar keeps as text; a single quote in a
 heredoc body, which is no quoting there; a `$'…'` decoded inside `${…}`; a read on a descriptor other than 0
-(`3<~/.ssh/id_rsa`).  Each line here is first run by bash to show that it really runs `touch pwn`."""
+(`3<~/.ssh/id_rsa`); a second review: a `{a[…]}>` descriptor name (bash evaluates the subscript), `$\\⏎(`
+(bash joins the lines first), a `<(…)` inside `${x:-…}`.  Each line here is first run by bash to show that it
+really runs `touch pwn`."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 
 from agent_tui.agent.permissions import Policy
 
-ALLOW = ["pytest", "git status", "ls", "cat", "python -m pytest"]
+ALLOW = ["pytest", "git status", "git commit", "ls", "cat", "echo", "python -m pytest"]
 
 HIDDEN = [
     "ls \\ #; touch pwn",
@@ -34,6 +36,15 @@ HIDDEN = [
     "ls \"${x-'`touch pwn`'}\"",
     "ls \"${x-$'\\x60touch pwn\\x60'}\"",
     "for f in *; do cat <<EOF\n'${a[f]}'\nEOF\ndone",
+    "ls {a['`touch pwn`']}>/dev/null",
+    "git status {a['`touch pwn`']}>&2",
+    "for f in *; do ls {a[f]}>&2; done",
+    'git commit --dry-run -m "$\\\n(touch pwn)"',
+    'echo "a$\\\n(touch pwn)b"',
+    "case ${x:-<(touch pwn)} in *) ls;; esac",
+    "ls <<<${x:-<(touch pwn)}",
+    "for i in ${x:-<(touch pwn)}; do ls; done",
+    "ls; [[ -n ${x:->(touch pwn)} ]]",
 ]
 """Lines that run `touch pwn` (the last one through a file name the repository ships)."""
 
