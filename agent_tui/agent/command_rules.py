@@ -38,6 +38,7 @@ from agent_tui.agent.command_rules_data import (  # noqa: F401  (re-exported: th
     FLAG_ALIASES,
     INLINE_CODE_FLAGS,
     MAX_DEPTH,
+    RUNNER_GROUPS,
     RUNNER_SUBCOMMANDS,
     SHELLS,
     SUBCOMMAND_PROGRAMS,
@@ -398,6 +399,12 @@ def offered_prefix(parsed: ParsedCommand, workspace: Path | None, *, checked: bo
         return None
     out = [argv[0]]
     rest = list(zip(argv[1:], dyn[1:], strict=False))
+    if rest and (prog, rest[0][0]) in RUNNER_GROUPS:  # (``uv tool run X``: ``uv tool`` allowed any package)
+        return None
+    if prog in SUBCOMMAND_PROGRAMS and rest and rest[0][0] in RUNNER_SUBCOMMANDS:  # (before the interpreter's
+        if len(rest) < 2 or rest[1][1] or rest[1][0].startswith("-"):  # branch: ``bun x`` allowed ``bun x evil``)
+            return None
+        return (argv[0], rest[0][0], rest[1][0])
     if interpreter(prog) in INLINE_CODE_FLAGS:
         if len(rest) >= 2 and rest[0][0] == "-m" and not rest[1][1]:
             return (argv[0], "-m", rest[1][0])

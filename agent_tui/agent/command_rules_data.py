@@ -26,7 +26,10 @@ SUBCOMMAND_PROGRAMS = frozenset({
     "make", "ruff", "hatch", "tox", "nox", "dotnet", "gradle", "mvn", "bundle", "rake", "mix", "just",
     "conda", "brew", "apt", "systemctl", "gh", "terraform", "helm", "deno", "bun", "npx",
 })
-RUNNER_SUBCOMMANDS = frozenset({"run", "exec", "x"})
+RUNNER_SUBCOMMANDS = frozenset({"run", "exec", "x", "dlx"})
+#: A program's subcommand whose own subcommands run a package or extension it is given (``uv tool run X`` is
+#: ``uvx X``): offered only as the exact line.
+RUNNER_GROUPS = frozenset({("uv", "tool"), ("dotnet", "tool"), ("gh", "extension"), ("gh", "ext")})
 #: Flag spellings that mean the same, per program ("*" for every program).
 FLAG_ALIASES: dict[str, dict[str, str]] = {
     "*": {"--force": "-f"},

