@@ -131,7 +131,8 @@ class CommandsMixin:
 
     def cmd_resume(self: AgentApp, arg: str) -> None:
         # the list opens during a turn too (looking is harmless): refused, the enter meant for it reached the box
-        browsing = not arg and self.turn_running and self.controller is not None
+        browsing = (not arg and self.turn_running and self.controller is not None
+                    and self.controller.ws.memory_trusted)  # (an untrusted store's trust flow opens a session)
         if not browsing and not self._idle("switch sessions"):
             return
         if self.controller is not None and not self.controller.ws.memory_trusted:

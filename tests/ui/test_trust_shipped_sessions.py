@@ -66,3 +66,33 @@ async def test_resume_waits_for_trust_in_the_tui(fake_llm: FakeOpenAI, tmp_path:
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.controller.session_id == sid, "the resumed session")
         assert any(PLANTED in i.content for i in app.controller.engine.all_items())
+
+
+async def test_f5_during_a_turn_in_an_untrusted_store_waits_for_the_turn(fake_llm: FakeOpenAI, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review: f5 during a turn took the store's trust flow, whose Trust reopened the session under the turn."""
+    from agent_tui.ui.messages import TurnEnded
+    from tests.support.fake_openai import Reply
+
+    from .test_draft_stash import SLOW
+
+    root, sid = shipped_session(tmp_path, monkeypatch)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    fake_llm.script(Reply.text(SLOW, chunk_size=8, chunk_delay=0.05))
+    app = make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                             theme="textual-dark", preload_llm=False, mcp=False))
+    ended: list[TurnEnded] = []
+    async with app.run_test(size=(120, 40), notifications=True,
+                            message_hook=lambda m: ended.append(m) if isinstance(m, TurnEnded) else None) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+        await pilot.press("n")
+        await ready(pilot)
+        session = app.controller.session_id
+        await pilot.press(*"go", "enter")
+        await wait_for(pilot, lambda: app.turn_running, "the slow turn")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: "A turn is running" in _notes(app), "the refusal")
+        assert not isinstance(app.screen, TrustScreen), "no trust flow under a running turn"
+        assert app.controller.session_id == session
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: ended, "the cancelled turn")
