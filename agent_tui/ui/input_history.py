@@ -110,12 +110,12 @@ class InputHistory:
         self.cursor = len(self.entries)
         self.draft = ""
         self.edits.clear()
+        if not text.strip() or (len(text) > MAX_CHARS and not keep_long):
+            return False
         if folded is not None and folded[1] and expand(*folded) == text:
             self.folds[text] = folded
         if self.entries and self.entries[-1] == text:
             return True
-        if not text.strip() or (len(text) > MAX_CHARS and not keep_long):
-            return False
         self.entries.append(text)
         self.cursor = len(self.entries)
         if self.path is None:

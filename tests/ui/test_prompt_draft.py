@@ -320,7 +320,8 @@ async def test_sending_a_recalled_message_gives_back_what_was_typed_before(demo_
 
 
 async def test_quitting_while_up_keeps_a_folded_paste_of_the_draft_whole(demo_workspace: Path) -> None:
-    """The draft written while ↑ showed an old message kept the paste's token, not its text."""
+    """The draft written while ↑ showed an old message kept the paste's token, not its text.  It comes back
+    whole, and folded as it was typed (it came back expanded)."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -328,7 +329,8 @@ async def test_quitting_while_up_keeps_a_folded_paste_of_the_draft_whole(demo_wo
     again = demo_app(demo_workspace)
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        assert again.main.prompt.value == f"see: {big}"
+        assert again.main.prompt.value == "see: [paste #1 · 40 lines]"
+        assert again.main.prompt.expanded() == f"see: {big}"
 
 
 async def test_a_draft_that_cannot_be_written_is_said_once_and_leaves_no_half_copy(

@@ -60,3 +60,33 @@ async def test_a_folded_message_comes_back_folded_after_a_restart(demo_workspace
         prompt.value = ""
         await pilot.press("up")
         assert prompt.value == "see [paste #1 · 40 lines]" and prompt.expanded() == f"see {BIG}"
+
+
+async def test_browsing_past_a_folded_message_leaves_no_copies_of_its_paste(demo_workspace: Path) -> None:
+    """A review: each ↑ visit added a renumbered copy of the recalled paste, kept in the box and written into the
+    draft file at every save (a large paste grew the file by one copy per visit)."""
+    import json
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.main.prompt
+        await pilot.press(*"see ")
+        app.post_message(events.Paste(BIG))
+        await wait_for(pilot, lambda: prompt.value == "see [paste #1 · 40 lines]", "the fold")
+        await pilot.press("enter")
+        await turn_done(pilot)
+        await pilot.press(*"draft ")
+        app.post_message(events.Paste(OTHER))
+        await wait_for(pilot, lambda: prompt.value == "draft [paste #2 · 12 lines]", "the draft's fold")
+        for _ in range(3):
+            await pilot.press("up")
+            assert prompt.value == "see [paste #3 · 40 lines]", "the same number each visit"
+            await pilot.press("down")
+        assert prompt.value == "draft [paste #2 · 12 lines]" and set(prompt.pastes) == {2}
+        await pilot.press("up")
+        prompt.save_draft()
+        saved = json.loads(prompt.inputs.drafts.path.read_text(encoding="utf-8"))
+        assert saved["text"] == f"draft {OTHER}", "browsing, the draft is what was typed before ↑"
+        assert saved["folded"] == {"text": "draft [paste #2 · 12 lines]", "pastes": {"2": OTHER}}, \
+            "kept folded, with its own paste only"

@@ -116,6 +116,8 @@ class PromptInput(TextArea):
         """That notice's word on older drafts put in ↑ history ("" when none)."""
         self._sent_folded: Folded | None = None
         """The box as it showed the message last sent, when it held folded pastes (a refusal puts it back so)."""
+        self._recalled_pastes: set[int] = set()
+        """The numbers of the pastes of the message ↑ shows (dropped when it is left unchanged)."""
 
     # the unsent draft survives a crash, a kill or a quit -------------------------------------------------
     def _on_mount(self) -> None:
@@ -179,7 +181,7 @@ class PromptInput(TextArea):
         self._unsaved_since = None
         h = self.inputs
         browsing = h.cursor < len(h.entries) and self.expanded() == h.entries[h.cursor]
-        folded = None if browsing or not self.pastes else (self.text, dict(self.pastes))
+        folded = self._folded(h.draft) if browsing else self._folded()  # (only the pastes its text names)
         before = self.expanded(h.draft) if h.browsing_edit(self.expanded()) else ""
         problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded(), folded, before)
         if problem and not self._draft_problem and self.is_attached:
@@ -330,6 +332,10 @@ class PromptInput(TextArea):
         current = self.text
         if h.cursor < len(h.entries) and self.expanded() == h.entries[h.cursor]:
             current = h.entries[h.cursor]  # (shown with its pastes folded, unchanged: not an edit)
+            for number in self._recalled_pastes:  # (its copies go: each visit added another)
+                self.pastes.pop(number, None)
+            self._paste_no = max(self.pastes, default=0)
+        self._recalled_pastes = set()
         text = h.step(step, current)
         if text is None:
             return
@@ -339,6 +345,7 @@ class PromptInput(TextArea):
             self.value = text
             return
         self.pastes.update(shown[1])  # (the box's own pastes stay: the draft typed before ↑ may hold some)
+        self._recalled_pastes = set(shown[1])
         self._paste_no = max(self._paste_no, *shown[1])
         self.value = shown[0]
 
@@ -385,7 +392,8 @@ class PromptInput(TextArea):
             except commands.UnknownCommand as exc:  # a typo, or a message that starts with a path: the
                 h.add(text, folded=self._folded())  # text stays in the box to fix (and on ↑)
                 if typed_before.strip() and typed_before != text:  # (it was recalled: what was typed before
-                    h.add(typed_before, keep_long=True)  # ↑ goes first on ↑, as the box holds the command)
+                    h.add(typed_before, keep_long=True, folded=before_folded)  # ↑ goes first on ↑, as the box
+                    # holds the command)
                 self.post_message(ActionFailed(str(exc)))
                 return
         h.add(text, folded=self._folded())
