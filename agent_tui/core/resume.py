@@ -34,6 +34,8 @@ def load_items(engine: ContextEngine, items: Sequence[ContextItem]) -> None:
         if it.id == "sys" or it.id.startswith(("f:", TOOL_PREFIX, HEAD_PREFIX)):
             continue
         e.ids.observe(it.id)
+        if it.category == Category.RULES and it.role is None and not it.pinned and it.state == State.IN:
+            it.state = State.EVICTED  # (unpinned before unpinning a rule said so: it is not sent, not "in")
         if it.id not in e.items:
             e.order.append(it.id)
         e.items[it.id] = it

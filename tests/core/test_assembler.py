@@ -290,6 +290,11 @@ def test_an_unpinned_rule_shows_as_out_and_a_restore_sends_it_again() -> None:
     eng.restore(rule.id)
     assert eng.get(rule.id).state == State.IN and eng.get(rule.id).pinned
     assert "prefer small commits" in request_text(eng.assemble().messages)
+    old = eng.get(rule.id)  # a rule an older version unpinned: stored as "in"
+    old.pinned, old.state = False, State.IN
+    again = engine(window=8_192)
+    again.load([old])
+    assert again.get(rule.id).state == State.EVICTED, "shown as out, as it is"
 
 
 def _one_event(eng: ContextEngine) -> None:
