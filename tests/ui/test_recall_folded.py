@@ -5,6 +5,7 @@ expanded: a 40-line paste filled the box, to scroll through and edit around."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import events
 
@@ -16,20 +17,27 @@ BIG = "\n".join(f"log line {n}" for n in range(40))
 OTHER = "\n".join(f"trace {n}" for n in range(12))
 
 
+async def _sent_then_draft(pilot: Any, app: Any, first: str) -> Any:
+    """Send ``first`` with BIG pasted after it (folded as #1), wait for the turn, then type ``draft `` with OTHER
+    pasted (folded as #2); returns the box."""
+    prompt = app.main.prompt
+    await pilot.press(*first)
+    app.post_message(events.Paste(BIG))
+    await wait_for(pilot, lambda: prompt.value == f"{first}[paste #1 · 40 lines]", "the fold")
+    await pilot.press("enter")
+    await turn_done(pilot)
+    await pilot.press(*"draft ")
+    app.post_message(events.Paste(OTHER))
+    await wait_for(pilot, lambda: prompt.value == "draft [paste #2 · 12 lines]", "the draft's fold")
+    return prompt
+
+
 async def test_a_recalled_message_keeps_its_paste_folded_beside_the_drafts_own(demo_workspace: Path,
                                                                                 recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30), message_hook=recorder) as pilot:
         await ready(pilot)
-        prompt = app.main.prompt
-        await pilot.press(*"why this? ")
-        app.post_message(events.Paste(BIG))
-        await wait_for(pilot, lambda: prompt.value == "why this? [paste #1 · 40 lines]", "the fold")
-        await pilot.press("enter")
-        await turn_done(pilot)
-        await pilot.press(*"draft ")
-        app.post_message(events.Paste(OTHER))
-        await wait_for(pilot, lambda: prompt.value == "draft [paste #2 · 12 lines]", "the draft's fold")
+        prompt = await _sent_then_draft(pilot, app, "why this? ")
         await pilot.press("up")
         assert prompt.value == "why this? [paste #3 · 40 lines]", "recalled folded, numbered after the draft's"
         assert prompt.expanded() == f"why this? {BIG}"
@@ -70,15 +78,7 @@ async def test_browsing_past_a_folded_message_leaves_no_copies_of_its_paste(demo
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        prompt = app.main.prompt
-        await pilot.press(*"see ")
-        app.post_message(events.Paste(BIG))
-        await wait_for(pilot, lambda: prompt.value == "see [paste #1 · 40 lines]", "the fold")
-        await pilot.press("enter")
-        await turn_done(pilot)
-        await pilot.press(*"draft ")
-        app.post_message(events.Paste(OTHER))
-        await wait_for(pilot, lambda: prompt.value == "draft [paste #2 · 12 lines]", "the draft's fold")
+        prompt = await _sent_then_draft(pilot, app, "see ")
         for _ in range(3):
             await pilot.press("up")
             assert prompt.value == "see [paste #3 · 40 lines]", "the same number each visit"

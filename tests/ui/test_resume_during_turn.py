@@ -8,16 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import OptionList
-
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.messages import TaskSubmitted, TurnEnded
-from agent_tui.ui.screens.sessions import SessionsScreen
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 from .conftest import Recorder, ready, turn_done, wait_for
 from .test_draft_stash import SLOW
-from .test_session import pick_session, type_command
+from .test_session import highlight_session, pick_session, type_command
 
 
 async def test_f5_in_a_turn_lists_the_sessions_and_a_choice_waits_for_the_turn(
@@ -44,11 +41,7 @@ async def test_f5_in_a_turn_lists_the_sessions_and_a_choice_waits_for_the_turn(
         prompt = app.main.prompt
         prompt.text = "my draft"
         await pilot.press("f5")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the list during the turn")
-        options = app.screen.query_one(OptionList)
-        await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
-        options.highlighted = next(n for n in range(options.option_count)
-                                   if options.get_option_at_index(n).id == first)
+        await highlight_session(pilot, first)  # (the list opens during the turn)
         await pilot.press("enter")
         await wait_for(pilot, lambda: any("A turn is running: resume" in n.message for n in app._notifications),
                        "the word to wait")

@@ -26,16 +26,21 @@ from .conftest import (
 )
 
 
-async def pick_session(pilot: Pilot[Any], session_id: str) -> None:
-    """In the open session picker (two sessions), choose ``session_id`` and wait until it is the session."""
+async def highlight_session(pilot: Pilot[Any], session_id: str) -> None:
+    """In the session picker (two sessions), highlight ``session_id``."""
     app = pilot.app
     await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the session picker")
     options = app.screen.query_one(OptionList)
     await wait_for(pilot, lambda: options.option_count == 2, "both sessions")
     options.highlighted = next(n for n in range(options.option_count)
                                if options.get_option_at_index(n).id == session_id)
+
+
+async def pick_session(pilot: Pilot[Any], session_id: str) -> None:
+    """In the open session picker (two sessions), choose ``session_id`` and wait until it is the session."""
+    await highlight_session(pilot, session_id)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: app.controller.session_id == session_id, "the resumed session")
+    await wait_for(pilot, lambda: pilot.app.controller.session_id == session_id, "the resumed session")
 
 
 async def type_command(pilot: Pilot[Any], text: str) -> None:
