@@ -120,5 +120,8 @@ async def test_on_a_small_terminal_every_button_is_on_screen(demo_workspace: Pat
             assert len(buttons) == 4
             for b in buttons:
                 assert b.region.area and app.screen.region.contains_region(b.region), (b.id, b.region)
-            assert str(buttons[-1].label) == "Why? (r)"
+            assert str(buttons[-1].label) == "Deny+why (r)", "not 'Why? (r)', which read like a question"
+            always = str(next(b for b in buttons if b.id == "always").label)
+            assert always == ("Always (a)" if dialog.request.kind == "command" else "Always: file (a)"), \
+                "a write's Always keeps its scope"
             await pilot.press("y")

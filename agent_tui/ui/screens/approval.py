@@ -46,9 +46,12 @@ PREVIEW_MIN_ROWS = 4
 #: Below this height the dialog may take the whole screen; below this width its buttons take short labels.
 SMALL_HEIGHT = 20
 NARROW_WIDTH = 80
-TWO_ROW_WIDTH = 48
+TWO_ROW_WIDTH = 62
 """Below this width the four buttons take two rows: in one, "Deny, say why" was cut or hidden at 40 columns."""
-SHORT_LABELS = {"once": "Once (y)", "always": "Always (a)", "deny": "Deny (n)", "reason": "Why? (r)"}
+SHORT_LABELS = {"once": "Once (y)", "always": "Always (a)", "deny": "Deny (n)", "reason": "Deny+why (r)"}
+"""Labels on a narrow terminal ("Why? (r)" read like a question about the dialog: a tester)."""
+SHORT_FILE_ALWAYS = "Always: file (a)"
+"""The short "Always" of a write, which is allowed again on its file only (it said "Always (a)", scope lost)."""
 WIDE_GAP = 16
 """A run of at least this many spaces or tabs inside a command line is shown as one marker."""
 MARK = "reverse $warning"
@@ -298,6 +301,8 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
 
     def _label(self, button: str, short: bool) -> str:
         label = SHORT_LABELS[button] if short else self._labels[button]
+        if short and button == "always" and self._labels[button].startswith("Always, this file"):
+            label = SHORT_FILE_ALWAYS
         return KEY_HINT.sub("", label) if self.held() else label  # (letters type into the box then)
 
     def _keep_buttons_on_screen(self) -> None:
