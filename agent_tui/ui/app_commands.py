@@ -33,7 +33,7 @@ class CommandsMixin:
         if handler is None:
             self.refuse_command(f"unknown command /{name}")
             return
-        if arg and (known := commands.BY_NAME.get(name)) is not None and not known.args and name != "undo":
+        if arg and (known := commands.BY_NAME.get(name)) is not None and not known.args:
             # (the words after it were dropped without a word: `/memo remember the threshold=0 case`)
             self.refuse_command(f"/{name} takes no argument, so “{arg[:40]}” would be lost: send /{name} alone, or "
                                 f"the words as a message", "warning")
@@ -111,10 +111,7 @@ class CommandsMixin:
             self.compact_now(arg)
 
     def cmd_undo(self: AgentApp, arg: str) -> None:
-        if arg:
-            self.refuse_command("/undo takes no argument: each /undo takes back one turn's file changes, the latest "
-                                "first.", "warning")
-        elif self._idle("undo"):
+        if self._idle("undo"):  # (`/undo 2` is refused by run_command: each /undo takes back one turn)
             self.undo_turn()
 
     def cmd_memo(self: AgentApp, arg: str) -> None:

@@ -127,7 +127,8 @@ class InputHistory:
             if len(self.entries) > 2 * LIMIT:
                 self.entries = self.entries[-LIMIT:]
                 self.cursor = len(self.entries)
-                self.folds = {t: f for t, f in self.folds.items() if t in set(self.entries)}
+                kept = set(self.entries)
+                self.folds = {t: f for t, f in self.folds.items() if t in kept}
                 body = "".join(json.dumps(self._record(t), ensure_ascii=False) + "\n" for t in self.entries)
                 self.path.write_text(_import_mark(self.path) + body, encoding="utf-8")
         except OSError:

@@ -14,7 +14,8 @@ from .conftest import Recorder, demo_app, ready, wait_for
 from .test_session import type_command
 
 
-@pytest.mark.parametrize("line", ["/memo remember the threshold=0 case", "/new please", "/quit now", "/help me"])
+@pytest.mark.parametrize("line", ["/memo remember the threshold=0 case", "/new please", "/quit now", "/help me",
+                                  "/undo 2"])
 async def test_words_after_a_command_without_arguments_are_given_back(demo_workspace: Path, recorder: Recorder,
                                                                       line: str) -> None:
     app = demo_app(demo_workspace)

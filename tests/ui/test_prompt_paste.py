@@ -5,6 +5,7 @@ characters; the token goes whole (backspace, ctrl+u) and comes back with ctrl+z;
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import events
 from textual.widgets import Collapsible
@@ -75,15 +76,21 @@ async def test_a_long_one_line_paste_is_labelled_by_its_characters(demo_workspac
         assert recorder.of(TaskSubmitted)[0].text == line
 
 
+async def _paste_lines_into_the_empty_box(pilot: Any, lines: int) -> str:
+    """Once the session is open, paste ``lines`` log lines (each ending in a newline) into the emptied box."""
+    app = await ready(pilot)
+    big = "".join(f"log line {n}\n" for n in range(lines))
+    app.main.prompt.clear()
+    app.post_message(events.Paste(big))
+    await pilot.pause()
+    return big
+
+
 async def test_a_paste_ending_in_a_newline_counts_the_same_lines_in_the_token_and_the_block(
         demo_workspace: Path) -> None:
     app = demo_app(demo_workspace)
-    big = "".join(f"log line {n}\n" for n in range(20))
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        app.main.prompt.clear()
-        app.post_message(events.Paste(big))
-        await pilot.pause()
+        await _paste_lines_into_the_empty_box(pilot, 20)
         assert app.main.prompt.value == "[paste #1 · 20 lines]"
         block = app.main.query_one("#pastes Collapsible", Collapsible)
         assert block.title == "paste #1 · 20 lines"
@@ -92,12 +99,8 @@ async def test_a_paste_ending_in_a_newline_counts_the_same_lines_in_the_token_an
 async def test_a_paste_cleared_from_the_box_takes_its_preview_with_it(demo_workspace: Path) -> None:
     """ctrl+u after a folded paste left its `paste #1` block above the box, beside the next paste's."""
     app = demo_app(demo_workspace)
-    big = "".join(f"log line {n}\n" for n in range(30))
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        app.main.prompt.clear()
-        app.post_message(events.Paste(big))
-        await pilot.pause()
+        big = await _paste_lines_into_the_empty_box(pilot, 30)
         assert [b.title for b in app.main.query("#pastes Collapsible")] == ["paste #1 · 30 lines"]
         await pilot.press("ctrl+u")
         await pilot.pause()

@@ -28,6 +28,7 @@ from agent_tui.ui.messages import (
     FilesUndone,
     SessionOpened,
 )
+from agent_tui.ui.screens.to_box import send_paste
 from agent_tui.ui.widgets.budget import BudgetPanel
 from agent_tui.ui.widgets.chat_items import Banner, ThresholdOffer
 from agent_tui.ui.widgets.conversation import Conversation, engine_wrote
@@ -188,9 +189,8 @@ class MainScreen(Screen[None]):
         the box gets the keyboard now (synchronously), and this key and the ones after it go there.
         False when the box is not there yet (keys typed ahead of the first frame): the key's text is kept
         for the box (``_typed_ahead``) and the key must go no further."""
-        try:
-            prompt = self.query_one(PromptInput)
-        except NoMatches:
+        prompt = self._box()
+        if prompt is None:
             if event.is_printable and event.character:
                 self._typed_ahead.append(event.character)
             elif event.key in ("enter", "ctrl+j", "shift+enter"):  # (kept as a line end: "abc⏎def⏎" was "abcdef")
@@ -208,17 +208,15 @@ class MainScreen(Screen[None]):
     def on_paste(self, event: events.Paste) -> None:
         """A paste the box did not take goes into it: with the focus on the conversation (clicked to scroll or
         select) or nowhere, it went nowhere and was in no draft.  Before the box exists it is kept for it."""
-        prompt = self._box()
         if not event.text:
             return
         event.stop()
         event.prevent_default()
+        prompt = self._box()
         if prompt is None:
             self._typed_ahead.append(event.text)
             return
-        sent = events.Paste(event.text)
-        sent._set_forwarded()  # (bubbling back up, the app would hand it to the box again)
-        prompt.post_message(sent)
+        send_paste(prompt, event.text)
         self.set_focus(prompt, scroll_visible=False)
 
     def _box(self) -> PromptInput | None:
@@ -232,11 +230,8 @@ class MainScreen(Screen[None]):
         """Put the keys typed before the box existed into it, as typing would: over a restored draft, which is
         selected, they replace it (it goes to ↑); an Enter typed ahead is a line end, never a send (the user has
         not seen the box yet)."""
-        if not self._typed_ahead:
-            return
-        try:
-            prompt = prompt or self.query_one(PromptInput)
-        except NoMatches:
+        prompt = prompt or self._box()
+        if not self._typed_ahead or prompt is None:
             return
         text, self._typed_ahead[:] = "".join(self._typed_ahead).strip("\n"), []
         if not text:

@@ -28,6 +28,15 @@ def box_of(app: Any) -> Any | None:
     return getattr(getattr(app, "main", None), "prompt", None)
 
 
+def send_paste(box: Any, text: str) -> None:
+    """Hand a paste made elsewhere to the box (it folds a large one, as when pasted there).  Marked forwarded:
+    bubbling up from the box, it would be handed again by the app to whatever has the focus by then (a panel,
+    or a field a key behind the paste focused): it went in twice."""
+    sent = events.Paste(text)
+    sent._set_forwarded()
+    box.post_message(sent)
+
+
 class PastesToBox:
     """Mixed into a screen over the main one: a paste nothing on it took goes into the message box."""
 
@@ -45,11 +54,7 @@ class PastesToBox:
             return
         event.stop()
         event.prevent_default()
-        sent = events.Paste(event.text)
-        # marked forwarded: once the box took it, it bubbles up to the app, which would hand it again to whatever
-        # has the focus by then (this panel, or a field a key behind the paste focused): it went in twice
-        sent._set_forwarded()
-        box.post_message(sent)  # (the box folds a large one, as when pasted there)
+        send_paste(box, event.text)
         if isinstance(self, GuardsTyping):  # the user is writing: a letter typed next is for the box too (the `t`
             guard = getattr(self.app, "typing", None)  # of "the", right after a paste, trusted the folder)
             if isinstance(guard, TypingGuard):

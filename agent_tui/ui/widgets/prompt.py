@@ -180,10 +180,11 @@ class PromptInput(TextArea):
         self._draft_timer = None
         self._unsaved_since = None
         h = self.inputs
-        browsing = h.cursor < len(h.entries) and self.expanded() == h.entries[h.cursor]
+        whole = self.expanded()
+        browsing = h.cursor < len(h.entries) and whole == h.entries[h.cursor]
         folded = self._folded(h.draft) if browsing else self._folded()  # (only the pastes its text names)
-        before = self.expanded(h.draft) if h.browsing_edit(self.expanded()) else ""
-        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else self.expanded(), folded, before)
+        before = self.expanded(h.draft) if h.browsing_edit(whole) else ""
+        problem = self.inputs.save_draft(self.expanded(h.draft) if browsing else whole, folded, before)
         if problem and not self._draft_problem and self.is_attached:
             self.notify(f"What you type cannot be saved ({problem}): until you send it, it is only in this "
                         "box, and a crash or kill would lose it.", title="Draft not saved", severity="warning",
@@ -400,7 +401,7 @@ class PromptInput(TextArea):
         if len(text) > MAX_CHARS:
             self.notify(f"At {len(text):,} characters this message is too long for ↑ history; the conversation "
                         "keeps it.", title="Not in ↑ history")
-        self._sent_folded = (self.text, dict(self.pastes)) if self.pastes else None
+        self._sent_folded = self._folded()
         self.load_text("")
         self.pastes.clear()
         self._restored, self._restore_note = None, ""
