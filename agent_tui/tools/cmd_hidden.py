@@ -4,7 +4,8 @@ besides the argv.
 Bash evaluates an array subscript wherever it does arithmetic, and a subscript may hold ``$(…)``, from the line
 (even quoted, ``[[ 'a[$(id)]' -eq 0 ]]``, or spelled ``$'\\x24('``) or from data (a file named ``a[$(…)]`` met by
 ``for f in *; do [[ $f -eq 0 ]]``).  So every arithmetic context counts — ``((…))``, ``$((…))``, ``$[…]``,
-``[[ … -eq … ]]`` and its kin, ``-v``, ``${x:off}`` with an offset that is not a number, ``let``, ``declare`` and
+``[[ … -eq … ]]`` and its kin (unless both sides are numbers whatever the data, ``[[ $# -gt 0 ]]``),
+``-v``, ``${x:off}`` with an offset that is not a number, ``let``, ``declare`` and
 the builtins that set a variable they are given by name (``printf -v``, ``read``, ``mapfile``, ``getopts``) —
 and so do ``${!x}``, ``${x@P}``, ``${a[i]}`` with a subscript that is not a number, ``trap``, ``source``/``.``
 of a computed file (``<(…)``), and a program reading ``/dev/stdin`` or a file descriptor.  Deny rules look
@@ -23,18 +24,34 @@ from typing import Any
 HIDDEN_CODE = re.compile(
     r"\$\(\(|\$\[|(?:^|[;&|(\n!]|\bfor|\bdo|\bthen|\belse|\bwhile|\buntil|\bif)\s*\(\(|\$\{!|\$\{[^}]*@P|"
     r"\$\{#?\w+\[(?!\d+\]|@\]|\*\])|\$\{#?[\w@*]+:(?![-=?+]|\s*\d+\s*(?::\s*\d+\s*)?\})|"
-    r"\[\[.*\s-(eq|ne|lt|le|gt|ge|v|R)\s|"
+    r"\[\[.*\s-(v|R)\s|"
     r"\{[A-Za-z_]\w*\[[^\n]*?\]\}[<>]", re.S)  # (``{a[$(id)]}>x``: bash evaluates the subscript to store the fd)
 """Source text where bash evaluates code that the parse does not show as a command (``hidden_code``)."""
+ARITH_TEST = re.compile(r"(\S*)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S*)")
+"""An arithmetic comparison of ``[[ … ]]`` with the words on each side of it."""
+PLAIN_NUMBER = re.compile(r'[(!]*("?)(?:\d+|\$[#?$!]|\$\{(?:#[A-Za-z_]\w*|#[@*]|[#?$!])\})\1\)*')
+"""An operand that is a number whatever the data: digits, ``$#``, ``$?``, ``$$``, ``$!``, a length ``${#x}``."""
 EVALUATING_BUILTINS = frozenset({"let", "read", "mapfile", "readarray", "getopts", "declare", "typeset", "local",
                                  "trap", "compgen", "complete", "enable", "unset", "readonly"})
 """Builtins that evaluate text as code, or assign a variable named by their argument (subscript included)."""
 
 
+def _arithmetic_test(active: str) -> re.Match[str] | None:
+    """The first comparison after a ``[[`` whose operands could name a variable (so a subscript), or None:
+    ``[[ $# -gt 0 ]]`` evaluates nothing, ``[[ $f -eq 0 ]]`` evaluates whatever ``$f`` holds."""
+    start = active.find("[[")
+    if start < 0:
+        return None
+    for m in ARITH_TEST.finditer(active, start):
+        if not (PLAIN_NUMBER.fullmatch(m.group(1)) and PLAIN_NUMBER.fullmatch(m.group(2))):
+            return m
+    return None
+
+
 def hidden_code(active: str, commands: Sequence[Any]) -> str | None:
     """What makes bash evaluate text as code, shortened for a message, or None: in ``active`` (the line with the
     text bash never evaluates taken out, ``cmd_spans.active_text``), or in its simple ``commands``."""
-    m = HIDDEN_CODE.search(active)
+    m = HIDDEN_CODE.search(active) or _arithmetic_test(active)
     if m is not None:
         found = m.group(0).strip()
         return found if len(found) <= 40 else found[:37] + "…"

@@ -326,3 +326,26 @@ def test_build_and_test_rules_still_cover_their_ordinary_uses(tmp_path: Path, li
     p = policy(tmp_path, sandboxed=False, allow_commands=["make test", "npm test", "pytest", "python -m pytest",
                                                            "uv run pytest", "make -j4 -k test"])
     assert decide(p, line) == "allow"
+
+
+@pytest.mark.parametrize("line", ['[[ $# -gt 0 ]] && echo args', '[[ "$#" -ne 2 ]] || echo two', 'ls; [[ ${#x} -lt 3 ]] && echo short',
+                                  '[[ ($? -eq 0) && 1 -le 2 ]] && echo ok', '[[ $$ -gt 1 ]] && echo pid'])
+def test_a_comparison_of_numbers_only_is_not_hidden_code(tmp_path: Path, line: str) -> None:
+    """`[[ $# -gt 0 ]]` was asked like `[[ $f -eq 0 ]]`: an operand that is a number whatever the data (digits,
+    `$#`, `$?`, `$$`, `$!`, `${#x}`) has no subscript to evaluate."""
+    p = policy(tmp_path, sandboxed=False, allow_commands=["echo", "ls"])
+    assert decide(p, line) == "allow"
+
+
+@pytest.mark.parametrize("operand", ["$f", "$x", "x", "${#a[$f]}", "5'a[$(touch pwn)]'", "$1", "${x}", '"$f"'])
+def test_a_comparison_with_a_word_that_names_a_variable_is_still_asked(tmp_path: Path, operand: str) -> None:
+    """Bash evaluates such a word, and a subscript in what it holds runs (shown here with a file name)."""
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    (ws / "x[$(touch pwn)]").write_text("")
+    line = f"for f in *; do x=$f; [[ $# -gt 0 && {operand} -eq 0 ]] && echo y; done"
+    if operand in ("$f", "$x", '"$f"'):
+        subprocess.run(["bash", "-c", line, "bash", "arg"], cwd=ws, capture_output=True)
+        assert (ws / "pwn").exists(), "the line runs code under bash"
+    p = policy(tmp_path, sandboxed=False, allow_commands=["echo"])
+    assert decide(p, line) == "ask"
