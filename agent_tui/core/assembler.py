@@ -214,6 +214,8 @@ class _Builder:
         self.used = REQUEST_OVERHEAD
         self.chosen: dict[int, list[tuple[ContextItem, str | None, int]]] = {}
         self.stub_why: dict[str, str] = {}
+        block_items = inp.block.items if inp.block is not None else []
+        self.heads = frozenset(it.id for it in [*inp.blocks, *block_items])  # (what a stub may name as sent)
 
     def stub_tokens(self, item: ContextItem, why: str) -> tuple[str, int]:
         self.stub_why[item.id] = why
@@ -237,6 +239,8 @@ class _Builder:
                     out.append((it, text, n))
                 elif it.state not in (State.IN, State.STALE):
                     why = f"summarised into {it.summarised_into}" if it.summarised_into else f"{it.state}"
+                    if it.summarised_into and it.summarised_into not in self.heads:
+                        why = f"summarised into {it.summarised_into}, which is not sent"
                     text, n = self.stub_tokens(it, why)
                     out.append((it, text, n))
                 elif it.provenance.get("stub"):
@@ -405,7 +409,8 @@ def assemble(inp: AssemblyInput) -> Assembly:
         stop = True
         for it in groups[i].items:
             b.trace.append(TraceEntry(it.id, False, "over budget (older history)", it.tokens))
-    b.trace.extend(inp.excluded_trace)
+    traced = {t.item_id for t in b.trace if t.included}
+    b.trace.extend(t for t in inp.excluded_trace if not (t.included and t.item_id in traced))  # (a file the block carries)
     for it, reason in inp.excluded:
         b.trace.append(TraceEntry(it.id, False, reason, it.tokens))
 

@@ -145,7 +145,8 @@ class FileWindow:
         if note_id is not None and not self.engine.items[note_id].in_window:
             shown = None  # the user evicted the note that showed it: show it again
         if shown == item.content:
-            return [TraceEntry(item.id, True, "active file (protected)", 0)]
+            where = f"its current text is in {note_id}" if note_id is not None else "protected"
+            return [TraceEntry(item.id, True, f"active file ({where})", 0)]
         fresh = not af.changed_on_disk and not af.missing
         if shown is not None and fresh and file_regions.base(shown) == file_regions.base(item.content):
             # only the regions differ: the reads that showed them are in the history (append-only);

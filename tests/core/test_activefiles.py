@@ -296,3 +296,28 @@ def test_a_big_file_read_as_an_outline_is_not_paid_twice(tmp_path: Path) -> None
     # after an edit the text it changed is shown (the file is then the task's)
     eng.note_file_edit("big.py", body.replace("respond(request, 7)", "respond(request, 70)"))
     assert "respond(request, 70)" in request_text(eng.assemble().messages)
+
+
+def test_the_trace_says_where_an_active_files_text_is_and_lists_the_file_once(tmp_path: Path) -> None:
+    """A tester saw `f:…` "in the last request — active file (protected)" with 0 tokens sent (its text was in
+    the read's output), and the same file twice in the trace and the item ids once the block carried it."""
+    eng = make(tmp_path, window=8_192)
+    body = write(tmp_path, "src/app.py", "def main():\n    return 42\n" * 20)
+    eng.add_user("Refactor src/app.py")
+    eng.add_assistant("Reading it.", [call("r1", name="read_file", path="src/app.py")])
+    read = eng.add_tool_result("r1", "read_file", body, provenance={"path": "src/app.py"})
+    eng.note_file_read("src/app.py", body, shown_by=read.id, whole=True)
+    eng.note_file_edit("src/app.py", body)
+    for step in range(25):
+        asm = eng.assemble()
+        entries = [t for t in asm.trace if t.item_id == "f:src/app.py"]
+        assert len(entries) == 1 and asm.item_ids.count("f:src/app.py") == 1
+        entry = entries[0]
+        assert entry.included
+        if entry.tokens == 0:  # its text rides in another message: the trace names it, and it is sent
+            carrier = entry.reason.removeprefix("active file (its current text is in ").removesuffix(")")
+            assert carrier in eng.items and carrier != entry.reason, entry.reason
+            assert body in request_text(asm.messages) and carrier in asm.item_ids
+        eng.add_assistant(f"Step {step}.", [call(f"s{step}", command="pytest")])
+        eng.add_tool_result(f"s{step}", "run_command", filler(f"out{step}", 400), scope="session")
+    assert any(c.ok for c in eng.compactions), "the block carries it after an event"

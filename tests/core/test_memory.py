@@ -206,3 +206,24 @@ def test_what_the_user_pasted_one_message_ago_stays_through_a_cost_model_event()
         if len(eng.compactions) > seen:
             break
     assert len(eng.compactions) > seen and paste.state != State.IN, "two messages ago: it goes in a later event"
+
+
+def test_a_stub_does_not_name_a_summary_that_is_not_sent() -> None:
+    """A tester: with `sum1` evicted, a pinned call's output was still sent as "summarised into sum1"."""
+    eng = engine(window=16_384)
+    eng.add_user("Look at the logs")
+    eng.add_assistant("Reading.", [call("c1", command="cat log")])
+    out = eng.add_tool_result("c1", "run_command", filler("log", 300) + "\nERROR: disk quota exceeded in /var/log\n")
+    eng.end_turn()
+    turn(eng, 2, result_words=40)
+    result = eng.compact(force=True)
+    assert result is not None and result.ok and out.state == State.SUMMARISED
+    summary = out.summarised_into
+    assert summary is not None and eng.items[summary].state == State.IN
+    call_item = next(i for i in eng.order if eng.items[i].tool_calls and eng.items[i].tool_calls[0]["id"] == "c1")
+    eng.pin(call_item)  # its group is sent again, with the output as a stub
+    assert f"summarised into {summary} (" in request_text(eng.assemble().messages)
+    eng.evict(summary)
+    text = request_text(eng.assemble().messages)
+    assert f"{out.id} summarised into {summary}, which is not sent" in text
+    assert f'fetch_result("{out.provenance.get("handle") or out.id}")' in text
