@@ -14,7 +14,8 @@ Config (``[approval]``)::
 Read tools are allowed.  Deny rules always win, over a per-tool ``allow``, a
 remembered "always", the sandbox policy and ``--yes``.  A command the model asks to run
 ``outside_sandbox`` (git writes, network) is never allowed by the sandbox policy or by
-``--yes``: only the user, an ``allow_outside_commands`` rule or a per-tool ``allow`` they wrote.  An
+``--yes``: only the user, an ``allow_outside_commands`` rule or a per-tool ``allow`` they wrote; nor is a
+command where the sandbox was wanted and does not work (it would run on the host).  An
 ``allow_commands`` rule or an "always" given to a sandboxed command covers it in the sandbox only:
 ``git status`` allowed there runs the repository's ``core.fsmonitor`` when run outside, and ``make
 -n`` its ``$(shell …)``.  On the host no allow rule covers a git line in a repository whose config or
@@ -115,6 +116,9 @@ class Policy:
     """Argv prefixes the user allowed 'always' outside the sandbox."""
     sandboxed: bool = False
     """True when commands run inside the sandbox (set by the session after checking bwrap)."""
+    sandbox_missing: bool = False
+    """True when the sandbox was wanted (``[sandbox] mode = "auto"``) but does not work here: commands would run
+    on the host, so ``--yes`` does not cover them (as for ``outside_sandbox``)."""
     workspace: Path | None = None
     """The workspace root: redirections inside it are fine."""
 
@@ -197,6 +201,12 @@ class Policy:
                 v = Verdict("allow", f"you allowed {name} always")
             elif path is not None and (name, path) in self.always_paths:
                 v = Verdict("allow", f"you allowed {name} on {path} always")
+        if v.decision == "ask" and kind == "command" and self.sandbox_missing:
+            if self.interactive:
+                return v
+            return Verdict("deny", "there is no working sandbox here, so the command would run on the host: --yes "
+                                   "does not cover that; an allow rule does, or `[sandbox] mode = \"off\"` in your "
+                                   f"config if --yes should ({v.reason})", v.prefix)
         if v.decision == "ask" and kind == "command" and self.sandboxed and args.get("outside_sandbox") is True:
             # the sandbox is what makes --yes safe: leaving it needs a person or an explicit rule
             if self.interactive:

@@ -114,15 +114,16 @@ def build_agent(workspace: Path, opts: SessionOptions, approver: Approver | None
     agent.ctx.store_trusted = ws.memory_trusted  # the recall tool, too, stays out of a store the user did not make
     if isinstance(engine.results, SessionResults):
         engine.results.own_only = not ws.memory_trusted  # and fetch_result reads only this session's outputs
-    attach_sandbox(agent, settings)
+    attach_sandbox(agent, settings, demo=opts.demo)
     from agent_tui.tools.undo_journal import remove_stale
 
     remove_stale(keep=agent.ctx.undo_journal().folder)  # /undo's journals of sessions untouched for a month
     return agent, ws
 
 
-def attach_sandbox(agent: Agent, settings: Settings) -> None:
-    """Run the agent's commands in bubblewrap when ``[sandbox] mode`` allows and it works; else warn."""
+def attach_sandbox(agent: Agent, settings: Settings, demo: bool = False) -> None:
+    """Run the agent's commands in bubblewrap when ``[sandbox] mode`` allows and it works; else warn (and
+    ``--yes`` no longer covers commands, unless the user turned the sandbox off or the demo runs its own)."""
     from agent_tui.tools.sandbox import sandbox_for
 
     status = sandbox_for(agent.workspace, settings.sandbox.mode, settings.sandbox.network,
@@ -130,6 +131,7 @@ def attach_sandbox(agent: Agent, settings: Settings) -> None:
     agent.ctx.sandbox = status.sandbox
     agent.ctx.pass_env = tuple(settings.sandbox.pass_env)
     agent.policy.sandboxed = status.sandbox is not None
+    agent.policy.sandbox_missing = status.sandbox is None and settings.sandbox.mode != "off" and not demo
     if status.sandbox is None and settings.sandbox.mode != "off":
         agent.engine.warnings.append(status.message)
     agent.engine.warnings.extend(status.repaired)

@@ -12,7 +12,7 @@ import asyncio
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.git_safe import (
@@ -29,8 +29,10 @@ from agent_tui.tools.programs import pin_gitpython
 from agent_tui.tools.shaping import shape_result_async
 from agent_tui.tools.workspace import resolve
 
-pin_gitpython()
-import git  # noqa: E402  (after pin_gitpython: GitPython runs git when imported)
+HAVE_GIT = pin_gitpython()
+"""git was found (on an absolute PATH entry); without it the git tools say so and GitPython is never imported."""
+if HAVE_GIT or TYPE_CHECKING:
+    import git  # (after pin_gitpython: GitPython runs git when imported)
 
 DIFF_TOKEN_CAP = 6000
 STATUS_ENTRIES_SHOWN = 100
@@ -98,6 +100,9 @@ def open_repo(workspace: Path) -> git.Repo:
 
     Every command GitPython runs for it carries the ``git_safe`` overrides and environment.
     """
+    if not HAVE_GIT:
+        raise ToolError("git is not installed here (no `git` on an absolute entry of PATH), so "
+                        "git_status/git_diff/git_log cannot be used.")
     try:
         top = workspace_repo(workspace)
         repo = git.Repo(top)

@@ -29,9 +29,12 @@ def find_program(name: str, path: str | None = None) -> str | None:
     return shutil.which(name, path=absolute_path(path))
 
 
-def pin_gitpython() -> None:
+def pin_gitpython() -> bool:
     """Point GitPython at git's absolute path before it is imported: its import runs ``git version``
-    through ``PATH`` as it stands, in the current folder (usually the workspace)."""
+    through ``PATH`` as it stands, in the current folder (usually the workspace).  False when there is no git
+    on an absolute entry: then GitPython must not be imported at all (it would fall back to a bare ``git``,
+    a repository's ``bin/git`` under a relative entry, or fail to import)."""
     found = find_program("git")
     if found is not None:
         os.environ["GIT_PYTHON_GIT_EXECUTABLE"] = found
+    return found is not None

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.tools import sandbox_journal, sandbox_seccomp, shell_dialect
-from agent_tui.tools.programs import find_program
+from agent_tui.tools.programs import absolute_path, find_program
 from agent_tui.tools.sandbox_after import move_made_hooks, take_hook_links
 from agent_tui.tools.sandbox_git import git_view
 from agent_tui.tools.sandbox_guard import PROTECTED, protected_reals, repair_links, snapshot_links
@@ -317,9 +317,13 @@ def probe(bwrap: str | None = None) -> tuple[str | None, str]:
     path = bwrap or find_program("bwrap")
     if not path:
         return None, f"bwrap was not found; {INSTALL_HINT}"
-    cmd = [path, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp", "--unshare-net", "true"]
+    # Nothing of the workspace takes part: a relative PATH entry (``./node_modules/.bin``) would otherwise
+    # run a repository's own ``true``, with the user's environment, and let it say the sandbox fails.
+    true = find_program("true") or "/bin/true"
+    cmd = [path, "--ro-bind", "/", "/", *_BASE_FLAGS, "--tmpfs", "/tmp", "--unshare-net", "--chdir", "/", true]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL, cwd="/",
+                              env={"PATH": absolute_path(), "LANG": "C"})
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"bwrap at {path} could not start ({exc})"
     if done.returncode != 0:
@@ -340,7 +344,7 @@ def sandbox_for(workspace: Path, mode: str = "auto", network: bool = False,
     path, why = probe(bwrap)
     if path is None:
         return SandboxStatus(None, f"commands run without a sandbox: {why}. Until then every command needs "
-                                   "approval as configured.", repaired)
+                                   "approval as configured (--yes does not cover them).", repaired)
     slirp = slirp_path() if network and not host_network else None
     box = Sandbox(path, workspace.resolve(), network, tuple(hide), host_network=host_network, slirp=slirp)
     return SandboxStatus(box, box.describe(), repaired)

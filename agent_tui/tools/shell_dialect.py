@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
+
+from agent_tui.tools.programs import find_program
 
 STARTUP_VARS = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "POSIXLY_CORRECT",
                           "BASH_COMPAT"})
@@ -26,13 +27,17 @@ FUNCTION_PREFIX = "BASH_FUNC_"
 """How exported bash functions travel in the environment."""
 
 
+BASH_PATHS = ("/bin/bash", "/usr/bin/bash")
+"""Where bash is looked for first (then on the absolute entries of ``PATH``)."""
+
+
 @functools.cache
 def bash_path() -> str | None:
     """bash's absolute path, or None when this machine has none."""
-    for candidate in ("/bin/bash", "/usr/bin/bash"):
+    for candidate in BASH_PATHS:
         if os.access(candidate, os.X_OK):
             return candidate
-    found = shutil.which("bash")
+    found = find_program("bash")  # (only absolute PATH entries: a repository's ``bin/bash`` would run every command)
     return os.path.realpath(found) if found else None
 
 
