@@ -187,7 +187,8 @@ def _read_store(path: Path, mode: str) -> StoreFacts | None:
         return StoreFacts("", (), 0, f"cannot be read ({exc})")
     try:
         conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        # (SQLite's names ignore case: a table named `Items` is the `items` every query reads)
+        tables = {str(r[0]).lower() for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "items" not in tables:
             return None  # not an agent-tui store: opening it refuses it (store/db.py)
         row = conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone() \

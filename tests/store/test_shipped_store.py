@@ -226,3 +226,25 @@ def test_the_users_own_store_in_a_read_only_folder_is_still_theirs(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     store_id, rules, problem = json.loads(done.stdout)
     assert problem == "" and rules == ["MY-RULE"] and store_id in store_owner.own_store_ids()
+
+
+@pytest.mark.parametrize("name", ["Items", "ITEMS"])
+def test_a_shipped_store_with_its_items_table_renamed_in_another_case_is_still_foreign(
+        tmp_path: Path, fake_llm: FakeOpenAI, name: str) -> None:
+    """A fifth audit: `ALTER TABLE items RENAME TO Items` made the store "not an agent-tui store" to the trust check
+    (`"items" in tables`), while every query, `FROM items`, still read it: no ask, and its rules and memos reached
+    the model as the user's own."""
+    root = _shipping_repo(tmp_path)
+    db = sqlite3.connect(root / ".agent-tui" / "memory.db")
+    db.execute("ALTER TABLE items RENAME TO items_renamed")
+    db.execute(f"ALTER TABLE items_renamed RENAME TO {name}")
+    db.commit()
+    db.close()
+    user = tmp_path / "user-xdg"
+    fake_llm.default_reply = lambda req: Reply.text("hi")
+    listed = _bin(user, root, "trust")
+    assert listed.returncode == 1 and "memory store" in listed.stdout, listed.stdout
+    proc = _run(user, root, fake_llm)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert fake_llm.chat_requests and SHIPPED not in _sent(fake_llm), "the shipped rule reached the model"
+    assert "memory store" in proc.stderr and "not trusted" in proc.stderr
