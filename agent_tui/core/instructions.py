@@ -43,10 +43,21 @@ def user_dir() -> Path:
 
 
 def git_root(start: Path) -> Path | None:
+    """The folder of the nearest ``.git`` at or above ``start``, or None; a ``.git`` another user owns (with
+    its folder) ends the search, as git's own ``safe.directory`` check does: ``/tmp/.git`` planted by someone
+    else would make their ``/tmp/AGENTS.md`` a pinned rule of every project under ``/tmp``."""
     for d in (start, *start.parents):
-        if (d / ".git").exists():
-            return d
+        try:
+            marker = (d / ".git").lstat()
+        except OSError:
+            continue
+        return d if _owned(marker.st_uid) and _owned(d.stat().st_uid) else None
     return None
+
+
+def _owned(uid: int) -> bool:
+    """Whether a file with owner ``uid`` is this user's."""
+    return uid == os.geteuid()
 
 
 def pick(folder: Path) -> Path | None:
