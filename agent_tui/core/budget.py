@@ -40,7 +40,16 @@ class WindowInfo:
 
 
 def resolve_window(settings: Settings) -> WindowInfo:
-    """Window from config, else litellm metadata, else the fallback (with a warning)."""
+    """Window from config, else litellm metadata, else the fallback (with a warning); an untrusted workspace's
+    ``window_cap`` where it is smaller."""
+    found = _window(settings)
+    cap = settings.window_cap
+    if cap and cap < found.tokens:
+        return WindowInfo(int(cap), "workspace config", None, found.max_output)
+    return found
+
+
+def _window(settings: Settings) -> WindowInfo:
     info = model_info(settings.model)
     max_out = info.get("max_output_tokens") if info else None
     if settings.window:

@@ -132,6 +132,8 @@ class Settings:
     """Base URL of an OpenAI-compatible server."""
     window: int | None = None
     """Window override in tokens (else the model's metadata, else a fallback)."""
+    window_cap: int | None = None
+    """An untrusted workspace's ``window``: used only where it is smaller than the window otherwise in force."""
     temperature: float | None = None
     """Sampling temperature; None leaves it to the provider (reasoning models and Claude with
     thinking refuse anything else)."""

@@ -30,14 +30,17 @@ WORKSPACE_MCP_JSON = ".mcp.json"
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
 
-SAFE_TOP = frozenset({"window", "temperature", "memory", "rules", "tools"})
+SAFE_TOP = frozenset({"temperature", "memory", "rules", "tools"})
 """Top-level keys a workspace may always set: they shape the context, not what may run or where data goes."""
 
 CAPS: dict[str, int | None] = {"max_steps": 200}
 """Limits where lower is stricter: a workspace may lower them, raising asks (value: the built-in default)."""
 
-BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps"})
-"""``[budget]`` spending caps: a workspace may lower them; raising (or lifting) one asks."""
+BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps", "compact_at", "fresh_at"})
+"""``[budget]`` keys where lower spends less (spending caps, and how full a request gets before compaction): a
+workspace may lower them; raising (or lifting) one asks."""
+BUDGET_FLOORS = frozenset({"reserve_share", "safety_margin"})
+"""``[budget]`` keys where higher spends less (what a request leaves unused): a workspace may raise them."""
 
 UNION_LISTS: tuple[tuple[str, str], ...] = (("approval", "deny_commands"), ("sandbox", "hide"))
 """Lists the workspace adds to instead of replacing (a workspace deny list never drops the user's)."""
@@ -214,7 +217,8 @@ def _split_sandbox(ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
 
 
 def _split_budget(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -> dict[str, Any]:
-    """Budget shares are safe; a spending cap may only go down (None, the default, means no cap)."""
+    """Budget shares are safe; a spending cap or a compaction threshold may only go down (None, the default, means
+    no cap), and what a request leaves unused only up: an untrusted repository cannot make requests larger."""
     from agent_tui.core.config import BudgetConfig
 
     defaults = BudgetConfig()
@@ -224,6 +228,12 @@ def _split_budget(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -> 
             base = user.get(key, getattr(defaults, key, None))
             number = isinstance(value, int | float) and not isinstance(value, bool)
             if number and (base is None or value <= base):
+                tight[key] = value
+            else:
+                asks.append(Ask(WORKSPACE_TOML, f"budget.{key}", value))
+        elif key in BUDGET_FLOORS:
+            base = user.get(key, getattr(defaults, key))
+            if isinstance(value, int | float) and not isinstance(value, bool) and value >= base:
                 tight[key] = value
             else:
                 asks.append(Ask(WORKSPACE_TOML, f"budget.{key}", value))
@@ -265,6 +275,8 @@ def split_workspace(user: dict[str, Any], ws: dict[str, Any], root: Path) -> Spl
     for key, value in ws.items():
         if key in SAFE_TOP:
             tight[key] = value
+        elif key == "window":
+            tight["window_cap"] = value  # (a smaller window spends less: it applies only below the one in force)
         elif key in CAPS:
             base = user.get(key, CAPS[key])
             ok = isinstance(value, int | float) and not isinstance(value, bool)

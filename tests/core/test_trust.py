@@ -69,7 +69,7 @@ def test_split_keeps_safe_keys_and_asks_for_servers_and_models(tmp_path: Path) -
                   "tools": {"x__y": {"read_only": True, "scope": "session"}}},
           "models": {"openai/gpt-4o": {"window": 4000}}}
     split = split_workspace({}, ws, tmp_path)
-    assert split.tight["window"] == 8000 and split.tight["max_steps"] == 10
+    assert split.tight["window_cap"] == 8000 and split.tight["max_steps"] == 10
     assert split.tight["store_path"] == ".agent-tui/m.db"
     assert split.tight["mcp"] == {"timeout": 3, "tools": {"x__y": {"scope": "session"}}}
     keys = {a.key: a for a in split.asks}
@@ -216,7 +216,8 @@ def test_every_workspace_key_is_kept_as_tightening_or_asked(ws: dict[str, Any]) 
     assert "servers" not in split.tight.get("mcp", {})
     asked_top = {a.key.split(".")[0] for a in split.asks}
     for key in ws:
-        assert key in split.tight or key in asked_top or _asks_nothing(ws[key]), key
+        kept = "window_cap" if key == "window" else key  # (a workspace window only narrows the one in force)
+        assert kept in split.tight or key in asked_top or _asks_nothing(ws[key]), key
 
 
 def _asks_nothing(value: Any) -> bool:
@@ -264,3 +265,26 @@ def test_a_server_ask_shows_the_whole_entry_with_env_values_cwd_and_loaders() ->
     assert "NODE_OPTIONS=--require ./x.js" in line and "NODE_OPTIONS makes the program load other code" in line
     assert "in tools" in line
     assert "abcdefghijklmnop" not in line and "API_KEY=" in line, "a secret value is masked, its name shown"
+
+
+def test_an_untrusted_workspace_cannot_make_requests_larger(tmp_path: Path) -> None:
+    """A fifth audit: `window = 2000000`, `compact_at = fresh_at = 1.0`, `reserve_share = 0` from a cloned repository
+    made every request fill the model's real window on the user's key, with nothing asked."""
+    loud = {"window": 2_000_000, "budget": {"compact_at": 1.0, "fresh_at": 1.0, "reserve_share": 0.0,
+                                            "safety_margin": 0.0, "files_share": 0.3}}
+    split = split_workspace({}, loud, tmp_path)
+    assert {a.key for a in split.asks} == {"budget.compact_at", "budget.fresh_at", "budget.reserve_share",
+                                           "budget.safety_margin"}
+    assert split.tight == {"window_cap": 2_000_000, "budget": {"files_share": 0.3}}
+    quiet = {"window": 16_000, "budget": {"compact_at": 0.6, "fresh_at": 0.8, "reserve_share": 0.3}}
+    split = split_workspace({"budget": {"compact_at": 0.7}}, quiet, tmp_path)
+    assert split.asks == () and split.tight["budget"] == quiet["budget"]
+    assert split_workspace({"budget": {"compact_at": 0.5}}, quiet, tmp_path).asks[0].key == "budget.compact_at"
+
+    from agent_tui.core.budget import resolve_window
+    from agent_tui.core.config import Settings
+
+    assert resolve_window(Settings(model="openai/gpt-4o", window_cap=2_000_000)).tokens == 128_000
+    narrowed = resolve_window(Settings(model="openai/gpt-4o", window_cap=16_000))
+    assert (narrowed.tokens, narrowed.source) == (16_000, "workspace config")
+    assert resolve_window(Settings(window=50_000, window_cap=80_000)).tokens == 50_000
