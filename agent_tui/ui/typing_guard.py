@@ -41,8 +41,6 @@ TYPING_GAP = 0.8
 """Seconds between two keys that still count as one burst of typing (people type faster than this)."""
 SETTLE = 1.0
 """Seconds a dialog that opened by itself is on screen before typing can answer it."""
-ARROW_RUN = 0.3
-"""Seconds within which arrows count as one run of presses (a key repeat queues them faster than focus moves)."""
 TYPED_KEYS = frozenset({"backspace", "delete", "space"})
 """Keys that are typing besides printable characters."""
 
@@ -143,23 +141,17 @@ class GuardsTyping:
 
         return [b for b in self.query(Button).results(Button) if b.display]  # type: ignore[attr-defined]
 
-    _moving: tuple[Any, Any, float] | None = None
-    """(the focus when an arrow last moved it, the button it moved to, when): Textual applies a focus change
-    later, so arrows queued by a key repeat all read the old focus, and each must step on from the last one's
-    target; only for :data:`ARROW_RUN` seconds (a tab or a click since then moved the focus on its own)."""
-
     def action_move_answer(self, step: int) -> None:
         """The arrows move between the answers, one each, and stop at the ends: wrapping took a fast run of
-        arrows from "Deny, say why" onto "Allow once"."""
+        arrows from "Deny, say why" onto "Allow once".  The focus moves now, not after the keys already queued
+        (``Widget.focus`` defers it): an enter typed in the same burst as "→ →" pressed the answer the arrows
+        had left, and ran the command the user meant to deny."""
         buttons = self._answer_buttons()
         if not buttons:
             return
         focused = self.focused  # type: ignore[attr-defined]
-        moving = self._moving
-        if moving is not None and focused in moving[:2] and moving[1] in buttons \
-                and time.monotonic() - moving[2] < ARROW_RUN:
-            focused = moving[1]  # (a move not applied yet, or just applied: step on from its target)
-        at = buttons.index(focused) if focused in buttons else (0 if step > 0 else len(buttons) - 1)
-        target = buttons[max(0, min(len(buttons) - 1, at + step))] if focused in buttons else buttons[at]
-        self._moving = (self.focused, target, time.monotonic())  # type: ignore[attr-defined]
-        target.focus()
+        if focused in buttons:
+            target = buttons[max(0, min(len(buttons) - 1, buttons.index(focused) + step))]
+        else:
+            target = buttons[0 if step > 0 else len(buttons) - 1]
+        self.set_focus(target)  # type: ignore[attr-defined]

@@ -83,10 +83,7 @@ async def test_ctrl_c_on_an_approval_stops_the_turn(demo_workspace: Path, record
 
 
 async def test_an_arrow_after_a_tab_steps_from_where_the_tab_put_the_focus(
-        demo_workspace: Path, recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
-    import agent_tui.ui.typing_guard as guard
-
-    monkeypatch.setattr(guard, "ARROW_RUN", 0.05)
+        demo_workspace: Path, recorder: Recorder) -> None:
     app = demo_app(demo_workspace)
     async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
         dialog = await demo_until_approval(pilot)
