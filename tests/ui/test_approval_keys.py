@@ -23,7 +23,8 @@ async def test_arrows_queued_faster_than_the_focus_moves_each_take_a_step_and_st
         dialog = await demo_until_approval(pilot)
         await pilot.pause()
         assert dialog.focused.id == "once"
-        for _ in range(3):  # (a key repeat: three presses handled before the first focus change lands)
+        assert dialog.request.prefix, "the demo's command offers a prefix: five answers"
+        for _ in range(4):  # (a key repeat: four presses handled back to back)
             dialog.action_move_answer(1)
         await pilot.pause()
         assert dialog.focused.id == "reason"
@@ -35,7 +36,7 @@ async def test_arrows_queued_faster_than_the_focus_moves_each_take_a_step_and_st
             dialog.action_move_answer(-1)
         await pilot.pause()
         assert dialog.focused.id == "once"
-        await pilot.press("right", "right")
+        await pilot.press("right", "right", "right")
         await pilot.pause()
         assert dialog.focused.id == "deny"
         await pilot.press("enter")
@@ -89,14 +90,14 @@ async def test_an_arrow_after_a_tab_steps_from_where_the_tab_put_the_focus(
         dialog = await demo_until_approval(pilot)
         dialog.query_one("#deny").focus()
         await pilot.pause()
-        dialog.action_move_answer(-1)  # deny → always
+        dialog.action_move_answer(-1)  # deny → prefix
         await pilot.pause(0.1)
-        assert dialog.focused.id == "always"
+        assert dialog.focused.id == "prefix"
         dialog.query_one("#deny").focus()  # (a tab back, later)
         await pilot.pause(0.1)
         dialog.action_move_answer(-1)
         await pilot.pause()
-        assert dialog.focused.id == "always", "from deny, not from the earlier arrow's target"
+        assert dialog.focused.id == "prefix", "from deny, not from the earlier arrow's target"
 
 
 def test_as_sent_finds_the_newest_message_holding_the_item() -> None:

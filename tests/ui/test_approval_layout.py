@@ -116,8 +116,8 @@ async def test_on_a_small_terminal_every_button_is_on_screen(demo_workspace: Pat
             seen.add(dialog.request.call_id)
             await pilot.pause()
             await pilot.pause()
-            buttons = list(dialog.query(Button))
-            assert len(buttons) == 4
+            buttons = [b for b in dialog.query(Button) if b.display]
+            assert len(buttons) == 4 + bool(dialog.request.prefix), "the prefix has its button when one is offered"
             for b in buttons:
                 assert b.region.area and app.screen.region.contains_region(b.region), (b.id, b.region)
             assert str(buttons[-1].label) == "Deny+why (r)", "not 'Why? (r)', which read like a question"
@@ -125,3 +125,44 @@ async def test_on_a_small_terminal_every_button_is_on_screen(demo_workspace: Pat
             assert always == ("Always (a)" if dialog.request.kind == "command" else "Always: file (a)"), \
                 "a write's Always keeps its scope"
             await pilot.press("y")
+
+
+@pytest.mark.parametrize("size", [(120, 30), (80, 24), (70, 20), (60, 15), (40, 20)])
+async def test_the_offered_prefix_is_a_button_reachable_once_the_dialog_held_typing(size: tuple[int, int]) -> None:
+    """A tester: once a dialog held keys, `p` went to the box and no button offered the prefix, so "always this
+    prefix" could not be chosen at all.  It is a button whenever a prefix is offered, on screen at any size."""
+    req = ev.ApprovalRequested("c-p", "run_command", "command", "$ python3 -m statkit.cli 1 2",
+                               prefix="python3 -m statkit.cli", reason="no allow rule covers `python3 -m statkit.cli`")
+    app = _Host(req)
+    async with app.run_test(size=size) as pilot:
+        await _dialog_text(pilot, app)
+        dialog = app.screen
+        assert isinstance(dialog, ApprovalScreen)
+        dialog.typing_held()
+        await pilot.pause()
+        ids = ("once", "always", "prefix", "deny", "reason")
+        screen = dialog.region
+        await wait_for(pilot, lambda: all(dialog.query_one(f"#{b}").region.area > 0
+                                          and screen.contains_region(dialog.query_one(f"#{b}").region) for b in ids),
+                       "the buttons placed on screen")
+        for bid in ids:
+            button = dialog.query_one(f"#{bid}", Button)
+            assert screen.contains_region(button.region) and button.region.width >= len(str(button.label)), bid
+        assert dialog.focused is not None and dialog.focused.id == "deny"
+        await pilot.press("p")  # (typing: it goes to the box, not to the dialog)
+        await pilot.press("left", "enter")
+        await wait_for(pilot, lambda: app.answers, "the answer")
+        assert app.answers == ["prefix"]
+
+
+async def test_no_prefix_button_when_none_is_offered() -> None:
+    req = ev.ApprovalRequested("c-n", "run_command", "command", "$ make && ./run", prefix=None, reason="a chain")
+    app = _Host(req)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _dialog_text(pilot, app)
+        assert not app.screen.query_one("#prefix", Button).display
+        app.screen.query_one("#deny", Button).focus()
+        await pilot.pause()
+        await pilot.press("left", "enter")
+        await wait_for(pilot, lambda: app.answers, "the answer")
+        assert app.answers == ["always"], "the arrows skip the hidden button"

@@ -193,8 +193,9 @@ async def test_esc_typed_with_the_screen_key_closes_it_before_its_rows(demo_work
         assert app.is_running
 
 
-@pytest.mark.parametrize(("keys", "answer"), [(("right", "right", "enter"), "deny"), (("down", "down", "enter"), "deny"),
-                                              (("right", "enter"), "always"), (("right", "left", "enter"), "once")])
+@pytest.mark.parametrize(("keys", "answer"), [(("right", "right", "right", "enter"), "deny"),
+                                              (("down", "down", "down", "enter"), "deny"), (("right", "enter"), "always"),
+                                              (("right", "right", "enter"), "prefix"), (("right", "left", "enter"), "once")])
 async def test_arrows_and_enter_in_one_burst_press_the_answer_the_arrows_reached(
         demo_workspace: Path, recorder: Recorder, keys: tuple[str, ...], answer: str) -> None:
     """A tester's → → ⏎ in one burst ran `rm -rf build && git status`: the arrows moved the focus only later, so the
@@ -204,7 +205,7 @@ async def test_arrows_and_enter_in_one_burst_press_the_answer_the_arrows_reached
         dialog = await demo_until_approval(pilot)
         await pilot.pause()
         dialog.shown_at = float("-inf")  # (long on screen: the keys are answers, not typing)
-        assert dialog.focused.id == "once"
+        assert dialog.focused.id == "once" and dialog.request.prefix  # (once, always, prefix, deny, deny+why)
         at_once(app, *keys)
         await wait_for(pilot, lambda: recorder.of(ApprovalAnswered), "the answer")
         assert [m.answer.split(":")[0] for m in recorder.of(ApprovalAnswered)] == [answer]

@@ -233,10 +233,10 @@ async def test_once_typing_was_held_enter_denies_and_the_arrows_move_between_the
         assert dialog.held() and app.main.prompt.value == "some text"
         assert dialog.focused is not None and dialog.focused.id == "deny"
         labels = [str(b.label) for b in dialog.query(Button).results(Button) if b.display]
-        assert labels and not any(label.endswith(("(y)", "(n)", "(a)", "(r)")) for label in labels), labels
+        assert labels and not any(label.endswith(("(y)", "(n)", "(a)", "(p)", "(r)")) for label in labels), labels
         clock.now += SETTLE + TYPING_GAP
         await pilot.press("left")
-        assert dialog.focused.id == "always"
+        assert dialog.focused.id == "prefix"
         await pilot.press("right", "right")
         assert dialog.focused.id == "reason"
         await pilot.press("left", "n")  # the letter types into the box; the focus stays on Deny

@@ -43,12 +43,14 @@ ANSWERS = ("once", "always", "prefix", "deny")
 PREVIEW_SHARE = 0.35
 """The diff or command box takes at most this share of the screen's rows (then it scrolls)."""
 PREVIEW_MIN_ROWS = 4
-#: Below this height the dialog may take the whole screen; below this width its buttons take short labels.
 SMALL_HEIGHT = 20
-NARROW_WIDTH = 80
-TWO_ROW_WIDTH = 62
-"""Below this width the four buttons take two rows: in one, "Deny, say why" was cut or hidden at 40 columns."""
-SHORT_LABELS = {"once": "Once (y)", "always": "Always (a)", "deny": "Deny (n)", "reason": "Deny+why (r)"}
+"""Below this height the dialog may take the whole screen."""
+BUTTONS = ("once", "always", "prefix", "deny", "reason")
+"""The answer buttons in their order (``prefix`` only when a prefix is offered)."""
+BUTTON_CELLS = 4
+"""Cells a button takes beyond its label: its compact frame (2) and the margin after it (2)."""
+SHORT_LABELS = {"once": "Once (y)", "always": "Always (a)", "prefix": "Prefix (p)", "deny": "Deny (n)",
+                "reason": "Deny+why (r)"}
 """Labels on a narrow terminal ("Why? (r)" read like a question about the dialog: a tester)."""
 SHORT_FILE_ALWAYS = "Always: file (a)"
 """The short "Always" of a write, which is allowed again on its file only (it said "Always (a)", scope lost)."""
@@ -203,7 +205,8 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
         self.request = request
         always = "Always, this file (a)" if request.path and request.kind != "command" and request.server is None \
             else "Always (a)"  # a write allowed always is allowed again on its file only
-        self._labels = {"once": "Allow once (y)", "always": always, "deny": "Deny (n)", "reason": "Deny, say why (r)"}
+        self._labels = {"once": "Allow once (y)", "always": always, "prefix": "Always prefix (p)", "deny": "Deny (n)",
+                        "reason": "Deny, say why (r)"}
         """The buttons' labels (``SHORT_LABELS`` on a narrow terminal)."""
         self._fitted = False
         """The preview was found longer than its box (scrolled to the first change once)."""
@@ -232,10 +235,13 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
 
             yield ReasonInput(placeholder="why not? enter tells the model · esc goes back", id="approval-reason")
             yield Static(HELD_NOTE, id="typing-held")
-            short = self.app.size.width < NARROW_WIDTH
+            short, _ = self._button_layout(self.app.size.width)
             with Horizontal(id="approval-buttons"):
                 yield Button(Content(self._label("once", short)), id="once", variant="success", compact=True)
                 yield Button(Content(self._label("always", short)), id="always", variant="primary", compact=True)
+                prefix = Button(Content(self._label("prefix", short)), id="prefix", variant="primary", compact=True)
+                prefix.display = bool(req.prefix)  # (a button too: once the dialog held typing, `p` goes to the box)
+                yield prefix
                 yield Button(Content(self._label("deny", short)), id="deny", variant="error", compact=True)
                 yield Button(Content(self._label("reason", short)), id="reason", variant="warning", compact=True)
 
@@ -290,14 +296,28 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
         dialog = next(self.query("#approval-dialog").results(), None)
         if dialog is None:
             return
-        dialog.styles.max_height = "100%" if self.size.height < SMALL_HEIGHT else "70%"
-        self.set_class(self.size.width < TWO_ROW_WIDTH, "-two-rows")  # (four short buttons need about 44 cells)
-        short = self.size.width < NARROW_WIDTH
+        short, two_rows = self._button_layout(self.size.width)
+        # (on a narrow screen the text wraps and the buttons take rows: 70 % left the last ones below it)
+        dialog.styles.max_height = "100%" if self.size.height < SMALL_HEIGHT or two_rows else "70%"
+        self.set_class(two_rows, "-two-rows")
         for button in self.query("#approval-buttons Button").results(Button):
             label = self._label(str(button.id), short)
             if str(button.label) != label:
                 button.label = label
                 button.refresh(layout=True)  # (an auto width is not measured again for a new label by itself)
+
+    def _button_layout(self, width: int) -> tuple[bool, bool]:
+        """(short labels, two rows) on a screen ``width`` cells wide: the long labels while all fit on one row,
+        else the short ones, on two rows when even they do not (at 40 columns "Deny, say why" was cut or hidden)."""
+        shown = [b for b in BUTTONS if b != "prefix" or self.request.prefix]
+        room = width - 2 + 2  # (the dialog's padding; the last button's margin may fall outside)
+
+        def need(short: bool) -> int:
+            return sum(len(self._label(b, short)) + BUTTON_CELLS for b in shown)
+
+        if need(False) <= room:
+            return False, False
+        return True, need(True) > room
 
     def _label(self, button: str, short: bool) -> str:
         label = SHORT_LABELS[button] if short else self._labels[button]
