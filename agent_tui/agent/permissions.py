@@ -43,6 +43,7 @@ from agent_tui.agent.command_rules_git import repo_program_blockers
 from agent_tui.agent.command_rules_toolcfg import tool_config_blockers
 from agent_tui.core.config import ConfigError
 from agent_tui.core.tool_names import strictest_key
+from agent_tui.tools.argv_text import shown_argv
 from agent_tui.tools.cmdparse import parse_command
 from agent_tui.tools.shell_dialect import rules_apply
 
@@ -242,7 +243,7 @@ class Policy:
             if not missing:
                 used = sorted({shlex.join(p) for c in parsed.commands for p in prefixes if prefix_covers(p, c)})
                 return Verdict("allow", f"allowed by {', '.join(used)}", prefix)
-            shown = ", ".join(f"`{shlex.join(c.argv[:3]) or '(assignment)'}`" for c in missing[:3]) + (
+            shown = ", ".join(f"`{shown_argv(c.argv[:3]) or '(assignment)'}`" for c in missing[:3]) + (
                 f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
             why = [f"no allow rule covers {shown}" + (" outside the sandbox (allow_outside_commands)" if outside else "")]
         if self.sandboxed and self.sandboxed_commands == "allow" and not outside:

@@ -34,6 +34,28 @@ def unescape_word(raw: str) -> str:
     return "".join(out)
 
 
+def dquoted_pieces(node: Any) -> list[Any]:
+    """A double-quoted string's inside, in order: its literal text as raw ``str`` (still to unescape) and its
+    expansions as nodes.  The text is read from the source between the quotes, not from the ``string_content``
+    children alone: tree-sitter-bash leaves a line break inside the quotes out of every child, and
+    ``"import sys⏎for …"`` was read as ``import sysfor …``."""
+    src = node.text
+    base = node.start_byte
+    pieces: list[Any] = []
+    literal: list[bytes] = []
+    at = base + (2 if src.startswith(b'$"') else 1 if src.startswith(b'"') else 0)
+    end = node.end_byte - 1 if src.endswith(b'"') and node.end_byte - 1 >= at else node.end_byte
+    for c in node.children:
+        if not c.is_named or c.type == "string_content":
+            continue
+        literal.append(src[at - base:c.start_byte - base])
+        pieces += [b"".join(literal).decode("utf-8", errors="surrogateescape"), c]
+        literal, at = [], c.end_byte
+    literal.append(src[at - base:end - base])
+    pieces.append(b"".join(literal).decode("utf-8", errors="surrogateescape"))
+    return [p for p in pieces if not isinstance(p, str) or p]
+
+
 def unescape_dquoted(raw: str) -> str:
     """Double-quoted text's value: a backslash escapes only ``$ ` " \\`` and a newline."""
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
@@ -97,7 +119,7 @@ def _literal_source(node: Any) -> str | None:
     if node.type == "raw_string":
         return "".join("\\" + c for c in node_text(node)[1:-1])
     if node.type == "string" and all(c.type == "string_content" or not c.is_named for c in node.children):
-        body = "".join(unescape_dquoted(node_text(c)) for c in node.children if c.type == "string_content")
+        body = "".join(unescape_dquoted(p) for p in dquoted_pieces(node))
         return "".join("\\" + c for c in body)
     if node.type == "concatenation":
         inner = [_literal_source(c) for c in node.children]

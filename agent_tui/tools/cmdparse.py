@@ -36,6 +36,7 @@ from agent_tui.tools.cmd_words import (
     GLOB,
     ansi_c,
     brace_words,
+    dquoted_pieces,
     joined_word,
     node_text,
     touching,
@@ -449,11 +450,11 @@ class _Walker:
         if t in ("string", "translated_string"):
             parts: list[str] = []
             dynamic = False
-            for c in node.children:
-                if c.type == "string_content":
-                    parts.append(unescape_dquoted(node_text(c)))
-                elif c.is_named:
-                    text, _ = self.word(c)
+            for piece in dquoted_pieces(node):
+                if isinstance(piece, str):
+                    parts.append(unescape_dquoted(piece))
+                else:
+                    text, _ = self.word(piece)
                     parts.append(text)
                     dynamic = True
             return "".join(parts), dynamic
