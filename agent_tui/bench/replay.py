@@ -26,7 +26,9 @@ from agent_tui.bench.trace import Compaction, Session
 
 #: Lines that carry a failure signal; shaping must keep them.  ``file:line`` covers
 #: ``path.py:12`` and Python's ``File "path.py", line 12``.
-ERROR_LINE = re.compile(r'Traceback|Error|FAILED|assert|[\w./-]+\.\w+:\d+|File "[^"]+", line \d+')
+ERROR_LINE = re.compile(r'Traceback|Error|FAILED|assert|(?<![\w./-])[\w./-]{1,255}\.\w{1,16}:\d+|File "[^"]+", line \d+')
+"""A line that signals a failure.  (The ``path.py:12`` form starts where a run of path characters starts and is
+bounded: unbounded, it was quadratic on a long line, 38 s for one 80K-character base64 token.)"""
 
 
 @dataclass
