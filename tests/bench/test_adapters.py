@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent_tui.bench.adapters import adapter_for, discover, load_sessions
 from agent_tui.bench.adapters.claude_code import ClaudeCodeAdapter
 from agent_tui.bench.adapters.mini_swe import MiniSweAdapter
@@ -208,3 +210,55 @@ def test_a_tool_call_trajectory_reply_without_a_call_is_not_a_text_action(tmp_pa
     s = MiniSweAdapter().load(path)
     assert [m.role for m in s.messages][-2:] == ["assistant", "user"]
     assert not s.messages[-2].tool_calls and s.messages[-1].content == "Please call the bash tool."
+
+
+def test_mini_swe_content_given_as_blocks_is_read_as_its_text(tmp_path: Path) -> None:
+    """A bench review: content written as a list of blocks (multimodal observations, messages marked for
+    Anthropic's cache) was JSON-dumped, so the task became one escaped line (21 rules found became 1), return codes
+    and reads went unseen, and an inlined image counted as 220K characters of text."""
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 50_000}}
+    messages = [
+        {"role": "system", "content": [{"type": "text", "text": "You are a helpful assistant.\nAlways run tests.",
+                                        "cache_control": {"type": "ephemeral"}}]},
+        {"role": "user", "content": [{"type": "text", "text": "Fix the greeting.\nNever edit tests."}]},
+        {"role": "assistant", "content": "Reading.", "tool_calls": [
+            {"id": "c1", "function": {"name": "bash", "arguments": json.dumps({"command": "cat src/app.py"})}}],
+         "extra": {"response": {"usage": {"prompt_tokens": 100}}}},
+        {"role": "tool", "tool_call_id": "c1", "content": [
+            {"type": "text", "text": "<returncode>0</returncode>\n<output>\ndef greet():\n    pass\n</output>"}, image]},
+    ]
+    path = tmp_path / "blocks.traj.json"
+    path.write_text(json.dumps({"messages": messages, "trajectory_format": "mini-swe-agent-1.1"}), encoding="utf-8")
+    s = MiniSweAdapter().load(path)
+    assert s.malformed == 0
+    assert s.system_prompt == "You are a helpful assistant.\nAlways run tests."
+    assert s.messages[0].content == "Fix the greeting.\nNever edit tests."
+    assert s.messages[2].content.endswith("</output>\n[image]") and "base64" not in s.messages[2].content
+    assert [e.kind for e in s.file_events] == ["read"]
+
+
+@pytest.mark.parametrize(("config", "action"), [
+    ({}, "```bash\r\ncat src/app.py\r\n```"),
+    ({}, "<mswea_bash_command>cat src/app.py</mswea_bash_command>"),
+    ({"agent": {"action_regex": r"<cmd>(.*?)</cmd>"}}, "<cmd>cat src/app.py</cmd>"),
+])
+def test_mini_swe_text_actions_in_other_forms_are_calls_sent_once(tmp_path: Path, config: dict[str, object],
+                                                                     action: str) -> None:
+    """Actions fenced with CRLF, in the XML tags of mini-swe-agent's swebench_xml config, or in the trajectory's
+    own `action_regex` were missed, so each output became a new user turn; a recognised one was sent twice, in the
+    text and as the replayed call (+12 % tokens for every strategy)."""
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the greeting."},
+        {"role": "assistant", "content": f"THOUGHT: read it.\n\n{action}",
+         "extra": {"response": {"usage": {"prompt_tokens": 100}}}},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\ndef greet():\n    pass\n</output>"},
+    ]
+    path = tmp_path / "v1.traj.json"
+    path.write_text(json.dumps({"info": {"config": config}, "messages": messages}), encoding="utf-8")
+    s = MiniSweAdapter().load(path)
+    assert [m.role for m in s.messages] == ["user", "assistant", "tool"]
+    (call,) = s.messages[1].tool_calls
+    assert json.loads(call.arguments) == {"command": "cat src/app.py"}
+    assert s.messages[1].content == "THOUGHT: read it.", "the command is sent once, as the call"
+    assert [e.kind for e in s.file_events] == ["read"]

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent_tui.bench.adapters.blocks import text_of
 from agent_tui.bench.trace import (
     COMPACT_SUMMARY,
     Compaction,
@@ -91,19 +92,6 @@ class ClaudeCodeAdapter:
             except (ValueError, TypeError, KeyError, AttributeError):
                 session.malformed += 1
         return session
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content or []:
-        if isinstance(block, dict):
-            if block.get("type") == "text":
-                parts.append(str(block.get("text") or ""))
-            elif block.get("type") == "image":
-                parts.append("[image]")
-    return "\n".join(parts)
 
 
 class _Builder:
@@ -172,7 +160,7 @@ class _Builder:
             else:
                 texts.append(block)
         if texts:
-            self._append_user(_text_of(texts), r)
+            self._append_user(text_of(texts), r)
 
     def _append_user(self, text: str, r: dict[str, Any]) -> None:
         self.current_id, self.current = None, None
@@ -187,7 +175,7 @@ class _Builder:
         use_id = str(block.get("tool_use_id") or "")
         name, inp, _ = self.uses.get(use_id, ("", {}, -1))
         at = len(self.s.messages)
-        self.s.messages.append(Message("tool", _text_of(block.get("content")), tool_call_id=use_id, name=name))
+        self.s.messages.append(Message("tool", text_of(block.get("content")), tool_call_id=use_id, name=name))
         if block.get("is_error") or not isinstance(inp, dict):
             return
         path = str(inp.get("file_path") or "")

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent_tui.bench.adapters.blocks import text_of
 from agent_tui.bench.bashedits import parse_edits
 from agent_tui.bench.bashops import (
     grep_blocks,
@@ -36,8 +37,10 @@ from agent_tui.bench.trace import Edit, FileEvent, Message, ModelCall, Session, 
 
 WINDOW = 128_000
 _RC = re.compile(r"<returncode>(-?\d+)</returncode>")
-_ACTION = re.compile(r"```(?:bash|mswea_bash_command|sh|shell)[ \t]*\n(.*?)\n```", re.S)
-"""A command given as a fenced block in the text (mini-swe-agent 1.x, before tool calls)."""
+_ACTION = re.compile(r"```(?:bash|mswea_bash_command|sh|shell)[ \t]*\r?\n(.*?)\r?\n```|"
+                     r"<mswea_bash_command>(.*?)</mswea_bash_command>", re.S)
+"""A command given in the text (mini-swe-agent 1.x, before tool calls): a fenced block (lines may end in CRLF),
+or the XML tags of its ``swebench_xml`` config; a trajectory's own ``action_regex`` is used first."""
 
 
 class MiniSweAdapter:
@@ -78,8 +81,31 @@ class MiniSweAdapter:
         # 1.x put the command in the text; 1.1 calls a tool, and a 1.1 reply without a call (answered
         # by a format error) is not an action even when its text shows a fenced command
         text_actions = not any(isinstance(m, dict) and m.get("tool_calls") for m in messages)
-        _Builder(session, str(cwd), text_actions).feed(messages)
+        _Builder(session, str(cwd), text_actions, _action_pattern(info)).feed(messages)
         return session
+
+
+def _action_pattern(info: dict[str, Any]) -> re.Pattern[str]:
+    """The trajectory's own ``action_regex`` (its agent or model config), else the known forms."""
+    for where in ("agent", "model"):
+        given = _get(info, "config", where, "action_regex")
+        if isinstance(given, str) and given:
+            try:
+                pattern = re.compile(given, re.S)
+            except re.error:
+                continue
+            if pattern.groups >= 1:
+                return pattern
+    return _ACTION
+
+
+def _actions(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """The matches of the actions in ``text`` (each one's command is its first group that matched)."""
+    return [m for m in pattern.finditer(text) if any(g is not None for g in m.groups())]
+
+
+def _command(match: re.Match[str]) -> str:
+    return next(g for g in match.groups() if g is not None).strip()
 
 
 def _get(d: Any, *keys: str) -> Any:
@@ -91,9 +117,12 @@ def _get(d: Any, *keys: str) -> Any:
 
 
 class _Builder:
-    def __init__(self, session: Session, cwd: str, text_actions: bool = False) -> None:
+    def __init__(self, session: Session, cwd: str, text_actions: bool = False,
+                 action: re.Pattern[str] = _ACTION) -> None:
         self.s = session
         self.cwd = cwd
+        self.action = action
+        """How the trajectory's text gives a command (its ``action_regex``)."""
         self.pending: dict[str, tuple[str, str]] = {}
         """tool_call_id -> (tool name, command)."""
         self.text_action: str | None = None
@@ -113,7 +142,7 @@ class _Builder:
 
     def _one(self, m: dict[str, Any]) -> None:
         role, content = m["role"], m.get("content")
-        text = content if isinstance(content, str) else json.dumps(content) if content else ""
+        text = text_of(content)
         if role == "system" and not self.s.system_prompt and not self.s.messages:
             self.s.system_prompt = text
         elif role == "user" and self.text_action is not None:
@@ -141,12 +170,14 @@ class _Builder:
         calls: list[ToolCall] = []
         recorded = list(m.get("tool_calls") or [])
         self.text_action = None
-        if self.text_actions and not recorded and len(actions := _ACTION.findall(text)) == 1:
+        if self.text_actions and not recorded and len(actions := _actions(self.action, text)) == 1:
             # mini-swe-agent 1.x: the command is a fenced block in the text, its output comes back as
-            # the next user message; replayed as the tool call and result the product would send
+            # the next user message; replayed as the tool call and result the product would send, so the
+            # block leaves the text (sent in both, every strategy paid for each command twice)
             self.text_action = f"text-{len(self.s.calls)}"
             recorded = [{"id": self.text_action, "function": {"name": "bash",
-                                                              "arguments": json.dumps({"command": actions[0]})}}]
+                                                              "arguments": json.dumps({"command": _command(actions[0])})}}]
+            text = (text[:actions[0].start()] + text[actions[0].end():]).strip()
         for tc in recorded:
             fn = tc.get("function") or {}
             call = ToolCall(str(tc.get("id") or ""), str(fn.get("name") or ""), str(fn.get("arguments") or ""))
