@@ -6,7 +6,8 @@ would give it):
 * the system prompt → ``set_system_prompt`` (Claude Code's is unrecorded: it is
   in the unrecorded prefix counted for every strategy alike, so the engine sends
   no prompt of its own); the engine's window is the session window minus that prefix;
-* a user message → ``add_user`` (a new turn; the task is protected for it);
+* a user message → ``add_user`` (a new turn; a new task unless the agent framework wrote it: a format error,
+  a meta or interruption line continues the task, whose statement stays);
 * an assistant message → ``add_assistant`` with its tool calls;
 * a tool result → shaped by the product's shapers (:mod:`agent_tui.bench.shaping`)
   and added with ``add_tool_result(content=shaped, raw=whole)``;
@@ -93,7 +94,7 @@ class AgentTuiStrategy:
         if message.kind == COMPACT_SUMMARY:
             return None
         if message.role == "user":
-            eng.add_user(message.content)
+            eng.add_user(message.content, continues=message.continues)
         elif message.role == "assistant":
             calls = [tc.to_openai() for tc in message.tool_calls]
             for tc in message.tool_calls:

@@ -89,6 +89,9 @@ class Message:
     """The tool's whole output when the recorded ``content`` was already cut by the agent."""
     kind: str = ""
     """``compact_summary`` for the recording agent's own compaction summary, else empty."""
+    continues: bool | None = None
+    """A user message the agent framework wrote (a format error, a meta or interruption line): True, it continues
+    the task; None, the engine decides (``core/task_statement``)."""
 
     @property
     def raw_output(self) -> str:

@@ -164,7 +164,7 @@ class AssemblyInput:
     block: CompactionBlock | None = None
     """The compaction block (frozen at the last event)."""
     keep: frozenset[str] = frozenset()
-    """History items that must go in like pins (the file notes showing active files)."""
+    """History items that must go in like pins (the file notes showing active files, the task statement)."""
     turn_start: bool = False
     """The newest history message is the user's (the status line goes with it)."""
     stuck: dict[str, str] = field(default_factory=dict)
@@ -198,6 +198,16 @@ def _squeeze_sparing(b: _Builder, g: Group, turn: int, room: int
         if rendered[1] <= room:
             return rendered
     return b.render_group(g, squeeze=True)
+
+
+def _kept_why(g: Group) -> str:
+    """Why a group outside the current turn must go in: a pin, the task statement, or a note showing a file."""
+    if g.pinned:
+        return "pinned"
+    head = g.items[0]
+    if head.role == "user" and not head.provenance.get("note"):
+        return "task statement (kept until a message opens a new task)"
+    return "pinned" if any(it.pinned for it in g.items) else "shows an active file's text"
 
 
 class _Builder:
@@ -360,7 +370,7 @@ def assemble(inp: AssemblyInput) -> Assembly:
                 chosen[i] = _squeeze_sparing(b, groups[i], cur, budget - (need - before))
             need -= before - chosen[i][1]
     for i in task_idx + squeezable:
-        reason = "current task" if i in task_idx else ("latest step" if i in step_idx else "pinned")
+        reason = "current task" if i in task_idx else ("latest step" if i in step_idx else _kept_why(groups[i]))
         b.take(i, chosen[i][0], reason)
     over_budget = b.used > budget
 

@@ -90,6 +90,16 @@ class Compactor:
     def user_cap(self) -> int:
         return max(256, min(6000, int(self.engine.plan.input_budget * 0.05)))
 
+    def task_cap(self) -> int:
+        """Tokens up to which the task statement stays verbatim in place through every event of its task."""
+        return max(self.user_cap(), self.engine.plan.input_budget // 4)
+
+    def task_kept(self) -> list[str]:
+        """The task statement's id while events keep it (in the window and within ``task_cap``), else nothing."""
+        e = self.engine
+        task = e.items.get(e.task_item) if e.task_item else None
+        return [task.id] if task is not None and task.in_window and task.tokens <= self.task_cap() else []
+
     def plan(self, force: bool = False) -> EvictionPlan | None:
         """The batch a compaction event would evict now, or None when the cost model says an
         event does not pay yet and the window is not near (``force``: evict what there is)."""
@@ -99,7 +109,7 @@ class Compactor:
         if force:
             return plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(True),
                               user_cap=self.user_cap(), reason="forced", notes_alone=True,
-                              answer_cap=e.plan.input_budget // 2)
+                              answer_cap=e.plan.input_budget // 2, task=self.task_kept())
         if len(e.order) == self.failed_at:
             return None  # the last attempt failed and nothing changed since: do not hammer
         request = e.request_estimate()
@@ -108,7 +118,7 @@ class Compactor:
         plan = plan_event(groups, current_turn=e.turn, keep_steps=self.keep_steps(False),
                           user_cap=self.user_cap(), reason="window limit" if hard else "cost model",
                           recent_cap=0 if hard else e.plan.input_budget // 4,
-                          answer_cap=e.plan.input_budget // 4)
+                          answer_cap=e.plan.input_budget // 4, task=self.task_kept())
         if plan is None:
             return None
         segments = sum(it.tokens for it in self.segments)

@@ -49,6 +49,7 @@ from agent_tui.core.resume import load_items
 from agent_tui.core.scripts_run import commands_of, scripts_run
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
+from agent_tui.core.task_statement import CONTINUES, opens_task
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
@@ -98,6 +99,10 @@ class ContextEngine:
         a command's output pasted in): they do not age the active files."""
         self.worked_turn = 0
         """The turn of the latest assistant message."""
+        self.task_item: str | None = None
+        """The task statement (``core/task_statement``): events keep it verbatim until a message opens a new task."""
+        self.answered = False
+        """The latest assistant message calls no tool: the agent answered, so the user's next message opens a task."""
         self.last: Assembly | None = None
         self.stuck: dict[str, str] = {}
         """Status lines sent joined to a history message, by item id: that message keeps its line until the
@@ -238,15 +243,19 @@ class ContextEngine:
             self.ids.observe(item_id)
         return self._add(item)
 
-    def add_user(self, text: str) -> ContextItem:
-        """A user message; starts a new turn."""
+    def add_user(self, text: str, continues: bool | None = None) -> ContextItem:
+        """A user message; starts a new turn (and a new task unless it continues one: ``core/task_statement``)."""
         if self.turn > 0:
             if self.worked_turn != self.turn:
                 self.quiet_turns.add(self.turn)
             self.end_turn()
         self.turn += 1
         self.step = 0
-        item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH)
+        marked = {"provenance": {CONTINUES: continues}} if continues is not None else {}
+        item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH, **marked)
+        if self.task_item is None or opens_task(self.answered, continues):
+            self.task_item = item.id
+        self.answered = False
         return self._add(item, message=True)
 
     def add_note(self, text: str, kind: str) -> ContextItem:
@@ -260,6 +269,7 @@ class ContextEngine:
                       provenance: dict[str, Any] | None = None) -> ContextItem:
         self.steps_total += 1
         self.worked_turn = self.turn
+        self.answered = not tool_calls
         prov = {**(provenance or {}), "step": self.steps_total}
         item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
                               tool_calls=self._redact_calls(tool_calls), provenance=prov)
@@ -314,6 +324,8 @@ class ContextEngine:
             self.window.release(af, "released: the task ended (pinned files stay)", head=False)
         self.window.heads.clear("the task ended")
         self.window.flush()
+        self.task_item = None
+        self.answered = True
 
     # memos and recall -----------------------------------------------------------------
     def save_memo(self, text: str, kind: str = "manual", show_now: bool | None = None) -> ContextItem:
@@ -465,7 +477,8 @@ class ContextEngine:
                             groups=groups, excluded=excluded, current_turn=self.turn, tools=sent_tools,
                             tools_tokens=tools_tokens, status=status, status_note=status_note,
                             excluded_trace=excluded_trace + file_trace, block=self.block,
-                            keep=frozenset(n for n in self.window.shown_note.values() if n),
+                            keep=frozenset([*(n for n in self.window.shown_note.values() if n),
+                                            *self.compactor.task_kept()]),
                             turn_start=bool(hist) and hist[-1].role == "user"
                             and not hist[-1].provenance.get("note"), stuck=dict(self.stuck))
         asm = assemble(inp)

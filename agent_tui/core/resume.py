@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from agent_tui.core.items import Category, ContextItem, State
 from agent_tui.core.released_heads import PREFIX as HEAD_PREFIX
 from agent_tui.core.summary import Summary
+from agent_tui.core.task_statement import task_statement
 from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
 
 if TYPE_CHECKING:
@@ -44,6 +45,11 @@ def load_items(engine: ContextEngine, items: Sequence[ContextItem]) -> None:
         if it.category == Category.SUMMARY and it.state == State.IN:
             e.compactor.segments.append(it)
     e.compactor.segments.sort(key=lambda it: (it.created_at, _seq(it.id)))
+    ordered = [e.items[i] for i in e.order]
+    e.task_item = task_statement(ordered)
+    last = next((it for it in reversed(ordered) if it.role in ("assistant", "user") and not it.provenance.get("note")),
+                None)
+    e.answered = last is not None and last.role == "assistant" and not last.tool_calls
     worked = {it.turn for it in items if it.role == "assistant"}
     e.worked_turn = max(worked, default=0)
     e.quiet_turns = {t for t in range(1, e.turn) if t not in worked}

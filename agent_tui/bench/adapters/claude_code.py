@@ -42,6 +42,8 @@ from agent_tui.bench.trace import (
 
 WINDOW = 200_000
 _NUMBERED = re.compile(r"^\s*(\d+)→(.*)$", re.M)
+INTERRUPTED = "[Request interrupted by user"
+"""The line Claude Code writes when the user stops a turn: not a request of the user's (the task goes on)."""
 READ_DEFAULT_LINES = 2000
 """Lines Claude Code's Read tool shows when no limit is given."""
 
@@ -154,13 +156,25 @@ class _Builder:
             self._append_user(content, r)
             return
         texts: list[dict[str, Any]] = []
+        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
         for block in content:
             if block.get("type") == "tool_result":
-                self._tool_result(block, r.get("toolUseResult"))
+                self._tool_result(block, self._result_of(block, r.get("toolUseResult"), len(results)))
             else:
                 texts.append(block)
         if texts:
             self._append_user(text_of(texts), r)
+
+    def _result_of(self, block: dict[str, Any], result: Any, blocks: int) -> Any:
+        """The line's ``toolUseResult`` if it belongs to ``block``: a line answering several calls carries one, so
+        it is taken only for the call whose file it names (two parallel Reads both got the first file's text)."""
+        if blocks <= 1 or not isinstance(result, dict):
+            return result
+        _, inp, _ = self.uses.get(str(block.get("tool_use_id") or ""), ("", {}, -1))
+        path = inp.get("file_path") if isinstance(inp, dict) else None
+        file = result.get("file") if isinstance(result.get("file"), dict) else {}
+        named = result.get("filePath") or file.get("filePath")
+        return result if path and named == path else None
 
     def _append_user(self, text: str, r: dict[str, Any]) -> None:
         self.current_id, self.current = None, None
@@ -169,7 +183,8 @@ class _Builder:
             self.s.compactions.append(Compaction(len(self.s.messages), self.pending_compaction))
             self.pending_compaction = None
             kind = COMPACT_SUMMARY
-        self.s.messages.append(Message("user", text, kind=kind))
+        framework = bool(r.get("isMeta")) or text.lstrip().startswith(INTERRUPTED)
+        self.s.messages.append(Message("user", text, kind=kind, continues=True if framework else None))
 
     def _tool_result(self, block: dict[str, Any], result: Any) -> None:
         use_id = str(block.get("tool_use_id") or "")

@@ -151,7 +151,9 @@ class _Builder:
             call_id, self.text_action = self.text_action, None
             self._tool({"tool_call_id": call_id, "extra": m.get("extra")}, text)
         elif role in ("user", "system"):
-            self.s.messages.append(Message("user", text))
+            # mini-swe-agent works alone: a user message after the task is its own (a format error, a time-out)
+            first = not any(msg.role == "user" for msg in self.s.messages)
+            self.s.messages.append(Message("user", text, continues=None if first else True))
         elif role == "assistant":
             reasoning = m.get("reasoning_content")
             if isinstance(reasoning, str) and reasoning.strip():  # reasoning models send it back as text
