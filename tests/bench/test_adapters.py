@@ -91,11 +91,18 @@ def test_garbage_never_crashes(tmp_path: Path) -> None:
     assert s3.malformed == 2
 
 
-def test_discovery_finds_both_formats_and_ignores_others(tmp_path: Path) -> None:
+def test_discovery_finds_both_formats_and_reports_other_json_as_skipped(tmp_path: Path) -> None:
+    """A JSON file no adapter recognises is listed (the runner reports it skipped, with the reason), not dropped
+    unseen; other files are not traces at all."""
+    from agent_tui.bench.runner import run_benchmark
+
     (tmp_path / "notes.json").write_text('{"hello": 1}')
     (tmp_path / "readme.md").write_text("# hi")
     found = discover([FIXTURES, tmp_path])
-    assert found == sorted([CLAUDE, MINI])
+    assert found == sorted([CLAUDE, MINI, tmp_path / "notes.json"])
+    assert adapter_for(tmp_path / "notes.json") is None
+    result = run_benchmark([tmp_path], ["full"])
+    assert result.skipped == [{"path": str(tmp_path / "notes.json"), "reason": "no adapter recognises it"}]
     assert isinstance(adapter_for(MINI), MiniSweAdapter)
     assert isinstance(adapter_for(CLAUDE), ClaudeCodeAdapter)
     sessions = load_sessions([FIXTURES])
@@ -308,3 +315,16 @@ def test_framework_user_messages_continue_the_task(tmp_path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     users = [m for m in ClaudeCodeAdapter().load(path).messages if m.role == "user"]
     assert [m.continues for m in users] == [None, True, True, None]
+
+
+def test_a_trajectory_named_json_whose_messages_come_late_is_recognised(tmp_path: Path) -> None:
+    """mini-swe-agent 2 writes `info.config` (its prompt templates) first: in a real file `"messages"` came 9K
+    characters in, past the 4K that were read, and a `.traj.json` saved as `.json` was silently ignored."""
+    data = json.loads(MINI.read_text(encoding="utf-8"))
+    info = {**(data.get("info") or {}), "config": {"agent": {"system_template": "x" * 50_000}}}
+    data = {"info": info, **{k: v for k, v in data.items() if k != "info"}}
+    assert next(iter(data)) == "info"
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert isinstance(adapter_for(path), MiniSweAdapter)
+    assert MiniSweAdapter().load(path).calls

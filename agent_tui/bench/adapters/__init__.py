@@ -27,13 +27,12 @@ def adapter_for(path: Path) -> Adapter | None:
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    """Every recognised trace file under ``paths`` (files or folders), sorted."""
+    """Every ``.json``/``.jsonl`` file under ``paths`` (files or folders), sorted: one no adapter recognises is
+    reported as skipped with its reason, never left out unseen."""
     found: set[Path] = set()
     for p in paths:
         candidates = [p] if p.is_file() else sorted(q for q in p.rglob("*") if q.is_file())
-        for q in candidates:
-            if q.suffix in (".json", ".jsonl") and adapter_for(q) is not None:
-                found.add(q)
+        found.update(q for q in candidates if q.suffix in (".json", ".jsonl"))
     return sorted(found)
 
 

@@ -43,6 +43,11 @@ _ACTION = re.compile(r"```(?:bash|mswea_bash_command|sh|shell)[ \t]*\r?\n(.*?)\r
 or the XML tags of its ``swebench_xml`` config; a trajectory's own ``action_regex`` is used first."""
 
 
+HEAD_CHARS = 1 << 20
+"""How much of a ``.json`` file is read to recognise it: version 2 writes ``info.config`` first (its prompt
+templates), and ``"messages"`` came 9K characters in on a real file (4K were read: it was never found)."""
+
+
 class MiniSweAdapter:
     """Reads mini-swe-agent ``.traj.json`` files."""
 
@@ -55,10 +60,10 @@ class MiniSweAdapter:
             return False
         try:
             with path.open("r", encoding="utf-8", errors="replace") as fh:
-                head = fh.read(4096)
+                head = fh.read(HEAD_CHARS)
         except OSError:
             return False
-        return '"trajectory_format"' in head or ('"messages"' in head and '"info"' in head)
+        return '"trajectory_format"' in head or ('"messages"' in head and '"role"' in head)
 
     def load(self, path: Path) -> Session:
         session = Session(id=path.name.removesuffix(".json").removesuffix(".traj"), source=self.name,
