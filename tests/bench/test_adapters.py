@@ -328,3 +328,34 @@ def test_a_trajectory_named_json_whose_messages_come_late_is_recognised(tmp_path
     path.write_text(json.dumps(data), encoding="utf-8")
     assert isinstance(adapter_for(path), MiniSweAdapter)
     assert MiniSweAdapter().load(path).calls
+
+
+def test_mini_swe_responses_api_records_read_as_the_chat_they_stand_for(tmp_path: Path) -> None:
+    """mini-swe-agent 2's response models save the whole Response object for the model's turn and a
+    `function_call_output` item per observation: every record counted as malformed and the session was skipped as
+    "no model call recorded"."""
+    chat = json.loads(MINI.read_text(encoding="utf-8"))
+    responses = []
+    for m in chat["messages"]:
+        if not isinstance(m, dict) or "role" not in m:
+            responses.append(m)  # (the fixture's malformed records stay malformed)
+        elif m["role"] == "assistant":
+            output: list[dict[str, object]] = [{"type": "message", "role": "assistant",
+                                                "content": [{"type": "output_text", "text": m.get("content") or ""}]}]
+            output += [{"type": "function_call", "call_id": tc["id"], "name": tc["function"]["name"],
+                        "arguments": tc["function"]["arguments"]} for tc in m.get("tool_calls") or []]
+            usage = m["extra"]["response"]["usage"]
+            responses.append({"object": "response", "model": "gpt-5-mini", "output": output,
+                              "usage": {"input_tokens": usage["prompt_tokens"], "output_tokens": 9}})
+        elif m["role"] == "tool":
+            responses.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": m["content"],
+                              "extra": m.get("extra")})
+        else:
+            responses.append(m)
+    path = tmp_path / "resp.traj.json"
+    path.write_text(json.dumps({**chat, "messages": responses}), encoding="utf-8")
+    want, got = MiniSweAdapter().load(MINI), MiniSweAdapter().load(path)
+    assert got.malformed == want.malformed and got.calls == want.calls
+    assert [(m.role, m.content, m.tool_calls, m.tool_call_id) for m in got.messages] == \
+        [(m.role, m.content, m.tool_calls, m.tool_call_id) for m in want.messages]
+    assert got.file_events == want.file_events and got.edits == want.edits

@@ -1,4 +1,5 @@
-"""Adapter for mini-swe-agent trajectories (``*.traj.json``, formats ``mini-swe-agent-1.1`` and 1.x).
+"""Adapter for mini-swe-agent trajectories (``*.traj.json``, formats ``mini-swe-agent-1.1`` and 1.x; the
+Responses-API records of its version 2 response models are read as the chat messages they stand for).
 
 The file is one JSON document ``{info, messages[], trajectory_format, instance_id}`` (or the bare
 list of messages).  Format 1.1 calls one ``bash`` tool; earlier runs put the command in a fenced
@@ -82,12 +83,49 @@ class MiniSweAdapter:
         info = data.get("info") if isinstance(data.get("info"), dict) else {}
         cwd = _get(info, "config", "environment", "cwd") or "/"
         session.model = str(_get(info, "config", "model", "model_name") or "")
-        messages = data["messages"]
+        messages = [_as_chat(m) for m in data["messages"]]
         # 1.x put the command in the text; 1.1 calls a tool, and a 1.1 reply without a call (answered
         # by a format error) is not an action even when its text shows a fenced command
         text_actions = not any(isinstance(m, dict) and m.get("tool_calls") for m in messages)
         _Builder(session, str(cwd), text_actions, _action_pattern(info)).feed(messages)
         return session
+
+
+def _as_chat(m: Any) -> Any:
+    """A record of the Responses API (mini-swe-agent 2's response models save the whole ``Response`` object for
+    the model's turn and a ``function_call_output`` item for each observation) as the chat message it stands
+    for; a chat message as it is."""
+    if not isinstance(m, dict) or isinstance(m.get("role"), str) and m.get("type") != "message":
+        return m
+    if m.get("type") == "message" and isinstance(m.get("role"), str):
+        return {**m, "content": text_of(m.get("content"))}
+    if m.get("type") == "function_call_output":
+        return {"role": "tool", "tool_call_id": m.get("call_id"), "content": text_of(m.get("output")),
+                "extra": m.get("extra")}
+    if m.get("object") != "response" or not isinstance(m.get("output"), list):
+        return m
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for item in m["output"]:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "message":
+            texts.append(text_of(item.get("content")))
+        elif item.get("type") == "function_call":
+            calls.append({"id": item.get("call_id") or item.get("id"),
+                          "function": {"name": item.get("name"), "arguments": item.get("arguments")}})
+        elif item.get("type") == "reasoning":
+            reasoning += [str(x.get("text") or "") for x in item.get("summary") or [] if isinstance(x, dict)]
+    usage = m.get("usage") if isinstance(m.get("usage"), dict) else {}
+    chat: dict[str, Any] = {"role": "assistant", "content": "\n".join(t for t in texts if t),
+                            "extra": {"response": {"model": m.get("model"),
+                                                   "usage": {"prompt_tokens": usage.get("input_tokens")}}}}
+    if calls:
+        chat["tool_calls"] = calls
+    if any(reasoning):
+        chat["reasoning_content"] = "\n".join(r for r in reasoning if r)
+    return chat
 
 
 def _action_pattern(info: dict[str, Any]) -> re.Pattern[str]:
