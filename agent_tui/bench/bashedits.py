@@ -2,12 +2,13 @@
 
 Recognised (anything else is not an edit):
 
-* ``sed -i 's/OLD/NEW/' FILE`` (any delimiter); a regex pattern is reduced to
+* ``sed -i 's/OLD/NEW/' FILE...`` (any delimiter, ``-e`` expressions, an address before ``s``, several commands
+  split by ``;``); a regex pattern is reduced to
   its longest literal run (``regex_literal``);
 * Python scripts — ``python -c``, ``python - << EOF`` or a heredoc written to a
   ``.py`` file — whose ``.replace(OLD, NEW)`` or ``re.sub(OLD, ...)`` calls have
-  literal (or module-level constant) arguments; the file is the first path the
-  script ``open()``\\s.
+  literal (or module-level constant) arguments; the file is the first one the
+  script opens (``open``, ``Path``), named by a literal or a module-level name bound to one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from agent_tui.bench.bashops import is_path, resolve, split_heredoc, strip_cd, tokens
 
@@ -88,25 +90,69 @@ def regex_literal(pattern: str, *, sed: bool) -> tuple[str, bool]:
     return best, exact
 
 
+_SED_COMMAND = re.compile(r"^\s*(?:\d+(?:,\s*\d+)?|\$|/(?:[^/\\]|\\.)*/)?\s*s(.)")
+"""An ``s`` command after an optional address (a line, a range, ``$`` or ``/regex/``); group 1 is its delimiter."""
+_SED_VALUE_OPTIONS = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"})
+
+
+def _sed_scripts(args: list[str]) -> tuple[list[str], list[str], bool]:
+    """(scripts, files, in place) of a sed command line's arguments: ``-e``/``--expression`` values, else the
+    first operand, is the script; ``-i``/``-i.bak``/``--in-place[=SUF]`` edits in place."""
+    scripts: list[str] = []
+    operands: list[str] = []
+    in_place = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            operands += args[i + 1:]
+            break
+        if a in ("-e", "--expression"):
+            scripts += args[i + 1:i + 2]
+            i += 2
+            continue
+        if a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+        elif a in _SED_VALUE_OPTIONS:
+            i += 2
+            continue
+        elif a.startswith("--in-place") or (a.startswith("-i") and not a.startswith("--")):
+            in_place = True
+        elif a.startswith("-") and len(a) > 1 and not a.startswith("--"):
+            flags = a[1:]
+            if "i" in flags:
+                in_place = True  # (``-Ei``, ``-ni``: the i comes last, a suffix cannot follow it here)
+            if flags.endswith("e") and i + 1 < len(args):
+                scripts.append(args[i + 1])
+                i += 1
+        elif not a.startswith("-"):
+            operands.append(a)
+        i += 1
+    if not scripts and operands:
+        scripts, operands = operands[:1], operands[1:]
+    return scripts, operands, in_place
+
+
 def _sed_substitutions(toks: list[str], cwd: str) -> list[EditOp]:
-    if toks[0] != "sed" or not any(t == "-i" or t.startswith("-i") for t in toks[1:]):
+    if toks[0] != "sed":
         return []
-    scripts = [t for t in toks[1:] if not t.startswith("-")]
-    files = [t for t in scripts[1:] if is_path(t)]
-    if not scripts or not files:
+    scripts, operands, in_place = _sed_scripts(toks[1:])
+    files = [t for t in operands if is_path(t)]
+    if not in_place or not scripts or not files:
         return []
     out: list[EditOp] = []
-    for script in scripts[:1]:
-        if len(script) < 4 or script[0] != "s":
+    for command in (c for script in scripts for c in re.split(r"[;\n]", script)):
+        m = _SED_COMMAND.match(command)
+        if m is None:
             continue
-        d = script[1]
-        parts = re.split(r"(?<!\\)" + re.escape(d), script[2:])
+        d = m.group(1)
+        parts = re.split(r"(?<!\\)" + re.escape(d), command[m.end():])
         if len(parts) < 2:
             continue
         old, exact = regex_literal(parts[0].replace("\\" + d, d), sed=True)
         if len(old) >= MIN_LITERAL or (exact and old):
             new = parts[1].replace("\\" + d, d)
-            out.append(EditOp(resolve(files[0], cwd), old, new, exact))
+            out += [EditOp(resolve(f, cwd), old, new, exact) for f in files]
     return out
 
 
@@ -130,8 +176,9 @@ def _python_replacements(script: str, cwd: str) -> list[EditOp]:
             return consts.get(arg.id)
         return None
 
+    named = _opened(tree, value)
     m = _OPEN.search(script)
-    path = resolve(m.group(1), cwd) if m else ""
+    path = resolve(named, cwd) if named else resolve(m.group(1), cwd) if m else ""
     out: list[EditOp] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or len(node.args) < 2:
@@ -147,6 +194,34 @@ def _python_replacements(script: str, cwd: str) -> list[EditOp]:
             if len(lit) >= MIN_LITERAL:
                 out.append(EditOp(path, lit, new or "", exact))
     return out
+
+
+def _opened(tree: ast.AST, value: Any) -> str | None:
+    """The first file the script opens (``open(p)``, ``Path(p)``, ``pathlib.Path(p)``, in source order), its name
+    a literal or a module-level name bound to one, or to ``Path("…")``: a script that named its file once and
+    opened it through the name was not read as an edit of it."""
+    paths: dict[str, str] = {}
+    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+
+    def target(call: ast.Call) -> str | None:
+        f = call.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name not in ("open", "Path", "PurePath") or not call.args:
+            return None
+        arg = call.args[0]
+        return paths.get(arg.id) if isinstance(arg, ast.Name) and arg.id in paths else value(arg)
+
+    for node in getattr(tree, "body", []):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (found := target(node.value)):
+            paths.update((t.id, found) for t in node.targets if isinstance(t, ast.Name))
+    for call in calls:
+        if (found := target(call)) is not None:
+            return found
+    for call in calls:  # (``p.read_text()`` on a name bound to ``Path("…")``)
+        f = call.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in paths:
+            return paths[f.value.id]
+    return None
 
 
 def parse_edits(cmd: str, cwd: str = "/") -> list[EditOp]:

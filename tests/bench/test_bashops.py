@@ -170,3 +170,24 @@ def test_one_file_grep_with_line_numbers_is_a_read_of_its_lines(cmd: str, expect
 def test_grep_output_becomes_runs_of_lines() -> None:
     out = "3-    a = 1\n4:    run()\n5-    b = 2\n--\n10-def x():\n11:    run()\n"
     assert grep_blocks(out) == [(3, "    a = 1\n    run()\n    b = 2"), (10, "def x():\n    run()")]
+
+
+@pytest.mark.parametrize(("cmd", "want"), [
+    ("sed -i -e 's/value_1_7/value_1_7b/' -e 's/foobar/barfoo/' pkg/mod_1.py",
+     [("/testbed/pkg/mod_1.py", "value_1_7", "value_1_7b"), ("/testbed/pkg/mod_1.py", "foobar", "barfoo")]),
+    ("sed -i '12s/old_name(/new_name(/' f.py", [("/testbed/f.py", "old_name(", "new_name(")]),
+    ("sed -i '/def x/s/return None/return 0/' f.py", [("/testbed/f.py", "return None", "return 0")]),
+    ("sed -i 's/first_one/1/; s/second_one/2/' a.py",
+     [("/testbed/a.py", "first_one", "1"), ("/testbed/a.py", "second_one", "2")]),
+    ("sed --in-place=.orig --expression='s/abcdef/x/' a.py", [("/testbed/a.py", "abcdef", "x")]),
+    ("sed -n 's/abcdef/x/p' a.py", []),
+    ("python3 - <<'EOF'\np = 'pkg/mod.py'\ns = open(p).read()\nopen(p, 'w').write(s.replace('old_value_x', 'new_x'))\nEOF",
+     [("/testbed/pkg/mod.py", "old_value_x", "new_x")]),
+    ("python3 - <<'EOF'\nfrom pathlib import Path\nf = Path('pkg/m2.py')\nf.write_text(f.read_text().replace('alpha_b', 'g'))\nEOF",
+     [("/testbed/pkg/m2.py", "alpha_b", "g")]),
+])
+def test_sed_options_and_scripts_that_name_their_file_once_are_edits(cmd: str, want: list[tuple[str, str, str]]) -> None:
+    """A bench review: `sed -i -e A -e B f` read B as the file (`/testbed/s/foo/bar`), an address before `s` and
+    a second command were missed, and a python script that opened its file through a name was no edit: the file's
+    view stayed stale for the rest of the session."""
+    assert [(o.path, o.old, o.new) for o in parse_edits(cmd, "/testbed")] == want
