@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.bench.adapters.blocks import text_of
+from agent_tui.bench.adapters.shell_files import shell_file_events
+from agent_tui.bench.bashedits import parse_edits
 from agent_tui.bench.trace import (
     COMPACT_SUMMARY,
     Compaction,
@@ -105,12 +107,16 @@ class _Builder:
         """tool_use id -> (name, input, call index)."""
         self.pending_compaction: int | None = None
         self.keep_sidechain = False
+        self.cwd = "/"
+        """The session's working folder (its lines' ``cwd``): where a shell command's relative paths lead."""
         """The file is a sub-agent's own transcript: its sidechain lines are the session."""
 
     def row(self, r: dict[str, Any]) -> None:
         kind = r.get("type")
         if r.get("isSidechain") and not self.keep_sidechain:
             return
+        if isinstance(r.get("cwd"), str) and r["cwd"].startswith("/"):
+            self.cwd = r["cwd"]
         if kind == "system":
             meta = r.get("compactMetadata")
             if isinstance(meta, dict):
@@ -147,7 +153,7 @@ class _Builder:
                 call = ToolCall(str(block.get("id") or ""), str(block.get("name") or ""), json.dumps(inp))
                 self.current.tool_calls = (*self.current.tool_calls, call)
                 self.uses[call.id] = (call.name, inp, k)
-                for path, old in _edits_of(call.name, inp):
+                for path, old in _edits_of(call.name, inp, self.cwd):
                     self.s.edits.append(Edit(k, path, old))
 
     def _user(self, r: dict[str, Any]) -> None:
@@ -192,6 +198,9 @@ class _Builder:
         at = len(self.s.messages)
         self.s.messages.append(Message("tool", text_of(block.get("content")), tool_call_id=use_id, name=name))
         if block.get("is_error") or not isinstance(inp, dict):
+            return
+        if name == "Bash" and isinstance(inp.get("command"), str):
+            self.s.file_events += shell_file_events(inp["command"], self.cwd, at)
             return
         path = str(inp.get("file_path") or "")
         res = result if isinstance(result, dict) else {}
@@ -244,7 +253,9 @@ def _replacements(name: str, inp: dict[str, Any]) -> list[tuple[str, str, bool]]
     return out
 
 
-def _edits_of(name: str, inp: dict[str, Any]) -> list[tuple[str, str]]:
+def _edits_of(name: str, inp: dict[str, Any], cwd: str) -> list[tuple[str, str]]:
+    if name == "Bash" and isinstance(inp.get("command"), str):
+        return [(op.path, op.old) for op in parse_edits(inp["command"], cwd) if op.path]
     if name not in ("Edit", "MultiEdit"):
         return []
     path = str(inp.get("file_path") or "")

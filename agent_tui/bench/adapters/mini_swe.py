@@ -24,14 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.bench.adapters.blocks import text_of
+from agent_tui.bench.adapters.shell_files import shell_file_events
 from agent_tui.bench.bashedits import parse_edits
 from agent_tui.bench.bashops import (
     grep_blocks,
-    parse_copies,
     parse_grep_read,
     parse_read,
-    parse_reverts,
-    parse_write,
     strip_line_numbers,
 )
 from agent_tui.bench.trace import Edit, FileEvent, Message, ModelCall, Session, ToolCall
@@ -259,15 +257,7 @@ class _Builder:
         elif (grep := parse_grep_read(command, self.cwd)) and "<elided_chars>" not in text:
             for start, seen in grep_blocks(_unwrap(text)):
                 self.s.file_events.append(FileEvent(at, grep, "read", seen, start, False))
-        if write := parse_write(command, self.cwd):
-            self.s.file_events.append(FileEvent(at, write.path, "write", write.content, whole=True))
-        for op in parse_edits(command, self.cwd):
-            if op.path and op.literal:
-                self.s.file_events.append(FileEvent(at, op.path, "edit", old=op.old, new=op.new))
-        for path in parse_reverts(command, self.cwd):
-            self.s.file_events.append(FileEvent(at, path, "revert"))
-        for src, dst in parse_copies(command, self.cwd):
-            self.s.file_events.append(FileEvent(at, dst, "copy", source=src))
+        self.s.file_events += shell_file_events(command, self.cwd, at)
 
 
 def _unwrap(text: str) -> str:
