@@ -61,13 +61,13 @@ def server_names(api_base: str) -> list[str]:
     return [str(m.get("id")) for m in data or [] if isinstance(m, dict) and m.get("id")]
 
 
-def _closest(name: str, names: list[str]) -> str:
+def _closest(name: str, names: list[str], prefix: str = "") -> str:
     # a known name the typed one starts with (gpt-4o for gpt-4o-typo) comes first, the longest such
     stems = sorted((n for n in names if len(n) >= 3 and (name.startswith(n) or _strip_provider(name).startswith(n))),
                    key=len, reverse=True)[:1]
     close = stems + [n for n in difflib.get_close_matches(name, names, n=3, cutoff=0.6) if n not in stems]
     close += [n for n in difflib.get_close_matches(_strip_provider(name), names, n=3, cutoff=0.6) if n not in close]
-    return f" — did you mean {', '.join(close[:3])}?" if close else ""
+    return f" — did you mean {', '.join(prefix + c for c in close[:3])}?" if close else ""
 
 
 def check(name: str, api_base: str | None = None) -> ModelCheck:
@@ -84,10 +84,16 @@ def check(name: str, api_base: str | None = None) -> ModelCheck:
             served = server_names(api_base)
         except (OSError, ValueError, urllib.error.URLError) as exc:
             return ModelCheck(False, f"cannot ask {api_base} which models it serves ({exc}); not switching")
+        # (a server lists bare ids; the model client needs the provider it speaks: keep the one typed)
+        prefix = name.split("/", 1)[0] + "/" if "/" in name and name not in served else ""
         if name in served or _strip_provider(name) in served:
+            if "/" not in name and _provider(name) is None:
+                return ModelCheck(False, f"{api_base} serves {name}, but the model client needs its provider: "
+                                         f"did you mean openai/{name} (an OpenAI-compatible server)?")
             return ModelCheck(True, f"served by {api_base}")
         listed = ", ".join(served[:8]) or "none"
-        return ModelCheck(False, f"{api_base} does not serve {name} (it lists: {listed}){_closest(name, served)}")
+        return ModelCheck(False, f"{api_base} does not serve {name} (it lists: {listed})"
+                                 f"{_closest(_strip_provider(name) if prefix else name, served, prefix)}")
     names = litellm_names()
     known = set(names)
     if name in known or _strip_provider(name) in known:

@@ -131,3 +131,17 @@ async def test_down_and_enter_typed_quickly_resume_the_session_below(demo_worksp
         app.post_message(events.Key("enter", None))
         await wait_for(pilot, lambda: app.controller.session_id == first, "the first session resumed")
         assert not isinstance(app.screen, SessionsScreen)
+
+
+def test_a_server_lists_bare_ids_and_the_suggestion_keeps_the_provider_typed() -> None:
+    """A tester: `/model openai/whatevr` suggested "whatever"; `/model whatever` was then accepted, and every
+    message failed with "Unknown provider"."""
+    from tests.support.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        server.model = "whatever"
+        typo = check("openai/whatevr", server.base_url)
+        assert not typo.ok and "did you mean openai/whatever?" in typo.message, typo.message
+        bare = check("whatever", server.base_url)
+        assert not bare.ok and "did you mean openai/whatever" in bare.message, bare.message
+        assert check("openai/whatever", server.base_url).ok
