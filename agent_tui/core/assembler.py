@@ -31,12 +31,12 @@ assistant messages in a row.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.core.block import SECTION_HEADERS, CompactionBlock, render_sections, section_of
 from agent_tui.core.budget import BudgetPlan
+from agent_tui.core.call_args import calls_tokens
 from agent_tui.core.items import CATEGORY_ORDER, Category, ContextItem, State
 from agent_tui.core.memory import Group, recently_restored
 from agent_tui.core.pairing import normalise
@@ -263,11 +263,7 @@ class _Builder:
                 else:
                     out.append((it, None, it.tokens + MESSAGE_OVERHEAD))
             else:
-                extra = 0
-                if it.tool_calls:
-                    extra = it.provenance.get("calls_tokens") or self.counter.count(json.dumps(it.tool_calls))
-                    it.provenance["calls_tokens"] = extra
-                out.append((it, None, it.tokens + extra + MESSAGE_OVERHEAD))
+                out.append((it, None, it.tokens + calls_tokens(it, self.counter) + MESSAGE_OVERHEAD))
         head = g.items[0]
         for call in head.tool_calls or []:
             if call.get("id") not in answered:

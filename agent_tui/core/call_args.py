@@ -82,3 +82,13 @@ def shorten_answered_calls(items: Iterable[ContextItem], answered: set[str],
             it.provenance["calls_shortened"] = True
             changed.append(it)
     return changed
+
+
+def calls_tokens(item: ContextItem, counter: Any) -> int:
+    """Tokens of an assistant message's tool calls (the arguments the model wrote), counted once and kept in its
+    provenance until the arguments change: what the message costs beyond its text."""
+    if not item.tool_calls:
+        return 0
+    extra = item.provenance.get("calls_tokens") or counter.count(json.dumps(item.tool_calls))
+    item.provenance["calls_tokens"] = extra
+    return int(extra)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.call_args import calls_tokens
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.engine import GLOBAL_SESSION, ContextEngine, EngineError
 from agent_tui.core.items import ContextItem
@@ -53,11 +54,14 @@ def add_context_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session", default=argparse.SUPPRESS, help="session id (default: the latest)")
 
 
-def _row(item: ContextItem) -> dict[str, Any]:
+def _row(item: ContextItem, counter: Any = None) -> dict[str, Any]:
+    """One item for ``memory list``; ``tokens`` is what its message costs, an assistant's tool calls included (as
+    the inspector and ``context`` count it: a call with no text showed 0)."""
+    calls = calls_tokens(item, counter) if counter is not None else 0
     return {
         "id": item.id,
         "category": str(item.category),
-        "tokens": item.tokens,
+        "tokens": item.tokens + calls,
         "pinned": item.pinned,
         "state": str(item.state),
         "preview": item.preview(100),
@@ -143,7 +147,7 @@ def _read_memory(args: argparse.Namespace, eng: ContextEngine, empty_ok: bool = 
             items = [i for i in items if i.in_window and (str(i.category) != "tools" or args.category == "tools")]
         if args.category:
             items = [i for i in items if str(i.category) == args.category]
-        rows = [_row(i) for i in items]
+        rows = [_row(i, eng.counter) for i in items]
         width = min(48, max([10, *(len(r["id"]) + 1 for r in rows)]))  # a file's id (f:src/app.py) is longer than m42
         lines = [printable(f"{r['id']:<{width}} {r['category']:<8} {r['tokens']:>7,}  "
                            f"{'pin ' if r['pinned'] else '    '}{r['state']:<10} {r['preview']}", newlines=False)

@@ -155,3 +155,23 @@ def test_memory_list_columns_line_up_with_long_ids(tmp_path: Path) -> None:
     assert len(lines) >= 2
     starts = {ln.index(next(w for w in ln.split()[1:2])) for ln in lines}
     assert len(starts) == 1, lines
+
+
+def test_memory_list_counts_a_tool_calls_arguments_as_context_does(tmp_path: Path) -> None:
+    """A tester: `memory list` showed 0 tokens for assistant messages that only call tools (the inspector 56-83),
+    so its history rows did not add up to `context`'s history (23 against 371)."""
+    ws = Workspace(tmp_path, settings=Settings.default(window=16_384))
+    try:
+        eng = ws.engine(new=True)
+        eng.add_user("fix it")
+        eng.add_assistant("", [call("c1", name="edit_file", path="statkit/report.py", old_text=filler("old", 40),
+                                    new_text=filler("new", 40))])
+        eng.add_tool_result("c1", "edit_file", "Edited statkit/report.py")
+        asm = eng.assemble()
+        sent = {t.item_id: t.tokens for t in asm.trace if t.included}
+    finally:
+        ws.close()
+    rows = {r["id"]: r for r in as_json(cli(tmp_path, "memory", "list", "--json"))}
+    (call_id,) = [i for i, r in rows.items() if r["role"] == "assistant"]
+    assert rows[call_id]["tokens"] > 60, rows[call_id]
+    assert abs(rows[call_id]["tokens"] - sent[call_id]) <= 8, "the message's cost less its framing"
