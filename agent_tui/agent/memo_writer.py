@@ -27,22 +27,22 @@ def extractive_memo(engine: ContextEngine, turns: int = 1) -> str:
     """A memo copied from the last ``turns`` turns (deterministic)."""
     items = _turn_items(engine, turns)
     task = next((i.content for i in items if i.role == "user"), "")
-    changed: list[str] = []
+    changed, undone = _changes(items)
     results: list[str] = []
     for it in items:
-        for _tool, path in file_changes(it):
-            if path not in changed:
-                changed.append(path)
         if it.role == "tool" and it.name == "run_command":
             lines = [ln.strip() for ln in it.content.splitlines() if _RESULT.search(ln)]
             if lines:
                 results.append(lines[-1][:160])
     final = next((i.content for i in reversed(items) if i.role == "assistant" and i.content), "")
     todos = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", final) if _TODO.search(s)]
-    earlier = [path for path in _session_changes(engine) if path not in changed]
+    session, session_undone = _changes([engine.items[i] for i in engine.order])
+    earlier = [path for path in session if path not in changed]
+    undone = [*undone, *(p for p in session_undone if p not in undone and p not in session)]
     out = [
         f"Changed: {', '.join(changed) if changed else 'no files changed in this turn'}"
         + (f"; earlier in this session: {', '.join(earlier[-12:])}" if earlier else "")
+        + (f"; undone by the user (back as they were): {', '.join(undone[-12:])}" if undone else "")
         + (f"; last results: {'; '.join(results[-2:])}" if results else ""),
         f"Why: {task[:300]}",
         f"Left: {' '.join(todos)[:400] if todos else 'nothing noted'}",
@@ -52,15 +52,25 @@ def extractive_memo(engine: ContextEngine, turns: int = 1) -> str:
     return "\n".join(out)
 
 
-def _session_changes(engine: ContextEngine) -> list[str]:
-    """Every file an edit or write of this session changed (summarised turns included): a memo seeds the
-    next session, and "no files changed" in a turn that only asked a question would read as none at all."""
-    out: list[str] = []
-    for i in engine.order:
-        for _tool, path in file_changes(engine.items[i]):
-            if path not in out:
-                out.append(path)
-    return out
+def _changes(items: list[ContextItem]) -> tuple[list[str], list[str]]:
+    """(files changed, files an undo put back) by ``items`` in order: an undo takes its files off the changed
+    list until an edit after it changes them again.  Over the whole session (summarised turns included) too: a
+    memo seeds the next session, and "no files changed" in a turn that only asked a question would read as none
+    at all, while a file the user undid would read as changed."""
+    changed: list[str] = []
+    undone: list[str] = []
+    for it in items:
+        for path in it.provenance.get("undone") or ():
+            if path in changed:
+                changed.remove(path)
+                if path not in undone:
+                    undone.append(path)
+        for _tool, path in file_changes(it):
+            if path in undone:
+                undone.remove(path)
+            if path not in changed:
+                changed.append(path)
+    return changed, undone
 
 
 def repeats_instruction(text: str, instruction: str) -> bool:

@@ -258,11 +258,12 @@ class ContextEngine:
         self.answered = False
         return self._add(item, message=True)
 
-    def add_note(self, text: str, kind: str) -> ContextItem:
+    def add_note(self, text: str, kind: str, undone: Sequence[str] = ()) -> ContextItem:
         """Tell the model what the user did outside its tools (``kind``, e.g. ``undo``): a user-role note
-        appended to the history, never taken for the task."""
-        item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH,
-                              provenance={"note": kind})
+        appended to the history, never taken for the task.  ``undone``: the files an undo put back (a memo then
+        no longer reports them as changed)."""
+        prov: dict[str, Any] = {"note": kind, **({"undone": list(undone)} if undone else {})}
+        item = self._new_item("m", Category.HISTORY, text, role="user", priority=Priority.HIGH, provenance=prov)
         return self._add(item, message=True)
 
     def add_assistant(self, text: str, tool_calls: list[dict[str, Any]] | None = None,

@@ -81,7 +81,7 @@ class SessionController:
         (blocking: call it from a worker thread; see ``tools/undo_journal.py``)."""
         report = self.agent.ctx.undo_journal().undo_last()
         if report.changed:  # (a file no longer active gets no note of its own that it changed on disk)
-            self.engine.add_note(report.model_note(), "undo")
+            self.engine.add_note(report.model_note(), "undo", undone=report.changed)
         return report
 
     # facts ------------------------------------------------------------------------------

@@ -28,6 +28,27 @@ def test_a_memo_after_a_question_still_names_the_files_changed_earlier() -> None
     assert "no files changed in this turn" in first and "earlier in this session: inventory/stock.py" in first
 
 
+
+def test_a_file_the_user_undid_is_not_reported_changed_until_edited_again() -> None:
+    """A tester: after /undo put statkit/core.py back, the next memo (which seeds /new) still said "Changed:
+    statkit/core.py"."""
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("fix the median in statkit/core.py")
+    eng.add_assistant("Fixing.", [call("c1", "edit_file", path="statkit/core.py", old_text="a", new_text="b")])
+    eng.add_tool_result("c1", "edit_file", "Edited statkit/core.py: 1 line")
+    eng.add_assistant("Fixed.")
+    eng.add_note("[Note from agent-tui: the user undid your file changes of turn 1: restored statkit/core.py.]",
+                 "undo", undone=["statkit/core.py"])
+    first = extractive_memo(eng).splitlines()[0]
+    assert "Changed: no files changed" in first and "undone by the user (back as they were): statkit/core.py" in first
+    assert "earlier in this session: statkit/core.py" not in first
+    eng.add_user("do it again, differently")
+    eng.add_assistant("Again.", [call("c2", "edit_file", path="statkit/core.py", old_text="a", new_text="c")])
+    eng.add_tool_result("c2", "edit_file", "Edited statkit/core.py: 1 line")
+    first = extractive_memo(eng).splitlines()[0]
+    assert first.startswith("Changed: statkit/core.py") and "undone" not in first
+
+
 async def test_a_memo_that_echoes_its_instruction_is_not_saved(tmp_path, fake_llm) -> None:
     """A reply that repeated the prompt ("echo: Write a progress memo…") was saved as the memo the next
     session starts from; the summariser already refused the same."""
