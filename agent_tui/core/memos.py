@@ -3,7 +3,8 @@
 A memo was added after every task and at every compaction, so one window held six
 near-identical memos, and recall could bring the same memo in a second time.  Now a task
 (a user turn) has one memo item: a later memo in the same task replaces its text (a new
-version in the store's ``memos`` table, so every version stays searchable), and a memo of a
+version in the store's ``memos`` table, so every version stays searchable) — except that a memo copied at a
+compaction event leaves one the model or the user wrote for the task as it is — and a memo of a
 new task supersedes the previous one in the window (released, never deleted).  Recalled
 memories that are already in the request as a memo are left out.
 """
@@ -14,6 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_tui.core.items import Category, ContextItem, Scope, State
+
+EXTRACTED = frozenset({"pre-compaction"})
+"""Memo kinds copied from the turn's lines (no model): they never replace a memo written for the task (a tester
+saw the model's precise memo demoted to "replaced" four steps later, and the copy seed the next session)."""
 
 
 def memo_text(kind: str, turn: int, text: str) -> str:
@@ -31,6 +36,8 @@ def save_rolling_memo(engine: Any, text: str, kind: str) -> ContextItem:
     seed = kind.startswith("seed")
     mine = None if seed else next((it for it in current if it.provenance.get("task_turn") == engine.turn
                                    and not str(it.provenance.get("kind", "")).startswith("seed")), None)
+    if mine is not None and kind in EXTRACTED and mine.provenance.get("kind") == "manual":
+        return mine  # (the model's or the user's own memo says more than a copy of the turn's lines)
     if mine is not None:
         content = engine.redact(memo_text(kind, engine.turn, text))
         mine.content, mine.tokens = content, engine.counter.count(content)

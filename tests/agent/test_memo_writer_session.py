@@ -67,3 +67,18 @@ async def test_a_memo_that_echoes_its_instruction_is_not_saved(tmp_path, fake_ll
         ws.close()
     assert fake_llm.requests, "the model was asked"
     assert "echo:" not in saved.text and "fix the restock bug" in saved.text, saved.text
+
+
+def test_a_copied_memo_at_an_event_leaves_the_memo_written_for_the_task() -> None:
+    """A tester: the model's precise `save_memo` was demoted to "replaced" four steps later by the pre-compaction
+    copy of the turn's lines, and that copy is what seeded /new."""
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("fix the median and add a CLI")
+    written = eng.save_memo("Fixed median (even + empty), added statkit/cli.py. Next: docs.", kind="manual")
+    copied = eng.save_memo(extractive_memo(eng), kind="pre-compaction")
+    assert copied is written and "Next: docs." in written.content and written.provenance["version"] == 1
+    later = eng.save_memo("Docs written; next: the variance flag.", kind="manual")
+    assert later is written and written.provenance["version"] == 2, "the task's own memos still roll"
+    eng.add_user("now the variance flag")
+    fresh = eng.save_memo(extractive_memo(eng), kind="pre-compaction")
+    assert fresh is not written, "a new task's copy starts its own memo"
