@@ -60,6 +60,10 @@ STOP_GRACE = 10.0
 5 s the MCP servers get to close, so a slow but normal exit still releases the session)."""
 
 
+QUIT_AGAIN = 3.0
+"""Seconds within which a second ctrl+q quits while a turn runs."""
+
+
 class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
     """agent-tui."""
 
@@ -99,6 +103,20 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         config, errors and tool output, and Textual markup in them could run an app action when
         clicked (``[@click=…]``) or crash the app.  (A widget's ``notify`` passes ``markup=True``.)"""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    _quit_asked = float("-inf")
+    """When ctrl+q was last pressed during a turn (a second press within ``QUIT_AGAIN`` seconds quits)."""
+
+    async def action_quit(self) -> None:
+        """Ctrl+q quits; while a turn runs, only when pressed again within ``QUIT_AGAIN`` seconds: one chord next to
+        ctrl+w and ctrl+a ended a long turn with nothing asked (a tester).  The draft is kept either way."""
+        now = time.monotonic()
+        if self.turn_running and now - self._quit_asked > QUIT_AGAIN:
+            self._quit_asked = now
+            self.notify(f"A turn is running: ctrl+q again within {QUIT_AGAIN:.0f} s quits (the turn stops, your "
+                        "draft is kept); esc stops only the turn.", title="Quit agent-tui?", timeout=QUIT_AGAIN)
+            return
+        await super().action_quit()
 
     def action_help_quit(self) -> None:
         """Ctrl+c (with nothing selected to copy): cancel the running turn, as other terminal agents do and as esc

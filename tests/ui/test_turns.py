@@ -190,3 +190,20 @@ async def test_model_from_the_palette_during_a_turn_is_refused_before_the_name_i
         assert any("switch models when it ends" in n.message for n in fake_app._notifications)
         await pilot.press("escape")
         await wait_for(pilot, lambda: recorder.of(TurnEnded), "the cancelled turn")
+
+
+async def test_ctrl_q_during_a_turn_asks_for_a_second_press(fake_llm: FakeOpenAI, fake_app: AgentApp,
+                                                            recorder: Recorder) -> None:
+    """A tester: one ctrl+q (next to ctrl+w and ctrl+a) ended a long turn at once with nothing asked."""
+    words = " ".join(f"word{n}" for n in range(600))
+    fake_llm.script(Reply.text(words, chunk_size=8, chunk_delay=0.05))  # ~30 s
+    async with fake_app.run_test(size=(100, 30), message_hook=recorder) as pilot:
+        await ready(pilot)
+        await pilot.press(*"tell me a long story", "enter")
+        await wait_for(pilot, lambda: len(recorder.events(ev.TextDelta)) >= 3, "the stream to start")
+        await pilot.press("ctrl+q")
+        await pilot.pause(0.2)
+        assert fake_app.is_running and fake_app.turn_running, "one press during a turn does not quit"
+        assert any("ctrl+q again" in str(n.message) for n in fake_app._notifications)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not fake_app.is_running or fake_app._exit, "the app to quit")

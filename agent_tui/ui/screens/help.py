@@ -49,7 +49,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Main", "ctrl+b", "collapse or expand the budget panel"),
     ("Main", "ctrl+p", "command palette"),
     ("Main", "ctrl+c", "cancel the running turn (like esc); copies when text is selected"),
-    ("Main", "ctrl+q", "quit"),
+    ("Main", "ctrl+q", "quit (during a turn: press it twice)"),
     ("Main", "pgup / pgdn", "scroll the conversation"),
     ("Inspector", "p / u", "pin / unpin the selected item"),
     ("Inspector", "e or d", "evict (drop) the selected message or tool output"),
