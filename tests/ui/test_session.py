@@ -312,3 +312,24 @@ def test_a_memo_of_another_session_says_which_in_the_list() -> None:
     own = {**seed, "kind": "auto", "session_id": "20261206-121212-def456"}
     assert "session …abc123" in memo_label(seed, "20261206-121212-def456").plain
     assert "session" not in memo_label(own, "20261206-121212-def456").plain.split("\n")[0]
+
+
+async def test_a_malformed_call_shows_its_arguments_as_received_after_a_restart(demo_workspace: Path) -> None:
+    """A tester: live, the failed call read `run_command {"command": "py…`; after a kill and a resume it read
+    `run_command {}` (the history sends `{}` for arguments that are not JSON; the record keeps what came)."""
+    from agent_tui.core.config import Settings
+    from agent_tui.core.engine import ContextEngine
+    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user("run the tests")
+    call = {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": "{}"}}
+    eng.add_assistant("", [call], provenance={"raw_arguments": {"c1": '{"command": "python3 -m pytest -q'}})
+    eng.add_tool_result("c1", "run_command", "Your arguments for run_command are not valid JSON", provenance={"error": True})
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await app.main.conversation.replay([it for it in eng.all_items() if it.role is not None])
+        await pilot.pause()
+        (panel,) = app.main.conversation.query(ToolCallPanel)
+        assert "run_command {\"command\": \"py" in str(panel.title) and panel.status == "error", str(panel.title)

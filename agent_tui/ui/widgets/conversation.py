@@ -176,9 +176,11 @@ class Conversation(VerticalScroll):
                 unanswered = False
                 if it.content:
                     widgets.append(AssistantReply(it.content))
+                received = it.provenance.get("raw_arguments") or {}  # (what a malformed call sent, as live)
                 for call in it.tool_calls or []:
                     fn = call.get("function") or {}
-                    panel = ToolCallPanel(call.get("id", ""), fn.get("name", "?"), _args(fn.get("arguments")))
+                    args = received.get(call.get("id", "")) or _args(fn.get("arguments"))
+                    panel = ToolCallPanel(call.get("id", ""), fn.get("name", "?"), args)
                     self._panels[panel.call_id] = panel
                     widgets.append(panel)
             elif it.role == "tool" and (panel := self._panels.get(it.tool_call_id or "")) is not None:
