@@ -437,6 +437,19 @@ class MemoryStore:
                 [session_id, turn, step, time.time(), _j(breakdown), _j(item_ids), _pack(trace), blob],
             )
 
+    def request_totals(self, session_id: str, limit: int) -> list[int]:
+        """The tokens of a session's last ``limit`` logged requests, oldest first (a resumed session's sparkline)."""
+        with self.lock:
+            rows = self.db.execute("SELECT breakdown FROM assemblies WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+                                   [session_id, limit]).fetchall()
+        totals = []
+        for (raw,) in reversed(rows):
+            try:
+                totals.append(int(json.loads(raw).get("total") or 0))
+            except (ValueError, TypeError, AttributeError):
+                continue  # (a damaged row is not worth a traceback on a sparkline)
+        return totals
+
     def assemblies(self, session_id: str | None, limit: int = 2) -> list[dict[str, Any]]:
         """Latest assemblies (newest first), decoded."""
         with self.lock:

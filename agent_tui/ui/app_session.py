@@ -18,6 +18,7 @@ from textual import work
 from agent_tui.ui.controller import SessionController
 from agent_tui.ui.messages import AgentEventReceived, SessionOpened
 from agent_tui.ui.options import SessionSpec
+from agent_tui.ui.widgets.budget import SPARK_POINTS
 
 if TYPE_CHECKING:
     from agent_tui.core.trust import TrustReport
@@ -35,6 +36,8 @@ class Opened:
     """The flags it was opened with: a model chosen with /model stays for /new and /resume."""
     previous: dict[str, Any] | None = None
     """At start-up, the workspace's last session with messages, when a new one was opened (the hint names it)."""
+    earlier: tuple[int, ...] = ()
+    """The session's logged request totals before this opening (a resumed session's sparkline goes on from them)."""
 
 
 def last_session(ctl: SessionController) -> dict[str, Any] | None:
@@ -69,11 +72,12 @@ class SessionMixin:
         ctl = await asyncio.to_thread(SessionController.open, self.options.workspace, opts, self.approve)
         if self.mcp is not None:
             ctl.attach_mcp(self.mcp)
+        earlier = tuple(await asyncio.to_thread(ctl.request_totals, SPARK_POINTS))
         breakdown = await asyncio.to_thread(ctl.assemble)
         previous = None
         if old is None and spec.session is None and not spec.demo:
             previous = await asyncio.to_thread(last_session, ctl)
-        return Opened(ctl, breakdown, note, spec, previous)
+        return Opened(ctl, breakdown, note, spec, previous, earlier)
 
     def _install(self: AgentApp, opened: Opened) -> None:
         if opened.controller is self.controller:
@@ -89,7 +93,7 @@ class SessionMixin:
         cache_pct = 100.0 * agent.session_cached_tokens / agent.session_prompt_tokens if agent.session_prompt_tokens else 0.0
         self.main.post_message(SessionOpened(ctl.session_id, ctl.model, transcript, opened.note,
                                              cost_usd=agent.session_cost, cache_hit_pct=round(cache_pct, 1)))
-        self.gauge.show(opened.breakdown, reset=True)
+        self.gauge.show(opened.breakdown, reset=True, earlier=opened.earlier)
         self.main.status.state = "ready" if self.llm_ready.is_set() else "loading model client…"
         for warning in agent.new_warnings():
             if warning not in self.warned:

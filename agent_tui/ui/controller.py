@@ -203,6 +203,10 @@ class SessionController:
         """The latest logged assemblies of this session, newest first (store rows)."""
         return self.ws.store.assemblies(self.session_id, limit=limit)
 
+    def request_totals(self, limit: int) -> list[int]:
+        """The tokens of this session's last ``limit`` requests, oldest first (blocking: from a worker)."""
+        return self.ws.store.request_totals(self.session_id, limit)
+
     def memos(self) -> list[dict[str, Any]]:
         """The workspace's latest memo rows, each with ``version`` and ``versions`` of its memo item (a
         rolling memo's texts share one id) and ``session_id`` — what tells two rows of memo1 apart."""

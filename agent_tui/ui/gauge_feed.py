@@ -26,11 +26,13 @@ class GaugeFeed:
         self.reset = False
         self.throttle: Throttle[None] = Throttle(self._send, lambda delay, cb: set_timer(delay, cb), clock, rate)
 
-    def show(self, breakdown: dict[str, Any], point: int | None = None, reset: bool = False) -> None:
-        """A new latest breakdown (``point``: a model call's request total, for the sparkline)."""
+    def show(self, breakdown: dict[str, Any], point: int | None = None, reset: bool = False,
+             earlier: tuple[int, ...] = ()) -> None:
+        """A new latest breakdown (``point``: a model call's request total, for the sparkline; ``reset``: another
+        session, whose ``earlier`` request totals the sparkline starts from)."""
         self.breakdown = breakdown
         if reset:
-            self.points, self.reset = [], True
+            self.points, self.reset = list(earlier), True
         if point is not None:
             self.points.append(point)
         self.throttle.submit(None)

@@ -145,3 +145,20 @@ def test_a_server_lists_bare_ids_and_the_suggestion_keeps_the_provider_typed() -
         bare = check("whatever", server.base_url)
         assert not bare.ok and "did you mean openai/whatever" in bare.message, bare.message
         assert check("openai/whatever", server.base_url).ok
+
+
+async def test_a_resumed_session_keeps_its_sparkline(demo_workspace: Path, recorder: Recorder) -> None:
+    """A tester: after a restart with --session the "tokens per request" sparkline held one bar, where it had held
+    about thirty; the session's requests are in the store's log."""
+    from agent_tui.ui.widgets.budget import BudgetPanel
+
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        first = await two_sessions(pilot, app, recorder)
+        logged = app.controller.ws.store.request_totals(first, 40)
+        assert len(logged) >= 2
+        panel = app.main.query_one(BudgetPanel)
+        await pilot.press(*f"/resume {first}", "enter")
+        await wait_for(pilot, lambda: app.controller.session_id == first, "the first session again")
+        await wait_for(pilot, lambda: len(panel.history) >= len(logged), "the sparkline of the session")
+        assert panel.history[:len(logged)] == logged
