@@ -154,3 +154,26 @@ def test_a_backup_put_back_shows_the_original_text_again() -> None:
     for i in (11, 12):
         strat.observe(i, s.messages[i])
     assert "return x - 7" in strat.engine.files.files["/t/pkg/core.py"].content  # the edit applies to it
+
+
+def test_the_first_timed_step_of_a_model_is_not_its_tokenizer_load(monkeypatch: object) -> None:
+    """Loading a model's tokenizer and the first calls' imports (60-70 ms) was every session's slowest step, and
+    a short session's p95; the product pays it once at start.  One throwaway step per model and process comes
+    first, with the session's own engine settings, and only once."""
+    from agent_tui.bench import engine_strategy
+    from agent_tui.bench.engine_strategy import default_engine
+
+    built: list[str] = []
+
+    def counting(settings: object) -> object:
+        built.append(str(getattr(settings, "model", "")))
+        return default_engine(settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_strategy, "_WARMED", set())  # type: ignore[attr-defined]
+    session = Session(id="s", source="t", model="gpt-4o", default_window=32_000, messages=[Message("user", "hi")],
+                      calls=[ModelCall(1, None)])
+    for model in ("gpt-4o", "gpt-4o", "claude-sonnet-4-5"):
+        session.model = model
+        AgentTuiStrategy(engine=counting).start(session, 32_000)  # type: ignore[arg-type]
+    assert built == ["gpt-4o", "gpt-4o", "gpt-4o", "claude-sonnet-4-5", "claude-sonnet-4-5"], \
+        "each session's engine, plus one warm-up engine the first time a model is seen"
