@@ -78,6 +78,10 @@ class BenchResult:
     """Trace files read but not replayed, with why (e.g. no model call recorded)."""
 
 
+class WindowTooSmall(ValueError):
+    """The session cannot be replayed in the window asked for: reported as skipped, not counted."""
+
+
 def run_session(session: Session, strategies: Sequence[str], window: int | None,
                 rounds: int = DEFAULT_ROUNDS) -> tuple[SessionInfo, dict[str, SessionRun]]:
     """Replay every strategy over one loaded session."""
@@ -86,6 +90,10 @@ def run_session(session: Session, strategies: Sequence[str], window: int | None,
     cache = MessageCache(TokenCounter(session.model or None))
     calibrate(session, cache)
     win = window or session.default_window
+    if session.prefix_tokens >= win:
+        raise WindowTooSmall(f"the window ({win:,}) is no larger than what the client sent unrecorded on every call "
+                             f"({session.prefix_tokens:,} tokens: tool definitions and its own prompt); every "
+                             "strategy would overflow on every call")
     checkable = checkable_edits(session, cache)
     runs = {name: replay(session, make_strategy(name, rounds), win, cache, checkable) for name in strategies}
     info = SessionInfo(session.id, session.source, session.model, session.path, win, len(session.calls),
@@ -106,7 +114,10 @@ def _run_file(args: tuple[str, tuple[str, ...], int | None, int]) -> tuple[Sessi
     session = adapter.load(Path(path))
     if not session.calls:
         return (path, "no model call recorded", session.malformed)
-    return run_session(session, strategies, window, rounds)
+    try:
+        return run_session(session, strategies, window, rounds)
+    except WindowTooSmall as exc:
+        return (path, str(exc), session.malformed)
 
 
 def run_benchmark(paths: Sequence[Path], strategies: Sequence[str] = STRATEGIES, window: int | None = None,

@@ -75,3 +75,16 @@ def test_default_traces_is_shared_beside_the_repo() -> None:
     from tests.bench.helpers import SHARED_TRACES
 
     assert default_traces() == SHARED_TRACES or not SHARED_TRACES.is_dir()
+
+
+def test_a_window_smaller_than_the_unrecorded_prefix_skips_the_session_with_why() -> None:
+    """A bench review: at --window 8000 every Claude Code session (its unrecorded tool definitions and prompt are
+    15-26K tokens) overflowed on every call for every strategy, and those numbers went into the pooled figures."""
+    from agent_tui.bench.runner import run_benchmark
+    from tests.bench.helpers import FIXTURES
+
+    result = run_benchmark([FIXTURES / "claude-code"], ["full", "agent-tui"], window=100)
+    assert result.sessions == []
+    assert result.skipped and all("no larger than what the client sent unrecorded" in s["reason"]
+                                  for s in result.skipped)
+    assert run_benchmark([FIXTURES / "claude-code"], ["full"]).sessions, "at its own window it is replayed"
