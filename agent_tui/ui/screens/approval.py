@@ -300,6 +300,11 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
         # (on a narrow screen the text wraps and the buttons take rows: 70 % left the last ones below it)
         dialog.styles.max_height = "100%" if self.size.height < SMALL_HEIGHT or two_rows else "70%"
         self.set_class(two_rows, "-two-rows")
+        if two_rows:  # (as many columns as the widest short label allows: five answers took three rows at 60)
+            widest = max(len(self._label(b, True)) for b in BUTTONS) + BUTTON_CELLS
+            columns = max(1, min(len(BUTTONS), (self.size.width - 2 + 1) // (widest + 1)))
+            for row in self.query("#approval-buttons").results():
+                row.styles.grid_size_columns = columns
         for button in self.query("#approval-buttons Button").results(Button):
             label = self._label(str(button.id), short)
             if str(button.label) != label:
