@@ -223,19 +223,13 @@ async def test_a_call_the_store_has_no_result_for_shows_interrupted_not_running(
     told the call was interrupted."""
     from agent_tui.core.config import Settings
     from agent_tui.core.engine import ContextEngine
-    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
     eng = ContextEngine(Settings.default(window=16_384))
     eng.add_user("run the slow tests")
     call = {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "sleep 40"}'}}
     eng.add_assistant("Running them.", [call])
-    app = demo_app(demo_workspace)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await app.main.conversation.replay([it for it in eng.all_items() if it.role is not None])
-        await pilot.pause()
-        (panel,) = app.main.conversation.query(ToolCallPanel)
-        assert panel.status == "error" and "interrupted: no result recorded" in str(panel.title)
+    status, title = await _replayed_panel(demo_workspace, eng)
+    assert status == "error" and "interrupted: no result recorded" in title
 
 
 async def test_a_message_the_model_never_answered_says_so_after_a_restart(demo_workspace: Path) -> None:
@@ -319,17 +313,24 @@ async def test_a_malformed_call_shows_its_arguments_as_received_after_a_restart(
     `run_command {}` (the history sends `{}` for arguments that are not JSON; the record keeps what came)."""
     from agent_tui.core.config import Settings
     from agent_tui.core.engine import ContextEngine
-    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
 
     eng = ContextEngine(Settings.default(window=16_384))
     eng.add_user("run the tests")
     call = {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": "{}"}}
     eng.add_assistant("", [call], provenance={"raw_arguments": {"c1": '{"command": "python3 -m pytest -q'}})
     eng.add_tool_result("c1", "run_command", "Your arguments for run_command are not valid JSON", provenance={"error": True})
+    status, title = await _replayed_panel(demo_workspace, eng)
+    assert "run_command {\"command\": \"py" in title and status == "error", title
+
+
+async def _replayed_panel(demo_workspace: Path, eng: Any) -> tuple[str, str]:
+    """(status, title) of the one tool panel a stored transcript is redrawn with."""
+    from agent_tui.ui.widgets.tool_panel import ToolCallPanel
+
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await app.main.conversation.replay([it for it in eng.all_items() if it.role is not None])
         await pilot.pause()
         (panel,) = app.main.conversation.query(ToolCallPanel)
-        assert "run_command {\"command\": \"py" in str(panel.title) and panel.status == "error", str(panel.title)
+        return panel.status, str(panel.title)
