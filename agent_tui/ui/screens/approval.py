@@ -205,7 +205,7 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
         self.request = request
         always = "Always, this file (a)" if request.path and request.kind != "command" and request.server is None \
             else "Always (a)"  # a write allowed always is allowed again on its file only
-        self._labels = {"once": "Allow once (y)", "always": always, "prefix": "Always prefix (p)", "deny": "Deny (n)",
+        self._labels = {"once": "Allow once (y)", "always": always, "prefix": "Prefix (p)", "deny": "Deny (n)",
                         "reason": "Deny, say why (r)"}
         """The buttons' labels (``SHORT_LABELS`` on a narrow terminal)."""
         self._fitted = False

@@ -27,6 +27,17 @@ SMALL_HEIGHT = 24
 """Rows under which the dialog may take the whole height."""
 
 
+class _Foot(Vertical):
+    """The docked buttons (and the held note): when their height settles or changes, the list above is fitted
+    again.  A fit scheduled when the note appeared could run before the note took its rows, and then the list
+    stayed over the buttons (a test on a busy machine, 1 time in 7)."""
+
+    def on_resize(self) -> None:
+        fit = getattr(self.screen, "_fit", None)
+        if fit is not None:
+            self.call_after_refresh(fit)
+
+
 class TrustScreen(PastesToBox, GuardsTyping, ModalScreen[bool]):
     """Asks whether to trust the workspace's own config; dismisses with True or False."""
 
@@ -49,7 +60,7 @@ class TrustScreen(PastesToBox, GuardsTyping, ModalScreen[bool]):
         why = ("Its config changed since you trusted it." if rep.changed
                else "You have not trusted this folder yet.")
         with Vertical(id="trust-dialog"):
-            with Vertical(id="trust-foot"):  # (docked: on a short terminal the asks give up rows, not the buttons)
+            with _Foot(id="trust-foot"):  # (docked: on a short terminal the asks give up rows, not the buttons)
                 yield Static(HELD_NOTE, id="typing-held")
                 with Horizontal(id="trust-buttons"):
                     yield Button(Content("Trust (t)"), id="trust", variant="warning")
