@@ -202,7 +202,7 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
         plan = self.engine.plan_compaction(force=force)
         if plan is None:
             return []
-        out: list[ev.Event] = [self._memo_event(extractive_memo(self.engine), "pre-compaction")]
+        out: list[ev.Event] = self._memo_event(extractive_memo(self.engine), "pre-compaction")
         summary = ExtractiveSummariser().summarise(plan.summary_items, self.engine.summary)
         comp = self.engine.compactor
         whole = comp.consolidates(self.engine.counter.count(comp.segment_text(summary)))
@@ -234,9 +234,10 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                                 res.reason, error))
         return out
 
-    def _memo_event(self, text: str, kind: str) -> ev.MemoSaved:
+    def _memo_event(self, text: str, kind: str) -> list[ev.Event]:
+        """Save a memo; the event that says so, or none when the task's own memo was kept instead (core/memos)."""
         item = self.engine.save_memo(text, kind=kind)
-        return ev.MemoSaved(item.id, kind, text)
+        return [ev.MemoSaved(item.id, kind, text)] if item.provenance.get("kind") == kind else []
 
     def _thresholds(self, bd: dict[str, Any]) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -444,23 +445,23 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                     return True
         return False
 
-    def _close_unanswered(self, why: str) -> None:
+    def _close_unanswered(self, why: str, cancelled: bool = False) -> None:
         """A turn that ended before any reply leaves the user's message last: the next one would be sent
         joined to it (two user messages in a row), so every later turn repeated the cancelled or failing
         request.  A short assistant note closes it and says why."""
         eng = self.engine
         last = next((eng.items[i] for i in reversed(eng.order) if eng.items[i].role is not None), None)
         if last is not None and last.role == "user" and last.turn == eng.turn:
-            eng.add_assistant(f"[no reply: {why}]", None, provenance={"cut": True})
+            eng.add_assistant(f"[no reply: {why}]", None, provenance={"cut": True, **({"cancelled": True} if cancelled else {})})
 
     def _keep_partial(self, partial: str) -> None:
         """Cancelled: keep what streamed, marked cut; answer pending calls as cancelled."""
         eng = self.engine
         if partial:
-            eng.add_assistant(partial + CUT_MARK, None, provenance={"cut": True})
+            eng.add_assistant(partial + CUT_MARK, None, provenance={"cut": True, "cancelled": True})
         else:
             self._close_unanswered("the user cancelled the turn before the model answered; do not act on that "
-                                   "message unless the user asks again")
+                                   "message unless the user asks again", cancelled=True)
         pending = self.runner.pending_calls(eng)
         for call_id, name in pending:
             eng.add_tool_result(call_id, name, "[stopped before this call finished (cancelled by the user, or agent-tui was closed)]",

@@ -90,7 +90,7 @@ def regex_literal(pattern: str, *, sed: bool) -> tuple[str, bool]:
     return best, exact
 
 
-_SED_COMMAND = re.compile(r"^\s*(?:\d+(?:,\s*\d+)?|\$|/(?:[^/\\]|\\.)*/)?\s*s(.)")
+_SED_COMMAND = re.compile(r"\s*(?:\d+(?:,\s*\d+)?|\$|/(?:[^/\\]|\\.)*/)?\s*s(.)")
 """An ``s`` command after an optional address (a line, a range, ``$`` or ``/regex/``); group 1 is its delimiter."""
 _SED_VALUE_OPTIONS = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"})
 
@@ -116,16 +116,22 @@ def _sed_scripts(args: list[str]) -> tuple[list[str], list[str], bool]:
         elif a in _SED_VALUE_OPTIONS:
             i += 2
             continue
-        elif a.startswith("--in-place") or (a.startswith("-i") and not a.startswith("--")):
+        elif a.startswith("--in-place"):
             in_place = True
         elif a.startswith("-") and len(a) > 1 and not a.startswith("--"):
-            flags = a[1:]
-            if "i" in flags:
-                in_place = True  # (``-Ei``, ``-ni``: the i comes last, a suffix cannot follow it here)
-            if flags.endswith("e") and i + 1 < len(args):
-                scripts.append(args[i + 1])
-                i += 1
-        elif not a.startswith("-"):
+            for k, c in enumerate(a[1:], 1):  # (a bundle, -ne'…': a letter that takes a value ends it)
+                if c == "i":
+                    in_place = True  # (the rest of the word is a backup suffix)
+                    break
+                if c in "efl":
+                    value = a[k + 1:]
+                    if not value and i + 1 < len(args):
+                        value = args[i + 1]
+                        i += 1
+                    if c == "e":
+                        scripts.append(value)
+                    break
+        elif a:  # (BSD sed's -i '' leaves an empty word: no operand)
             operands.append(a)
         i += 1
     if not scripts and operands:
@@ -141,19 +147,51 @@ def _sed_substitutions(toks: list[str], cwd: str) -> list[EditOp]:
     if not in_place or not scripts or not files:
         return []
     out: list[EditOp] = []
-    for command in (c for script in scripts for c in re.split(r"[;\n]", script)):
-        m = _SED_COMMAND.match(command)
-        if m is None:
-            continue
-        d = m.group(1)
-        parts = re.split(r"(?<!\\)" + re.escape(d), command[m.end():])
-        if len(parts) < 2:
-            continue
-        old, exact = regex_literal(parts[0].replace("\\" + d, d), sed=True)
+    for pattern, replacement, d in (sub for script in scripts for sub in _substitutions(script)):
+        old, exact = regex_literal(pattern.replace("\\" + d, d), sed=True)
         if len(old) >= MIN_LITERAL or (exact and old):
-            new = parts[1].replace("\\" + d, d)
+            new = replacement.replace("\\" + d, d)
             out += [EditOp(resolve(f, cwd), old, new, exact) for f in files]
     return out
+
+
+def _substitutions(script: str) -> list[tuple[str, str, str]]:
+    """(pattern, replacement, delimiter) of each ``s`` command of a sed script, read command by command: a ``;``
+    inside ``s/return a;/return b;/`` is part of it (split on ``;`` first, it was no edit, or a wrong one)."""
+    out: list[tuple[str, str, str]] = []
+    at = 0
+    while at < len(script):
+        m = _SED_COMMAND.match(script, at)
+        if m is None:  # another command: on to the next line or ``;``
+            stop = re.compile(r"[;\n]").search(script, at)
+            at = stop.end() if stop else len(script)
+            continue
+        d = m.group(1)
+        fields, at = _fields(script, m.end(), d, 2)
+        if len(fields) == 2:
+            out.append((fields[0], fields[1], d))
+        stop = re.compile(r"[;\n]").search(script, at)  # (its flags)
+        at = stop.end() if stop else len(script)
+    return out
+
+
+def _fields(text: str, at: int, d: str, n: int) -> tuple[list[str], int]:
+    """Up to ``n`` fields of ``text`` from ``at``, each ended by an unescaped ``d``; where reading stopped."""
+    fields: list[str] = []
+    cur: list[str] = []
+    while at < len(text) and len(fields) < n:
+        c = text[at]
+        if c == "\\" and at + 1 < len(text):
+            cur.append(text[at:at + 2])
+            at += 2
+            continue
+        if c == d:
+            fields.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        at += 1
+    return fields, at
 
 
 def _python_replacements(script: str, cwd: str) -> list[EditOp]:

@@ -178,8 +178,12 @@ class Settings:
         return s
 
     def with_overrides(self, **kw: Any) -> Settings:
-        """A copy with top-level fields replaced, skipping None values."""
-        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+        """A copy with top-level fields replaced, skipping None values (a ``window`` given on the command line is
+        the user's word: an untrusted workspace's ``window_cap`` no longer narrows it)."""
+        given = {k: v for k, v in kw.items() if v is not None}
+        if "window" in given:
+            given.setdefault("window_cap", None)
+        return replace(self, **given)
 
 
 def user_config_path() -> Path:

@@ -17,7 +17,6 @@ event, which the cost model (:mod:`agent_tui.core.costmodel`) schedules and
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -28,6 +27,7 @@ from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
 from agent_tui.core.block import CompactionBlock
 from agent_tui.core.budget import BudgetPlan, make_plan
+from agent_tui.core.call_args import calls_tokens
 from agent_tui.core.compaction import CompactionResult
 from agent_tui.core.compactor import Compactor
 from agent_tui.core.config import Settings
@@ -49,7 +49,7 @@ from agent_tui.core.resume import load_items
 from agent_tui.core.scripts_run import commands_of, scripts_run
 from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
-from agent_tui.core.task_statement import CONTINUES, opens_task
+from agent_tui.core.task_statement import CONTINUES, closes, opens_task
 from agent_tui.core.text import clean_text
 from agent_tui.core.tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
@@ -270,7 +270,6 @@ class ContextEngine:
                       provenance: dict[str, Any] | None = None) -> ContextItem:
         self.steps_total += 1
         self.worked_turn = self.turn
-        self.answered = not tool_calls
         prov = {**(provenance or {}), "step": self.steps_total}
         item = self._new_item("m", Category.HISTORY, text or "", role="assistant",
                               tool_calls=self._redact_calls(tool_calls), provenance=prov)
@@ -278,6 +277,7 @@ class ContextEngine:
             self.files.note_ran(scripts_run(command))
         named = [text or ""] + [str((c.get("function") or {}).get("arguments") or "") for c in tool_calls or ()]
         self.files.touch_named("\n".join(named), self.steps_total)
+        self.answered = bool(closes(item))
         return self._add(item, message=True)
 
     def _redact_calls(self, calls: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
@@ -305,6 +305,8 @@ class ContextEngine:
             prov["raw_tokens"] = self.counter.count(raw)
         item = self._new_item("t", Category.RESULTS, content, role="tool", tool_call_id=tool_call_id,
                               name=name, scope=Scope(scope), provenance=prov)
+        if closes(item):
+            self.answered = True  # (the user stopped the turn: their next message is a new request)
         self._add(item, message=True)
         path = prov.get("path")
         if path and (name == "read_file" or prov.get("file_read")) and not prov.get("error"):
@@ -383,14 +385,8 @@ class ContextEngine:
         return group.tokens + sum(self._message_extra(it) for it in group.items)
 
     def _message_extra(self, item: ContextItem) -> int:
-        """What a history message costs beyond its content: the role overhead and its tool calls
-        (cached on the item, as the assembler does)."""
-        if not item.tool_calls:
-            return MESSAGE_OVERHEAD
-        extra = item.provenance.get("calls_tokens")
-        if not extra:
-            extra = item.provenance["calls_tokens"] = self.counter.count(json.dumps(item.tool_calls))
-        return int(extra) + MESSAGE_OVERHEAD
+        """What a history message costs beyond its content: the role overhead and its tool calls."""
+        return calls_tokens(item, self.counter) + MESSAGE_OVERHEAD
 
     def sync_from_store(self) -> list[ContextItem]:
         """Adopt the rules, pins and evictions another process wrote to the store (core/store_sync)."""

@@ -2,7 +2,7 @@
 
 A memo was added after every task and at every compaction, so one window held six
 near-identical memos, and recall could bring the same memo in a second time.  Now a task
-(a user turn) has one memo item: a later memo in the same task replaces its text (a new
+(its statement and the turns that continue it, ``core/task_statement``) has one memo item: a later memo in the same task replaces its text (a new
 version in the store's ``memos`` table, so every version stays searchable) — except that a memo copied at a
 compaction event leaves one the model or the user wrote for the task as it is — and a memo of a
 new task supersedes the previous one in the window (released, never deleted).  Recalled
@@ -30,11 +30,20 @@ def window_memos(engine: Any) -> list[ContextItem]:
             if it.category == Category.MEMORY and it.id.startswith("memo") and it.state == State.IN]
 
 
+def _same_task(memo: ContextItem, task: str | None, turn: int) -> bool:
+    """The memo is the current task's: written under the same task statement (a "continue" starts a turn, not
+    a task), or, for a memo from before statements were kept, in this turn."""
+    if task is not None and memo.provenance.get("task") is not None:
+        return bool(memo.provenance.get("task") == task)
+    return bool(memo.provenance.get("task_turn") == turn)
+
+
 def save_rolling_memo(engine: Any, text: str, kind: str) -> ContextItem:
     """Write the task's memo: update this task's memo in place, or start it (superseding older ones)."""
     current = window_memos(engine)
     seed = kind.startswith("seed")
-    mine = None if seed else next((it for it in current if it.provenance.get("task_turn") == engine.turn
+    task = getattr(engine, "task_item", None)
+    mine = None if seed else next((it for it in current if _same_task(it, task, engine.turn)
                                    and not str(it.provenance.get("kind", "")).startswith("seed")), None)
     if mine is not None and kind in EXTRACTED and mine.provenance.get("kind") == "manual":
         return mine  # (the model's or the user's own memo says more than a copy of the turn's lines)
@@ -46,7 +55,7 @@ def save_rolling_memo(engine: Any, text: str, kind: str) -> ContextItem:
         item = mine
     else:
         item = engine._new_item("memo", Category.MEMORY, memo_text(kind, engine.turn, text), scope=Scope.SESSION,
-                                provenance={"kind": kind, "task_turn": engine.turn, "version": 1})
+                                provenance={"kind": kind, "task_turn": engine.turn, "task": task, "version": 1})
         with engine._store_batch():
             engine._add(item)
             for old in current:

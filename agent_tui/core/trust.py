@@ -39,7 +39,7 @@ CAPS: dict[str, int | None] = {"max_steps": 200}
 BUDGET_CAPS = frozenset({"max_cost", "max_session_cost", "max_steps", "compact_at", "fresh_at"})
 """``[budget]`` keys where lower spends less (spending caps, and how full a request gets before compaction): a
 workspace may lower them; raising (or lifting) one asks."""
-BUDGET_FLOORS = frozenset({"reserve_share", "safety_margin"})
+BUDGET_FLOORS = frozenset({"reserve_share", "safety_margin", "output_reserve"})
 """``[budget]`` keys where higher spends less (what a request leaves unused): a workspace may raise them."""
 
 UNION_LISTS: tuple[tuple[str, str], ...] = (("approval", "deny_commands"), ("sandbox", "hide"))
@@ -232,8 +232,8 @@ def _split_budget(user: dict[str, Any], ws: dict[str, Any], asks: list[Ask]) -> 
             else:
                 asks.append(Ask(WORKSPACE_TOML, f"budget.{key}", value))
         elif key in BUDGET_FLOORS:
-            base = user.get(key, getattr(defaults, key))
-            if isinstance(value, int | float) and not isinstance(value, bool) and value >= base:
+            base = user.get(key, getattr(defaults, key))  # (output_reserve: None, the model's own, is no floor known)
+            if isinstance(value, int | float) and not isinstance(value, bool) and base is not None and value >= base:
                 tight[key] = value
             else:
                 asks.append(Ask(WORKSPACE_TOML, f"budget.{key}", value))

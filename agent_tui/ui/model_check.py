@@ -84,16 +84,17 @@ def check(name: str, api_base: str | None = None) -> ModelCheck:
             served = server_names(api_base)
         except (OSError, ValueError, urllib.error.URLError) as exc:
             return ModelCheck(False, f"cannot ask {api_base} which models it serves ({exc}); not switching")
-        # (a server lists bare ids; the model client needs the provider it speaks: keep the one typed)
-        prefix = name.split("/", 1)[0] + "/" if "/" in name and name not in served else ""
-        if name in served or _strip_provider(name) in served:
-            if "/" not in name and _provider(name) is None:
+        # (a server lists its own ids, which may hold a slash, Qwen/Qwen2.5-7B; the model client needs the provider
+        # it speaks in front: the one typed is kept, and an id it cannot route is refused now, not at the next turn)
+        prefix = _typed_provider(name)
+        if name in served or (prefix and name[len(prefix):] in served):
+            if _provider(name) is None:
                 return ModelCheck(False, f"{api_base} serves {name}, but the model client needs its provider: "
                                          f"did you mean openai/{name} (an OpenAI-compatible server)?")
             return ModelCheck(True, f"served by {api_base}")
         listed = ", ".join(served[:8]) or "none"
         return ModelCheck(False, f"{api_base} does not serve {name} (it lists: {listed})"
-                                 f"{_closest(_strip_provider(name) if prefix else name, served, prefix)}")
+                                 f"{_closest(name[len(prefix):], served, prefix)}")
     names = litellm_names()
     known = set(names)
     if name in known or _strip_provider(name) in known:
@@ -105,6 +106,15 @@ def check(name: str, api_base: str | None = None) -> ModelCheck:
         return ModelCheck(True, "known to litellm")
     return ModelCheck(False, f"unknown model {name}{_closest(name, names)} (give a provider/model litellm "
                              "knows, or --api-base for your own server)")
+
+
+def _typed_provider(name: str) -> str:
+    """The ``provider/`` typed in front of ``name`` when its first part is one litellm routes to, else ""."""
+    import litellm
+
+    head = name.split("/", 1)[0] if "/" in name else ""
+    known = {str(getattr(p, "value", p)) for p in litellm.provider_list}
+    return f"{head}/" if head in known else ""
 
 
 def _provider(name: str) -> str | None:

@@ -79,6 +79,7 @@ def test_a_copied_memo_at_an_event_leaves_the_memo_written_for_the_task() -> Non
     assert copied is written and "Next: docs." in written.content and written.provenance["version"] == 1
     later = eng.save_memo("Docs written; next: the variance flag.", kind="manual")
     assert later is written and written.provenance["version"] == 2, "the task's own memos still roll"
-    eng.add_user("now the variance flag")
+    eng.add_assistant("Done: docs written.")
+    eng.add_user("now the variance flag")  # (after an answer: a new task)
     fresh = eng.save_memo(extractive_memo(eng), kind="pre-compaction")
     assert fresh is not written, "a new task's copy starts its own memo"

@@ -1,34 +1,28 @@
 """Error-line patterns meet whatever a tool printed: a minified bundle, a lockfile hash, a base64 blob on one line.
 Unbounded ``[\\w./-]+\\.\\w+:\\d+`` and ``\\w+Error`` were tried from every position of such a run: quadratic, 40 s
-for one 80K-character line in the core, 655 s for one replayed session.  Here each runs on a 1M-character line in
-a child process with a minute to spare: linear, it takes well under a second; quadratic, hours."""
+for one 80K-character line in the core, 655 s for one replayed session.  Each check here reads 200K-character lines
+and must find exactly what they hold (linear, that is milliseconds; quadratic, the suite would stall for hours, which
+CI's time limit catches: no timed assertion here)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-CHECKS = {
-    "core": "from agent_tui.core.aging import kept_lines as f",
-    "bench": "from agent_tui.bench.replay import error_lines as f",
-    "shaping": "from agent_tui.tools.shaping_text import is_error_line as f",
-}
+from agent_tui.bench.replay import error_lines
+from agent_tui.core.aging import kept_lines
+from agent_tui.tools.shaping_text import is_error_line
+
+RUNS = ["a" * 200_000, "a-" * 100_000, "Ab9_" * 50_000, "a.b/" * 40_000]
 
 
-@pytest.mark.parametrize("where", sorted(CHECKS))
-@pytest.mark.parametrize("line", ["'a' * 1_000_000", "'a-' * 500_000", "'Ab9_' * 250_000", "'a.b/' * 200_000"])
-def test_an_error_line_check_is_linear_on_a_huge_line(where: str, line: str) -> None:
-    code = f"{CHECKS[where]}\nf({line})\nprint('done')"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "done", done.stderr[-2000:]
+@pytest.mark.parametrize("run", RUNS, ids=["letters", "dashes", "base64url", "path-chars"])
+def test_an_error_line_check_reads_a_huge_line_for_what_it_holds(run: str) -> None:
+    assert kept_lines(run) == [] and error_lines(run) == [] and not is_error_line(run)
+    failing = f"{run[:1000]} src/app.py:12: ValueError: bad"
+    assert kept_lines(failing) and error_lines(failing) and is_error_line(failing)
 
 
 def test_the_bounded_patterns_still_find_what_they_are_for() -> None:
-    from agent_tui.bench.replay import error_lines
-    from agent_tui.core.aging import kept_lines
-
     out = "starting\n  File \"src/app.py\", line 3, in main\nValueError: bad\nsrc/app.py:12:5: E501\nall fine\n"
     assert kept_lines(out) == ['File "src/app.py", line 3, in main', "ValueError: bad", "src/app.py:12:5: E501"]
     assert len(error_lines(out)) == 3 and error_lines("tests/test_x.py:33: in test_it") != []

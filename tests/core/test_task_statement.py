@@ -75,3 +75,37 @@ def test_the_kept_task_is_named_in_the_trace_and_survives_a_resume() -> None:
     again = ContextEngine(Settings.default(window=8_192))
     again.load(items)
     assert again.task_item == task.id and again.answered is False
+
+
+def test_a_reply_cut_by_a_failure_is_no_answer_and_a_user_stop_is() -> None:
+    """A review: a reply cut short (a broken stream, the output limit, a failed request) is stored with no tool
+    call, so it read as an answer and the "continue" after it opened a new task.  When the user stops the turn,
+    what they send next is a new request: the old statement, however large, is not kept for it."""
+    eng = ContextEngine(Settings.default(window=8_192))
+    task = eng.add_user(TASK)
+    eng.add_assistant("Half of an answ\n\n[cut: the model's stream broke]", None, provenance={"cut": True})
+    eng.add_user("continue")
+    assert eng.task_item == task.id
+    eng.add_assistant("[no reply: the request failed (HTTP 500)]", None, provenance={"cut": True})
+    eng.add_user("continue")
+    assert eng.task_item == task.id
+    eng.add_assistant("Running.", [call("x1", command="pytest -q")])
+    eng.add_tool_result("x1", "run_command", "[stopped before this call finished]", provenance={"cancelled": True})
+    new = eng.add_user("Forget that. Rename parse() instead.")
+    assert eng.task_item == new.id
+    eng.add_assistant("Renaming it" + "\n\n[cut: stopped]", None, provenance={"cut": True, "cancelled": True})
+    newer = eng.add_user("No, leave the name.")
+    assert eng.task_item == newer.id
+    assert task_statement([eng.items[i] for i in eng.order]) == newer.id, "a resume decides alike"
+
+
+def test_the_tasks_memo_rolls_across_the_turns_that_continue_it() -> None:
+    """A review: memos were keyed by turn while a task now spans turns, so in a "continue" turn the copy made at
+    an event replaced the model's own memo, and the copy ("Why: continue") seeded /new."""
+    eng = ContextEngine(Settings.default(window=16_384))
+    eng.add_user(TASK)
+    _work(eng, 1, "m")
+    written = eng.save_memo("Parser fixed for empty input; next: the CLI flag.", kind="manual")
+    eng.add_user("continue")  # (the agent had not answered: the same task)
+    copied = eng.save_memo("Changed: parser.py\\nWhy: continue", kind="pre-compaction")
+    assert copied is written and "next: the CLI flag" in written.content

@@ -288,3 +288,19 @@ def test_an_untrusted_workspace_cannot_make_requests_larger(tmp_path: Path) -> N
     narrowed = resolve_window(Settings(model="openai/gpt-4o", window_cap=16_000))
     assert (narrowed.tokens, narrowed.source) == (16_000, "workspace config")
     assert resolve_window(Settings(window=50_000, window_cap=80_000)).tokens == 50_000
+
+
+def test_an_untrusted_output_reserve_is_asked_and_a_window_flag_wins_over_a_workspace_cap(tmp_path: Path) -> None:
+    """A review: `[budget] output_reserve = 0` from a cloned repository made every request larger unasked; and a
+    workspace `window` narrowed the user's own `--window`, where a flag wins."""
+    split = split_workspace({}, {"budget": {"output_reserve": 0}}, tmp_path)
+    assert [a.key for a in split.asks] == ["budget.output_reserve"] and not split.tight.get("budget")
+    more = split_workspace({"budget": {"output_reserve": 4000}}, {"budget": {"output_reserve": 8000}}, tmp_path)
+    assert more.asks == () and more.tight["budget"] == {"output_reserve": 8000}
+
+    from agent_tui.core.budget import resolve_window
+    from agent_tui.core.config import Settings
+
+    capped = Settings(model="openai/gpt-4o", window_cap=16_000)
+    assert resolve_window(capped).tokens == 16_000
+    assert resolve_window(capped.with_overrides(window=50_000)).tokens == 50_000

@@ -145,6 +145,12 @@ def test_a_server_lists_bare_ids_and_the_suggestion_keeps_the_provider_typed() -
         bare = check("whatever", server.base_url)
         assert not bare.ok and "did you mean openai/whatever" in bare.message, bare.message
         assert check("openai/whatever", server.base_url).ok
+        server.more_models.append("Qwen/Qwen2.5-7B-Instruct")  # (a server's own id may hold a slash)
+        slash = check("Qwen/Qwen2.5-7B-Instruct", server.base_url)
+        assert not slash.ok and "did you mean openai/Qwen/Qwen2.5-7B-Instruct" in slash.message, slash.message
+        assert check("openai/Qwen/Qwen2.5-7B-Instruct", server.base_url).ok
+        typo = check("openai/Qwen/Qwen2.5-7B-Instruc", server.base_url)
+        assert "did you mean openai/Qwen/Qwen2.5-7B-Instruct" in typo.message and "Qwen/Qwen/" not in typo.message
 
 
 async def test_a_resumed_session_keeps_its_sparkline(demo_workspace: Path, recorder: Recorder) -> None:
