@@ -33,6 +33,7 @@ def test_one_rolling_memo_per_task_and_never_recalled_twice(tmp_path: Path) -> N
         old = recall(ws.store, "grammar vendored third_party", min_score=0.0, touch=False, kinds=("memo",))
         assert any("third_party/grammar" in h["content"] for h in old)  # an old version is searchable
 
+        eng.add_assistant("The parser is ported.")  # (answered: the next message opens a new task)
         eng.add_user("now write the docs")
         second = eng.save_memo("Docs: README section drafted", "auto")
         assert second.id != first.id
