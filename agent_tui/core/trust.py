@@ -68,9 +68,12 @@ class Ask:
         obeyed (``core/terminal.py``: a repository must not rewrite what the user decides on).  Whole unless
         a ``width`` is given (a one-line notice that points to the whole list): what the user trusts is
         exactly what they were shown."""
+        from agent_tui.core.redact import redact_text
         from agent_tui.core.terminal import printable
 
-        shown = self.summary or json.dumps(self.value, ensure_ascii=False, default=str)
+        # (a value is shown masked where it holds a secret: a key in a workspace config reached the terminal, and
+        # whatever records it, in clear; the key's name and the rest stay, so the user still sees what is asked)
+        shown = self.summary or redact_text(json.dumps(self.value, ensure_ascii=False, default=str))
         text = printable(f"{self.key}: {shown}" if self.summary else f"{self.key} = {shown}", newlines=False)
         return text if width is None or len(text) <= width else text[: width - 1] + "…"
 

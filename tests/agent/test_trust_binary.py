@@ -266,3 +266,16 @@ def test_every_cli_message_is_escaped_whichever_print_forgot() -> None:
     stream = GuardedStream(raw)
     print("agent-tui: \x1b]0;TITLE\x07 and \u202eevil", file=stream)  # type: ignore[arg-type]
     assert raw.getvalue() == "agent-tui: \\x1b]0;TITLE\\x07 and \\u202eevil\n"
+
+
+def test_the_trust_listing_masks_a_key_the_workspace_config_holds(tmp_path: Path) -> None:
+    """A fifth audit: `agent-tui trust` printed a workspace config's `api_key` in clear (the one printed surface that
+    skipped redaction); the key's name and the rest of the ask are still shown."""
+    root = make_repo(tmp_path / "proj")
+    secret = "sk-proj-FAKEKEY0123456789abcdefABCDEF0123456789"
+    _ws_config(root, f'[models."openai/gpt-4o"]\napi_key = "{secret}"\nwindow = 64000\n')
+    shown = subprocess.run([BIN, "trust", "--workspace", str(root)], capture_output=True, text=True, timeout=60,
+                           env=_env(tmp_path / "xdg"))
+    assert shown.returncode == 1, shown.stderr
+    assert secret not in shown.stdout + shown.stderr
+    assert 'models."openai/gpt-4o"' in shown.stdout and "api_key" in shown.stdout and "64000" in shown.stdout
