@@ -27,12 +27,12 @@ from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
 from agent_tui.core.block import CompactionBlock
 from agent_tui.core.budget import BudgetPlan, make_plan
-from agent_tui.core.call_args import calls_tokens
 from agent_tui.core.compaction import CompactionResult
 from agent_tui.core.compactor import Compactor
 from agent_tui.core.config import Settings
 from agent_tui.core.costmodel import CacheCosts, Decision
 from agent_tui.core.engine_store import EngineStore
+from agent_tui.core.estimate import request_estimate
 from agent_tui.core.file_window import FileWindow
 from agent_tui.core.head import DEFAULT_SYSTEM, Head
 from agent_tui.core.history_index import HistoryIndex
@@ -40,7 +40,7 @@ from agent_tui.core.instructions import Instructions
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope
 from agent_tui.core.locked import locked
-from agent_tui.core.memory import EvictionPlan, Group
+from agent_tui.core.memory import EvictionPlan
 from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.released_heads import PREFIX as HEAD_PREFIX
@@ -51,7 +51,7 @@ from agent_tui.core.store_sync import StoreSync, adopt, id_backend
 from agent_tui.core.summary import ExtractiveSummariser, Summariser, Summary
 from agent_tui.core.task_statement import CONTINUES, closes, opens_task
 from agent_tui.core.text import clean_text
-from agent_tui.core.tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
+from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.core.tool_items import PREFIX as TOOL_PREFIX
 from agent_tui.core.tool_items import ToolItems
 
@@ -372,21 +372,8 @@ class ContextEngine:
             self.window.release(af, f"released: only read, untouched for {m.release_reads_after_steps} steps")
 
     def request_estimate(self) -> int:
-        """Tokens the next request would have now (head, block, history, tools, status)."""
-        groups, _, carried = self.history.window_groups()
-        head = self.system.tokens + sum(i.tokens + 12 for i in carried)
-        head += sum(it.tokens + 1 for it in self.head.pins(self.history.blocks()))
-        history = sum(self.history.group_cost(g, self._group_cost) for g in groups)
-        if self.reasoning_cost is not None:  # not remembered per group: what goes back changes with the turn
-            history += sum(self.reasoning_cost(it) for g in groups for it in g.items if it.role == "assistant")
-        return head + self.block.tokens + history + self.head.tools_tokens + 80
-
-    def _group_cost(self, group: Group) -> int:
-        return group.tokens + sum(self._message_extra(it) for it in group.items)
-
-    def _message_extra(self, item: ContextItem) -> int:
-        """What a history message costs beyond its content: the role overhead and its tool calls."""
-        return calls_tokens(item, self.counter) + MESSAGE_OVERHEAD
+        """Tokens the next request would have now (core/estimate)."""
+        return request_estimate(self)
 
     def sync_from_store(self) -> list[ContextItem]:
         """Adopt the rules, pins and evictions another process wrote to the store (core/store_sync)."""

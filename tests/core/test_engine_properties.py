@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from agent_tui.core.assembler import _status_reserve
 from agent_tui.core.config import Settings
 from agent_tui.core.engine import ContextEngine, EngineError
+from agent_tui.core.estimate import group_cost
 from agent_tui.core.items import Category, State
 from agent_tui.core.pairing import check_pairing
 from agent_tui.store.workspace import Workspace
@@ -188,8 +189,8 @@ def check_assembly(d: Driver) -> None:
     eng = d.eng
     # The request estimate remembers each group's cost; it must equal a fresh sum after any operation.
     groups = eng.history.window_groups()[0]
-    remembered = sum(eng.history.group_cost(g, eng._group_cost) for g in groups)
-    assert remembered == sum(eng._group_cost(g) for g in groups)
+    remembered = sum(eng.history.group_cost(g, lambda g: group_cost(eng, g)) for g in groups)
+    assert remembered == sum(group_cost(eng, g) for g in groups)
     asm = eng.assemble(TOOLS)
     bd = asm.breakdown
     plan = eng.plan
