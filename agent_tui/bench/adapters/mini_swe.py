@@ -169,6 +169,8 @@ class _Builder:
         self.text_action: str | None = None
         """The id given to the last assistant message's text action, until its output arrives."""
         self.text_actions = text_actions
+        self.tasked = False
+        """The task's message has come: every later user message is the framework's."""
         """The trajectory gives commands as fenced blocks in the text (mini-swe-agent 1.x)."""
 
     def feed(self, messages: list[Any]) -> None:
@@ -193,8 +195,8 @@ class _Builder:
             self._tool({"tool_call_id": call_id, "extra": m.get("extra")}, text)
         elif role in ("user", "system"):
             # mini-swe-agent works alone: a user message after the task is its own (a format error, a time-out)
-            first = not any(msg.role == "user" for msg in self.s.messages)
-            self.s.messages.append(Message("user", text, continues=None if first else True))
+            self.s.messages.append(Message("user", text, continues=True if self.tasked else None))
+            self.tasked = True
         elif role == "assistant":
             reasoning = m.get("reasoning_content")
             if isinstance(reasoning, str) and reasoning.strip():  # reasoning models send it back as text
