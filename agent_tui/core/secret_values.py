@@ -20,8 +20,10 @@ PLACEHOLDER_RE = re.compile(
     re.I,
 )
 #: A value made only of these is code, not a secret (``token = self.token``, ``f(x)``, the
-#: ``API_KEY)`` of ``Client(api_key=API_KEY)``).
-CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\)+)?$")
+#: ``API_KEY)`` of ``Client(api_key=API_KEY)``), also a subscripted type in an annotation (``token:
+#: Optional[str] = None``, ``key: Union[slice, Tag]``: masked, the model saw mangled code it could not
+#: quote in an edit).
+CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(.*|\[.*|\)+)?$")
 #: Every name ``secret_names.secret_name`` accepts holds one of these words (lowercased): the anchors' words.
 SECRET_NAME_WORDS = ("key", "token", "secret", "pass", "pw", "credential", "auth", "pat")
 
