@@ -26,6 +26,7 @@ from agent_tui.tools.fs_common import (
     unified,
     with_endings,
 )
+from agent_tui.tools.fs_unmask import has_mask, masked_view, refuse_masks, unmask
 from agent_tui.tools.workspace import (
     number_lines,
     read_text,
@@ -143,6 +144,10 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, s
     if old_text == new_text:
         raise ToolError("old_text and new_text are identical: nothing to change.")
     require_fresh(ctx, rel, current, "edit")
+    if has_mask(old_text) or has_mask(new_text):  # copied from a redacted read (tools/fs_unmask)
+        view = masked_view(to_lf(current))
+        old_text, new_text = unmask(old_text, view), unmask(new_text, view)
+        refuse_masks(new_text, current, "new_text", rel)
     spans = occurrences(current, old_text)
     where = [current.count("\n", 0, start) + 1 for start, _ in spans]
     if not where:

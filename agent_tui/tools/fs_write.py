@@ -24,6 +24,7 @@ from agent_tui.tools.fs_common import (
     to_lf,
     unified,
 )
+from agent_tui.tools.fs_unmask import MaskedFile, has_mask, masked_view, refuse_masks, unmask
 from agent_tui.tools.workspace import (
     decode_text,
     read_file_bytes,
@@ -67,6 +68,10 @@ def plan_write(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str |
     if target.exists():
         old = decode_text(read_file_bytes(target, rel), target, rel)
         require_fresh(ctx, rel, old, "overwrite")
+    if has_mask(content):  # copied from a redacted read (tools/fs_unmask)
+        content = unmask(content, masked_view(to_lf(old)) if old is not None else MaskedFile())
+        refuse_masks(content, old, "content", rel)
+    if old is not None:
         content = in_file_format(old, content)
     return target, rel, old, content
 

@@ -1,0 +1,94 @@
+"""Masks the model copies back from a redacted read: restored from the file, or refused; never written.
+
+The model sees ``[REDACTED:…]`` where the scanner found a secret.  Copied into ``old_text`` the edit was
+not found; copied into ``new_text`` or a ``write_file`` content the mask was written into the file and the
+real value was lost (found while reading the redaction's false positives: the model cannot tell them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .fakes import Call
+
+KEY = "sk-live-9f8a7b6c5d4e3f2a1b0c9d8e"
+OTHER = "tok-8e7d6c5b4a3f2e1d0c9b8a7f"
+CONFIG = f'import os\n\nAPI_KEY = "{KEY}"\nTIMEOUT = 30\n\nclass C:\n    token = "{OTHER}"\n    retries = 3\n'
+
+
+async def _shown(call: Call, path: str) -> str:
+    result = await call("read_file", path=path)
+    assert not result.is_error, result.text
+    return result.text
+
+
+async def test_a_read_masks_the_values_these_tests_rely_on(ws: Path, call: Call) -> None:
+    (ws / "conf.py").write_text(CONFIG)
+    shown = await _shown(call, "conf.py")
+    assert KEY not in shown and OTHER not in shown
+    assert 'API_KEY = "[REDACTED:API_KEY]"' in shown and 'token = "[REDACTED:secret]"' in shown
+
+
+async def test_an_edit_whose_old_and_new_text_copy_a_masked_line_keeps_the_real_value(ws: Path, call: Call) -> None:
+    (ws / "conf.py").write_text(CONFIG)
+    await _shown(call, "conf.py")
+    result = await call("edit_file", path="conf.py",
+                        old_text='API_KEY = "[REDACTED:API_KEY]"\nTIMEOUT = 30\n',
+                        new_text='API_KEY = "[REDACTED:API_KEY]"\nTIMEOUT = 60\n')
+    assert not result.is_error, result.text
+    assert (ws / "conf.py").read_text() == CONFIG.replace("TIMEOUT = 30", "TIMEOUT = 60")
+
+
+async def test_a_mask_on_a_changed_line_becomes_the_one_value_it_hides(ws: Path, call: Call) -> None:
+    (ws / "conf.py").write_text(CONFIG)
+    await _shown(call, "conf.py")
+    result = await call("edit_file", path="conf.py",
+                        old_text='    token = "[REDACTED:secret]"\n',
+                        new_text='    token: str = "[REDACTED:secret]"  # from the vault\n')
+    assert not result.is_error, result.text
+    assert f'    token: str = "{OTHER}"  # from the vault\n' in (ws / "conf.py").read_text()
+
+
+async def test_a_whole_file_rewritten_from_a_masked_read_keeps_every_real_value(ws: Path, call: Call) -> None:
+    (ws / "conf.py").write_text(CONFIG)
+    shown = await _shown(call, "conf.py")
+    assert "[REDACTED:" in shown
+    masked = CONFIG.replace(KEY, "[REDACTED:API_KEY]").replace(OTHER, "[REDACTED:secret]")
+    result = await call("write_file", path="conf.py", content=masked.replace("retries = 3", "retries = 5"))
+    assert not result.is_error, result.text
+    assert (ws / "conf.py").read_text() == CONFIG.replace("retries = 3", "retries = 5")
+
+
+async def test_a_mask_the_file_cannot_explain_is_refused_and_nothing_is_written(ws: Path, call: Call) -> None:
+    (ws / "conf.py").write_text(CONFIG)
+    await _shown(call, "conf.py")
+    result = await call("edit_file", path="conf.py", old_text="TIMEOUT = 30\n",
+                        new_text='TIMEOUT = 30\nDB_PASSWORD = "[REDACTED:DB_PASSWORD]"\n')
+    assert result.is_error
+    assert "[REDACTED:DB_PASSWORD]" in result.text and "nothing was written" in result.text
+    assert (ws / "conf.py").read_text() == CONFIG
+    created = await call("write_file", path="new.py", content='X = 1\nAPI_KEY = "[REDACTED:API_KEY]"\n')
+    assert created.is_error and "nothing was written" in created.text
+    assert not (ws / "new.py").exists()
+
+
+async def test_a_mask_standing_for_two_values_is_not_guessed(ws: Path, call: Call) -> None:
+    text = f'a_token = "{KEY}"\nb_token = "{OTHER}"\n'
+    (ws / "two.py").write_text(text)
+    await _shown(call, "two.py")
+    result = await call("edit_file", path="two.py", old_text='b_token = "[REDACTED:secret]"\n',
+                        new_text='c_token = "[REDACTED:secret]"\n')
+    assert result.is_error and "nothing was written" in result.text
+    assert (ws / "two.py").read_text() == text
+
+
+async def test_a_mask_the_file_holds_literally_is_plain_text(ws: Path, call: Call) -> None:
+    text = 'def test_mask():\n    assert redact("k=v") == "[REDACTED:secret]"\n'
+    (ws / "test_r.py").write_text(text)
+    await _shown(call, "test_r.py")
+    result = await call("edit_file", path="test_r.py", old_text="def test_mask():\n",
+                        new_text="def test_the_mask():\n")
+    assert not result.is_error, result.text
+    result = await call("write_file", path="test_r.py",
+                        content=text.replace("test_mask", "test_masks") + '    assert "[REDACTED:secret]"\n')
+    assert not result.is_error, result.text
+    assert (ws / "test_r.py").read_text().endswith('    assert "[REDACTED:secret]"\n')
