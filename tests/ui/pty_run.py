@@ -47,6 +47,16 @@ class DemoInTerminal:
     def type(self, text: str) -> None:
         os.write(self.fd, text.encode())
 
+    def drain(self, seconds: float) -> None:
+        """Read what the app draws for ``seconds`` (a terminal that is not read from blocks the app's writes)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([self.fd], [], [], min(left, 0.02))[0]:
+                try:
+                    os.read(self.fd, 65536)
+                except OSError:
+                    return
+
     def stopped(self, sig: int, within: float) -> int:
         """Send ``sig``; the exit status once the app ended (AssertionError if not ``within`` seconds)."""
         os.kill(self.pid, sig)

@@ -288,6 +288,27 @@ def test_sighup_and_sigterm_write_the_draft_and_end_the_app(tmp_path: Path) -> N
         assert draft_text(workspace) == "unsent words typed just before the end"
 
 
+def test_a_draft_typed_a_moment_before_a_kill_9_is_on_disk(tmp_path: Path) -> None:
+    """``kill -9`` gives no signal to save on: the draft is what was written before.  A short draft was written
+    only after a pause of DRAFT_DELAY (0.4 s), or every DRAFT_MAX_WAIT (1.5 s) while typing went on: what was
+    typed in the last moment before the kill was lost.  A short draft is now written within 0.05 s."""
+
+    from agent_tui.demo_project import make_demo_workspace
+    from agent_tui.ui.widgets import prompt as prompt_mod
+
+    from .pty_run import DemoInTerminal
+
+    workspace = make_demo_workspace(tmp_path / "ws")
+    with DemoInTerminal(workspace, tmp_path) as app:
+        app.drain(1.5)
+        app.type("words typed the moment before the kill")
+        app.drain(0.3)
+        assert 0.3 < prompt_mod.DRAFT_DELAY + 0.1, "the wait is shorter than the pause a long draft waits for"
+        status = app.stopped(signal.SIGKILL, within=30)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
+    assert draft_text(workspace) == "words typed the moment before the kill"
+
+
 async def type_a_paste_then_browse_up(pilot: Any, app: Any, typed: str) -> str:
     """Send `/memos`, type ``typed`` and paste a folded 40-line log after it, then ↑ to `/memos`;
     returns the paste."""
