@@ -66,8 +66,10 @@ def _pairs(original: str, masked: str) -> list[tuple[str, str]]:
         after = pieces[n + 1]
         if n + 1 == len(masks):
             end = len(original) - len(after)
+        elif not after:  # two masks side by side: where one value ends is unknown
+            return []
         else:
-            end = original.find(after, pos + 1) if after else pos + 1
+            end = original.find(after, pos + 1)
         if end <= pos:
             return []
         out.append((mask, original[pos:end]))

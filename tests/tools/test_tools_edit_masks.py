@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from .fakes import Call
 
 KEY = "sk-live-9f8a7b6c5d4e3f2a1b0c9d8e"
@@ -92,3 +95,27 @@ async def test_a_mask_the_file_holds_literally_is_plain_text(ws: Path, call: Cal
                         content=text.replace("test_mask", "test_masks") + '    assert "[REDACTED:secret]"\n')
     assert not result.is_error, result.text
     assert (ws / "test_r.py").read_text().endswith('    assert "[REDACTED:secret]"\n')
+
+
+def test_two_masks_on_a_line_are_restored_in_place() -> None:
+    from agent_tui.tools.fs_unmask import masked_view, unmask
+
+    line = f'connect(api_key="{KEY}", auth_token="{OTHER}", retries=3)'
+    view = masked_view(f"{line}\n")
+    assert view.values == {"[REDACTED:secret]": {KEY, OTHER}}  # one kind, two values: not guessed per mask
+    shown = 'connect(api_key="[REDACTED:secret]", auth_token="[REDACTED:secret]", retries=3)'
+    assert unmask(shown, view) == line  # the whole line is known
+    assert unmask(shown.replace("retries=3", "retries=5"), view) == shown.replace("retries=3", "retries=5")
+
+
+@given(st.lists(st.sampled_from([
+    f'API_KEY = "{KEY}"', f"token: {OTHER}", "x = 1", "def f(token: Optional[str] = None):", "",
+    f'db_password = "{KEY[::-1]}"', "# a comment", f"export AUTH_TOKEN={OTHER}",
+]), max_size=12))
+def test_a_file_sent_back_as_it_was_shown_is_the_file(lines: list[str]) -> None:
+    """Property: the redacted view of a file, sent back unchanged, unmasks to the file itself."""
+    from agent_tui.core.redact_whole import redact_keeping_lines
+    from agent_tui.tools.fs_unmask import masked_view, unmask
+
+    text = "\n".join(lines) + "\n"
+    assert unmask(redact_keeping_lines(text), masked_view(text)) == text
