@@ -77,6 +77,17 @@ def _current(workspace: Path | None, path: str) -> tuple[str, str] | None:
     return rel, text.replace("\r\n", "\n")
 
 
+def _unmasked(current: str, *texts: str) -> tuple[str, ...]:
+    """``texts`` with the masks copied from a redacted read put back as the tool will (``tools/fs_unmask``):
+    the preview shows the change that will be made, not the real value turned into a mask."""
+    from agent_tui.tools.fs_unmask import has_mask, masked_view, unmask
+
+    if not any(has_mask(t) for t in texts):
+        return texts
+    view = masked_view(current)
+    return tuple(unmask(t, view) for t in texts)
+
+
 def lines_of(text: str) -> list[str]:
     """``text``'s lines as the file has them: split at LF only.  ``str.splitlines`` also splits at form feed,
     U+2028, NEL and a lone CR, which Python's parser does not take for line breaks, so swapping a newline for
@@ -99,6 +110,7 @@ def edit_diff(args: dict[str, Any], workspace: Path | None) -> str:
     found = _current(workspace, path)
     if found is not None and old:
         rel, text = found
+        old, new = _unmasked(text, old, new)
         count = text.count(old)
         if count == 1 or (count > 1 and args.get("replace_all")):
             diff = unified(text, text.replace(old, new), rel)
@@ -121,6 +133,7 @@ def write_diff(args: dict[str, Any], workspace: Path | None) -> str:
     found = _current(workspace, path)
     if found is not None:
         rel, text = found
+        (content,) = _unmasked(text, content)
         return unified(text, content, rel) or f"# {rel} already holds exactly this text"
     lines = lines_of(content)
     shown = lines[:NEW_FILE_LINES]

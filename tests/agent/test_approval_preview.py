@@ -141,3 +141,19 @@ def test_a_path_with_a_control_character_is_refused(tmp_path: Path) -> None:
         with pytest.raises(WorkspaceError, match="control character"):
             resolve(tmp_path, bad)
     assert resolve(tmp_path, "ok dir/file.py") == (tmp_path / "ok dir" / "file.py").resolve()
+
+
+KEY = "sk-live-9f8a7b6c5d4e3f2a1b0c9d8e"
+
+
+def test_a_preview_shows_the_change_a_masked_edit_or_write_will_make(tmp_path: Path) -> None:
+    """The model copied ``[REDACTED:…]`` from its read: the tool puts the value back (tools/fs_unmask), so the
+    preview must show that change, not "the edit will be refused" or the key turned into a mask."""
+    (tmp_path / "conf.py").write_text(f'API_KEY = "{KEY}"\nTIMEOUT = 30\n', encoding="utf-8")
+    edit = edit_diff({"path": "conf.py", "old_text": 'API_KEY = "[REDACTED:API_KEY]"\nTIMEOUT = 30\n',
+                      "new_text": 'API_KEY = "[REDACTED:API_KEY]"\nTIMEOUT = 60\n'}, tmp_path)
+    assert not edit.startswith("#"), edit
+    assert "-TIMEOUT = 30" in edit and "+TIMEOUT = 60" in edit and "REDACTED" not in edit
+    write = write_diff({"path": "conf.py", "content": 'API_KEY = "[REDACTED:API_KEY]"\nTIMEOUT = 45\n'}, tmp_path)
+    assert "+TIMEOUT = 45" in write and "API_KEY" not in "".join(
+        line for line in write.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
