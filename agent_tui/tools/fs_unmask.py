@@ -33,6 +33,9 @@ class MaskedFile:
     """A masked line (as the model was shown it) → the file's lines it stands for."""
     values: dict[str, set[str]] = field(default_factory=dict)
     """A mask → the values it hides in the file."""
+    spanning: set[str] = field(default_factory=set)
+    """Masks of a value that spans lines (a private key's block: its other lines are shown empty): a line
+    cannot put it back, so they are never restored."""
 
 
 def has_mask(text: str) -> bool:
@@ -46,9 +49,13 @@ def masked_view(current: str) -> MaskedFile:
     shown = redact_keeping_lines(current)
     if shown == current:
         return view
+    last: list[str] = []
     for original, masked in zip(current.split("\n"), shown.split("\n"), strict=False):
+        if original != masked and not has_mask(masked):  # a line of the value masked on a line above
+            view.spanning.update(last)
         if original == masked or not has_mask(masked):
             continue
+        last = MASK_RE.findall(masked)
         view.lines.setdefault(masked, set()).add(original)
         for mask, value in _pairs(original, masked):
             view.values.setdefault(mask, set()).add(value)
@@ -83,7 +90,7 @@ def unmask(text: str, view: MaskedFile) -> str:
         return text
     out: list[str] = []
     for line in text.split("\n"):
-        if has_mask(line):
+        if has_mask(line) and not view.spanning.intersection(MASK_RE.findall(line)):
             originals = view.lines.get(line)
             if originals is not None and len(originals) == 1:
                 line = next(iter(originals))

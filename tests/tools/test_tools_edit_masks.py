@@ -119,3 +119,20 @@ def test_a_file_sent_back_as_it_was_shown_is_the_file(lines: list[str]) -> None:
 
     text = "\n".join(lines) + "\n"
     assert unmask(redact_keeping_lines(text), masked_view(text)) == text
+
+
+async def test_a_private_key_block_is_never_rebuilt_from_its_first_line(ws: Path, call: Call) -> None:
+    """A key block is shown as one mask and empty lines: putting back its first line would write a file with
+    the key's body gone, so a text holding that mask is refused."""
+    pem = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\n"
+           "Z1BjP5CE/Wm/Rr500PRK+Lh9x5eJPo5CAQEA3T\n-----END RSA PRIVATE KEY-----")
+    text = f'x = 1\nKEY = """{pem}"""\ny = 2\n'
+    (ws / "k.py").write_text(text)
+    shown = await _shown(call, "k.py")
+    assert "[REDACTED:private-key]" in shown and "MIIE" not in shown
+    result = await call("write_file", path="k.py", content='x = 1\nKEY = """[REDACTED:private-key]\n\n\n"""\ny = 3\n')
+    assert result.is_error and "nothing was written" in result.text
+    assert (ws / "k.py").read_text() == text
+    edit = await call("edit_file", path="k.py", old_text="y = 2\n", new_text="y = 3\n")
+    assert not edit.is_error, edit.text
+    assert (ws / "k.py").read_text() == text.replace("y = 2", "y = 3")
