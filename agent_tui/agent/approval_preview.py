@@ -85,7 +85,7 @@ def _unmasked(current: str, *texts: str) -> tuple[str, ...]:
     if not any(has_mask(t) for t in texts):
         return texts
     view = masked_view(current)
-    return tuple(unmask(t, view) for t in texts)
+    return tuple(unmask(t.replace("\r\n", "\n"), view) for t in texts)
 
 
 def lines_of(text: str) -> list[str]:

@@ -145,9 +145,12 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, s
         raise ToolError("old_text and new_text are identical: nothing to change.")
     require_fresh(ctx, rel, current, "edit")
     if has_mask(old_text) or has_mask(new_text):  # copied from a redacted read (tools/fs_unmask)
-        view = masked_view(to_lf(current))
+        view = masked_view(current)
         old_text, new_text = unmask(old_text, view), unmask(new_text, view)
-        refuse_masks(new_text, current, "new_text", rel)
+        refuse_masks(new_text, view, "new_text", rel)
+        if old_text == new_text:
+            raise ToolError("old_text and new_text stand for the same text of the file (a [REDACTED:…] line is "
+                            "its current line, whatever value you meant): nothing to change.")
     spans = occurrences(current, old_text)
     where = [current.count("\n", 0, start) + 1 for start, _ in spans]
     if not where:

@@ -6,36 +6,49 @@ When it edits near such a line it copies the mask into ``old_text`` (which then 
 the edit fails for no reason it can see) or into ``new_text`` or a whole ``write_file`` content, which
 would write the mask into the file and lose what it stood for.
 
-So the file tools map each mask back to what it hides in the file as it is now: a line the model sent
-that equals a masked line of the file (the file redacted the way ``read_file`` shows it) becomes that
-line; otherwise each mask becomes the one value it hides anywhere in the file.  A mask with no single
-such value is not guessed: a text still holding one is refused with what to do, and nothing is
-written.  A mask the file itself holds literally (a test of a redactor) is plain text.
+So the file tools put back a line the model sent exactly as it was shown: a line equal to a masked
+line of the file (the file redacted the way ``read_file`` shows it) becomes the file's line, when only
+one line of the file reads so.  Nothing else is guessed: a mask on a line the model changed could
+stand for any value of that kind (every lower-case secret name masks as ``secret``; a line copied
+from another file or from the history would take this file's value), so a text still holding a mask
+the file's redaction makes is refused with what to do, and nothing is written.  A line the file holds
+as it is (a test of a redactor spelling a mask out) is plain text, and so is a mask no redaction of the
+file makes.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from agent_tui.core.hashing import content_hash
 from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.tools.base import ToolError
 
-#: A mask as ``core.redact.mask`` writes it.
-MASK_RE = re.compile(r"\[REDACTED:[A-Za-z0-9_.-]{1,80}\]")
+#: A mask as ``core.redact.mask`` writes it (a kind may hold ``:``: ``env:OPENAI_API_KEY``, ``DB:PASSWORD``).
+MASK_RE = re.compile(r"\[REDACTED:[^\]\s]{1,160}\]")
+#: Views kept for the files last checked: an edit's check, its approval preview and the edit itself
+#: redact the same text once.
+VIEWS_KEPT = 4
 
 
 @dataclass
 class MaskedFile:
-    """What the masks of one file's redacted view stand for."""
+    """What the masked lines of one file's redacted view stand for."""
 
     lines: dict[str, set[str]] = field(default_factory=dict)
     """A masked line (as the model was shown it) → the file's lines it stands for."""
-    values: dict[str, set[str]] = field(default_factory=dict)
-    """A mask → the values it hides in the file."""
+    literal: set[str] = field(default_factory=set)
+    """Lines holding a mask's text that the redaction leaves as they are (plain text of the file)."""
+    produced: set[str] = field(default_factory=set)
+    """Every mask the file's redaction makes."""
     spanning: set[str] = field(default_factory=set)
-    """Masks of a value that spans lines (a private key's block: its other lines are shown empty): a line
-    cannot put it back, so they are never restored."""
+    """Masked lines of a value that spans lines (a private key's block: its other lines are shown empty): a
+    line cannot put it back, so they are never restored."""
+
+
+_VIEWS: OrderedDict[str, MaskedFile] = OrderedDict()
 
 
 def has_mask(text: str) -> bool:
@@ -44,75 +57,63 @@ def has_mask(text: str) -> bool:
 
 
 def masked_view(current: str) -> MaskedFile:
-    """The masks of ``current`` (LF text) as ``read_file`` would show it, with what each hides."""
+    """The masked lines of ``current`` as ``read_file`` would show it, with what each stands for (line
+    endings aside)."""
+    key = content_hash(current)
+    if (view := _VIEWS.get(key)) is not None:
+        _VIEWS.move_to_end(key)
+        return view
     view = MaskedFile()
     shown = redact_keeping_lines(current)
-    if shown == current:
-        return view
-    last: list[str] = []
+    last = ""
     for original, masked in zip(current.split("\n"), shown.split("\n"), strict=False):
-        if original != masked and not has_mask(masked):  # a line of the value masked on a line above
-            view.spanning.update(last)
-        if original == masked or not has_mask(masked):
+        original, masked = original.removesuffix("\r"), masked.removesuffix("\r")
+        if original == masked:
+            if has_mask(original):
+                view.literal.add(original)
             continue
-        last = MASK_RE.findall(masked)
-        view.lines.setdefault(masked, set()).add(original)
-        for mask, value in _pairs(original, masked):
-            view.values.setdefault(mask, set()).add(value)
+        masks = MASK_RE.findall(masked)
+        view.produced.update(masks)
+        if masks:
+            view.lines.setdefault(masked, set()).add(original)
+            last = masked
+        elif last:  # a line of a value masked on a line above
+            view.spanning.add(last)
+    _VIEWS[key] = view
+    while len(_VIEWS) > VIEWS_KEPT:
+        _VIEWS.popitem(last=False)
     return view
 
 
-def _pairs(original: str, masked: str) -> list[tuple[str, str]]:
-    """(mask, value) for each mask of ``masked``, aligned on the text between masks; [] if they do not align."""
-    masks = MASK_RE.findall(masked)
-    pieces = MASK_RE.split(masked)
-    if not original.startswith(pieces[0]) or not original.endswith(pieces[-1]):
-        return []
-    pos, out = len(pieces[0]), []
-    for n, mask in enumerate(masks):
-        after = pieces[n + 1]
-        if n + 1 == len(masks):
-            end = len(original) - len(after)
-        elif not after:  # two masks side by side: where one value ends is unknown
-            return []
-        else:
-            end = original.find(after, pos + 1)
-        if end <= pos:
-            return []
-        out.append((mask, original[pos:end]))
-        pos = end + len(after)
-    return out
-
-
 def unmask(text: str, view: MaskedFile) -> str:
-    """``text`` with each mask the file explains put back (see the module's doc)."""
+    """``text`` (LF) with each line sent as the file's one masked line reads put back (see the module's doc)."""
     if not has_mask(text):
         return text
     out: list[str] = []
     for line in text.split("\n"):
-        if has_mask(line) and not view.spanning.intersection(MASK_RE.findall(line)):
+        if line not in view.literal and line not in view.spanning and has_mask(line):
             originals = view.lines.get(line)
             if originals is not None and len(originals) == 1:
                 line = next(iter(originals))
-            else:
-                line = MASK_RE.sub(lambda m: _single(view, m.group(0)), line)
         out.append(line)
     return "\n".join(out)
 
 
-def _single(view: MaskedFile, mask: str) -> str:
-    values = view.values.get(mask)
-    return next(iter(values)) if values is not None and len(values) == 1 else mask
-
-
-def refuse_masks(text: str, current: str | None, what: str, rel: str) -> None:
-    """Raise ToolError when ``text`` (what would be written) still holds a mask ``current`` (the file
-    now, None if new) does not hold literally: it would replace a value the model was never shown."""
-    left = [m for m in dict.fromkeys(MASK_RE.findall(text)) if current is None or m not in current]
+def refuse_masks(text: str, view: MaskedFile, what: str, rel: str) -> None:
+    """Raise ToolError when ``text`` (what would be written, after ``unmask``) still holds a mask the file's
+    redaction makes, on a line the file does not hold as it is: it would replace a value the model was never
+    shown.  (A mask on a line of a new file: ``view`` is empty, so every mask is refused but one the file
+    spells out literally.)"""
+    left: list[str] = []
+    for line in text.split("\n"):
+        if line in view.literal or not has_mask(line):
+            continue
+        left.extend(m for m in MASK_RE.findall(line) if m in view.produced or not view.literal)
     if left:
         raise ToolError(
-            f"{what} holds {', '.join(left)}: a placeholder for a value hidden from you (a secret, or text "
-            f"the redaction took for one), not text of {rel}. Writing it would replace the real value, so "
-            f"nothing was written. Leave the lines holding it out of your edit: change only the lines "
-            f"around them (edit_file with a smaller old_text), and never retype a hidden value."
+            f"{what} holds {', '.join(dict.fromkeys(left))}: a placeholder for a value hidden from you (a secret, "
+            f"or text the redaction took for one), not text of {rel}. Writing it would replace the real value, so "
+            f"nothing was written. A line holding it is kept only when you send it exactly as the file shows it "
+            f"(the one line reading so); otherwise leave those lines out of your edit: change only the lines around "
+            f"them (edit_file with a smaller old_text), and never retype a hidden value."
         )

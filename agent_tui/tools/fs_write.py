@@ -69,8 +69,9 @@ def plan_write(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str |
         old = decode_text(read_file_bytes(target, rel), target, rel)
         require_fresh(ctx, rel, old, "overwrite")
     if has_mask(content):  # copied from a redacted read (tools/fs_unmask)
-        content = unmask(content, masked_view(to_lf(old)) if old is not None else MaskedFile())
-        refuse_masks(content, old, "content", rel)
+        view = masked_view(old) if old is not None else MaskedFile()
+        content = unmask(to_lf(content), view)
+        refuse_masks(content, view, "content", rel)
     if old is not None:
         content = in_file_format(old, content)
     return target, rel, old, content

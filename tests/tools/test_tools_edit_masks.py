@@ -41,14 +41,60 @@ async def test_an_edit_whose_old_and_new_text_copy_a_masked_line_keeps_the_real_
     assert (ws / "conf.py").read_text() == CONFIG.replace("TIMEOUT = 30", "TIMEOUT = 60")
 
 
-async def test_a_mask_on_a_changed_line_becomes_the_one_value_it_hides(ws: Path, call: Call) -> None:
+async def test_a_mask_on_a_line_the_model_changed_is_refused_not_guessed(ws: Path, call: Call) -> None:
+    """A mask on a changed line could stand for any value of its kind (the file's, another file's, an old one
+    from the history): it is never filled in."""
     (ws / "conf.py").write_text(CONFIG)
     await _shown(call, "conf.py")
     result = await call("edit_file", path="conf.py",
                         old_text='    token = "[REDACTED:secret]"\n',
                         new_text='    token: str = "[REDACTED:secret]"  # from the vault\n')
+    assert result.is_error and "nothing was written" in result.text
+    assert (ws / "conf.py").read_text() == CONFIG
+
+
+async def test_a_mask_copied_from_another_file_never_takes_this_files_value(ws: Path, call: Call) -> None:
+    (ws / "staging.py").write_text('DEBUG = True\nredis_password = "St4gRedisPw!zz9"\n')
+    (ws / "prod.py").write_text('DEBUG = False\ndb_password = "Pr0dDbPassw0rd!x"\n')
+    await _shown(call, "staging.py")
+    await _shown(call, "prod.py")
+    result = await call("edit_file", path="prod.py", old_text="DEBUG = False\n",
+                        new_text='DEBUG = False\nredis_password = "[REDACTED:secret]"\n')
+    assert result.is_error and "nothing was written" in result.text
+    assert "Pr0dDbPassw0rd!x" not in result.text
+    assert (ws / "prod.py").read_text() == 'DEBUG = False\ndb_password = "Pr0dDbPassw0rd!x"\n'
+
+
+async def test_an_edit_that_only_retypes_a_masked_line_changes_nothing(ws: Path, call: Call) -> None:
+    """"Restore the old key": the masked line from the history is the file's current line; the edit would
+    report success and change nothing."""
+    (ws / "conf.py").write_text(CONFIG)
+    await _shown(call, "conf.py")
+    result = await call("edit_file", path="conf.py", old_text='API_KEY = "[REDACTED:API_KEY]"\n',
+                        new_text='API_KEY = "[REDACTED:API_KEY]"\n\n')
+    assert not result.is_error, result.text  # (a real change: a blank line added)
+    again = await call("edit_file", path="conf.py", old_text='API_KEY = "[REDACTED:API_KEY]"\n',
+                       new_text=f'API_KEY = "{KEY}"\n')
+    assert again.is_error and "nothing to change" in again.text
+
+
+async def test_an_environment_mask_is_put_back_or_refused(ws: Path, call: Call, monkeypatch: object) -> None:
+    """Values of secret-named environment variables mask as ``[REDACTED:env:NAME]`` (a ``:`` in the kind): the
+    first version did not see them as masks, and wrote them into the file."""
+    from agent_tui.core import redact
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abc123def456ghi789")  # type: ignore[attr-defined]
+    monkeypatch.setattr(redact, "_default", None)  # type: ignore[attr-defined]
+    env = "DEBUG=1\nOPENAI_API_KEY=sk-abc123def456ghi789\n"
+    (ws / ".env").write_text(env)
+    shown = await _shown(call, ".env")
+    mask = next(m for m in shown.split("=") if "REDACTED" in m).split("\n")[0].strip()
+    assert "sk-abc123def456ghi789" not in shown and mask.startswith("[REDACTED:")
+    result = await call("write_file", path=".env", content=f"DEBUG=0\nOPENAI_API_KEY={mask}\n")
     assert not result.is_error, result.text
-    assert f'    token: str = "{OTHER}"  # from the vault\n' in (ws / "conf.py").read_text()
+    assert (ws / ".env").read_text() == env.replace("DEBUG=1", "DEBUG=0")
+    refused = await call("write_file", path=".env", content=f"DEBUG=0\nOPENAI_API_KEY={mask} \n")
+    assert refused.is_error and (ws / ".env").read_text() == env.replace("DEBUG=1", "DEBUG=0")
 
 
 async def test_a_whole_file_rewritten_from_a_masked_read_keeps_every_real_value(ws: Path, call: Call) -> None:
@@ -84,6 +130,26 @@ async def test_a_mask_standing_for_two_values_is_not_guessed(ws: Path, call: Cal
     assert (ws / "two.py").read_text() == text
 
 
+async def test_a_literal_mask_beside_a_real_secret_of_its_kind_stays_literal(ws: Path, call: Call) -> None:
+    """A redactor's test spells a mask out next to a real masked value of the same kind: the literal line is
+    text of the file (the secret must not be copied into it), and the real one is not let through because
+    the file also holds the mask's text."""
+    text = f'class C:\n    token = "{OTHER}"\n\ndef test_mask():\n    assert redact("k=v") == "[REDACTED:secret]"\n'
+    (ws / "t.py").write_text(text)
+    await _shown(call, "t.py")
+    from agent_tui.core.redact_whole import redact_keeping_lines
+
+    same = await call("write_file", path="t.py", content=redact_keeping_lines(text) + "# end\n")
+    assert not same.is_error, same.text
+    assert (ws / "t.py").read_text() == text + "# end\n"
+    lost = await call("edit_file", path="t.py", old_text='    token = "[REDACTED:secret]"\n',
+                      new_text='    token = "[REDACTED:secret]"  # prod\n')
+    assert lost.is_error and (ws / "t.py").read_text() == text + "# end\n"
+    literal = await call("edit_file", path="t.py", old_text='    assert redact("k=v") == "[REDACTED:secret]"\n',
+                         new_text='    assert redact("k=w") == "[REDACTED:secret]"\n')
+    assert literal.is_error  # (the new line holds a mask the file's redaction makes, on a line it does not hold)
+
+
 async def test_a_mask_the_file_holds_literally_is_plain_text(ws: Path, call: Call) -> None:
     text = 'def test_mask():\n    assert redact("k=v") == "[REDACTED:secret]"\n'
     (ws / "test_r.py").write_text(text)
@@ -102,15 +168,18 @@ def test_two_masks_on_a_line_are_restored_in_place() -> None:
 
     line = f'connect(api_key="{KEY}", auth_token="{OTHER}", retries=3)'
     view = masked_view(f"{line}\n")
-    assert view.values == {"[REDACTED:secret]": {KEY, OTHER}}  # one kind, two values: not guessed per mask
     shown = 'connect(api_key="[REDACTED:secret]", auth_token="[REDACTED:secret]", retries=3)'
     assert unmask(shown, view) == line  # the whole line is known
     assert unmask(shown.replace("retries=3", "retries=5"), view) == shown.replace("retries=3", "retries=5")
+    assert unmask(shown + "\n" + shown, view) == line + "\n" + line
+    crlf = masked_view(f"x = 1\r\n{line}\r\n")
+    assert unmask(shown, crlf) == line
 
 
 @given(st.lists(st.sampled_from([
     f'API_KEY = "{KEY}"', f"token: {OTHER}", "x = 1", "def f(token: Optional[str] = None):", "",
     f'db_password = "{KEY[::-1]}"', "# a comment", f"export AUTH_TOKEN={OTHER}",
+    "password = [REDACTED:secret]x", 'assert out == "[REDACTED:API_KEY]"',
 ]), max_size=12))
 def test_a_file_sent_back_as_it_was_shown_is_the_file(lines: list[str]) -> None:
     """Property: the redacted view of a file, sent back unchanged, unmasks to the file itself."""
