@@ -202,6 +202,19 @@ def workspace_config_path(workspace: Path) -> Path:
     return workspace / ".agent-tui" / "config.toml"
 
 
+def _links_out(root: Path, rel: str) -> str:
+    """Why the workspace file ``rel`` is not read ("" when it is a file of the workspace): a cloned repository's
+    config may be a link to a file elsewhere (another project's config, with its keys), which would be read
+    and listed as this workspace's."""
+    from agent_tui.core.safe_files import UnsafeFileError, inside
+
+    try:
+        inside(root, rel)
+    except UnsafeFileError:
+        return f"{root / rel}: links outside the workspace (to {os.path.realpath(root / rel)}); not read"
+    return ""
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
@@ -374,11 +387,14 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
         return LoadedConfig(settings_from_dict(user, str(up)), TrustReport(root=""))
     root = workspace.resolve()
     wp = workspace_config_path(workspace)
-    wdata = _read_toml(wp)
+    linked = _links_out(root, ".agent-tui/config.toml")
+    wdata = _read_toml(wp) if not linked else {}
     if wdata:
         settings_from_dict(wdata, str(wp), check_thresholds=False)
     split = split_workspace(user, wdata, root)
-    json_asks, problems = mcp_json_asks(root / ".mcp.json")
+    json_linked = _links_out(root, ".mcp.json")
+    json_asks, problems = mcp_json_asks(root / ".mcp.json") if not json_linked else ([], [json_linked])
+    problems = [*([linked] if linked else []), *problems]
     from agent_tui.core.store_owner import foreign_store_ask, link_ask
 
     tight_store = merge_tables(user, split.tight).get("store_path")
