@@ -211,6 +211,8 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
         self._fitted = False
         """The preview was found longer than its box (scrolled to the first change once)."""
         self._watching = False
+        self._cut_to = 1 << 30
+        """The preview's height after the last cut that kept the buttons on screen."""
 
     def compose(self) -> ComposeResult:
         req = self.request
@@ -305,11 +307,15 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
             columns = max(1, min(len(BUTTONS), (self.size.width - 2 + 1) // (widest + 1)))
             for row in self.query("#approval-buttons").results():
                 row.styles.grid_size_columns = columns
+        relabelled = False
         for button in self.query("#approval-buttons Button").results(Button):
             label = self._label(str(button.id), short)
             if str(button.label) != label:
                 button.label = label
                 button.refresh(layout=True)  # (an auto width is not measured again for a new label by itself)
+                relabelled = True
+        if relabelled:  # (the new widths are laid out a refresh later: look again after that one)
+            self.call_after_refresh(lambda: self.call_after_refresh(self._keep_buttons_on_screen))
 
     def _button_layout(self, width: int) -> tuple[bool, bool]:
         """(short labels, two rows) on a screen ``width`` cells wide: the long labels while all fit on one row,
@@ -331,15 +337,22 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
         return KEY_HINT.sub("", label) if self.held() else label  # (letters type into the box then)
 
     def _keep_buttons_on_screen(self) -> None:
-        """The preview gives up rows while the box's content is taller than the box (the buttons come last)."""
+        """The preview gives up rows while the box's content is taller than the box (the buttons come last).
+        Checked again after each cut until it fits: a label that changed, or buttons that went to two rows,
+        can make the content taller a refresh later, and one check left a busy CI run with the buttons
+        below the box (the preview shrinks each time, so this ends)."""
         dialog = next(self.query("#approval-dialog").results(), None)
         preview = next(self.query("#approval-preview").results(VerticalScroll), None)
         if dialog is None or preview is None:
             return
         over = dialog.virtual_size.height - dialog.scrollable_content_region.height
         if over > 0 and preview.size.height > 1:
-            preview.styles.height = max(1, preview.size.height - over)
+            height = max(1, preview.size.height - over)
+            preview.styles.height = height
             self.call_after_refresh(self._show_more)
+            if height < self._cut_to:  # (only while each cut takes rows: a preview that cannot shrink stops it)
+                self._cut_to = height
+                self.call_after_refresh(self._keep_buttons_on_screen)
 
     def _show_more(self, _: float | None = None) -> None:
         """Under the box: how many lines of the command (or change) are still below what it shows."""
