@@ -106,7 +106,7 @@ _USER_SEP = {"curl": ":", "httpie": ":", "smb": "%", "lftp": ","}
 #: Per family, the short flags without a value that may come first in a cluster (curl's ``-sSfu user:PASS``).
 _CLUSTERED = {"curl": frozenset("0123456aBfgGiIjJklLMnNOpqRsSvVZ")}
 #: A docs' placeholder for a password (``user:password``, ``-ppassword``), compared lowercased.
-_PLACEHOLDER_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret", "token", "apikey", "api_key",
+PLACEHOLDER_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret", "token", "apikey", "api_key",
                                 "api-key", "key", "mypassword", "yourpassword"})
 #: A placeholder's or a template's marks (``[password]``, ``key-XXXXXXXX``, ``{pw}``, ``%(pw)s``, ``%s``).
 _TEMPLATE_RE = re.compile(r"(?i)^\[.*\]$|xxxx|\{[^{}]*\}|%[sd(]")
@@ -230,7 +230,7 @@ def _literal(value: str) -> bool:
 def _placeholder(value: str) -> bool:
     """A docs' placeholder or a template, not a value: ``<password>``, ``[password]``, ``password``,
     ``key-XXXXXXXX``, ``{pw}``, ``%(pw)s``."""
-    return (PLACEHOLDER_RE.search(value) is not None or value.lower() in _PLACEHOLDER_WORDS
+    return (PLACEHOLDER_RE.search(value) is not None or value.lower() in PLACEHOLDER_WORDS
             or _TEMPLATE_RE.search(value) is not None)
 
 

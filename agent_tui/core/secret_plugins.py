@@ -4,6 +4,11 @@ Its regex plugins' denylists, each behind its gate (``core.secret_gates``), and 
 Some of its regexes are run otherwise than as written, to find the same or more in linear time: the
 keyword-and-value plugins' separator (``secret_gates.linear``), npm's token (on the lines holding it),
 and the JWT (followed to the end of its signature, which its lazy end left readable).
+
+Source code trips some of them: a keyword plugin reads ``key: _with_portable_cache_control_in_scoped_value(``
+as an IBM key (44 characters of its alphabet), the entropy plugin an alphabet written out
+(``'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_'``) or a path of words; those, and a
+docs' ``xxxxxxxx`` placeholder, are left alone (``_names_a_thing``, ``_alphabet``, ``_words_and_ids``).
 """
 
 from __future__ import annotations
@@ -54,6 +59,17 @@ _PLUGINS: dict[str, str] = {
 }
 #: Base64 strings in quotes with at least this Shannon entropy are flagged (detect-secrets' default).
 BASE64_ENTROPY_LIMIT = 4.5
+#: The keyword-and-value plugins, whose group 1 is the value after a secret word (``key: VALUE``).
+_KEYWORD_KINDS = frozenset({"cloudant-password", "ibm-cloud-key", "ibm-cos-key", "softlayer-key"})
+#: A keyword plugin's value that is a name of words (``_with_portable_cache_control_in_scoped_value``,
+#: ``LITTELM_INTERNAL_HEALTH_SERVICE_ACCOUNT_NAME``): letters only, three words or more; a key of the
+#: plugins' alphabet that long is never so.
+_SNAKE_NAME_RE = re.compile(r"_?+[A-Za-z]++(?:_[A-Za-z]++){2,}+_?+")
+#: What splits a quoted string into parts (the entropy plugin's alphabet's separators).
+_PART_SEP_RE = re.compile(r"[-_/\\.+=]++")
+#: A part that is a word (letters, at most one lower-to-upper change: ``CentralProcessor``), a number or
+#: lowercase hex (an id: hex is not flagged, ``core.secrets``' docstring).
+_WORD_PART_RE = re.compile(r"[A-Za-z][a-z]*+(?:[A-Z][a-z]*+)?+|[A-Z]++[a-z]*+|[0-9a-f]++")
 
 
 _PLUGIN_MODULES = ("artifactory", "aws", "azure_storage_key", "cloudant", "discord", "github_token", "gitlab_token",
@@ -161,7 +177,7 @@ def known_formats(text: str, view: TextView | None = None) -> Iterator[Finding]:
             continue
         for a, b in ((0, size),) if how is None else _lines_with(text, how):
             for m in scan.finditer(text, a, b):
-                if m.end() - m.start() >= MIN_SECRET_LEN:
+                if m.end() - m.start() >= MIN_SECRET_LEN and not _names_a_thing(kind, m):
                     yield Finding(m.start(), m.end(), kind)
     if entropy is not None and ('"' in text or "'" in text):
         for m in entropy.regex.finditer(text):
@@ -169,5 +185,33 @@ def known_formats(text: str, view: TextView | None = None) -> Iterator[Finding]:
             if (
                 len(value) >= 20
                 and entropy.calculate_shannon_entropy(value) > entropy.entropy_limit
+                and not _alphabet(value) and not _words_and_ids(value)
             ):
                 yield Finding(m.start(2), m.end(2), "high-entropy-string")
+
+
+def _names_a_thing(kind: str, m: re.Match[str]) -> bool:
+    """A plugin's match that is no key: a keyword plugin's value that is a name of words, or a docs'
+    placeholder, three quarters ``x`` (``ACxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx``)."""
+    if m.group().count("x") * 4 >= (m.end() - m.start()) * 3:
+        return True
+    return kind in _KEYWORD_KINDS and m.re.groups >= 1 and _SNAKE_NAME_RE.fullmatch(m.group(1) or "") is not None
+
+
+def _alphabet(value: str) -> bool:
+    """A character set written out (``ABC…Zabc…z0123456789+/``, a base32 alphabet, a sorted set of letters):
+    few runs of ascending characters, one per 10 characters at most; a random string of 20 has about 10."""
+    runs, prev = 1, ""
+    for c in value:
+        if c <= prev:
+            runs += 1
+        prev = c
+    return runs <= len(value) // 10 + 1
+
+
+def _words_and_ids(value: str) -> bool:
+    """A path or a name of words (``projects/PROJECT_ID/locations/LOCATION``, ``HARDWARE\\System\\Central
+    Processor``, ``TheBloke/recent-models-64f9a55bb3115b4f513ec026``): three parts or more, each a word, a
+    number or an id of lowercase hex."""
+    parts = [p for p in _PART_SEP_RE.split(value) if p]
+    return len(parts) >= 3 and all(_WORD_PART_RE.fullmatch(p) for p in parts)

@@ -52,6 +52,7 @@ from urllib.parse import unquote
 from agent_tui.core.provider_keys import provider_keys
 from agent_tui.core.secret_aws import aws_secret_keys
 from agent_tui.core.secret_cli import command_line_secrets, quoted_passphrases
+from agent_tui.core.secret_code import not_a_secret, url_placeholder, word_value
 from agent_tui.core.secret_gates import Anchor, TextView
 from agent_tui.core.secret_hashes import password_hashes
 from agent_tui.core.secret_names import secret_env_name, secret_name
@@ -170,6 +171,8 @@ _PGPASS_WORD_RE = re.compile("[Pp][Gg][Pp][Aa][Ss][Ss]")
 #: A group of an IPv6 address: a line whose every field is one is an address, not an entry.
 _HEX_GROUP_RE = re.compile(r"[0-9A-Fa-f]{1,4}")
 _PEM_BEGIN_RE = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}(?:PRIVATE KEY( BLOCK)?|TOKEN)-----")
+#: What a key's body (or a piece of one, ``MIIE…``) holds between a PEM block's markers.
+_BASE64_RUN_RE = re.compile(r"[A-Za-z0-9+/]{4}")
 #: A secret given as a constant's definition, ``define('DB_PASSWORD', '…')`` (PHP, wp-config.php), or as an
 #: XML element of a secret name, ``<password>…</password>`` (Maven settings.xml, .NET configs).
 _DEFINE_OR_ELEMENT_RE = re.compile(
@@ -256,12 +259,16 @@ def _assignments_in(text: str, start: int, stop: int) -> Iterator[Finding]:
 
 def assigned_secret(m: re.Match[str]) -> bool:
     """Whether a match of ``_ASSIGN_RE`` is a finding: a secret name, a plausible value (after ``:``, no
-    YAML anchor, tag or alias: ``token: &tok …`` is ``core.secret_yaml``'s); for a flag, the stricter
-    name, ``=`` and no path (``_FLAG_SECRET_RE``, ``_FLAG_PATH_RE``)."""
+    YAML anchor, tag or alias: ``token: &tok …`` is ``core.secret_yaml``'s) that is no code, pattern or
+    name (``core.secret_code``); for a flag, the stricter name, ``=`` and no path (``_FLAG_SECRET_RE``,
+    ``_FLAG_PATH_RE``)."""
     name, value = m.group("name"), m.group("value")
     if not secret_name(name) or not named_value(value):
         return False
     if m.group("sep") == ":" and not m.group("q") and _YAML_PROPERTY_RE.fullmatch(value):
+        return False
+    end = m.end("value")
+    if not_a_secret(name, value, m.group("q") is not None, m.string[end : end + 1]):
         return False
     return m.group("flag") is None or (m.group("sep") == "=" and _FLAG_SECRET_RE.search(name) is not None
                                        and _FLAG_PATH_RE.match(value) is None)
@@ -306,7 +313,7 @@ def _url_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]
         if pw is None:
             if _token_like(m.group("user")):
                 yield Finding(m.start("user"), m.end("user"), "url-token")
-        elif len(pw) >= 3 and not PLACEHOLDER_RE.search(pw):
+        elif len(pw) >= 3 and not PLACEHOLDER_RE.search(pw) and not url_placeholder(pw):
             yield Finding(m.start("pw"), m.end("pw"), "url-password")
 
 
@@ -314,8 +321,9 @@ def _auth_headers(text: str, view: TextView | None = None) -> Iterator[Finding]:
     if view is not None and (low := view.lowered) is not None and "bearer" not in low and "authorization" not in low:
         return
     for m in _AUTH_HEADER_RE.finditer(text):
-        if plausible(m.group("value")):
-            yield Finding(m.start("value"), m.end("value"), "authorization")
+        value = m.group("value")
+        if plausible(value) and not word_value(value[:-1] if value.endswith("=") else value, False):
+            yield Finding(m.start("value"), m.end("value"), "authorization")  # (not prose: "a Bearer credential.")
 
 
 def _netrc_passwords(text: str, view: TextView | None = None) -> Iterator[Finding]:
@@ -440,6 +448,8 @@ def _name_value_pairs(text: str) -> Iterator[Finding]:
 
 
 def _private_keys(text: str) -> Iterator[Finding]:
+    """PEM private-key blocks, whole; not a BEGIN and an END marker with no key between them (two
+    constants in code: ``_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"``, ``_SK_END = …``)."""
     pos = 0
     while (m := _PEM_BEGIN_RE.search(text, pos)) is not None:
         end = text.find("-----END", m.end())
@@ -448,7 +458,8 @@ def _private_keys(text: str) -> Iterator[Finding]:
             return
         close = text.find("-----", end + 8)
         stop = close + 5 if close != -1 else len(text)
-        yield Finding(m.start(), stop, "private-key")
+        if _BASE64_RUN_RE.search(text, m.end(), end) is not None:
+            yield Finding(m.start(), stop, "private-key")
         pos = stop
 
 
