@@ -13,6 +13,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
@@ -154,7 +155,9 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, s
     spans = occurrences(current, old_text)
     where = [current.count("\n", 0, start) + 1 for start, _ in spans]
     if not where:
-        raise ToolError(not_found_message(rel, current, old_text))
+        # (against the file as the model was shown it: a similarity to the real text rose as a guess of a masked
+        # value improved, an oracle that needed no approval)
+        raise ToolError(not_found_message(rel, redact_keeping_lines(current), old_text))
     if len(where) > 1 and not args.get("replace_all"):
         at = ", ".join(str(n) for n in where[:20])
         raise ToolError(

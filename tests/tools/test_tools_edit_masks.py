@@ -205,3 +205,17 @@ async def test_a_private_key_block_is_never_rebuilt_from_its_first_line(ws: Path
     edit = await call("edit_file", path="k.py", old_text="y = 2\n", new_text="y = 3\n")
     assert not edit.is_error, edit.text
     assert (ws / "k.py").read_text() == text.replace("y = 2", "y = 3")
+
+
+async def test_a_failed_edit_says_nothing_about_how_close_a_guess_of_a_hidden_value_came(ws: Path, call: Call) -> None:
+    """"old_text was not found … (41 % similar)" was measured against the real file: the percentage rose as a
+    guessed prefix of a masked key improved (a reviewer: 41 → 43 → 46 %), with no approval needed to ask."""
+    (ws / "conf.py").write_text(CONFIG)
+    await _shown(call, "conf.py")
+    said = []
+    for known in (4, 10, 16, 22):
+        guess = KEY[:known] + "x" * (len(KEY) - known)
+        result = await call("edit_file", path="conf.py", old_text=f'API_KEY = "{guess}"\n', new_text="API_KEY = None\n")
+        assert result.is_error and "not found" in result.text and KEY not in result.text
+        said.append(result.text.split("(")[1].split(")")[0])
+    assert len(set(said)) == 1, said
