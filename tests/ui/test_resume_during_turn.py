@@ -49,7 +49,8 @@ async def test_f5_in_a_turn_lists_the_sessions_and_a_choice_waits_for_the_turn(
         assert app.screen is app.main and prompt.text == "my draft", "the enter did not reach the box"
         sent = list(dict.fromkeys(m.text for m in recorder.of(TaskSubmitted)))
         assert sent == ["one", "two"]
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # (an overlay just closed: the first esc only warns, the second cancels)
         await wait_for(pilot, lambda: len(recorder.of(TurnEnded)) == 2, "the cancelled turn")
+        assert recorder.of(TurnEnded)[-1].status == "cut", "cancelled, not streamed to its end (33 s)"
         await pilot.press("f5")
         await pick_session(pilot, first)
