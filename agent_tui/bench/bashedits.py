@@ -92,6 +92,8 @@ def regex_literal(pattern: str, *, sed: bool) -> tuple[str, bool]:
 
 _SED_COMMAND = re.compile(r"\s*(?:\d+(?:,\s*\d+)?|\$|/(?:[^/\\]|\\.)*/)?\s*s(.)")
 """An ``s`` command after an optional address (a line, a range, ``$`` or ``/regex/``); group 1 is its delimiter."""
+_COMMAND_END = re.compile(r"[;\n]")
+"""What ends a sed command that is not an ``s`` (or an ``s`` command's flags)."""
 _SED_VALUE_OPTIONS = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"})
 
 
@@ -163,14 +165,14 @@ def _substitutions(script: str) -> list[tuple[str, str, str]]:
     while at < len(script):
         m = _SED_COMMAND.match(script, at)
         if m is None:  # another command: on to the next line or ``;``
-            stop = re.compile(r"[;\n]").search(script, at)
+            stop = _COMMAND_END.search(script, at)
             at = stop.end() if stop else len(script)
             continue
         d = m.group(1)
         fields, at = _fields(script, m.end(), d, 2)
         if len(fields) == 2:
             out.append((fields[0], fields[1], d))
-        stop = re.compile(r"[;\n]").search(script, at)  # (its flags)
+        stop = _COMMAND_END.search(script, at)  # (its flags)
         at = stop.end() if stop else len(script)
     return out
 

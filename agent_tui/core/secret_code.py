@@ -25,10 +25,9 @@ made ~660 findings, all of them such code.  A value is left alone here when it i
   name (``pydantic-mypy``), a Sphinx role, prose (``Name/path``, ``Required.``): letters only, a
   separator (``- _ . : /``), each word lower case, Capitalized or an acronym, or two of those
   (``subscriptionId``, ``OpenAI``; random letters change case more often).  For a name a human
-  chooses the value of (``*PASSWORD``, ``*PASS``, ``*SECRET``…) such words
-  can be a passphrase (``DB_PASSWORD="correct-horse-battery"``), so they stay masked unless they name
-  the secret (``profile-username-password``, ``my-client-secret``, as ``core.secret_cli`` reads a
-  quoted phrase);
+  chooses the value of (``*PASSWORD``, ``*PASS``, ``*SECRET``, ``SECRET_KEY``…) such words can be a
+  passphrase (``DB_PASSWORD="correct-horse-battery"``, ``REDIS_PASSWORD=redis-prod-pass``), so they stay
+  masked whatever they say, but for a sentence's one word (``SECRET_KEY: Required.``);
 - a reference (``os.environ/OPENAI_API_KEY``, a shell's ``sk-$(openssl rand …)``, SQL's ``$3::text``),
   or an unquoted ``<built-in`` / ``{name`` cut at a blank or a brace (a repr, an f-string's field).
 

@@ -204,10 +204,14 @@ def read_mcp_json(path: Path, workspace: Path, errors: list[str]) -> dict[str, S
     """Servers from a ``{"mcpServers": {...}}`` file; missing file is no error."""
     if not path.is_file():
         return {}
-    real, base = os.path.realpath(path), os.path.realpath(workspace)
-    if path.parent == workspace and os.path.commonpath([real, base]) != base:  # a clone's link to another file
-        errors.append(f"{path}: links outside the workspace (to {real}); not read")
-        return {}
+    if path.parent == workspace:  # (a clone's link to another project's file, as core.config refuses it)
+        from agent_tui.core.safe_files import UnsafeFileError, inside
+
+        try:
+            inside(workspace, path.name)
+        except UnsafeFileError:
+            errors.append(f"{path}: links outside the workspace (to {os.path.realpath(path)}); not read")
+            return {}
     try:
         data = loads_json(read_config(path).decode("utf-8"))
     except (OSError, ValueError) as exc:

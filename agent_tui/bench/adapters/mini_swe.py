@@ -169,9 +169,9 @@ class _Builder:
         self.text_action: str | None = None
         """The id given to the last assistant message's text action, until its output arrives."""
         self.text_actions = text_actions
+        """The trajectory gives commands as fenced blocks in the text (mini-swe-agent 1.x)."""
         self.tasked = False
         """The task's message has come: every later user message is the framework's."""
-        """The trajectory gives commands as fenced blocks in the text (mini-swe-agent 1.x)."""
 
     def feed(self, messages: list[Any]) -> None:
         for m in messages:

@@ -288,6 +288,7 @@ class ApprovalScreen(PastesToBox, GuardsTyping, ModalScreen[str]):
                 at = rows_before(self.request.preview, first_change(self.request.preview), width)
                 preview.scroll_to(y=max(0, at - min(2, (cap - 1) // 3)), animate=False)  # (context above it)
         self._fit_small()
+        self._cut_to = 1 << 30  # (a new fit, after a resize: the cuts start again from its height)
         self.call_after_refresh(self._keep_buttons_on_screen)
         self.call_after_refresh(self._show_more)
         self._uncover()

@@ -157,7 +157,7 @@ class PromptInput(TextArea):
         if self._unsaved_since is None:
             self._unsaved_since = now
         if len(self.text) <= QUICK_DRAFT_CHARS:
-            if self._draft_timer is None:  # (a pending write, at most QUICK_DRAFT_DELAY away, takes this change too)
+            if self._draft_timer is None:  # (a pending write takes this change too)
                 self._draft_timer = self.set_timer(QUICK_DRAFT_DELAY, self.save_draft)
             return
         if self._draft_timer is not None:
