@@ -36,13 +36,17 @@ class DemoInTerminal:
             os.execv(sys.executable, [sys.executable, "-c", SCRIPT.replace("PATCH", patch), str(workspace)])
 
     def __enter__(self) -> DemoInTerminal:
-        out = b""
-        deadline = time.monotonic() + 60
-        while b"enter sends the demo task" not in re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out):
-            assert time.monotonic() < deadline, out[-2000:]
-            if select.select([self.fd], [], [], 0.2)[0]:
-                out += os.read(self.fd, 65536)
+        self.drain_until("enter sends the demo task", within=60)
         return self
+
+    def drain_until(self, text: str, within: float) -> None:
+        """Read what the app draws until ``text`` is on screen (AssertionError if not ``within`` seconds)."""
+        out = b""
+        deadline = time.monotonic() + within
+        while text.encode() not in re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out):
+            assert time.monotonic() < deadline, out[-2000:]
+            if select.select([self.fd], [], [], 0.02)[0]:
+                out += os.read(self.fd, 65536)
 
     def type(self, text: str) -> None:
         os.write(self.fd, text.encode())
