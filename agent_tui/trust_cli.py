@@ -10,6 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.core.trust import TrustReport
+    from agent_tui.core.trust_store import TrustStore
 
 
 def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,10 +29,11 @@ def run_trust(args: argparse.Namespace, workspace: Path) -> int:
     from agent_tui.core.config import load_config
     from agent_tui.core.terminal import printable
     from agent_tui.core.trust_store import TrustStore
+    from agent_tui.store.trust_grant import forget
 
     store = TrustStore()
     if args.forget:
-        gone = store.forget(workspace)
+        gone = forget(workspace, store)
         print(f"{workspace}: {'no longer trusted' if gone else 'was not trusted'}")
         return 0
     report = load_config(workspace).trust
@@ -36,18 +42,29 @@ def run_trust(args: argparse.Namespace, workspace: Path) -> int:
     if not report.asks:
         print(f"{workspace}: its config asks for nothing that needs trust")
         if args.yes:  # still the user's word on the folder (an old in-workspace input history waits for it)
-            store.remember(workspace, report.fingerprint)
-            print(f"trusted (remembered in {store.path})")
+            return _granted(report, store)
         return 0
     state = "trusted" if report.trusted else ("changed since you trusted it" if report.changed else "not trusted")
     print(f"{workspace}: {state}; it asks for:")
     for ask in report.asks:
         print(f"  {printable(ask.source, newlines=False)}: {ask.line()}")
     if args.yes:
-        store.remember(workspace, report.fingerprint)
-        print(f"trusted (remembered in {store.path})")
-        return 0
+        return _granted(report, store)
     if not report.trusted:
         print("run `agent-tui trust --yes` to trust it, or `agent-tui run --trust …` for a run")
         return 1
+    return 0
+
+
+def _granted(report: TrustReport, store: TrustStore) -> int:
+    """Trust the folder for what ``report`` lists (adopting the store it ships); the exit code."""
+    from agent_tui.store.trust_grant import grant
+
+    fp, problem = grant(report, store)
+    if problem:
+        print(f"agent-tui: not trusted: {problem}", file=sys.stderr)
+        return 1
+    print(f"trusted (remembered in {store.path})")
+    if report.foreign_store and fp != report.fingerprint:
+        print(f"{report.foreign_store} is now your own store: a pull or checkout that replaces it is asked about again")
     return 0

@@ -78,9 +78,10 @@ async def prepare(agent: Agent, ws: Workspace, opts: SessionOptions, as_json: bo
     load the demo model, say which session runs.  An exit code when the run cannot go on."""
     report = ws.trust
     if opts.trust and report.asks:
-        from agent_tui.core.trust_store import TrustStore
+        from agent_tui.store.trust_grant import grant
 
-        TrustStore().remember(ws.root, report.fingerprint)
+        if problem := grant(report)[1]:
+            print(f"agent-tui: trusted for this run only: {problem}", file=sys.stderr)
     if report.pending:
         print(f"agent-tui: {report.notice()}", file=sys.stderr)
     for problem in report.problems:

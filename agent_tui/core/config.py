@@ -395,13 +395,16 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     json_linked = _links_out(root, ".mcp.json")
     json_asks, problems = mcp_json_asks(root / ".mcp.json") if not json_linked else ([], [json_linked])
     problems = [*([linked] if linked else []), *problems]
-    from agent_tui.core.store_owner import foreign_store_ask, link_ask
+    from agent_tui.core.store_owner import foreign_store_ask, link_ask, store_file
 
     tight_store = merge_tables(user, split.tight).get("store_path")
     tight_store = tight_store if isinstance(tight_store, str) else None
-    store_asks = [a for a in (link_ask(root, tight_store), foreign_store_ask(root, tight_store)) if a]
+    foreign = foreign_store_ask(root, tight_store)
+    store_asks = [a for a in (link_ask(root, tight_store), foreign) if a]
     ws_asks = (*split.asks, *json_asks, *store_asks)
     fp = fingerprint(ws_asks) if ws_asks else ""  # the user's own servers are asked per folder, not per fingerprint
+    adoptable = foreign is not None and foreign.value != "unreadable"
+    rest = [a for a in ws_asks if a is not foreign]
     from agent_tui.core.trust_store import TrustStore
 
     entry = None
@@ -423,7 +426,8 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     else:
         granted = trust
     report = TrustReport(root=str(root), asks=asks, trusted=granted, changed=changed, fingerprint=fp,
-                         problems=tuple(problems))
+                         problems=tuple(problems), foreign_store=str(store_file(root, tight_store)) if adoptable else "",
+                         adopted_fingerprint=(fingerprint(rest) if rest else "") if adoptable else "")
     merged = merge_tables(user if granted else without_servers(user, own_asks), split.full if granted else split.tight)
     where = f"{up} + {wp}" if wdata else str(up)
     return LoadedConfig(settings_from_dict(merged, where), report)

@@ -8,8 +8,13 @@ it on this machine: a new store gets a random id (``store_meta``), and the id is
 ``<user config dir>/agent-tui/own-stores.txt`` — outside the workspace, where a repository cannot
 forge it.  Any other store (shipped in a repository, or made before stores had ids) is a trust
 ask: listed by the trust dialog and ``agent-tui trust``, and its rules, memos and recall are not
-used until the user trusts the folder.  The ask's value is the store's id (or ``""``), so trusting
-covers that store and pinning a rule in it later does not ask again.
+used until the user trusts the folder.  The ask's value is the store's id (or ``""``).
+
+Trusting the folder *adopts* its store (``store/trust_grant.py``): the store gets a new id of the user's
+own, registered here with the folder it was adopted in.  What the user writes to it later asks nothing
+again, and a ``git pull`` or checkout that brings the repository's file back (under the id its author's
+agent-tui gave it) is a store the user did not create again: asked about, with its rules and memos held
+back until then.  Trust tied to the shipped id let a pull add rules that went into every request unasked.
 """
 
 from __future__ import annotations
@@ -58,25 +63,56 @@ def new_store_id() -> str:
     return uuid.uuid4().hex
 
 
-def own_store_ids() -> set[str]:
-    """Ids of the stores agent-tui created for this user (an unreadable file: none)."""
+ADOPTED = "adopted"
+"""The registry's mark on a store the user made theirs by trusting the folder that shipped it
+(``<id>\tadopted\t<folder>``; a line with the id alone is a store agent-tui created here)."""
+
+
+def _registry_lines() -> list[str]:
     try:
-        return {line.strip() for line in registry_path().read_text(encoding="utf-8").splitlines() if line.strip()}
+        return [line for line in registry_path().read_text(encoding="utf-8").splitlines() if line.strip()]
     except OSError:
-        return set()
+        return []
 
 
-def remember_own_store(store_id: str) -> None:
-    """Record a store this user's agent-tui just created (appended under a lock; errors ignored:
-    the store is then merely asked about, never trusted by mistake)."""
+def own_store_ids() -> set[str]:
+    """Ids of the stores agent-tui created for this user, or that the user adopted by trusting the folder
+    that shipped them (an unreadable file: none)."""
+    return {line.split("\t", 1)[0].strip() for line in _registry_lines()}
+
+
+def remember_own_store(store_id: str, adopted_in: Path | None = None) -> bool:
+    """Record a store this user's agent-tui just created, or adopted in the folder ``adopted_in`` (appended
+    under a lock); False when it could not be written: the store is then merely asked about, never trusted
+    by mistake."""
     path = registry_path()
+    line = store_id if adopted_in is None else f"{store_id}\t{ADOPTED}\t{adopted_in.resolve()}"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
-            fh.write(store_id + "\n")
+            fh.write(line + "\n")
+        return True
     except OSError:
-        pass
+        return False
+
+
+def disown_adopted(root: Path) -> int:
+    """Forget the stores adopted by trusting ``root`` (``agent-tui trust --forget``): they are someone else's
+    again, asked about before their rules and memos are used.  How many were forgotten."""
+    path, real = registry_path(), str(root.resolve())
+    try:
+        with open(path, "r+", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            lines = fh.read().splitlines()
+            kept = [x for x in lines if x.split("\t")[1:] != [ADOPTED, real]]
+            if len(kept) < len(lines):
+                fh.seek(0)
+                fh.truncate()
+                fh.write("".join(x + "\n" for x in kept))
+            return len(lines) - len(kept)
+    except OSError:
+        return 0
 
 
 def store_file(root: Path, store_path: str | None) -> Path:

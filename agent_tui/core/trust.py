@@ -408,6 +408,10 @@ class TrustReport:
     """Digest of ``asks`` (what the trust store remembers)."""
     problems: tuple[str, ...] = ()
     """Workspace files that could not be read (e.g. a broken ``.mcp.json``)."""
+    foreign_store: str = ""
+    """The path of a memory store the user did not create, which trusting adopts ("" when none can be)."""
+    adopted_fingerprint: str = ""
+    """Digest of ``asks`` once that store is the user's own (without its ask): what trusting remembers then."""
 
     @property
     def pending(self) -> bool:

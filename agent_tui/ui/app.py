@@ -274,15 +274,15 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
         return report if report.pending else None
 
     def _trust_decided(self, report: TrustReport, trusted: bool) -> None:
+        granted: str | bool = False
         if trusted:
-            from agent_tui.core.trust_store import TrustStore
+            from agent_tui.store.trust_grant import grant
 
-            try:
-                TrustStore().remember(Path(report.root), report.fingerprint)
-            except OSError as exc:
-                self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
+            granted, problem = grant(report)
+            if problem:
+                self.notify(f"trusted for this run only: {problem}", severity="warning")
         # trusted: exactly the asks the dialog listed (a config changed while it was open is not applied)
-        self.options.session = replace(self.options.session, trust=report.fingerprint if trusted else False)
+        self.options.session = replace(self.options.session, trust=granted)
         if trusted:
             self.adopt_history()
         from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume

@@ -160,11 +160,10 @@ class CommandsMixin:
         """The store is not the user's: its sessions stay hidden unless the trust dialog says yes
         (then the folder is remembered and ``target``, or the current session, reopens trusted)."""
         from dataclasses import replace
-        from pathlib import Path
 
         from agent_tui.core.config import ConfigError, load_config
         from agent_tui.core.store_owner import STORE_ASK_KEY, refuse_resume
-        from agent_tui.core.trust_store import TrustStore
+        from agent_tui.store.trust_grant import grant
         from agent_tui.ui.screens.trust import TrustScreen
 
         try:
@@ -180,12 +179,11 @@ class CommandsMixin:
                 self.notify(refusal, title="Sessions hidden", severity="warning", timeout=12)
                 return
             trust: bool | str | None = None  # the trust store decides: a config changed meanwhile is asked again
-            try:
-                if report.pending:
-                    TrustStore().remember(Path(report.root), report.fingerprint)
-            except OSError as exc:
-                self.notify(f"trusted for this run only: cannot remember it: {exc}", severity="warning")
-                trust = report.fingerprint
+            if report.pending:
+                granted, problem = grant(report)
+                if problem:
+                    self.notify(f"trusted for this run only: {problem}", severity="warning")
+                    trust = granted
             self.options.session = replace(self.options.session, trust=trust)
             self.adopt_history()
             ctl = self.controller

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from agent_tui.ui.options import SessionSpec, UiOptions
@@ -41,11 +42,11 @@ def options_from_args(args: argparse.Namespace, workspace: Path) -> UiOptions:
         note = ""
     trust: bool | None = None
     if getattr(args, "trust", False) and reason is None:
-        from agent_tui.core.trust_store import TrustStore
+        from agent_tui.store.trust_grant import grant
 
         report = load_config(workspace, trust=True).trust
-        if report.asks:
-            TrustStore().remember(workspace, report.fingerprint)
+        if report.asks and (problem := grant(report)[1]):
+            print(f"agent-tui: trusted for this run only: {problem}", file=sys.stderr)
         trust = True
     spec = SessionSpec(model=None if reason else model, api_base=getattr(args, "api_base", None),
                        window=getattr(args, "window", None), session=getattr(args, "session", None),

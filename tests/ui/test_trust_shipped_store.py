@@ -38,3 +38,35 @@ async def test_dont_trust_keeps_the_shipped_rules_out(fake_llm: FakeOpenAI, tmp_
         await pilot.press(*"hello", "enter")
         await turn_done(pilot)
     assert fake_llm.chat_requests and SHIPPED not in _sent(fake_llm)
+
+
+async def test_trust_adopts_the_store_and_the_session_has_its_rules(fake_llm: FakeOpenAI, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Trust" makes the shipped store the user's own (a new id, so a pull that puts the repository's file back
+    is asked about again); the session it opens is trusted for what the dialog showed: the rule is sent."""
+    from agent_tui.core import store_owner
+    from agent_tui.core.config import load_config
+
+    root = _shipping_repo(tmp_path)
+    (root / ".agent-tui" / "config.toml").write_text('[approval]\nallow_commands = ["make test"]\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-xdg"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    shipped_id = next(a.value for a in load_config(root).trust.asks if a.key == "memory store")
+    fake_llm.default_reply = lambda req: Reply.text("hi")
+    app = make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                             theme="textual-dark", preload_llm=False, mcp=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query(".trust-ask"),
+                       "the trust dialog")
+        await pilot.press("t")
+        await ready(pilot)
+        assert any(SHIPPED in i.content for i in app.controller.engine.all_items())
+        ws = app.controller.ws
+        assert ws.trust.trusted and "make test" in str(ws.settings.approval), "the config the dialog listed applies"
+        await pilot.click("#prompt")
+        await pilot.press(*"hello", "enter")
+        await turn_done(pilot)
+    assert SHIPPED in _sent(fake_llm)
+    report = load_config(root).trust
+    assert [a.key for a in report.asks] == ["approval.allow_commands"] and report.trusted, "the store is the user's own"
+    assert shipped_id not in store_owner.own_store_ids()
