@@ -371,6 +371,7 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     a config changed while the user read the dialog is not what they trusted).
     """
     from agent_tui.core.trust import (
+        Ask,
         TrustReport,
         fingerprint,
         mcp_json_asks,
@@ -397,13 +398,18 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     problems = [*([linked] if linked else []), *problems]
     from agent_tui.core.store_owner import foreign_store_ask, link_ask, store_file
 
-    tight_store = merge_tables(user, split.tight).get("store_path")
-    tight_store = tight_store if isinstance(tight_store, str) else None
-    foreign = foreign_store_ask(root, tight_store)
-    store_asks = [a for a in (link_ask(root, tight_store), foreign) if a]
+    # the store an untrusted run opens, and the one trusting opens (a workspace `store_path` that asks): both
+    tight_store, full_store = (v if isinstance(v := merge_tables(user, part).get("store_path"), str) else None
+                               for part in (split.tight, split.full))
+    stores = [tight_store, *([full_store] if store_file(root, full_store) != store_file(root, tight_store) else [])]
+    store_asks: list[Ask] = []
+    foreign: Ask | None = None
+    for which in stores:
+        foreign = foreign_store_ask(root, which)
+        store_asks += [a for a in (link_ask(root, which), foreign) if a]
     ws_asks = (*split.asks, *json_asks, *store_asks)
     fp = fingerprint(ws_asks) if ws_asks else ""  # the user's own servers are asked per folder, not per fingerprint
-    adoptable = foreign is not None and foreign.value != "unreadable"
+    adoptable = foreign is not None and "id" in foreign.value  # (the store trusting opens, when it could be read)
     rest = [a for a in ws_asks if a is not foreign]
     from agent_tui.core.trust_store import TrustStore
 
@@ -426,7 +432,7 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
     else:
         granted = trust
     report = TrustReport(root=str(root), asks=asks, trusted=granted, changed=changed, fingerprint=fp,
-                         problems=tuple(problems), foreign_store=str(store_file(root, tight_store)) if adoptable else "",
+                         problems=tuple(problems), foreign_store=str(store_file(root, full_store)) if adoptable else "",
                          adopted_fingerprint=(fingerprint(rest) if rest else "") if adoptable else "")
     merged = merge_tables(user if granted else without_servers(user, own_asks), split.full if granted else split.tight)
     where = f"{up} + {wp}" if wdata else str(up)

@@ -19,7 +19,7 @@ back until then.  Trust tied to the shipped id let a pull add rules that went in
 
 from __future__ import annotations
 
-import fcntl
+import hashlib
 import os
 import sqlite3
 import uuid
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from agent_tui.core.config import user_config_path
 from agent_tui.core.git_ignore import keep_out_of_git
+from agent_tui.core.store_registry import own_store_ids
 from agent_tui.core.trust import Ask
 
 DEFAULT_STORE = Path(".agent-tui") / "memory.db"
@@ -39,6 +39,10 @@ STORE_ASK_KEY = "memory store"
 
 LINK_ASK_KEY = "store location"
 """The key of the trust ask for a store that a link inside the workspace puts outside it."""
+
+def new_store_id() -> str:
+    return uuid.uuid4().hex
+
 
 GLOBAL_SESSION = "global"
 """The store's session of project-wide items (pinned rules): ``core.engine.GLOBAL_SESSION``, not
@@ -52,67 +56,6 @@ def refuse_resume(store: str, session_id: str) -> str:
             "repository?), so its sessions hold text someone else wrote and none of it reaches the model "
             "until you trust this folder: review it with `agent-tui trust` (and `agent-tui memory list`), "
             "trust it with `agent-tui trust --yes` or `--trust` (in the TUI: /resume asks), then resume")
-
-
-def registry_path() -> Path:
-    """``<user config dir>/agent-tui/own-stores.txt``: one id per line, of stores made here."""
-    return user_config_path().with_name("own-stores.txt")
-
-
-def new_store_id() -> str:
-    return uuid.uuid4().hex
-
-
-ADOPTED = "adopted"
-"""The registry's mark on a store the user made theirs by trusting the folder that shipped it
-(``<id>\tadopted\t<folder>``; a line with the id alone is a store agent-tui created here)."""
-
-
-def _registry_lines() -> list[str]:
-    try:
-        return [line for line in registry_path().read_text(encoding="utf-8").splitlines() if line.strip()]
-    except OSError:
-        return []
-
-
-def own_store_ids() -> set[str]:
-    """Ids of the stores agent-tui created for this user, or that the user adopted by trusting the folder
-    that shipped them (an unreadable file: none)."""
-    return {line.split("\t", 1)[0].strip() for line in _registry_lines()}
-
-
-def remember_own_store(store_id: str, adopted_in: Path | None = None) -> bool:
-    """Record a store this user's agent-tui just created, or adopted in the folder ``adopted_in`` (appended
-    under a lock); False when it could not be written: the store is then merely asked about, never trusted
-    by mistake."""
-    path = registry_path()
-    line = store_id if adopted_in is None else f"{store_id}\t{ADOPTED}\t{adopted_in.resolve()}"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            fh.write(line + "\n")
-        return True
-    except OSError:
-        return False
-
-
-def disown_adopted(root: Path) -> int:
-    """Forget the stores adopted by trusting ``root`` (``agent-tui trust --forget``): they are someone else's
-    again, asked about before their rules and memos are used.  How many were forgotten."""
-    path, real = registry_path(), str(root.resolve())
-    try:
-        with open(path, "r+", encoding="utf-8") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            lines = fh.read().splitlines()
-            kept = [x for x in lines if x.split("\t")[1:] != [ADOPTED, real]]
-            if len(kept) < len(lines):
-                fh.seek(0)
-                fh.truncate()
-                fh.write("".join(x + "\n" for x in kept))
-            return len(lines) - len(kept)
-    except OSError:
-        return 0
 
 
 def store_file(root: Path, store_path: str | None) -> Path:
@@ -193,20 +136,39 @@ class StoreFacts:
     """How many memos it keeps (the latest seeds a new session)."""
     problem: str = ""
     """Why the store could not be read ("" when it was): an unreadable store is nobody's own."""
+    digest: str = ""
+    """Digest of all it holds that can reach a model (``content_digest``; "" when not asked for)."""
 
 
-def read_store(path: Path) -> StoreFacts | None:
+DIGESTED = (("items", "session_id, id, pinned, content"), ("memos", "id, session_id, content"),
+            ("capsules", "id, content"), ("decisions", "id, content"))
+"""What can reach a model from a store, by table: pinned rules and the archive recall searches (items),
+memos (the latest seeds a session), capsules and decisions (recalled)."""
+
+
+def content_digest(conn: sqlite3.Connection) -> str:
+    """A digest of every row ``DIGESTED`` names, in a fixed order: any row added, changed or removed by
+    anyone changes it.  Read in the caller's transaction (adoption checks it under its write lock)."""
+    h = hashlib.sha256()
+    for table, columns in DIGESTED:
+        h.update(f"\x00{table}\x00".encode())
+        for row in conn.execute(f"SELECT {columns} FROM {table} ORDER BY {columns.split(', content')[0]}"):
+            h.update(repr(tuple(row)).encode("utf-8", "surrogatepass") + b"\x1e")
+    return h.hexdigest()
+
+
+def read_store(path: Path, digest: bool = False) -> StoreFacts | None:
     """The facts of the store at ``path``, read-only; None when there is no file.  A file that cannot be
     read whole here (a journal a read-only open cannot replay, an id that is not text, a damaged file)
     gives facts with ``problem`` set: opening it for real may well work, and what it holds then reaches
     the model, so it must be asked about, never taken for the user's own (fail closed)."""
     if not path.is_file():
         return None
-    facts = _read_store(path, "mode=ro")
+    facts = _read_store(path, "mode=ro", digest)
     if facts is not None and facts.problem and _frozen(path):
         # a read-only folder: a WAL store's read-only open cannot make its -shm file there, but with no
         # journal beside it the file alone is the whole store, and nothing can change it while it is read
-        return _read_store(path, "immutable=1")
+        return _read_store(path, "immutable=1", digest)
     return facts
 
 
@@ -216,7 +178,7 @@ def _frozen(path: Path) -> bool:
     return not os.access(path.parent, os.W_OK) and not any(j.exists() for j in journals)
 
 
-def _read_store(path: Path, mode: str) -> StoreFacts | None:
+def _read_store(path: Path, mode: str, digest: bool) -> StoreFacts | None:
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?{mode}", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
@@ -232,7 +194,11 @@ def _read_store(path: Path, mode: str) -> StoreFacts | None:
         rules = tuple(r[0] or "" for r in conn.execute(
             "SELECT content FROM items WHERE session_id = ? AND pinned = 1 ORDER BY seq", [GLOBAL_SESSION]))
         memos = conn.execute("SELECT count(*) FROM memos").fetchone()[0] if "memos" in tables else 0
-        return StoreFacts(str(row[0]) if row else "", rules, int(memos))
+        store_id = str(row[0]) if row else ""
+        if digest and not (store_id and store_id in own_store_ids()):
+            conn.execute("BEGIN")  # (one snapshot for the facts and the digest)
+            return StoreFacts(store_id, rules, int(memos), digest=content_digest(conn))
+        return StoreFacts(store_id, rules, int(memos))
     except sqlite3.Error as exc:
         return StoreFacts("", (), 0, f"cannot be read ({exc})")
     finally:
@@ -240,9 +206,11 @@ def _read_store(path: Path, mode: str) -> StoreFacts | None:
 
 
 def foreign_store_ask(root: Path, store_path: str | None) -> Ask | None:
-    """The trust ask for the workspace's store when this user's agent-tui did not create it."""
+    """The trust ask for the workspace's store when this user's agent-tui did not create it.  Its value is the
+    store's id and the digest of what it holds: trust is for exactly that content, so a pull that changes a rule
+    under the same id is asked about again (trusting adopts the store: ``store/trust_grant.py``)."""
     path = store_file(root, store_path)
-    facts = read_store(path)
+    facts = read_store(path, digest=True)
     if facts is None or (facts.store_id and facts.store_id in own_store_ids()):
         return None
     what = [f"{len(facts.rules)} pinned rule{'s' if len(facts.rules) != 1 else ''}",
@@ -254,6 +222,7 @@ def foreign_store_ask(root: Path, store_path: str | None) -> Ask | None:
         shown = str(path)
     held = (f"it {facts.problem}, so what it holds is unknown" if facts.problem
             else f"{', '.join(what)}{first}")
-    return Ask(shown, STORE_ASK_KEY, facts.store_id or facts.problem and "unreadable",
+    value = {"unreadable": facts.problem} if facts.problem else {"id": facts.store_id, "content": facts.digest}
+    return Ask(shown, STORE_ASK_KEY, value,
                f"a store you did not create here: {held}; "
                "trusted, its rules go into every request and its memos seed and are recalled into sessions")

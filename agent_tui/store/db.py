@@ -18,7 +18,8 @@ from typing import TypeVar
 
 from sqlite_utils import Database
 
-from agent_tui.core.store_owner import DEFAULT_STORE, new_store_id, remember_own_store
+from agent_tui.core.store_owner import DEFAULT_STORE, new_store_id
+from agent_tui.core.store_registry import remember_own_store
 from agent_tui.store.migrations import MIGRATIONS
 
 DB_DIRNAME, DB_FILENAME = DEFAULT_STORE.parts

@@ -94,7 +94,7 @@ def test_a_store_from_before_store_ids_is_asked_about_once(tmp_path: Path, monke
     con.commit()
     con.close()
     report = load_config(root).trust
-    assert [(a.key, a.value) for a in report.asks] == [("memory store", "")] and not report.trusted
+    assert [(a.key, a.value["id"]) for a in report.asks] == [("memory store", "")] and not report.trusted
     assert store_owner.GLOBAL_SESSION == engine.GLOBAL_SESSION
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import store_owner
+from agent_tui.core import store_owner, store_registry
 from agent_tui.core.config import load_config
 from agent_tui.core.trust_store import TrustStore
 from agent_tui.store import trust_grant
@@ -126,9 +126,10 @@ def test_a_store_changed_after_the_user_was_shown_it_is_not_adopted(shipped: Pat
     assert after.pending and after.changed, "the store the user did not see is asked about"
 
 
-def test_a_store_that_cannot_be_adopted_is_trusted_by_its_id_as_before(shipped: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """A read-only checkout (or an unwritable config dir): the store keeps its id, the folder is trusted for it."""
+def test_a_store_that_cannot_be_adopted_is_trusted_for_what_it_holds(shipped: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only checkout: the store keeps its id and the folder is trusted for the store as shown; any
+    change to what it holds (a pull, or a write of the user's) asks again."""
     before = _store_id(shipped)
 
     def refuse(path: Path, **_: object) -> object:
@@ -139,7 +140,13 @@ def test_a_store_that_cannot_be_adopted_is_trusted_by_its_id_as_before(shipped: 
     fp, problem = trust_grant.grant(report)
     assert problem == "" and fp == report.fingerprint and _store_id(shipped) == before
     assert load_config(shipped).trust.trusted
-    assert not any(store_owner.ADOPTED in line for line in store_owner._registry_lines())
+    assert not any(store_registry.ADOPTED in line for line in store_registry._lines())
+    con = sqlite3.connect(shipped / STORE)
+    con.execute("UPDATE items SET content = ? WHERE content = ?", [PULLED, SHIPPED])
+    con.commit()
+    con.close()
+    after = load_config(shipped).trust
+    assert after.pending and after.changed, "a rule changed under the same id is asked about"
 
 
 def test_forgetting_the_folder_gives_the_adopted_store_back(shipped: Path) -> None:
@@ -147,7 +154,7 @@ def test_forgetting_the_folder_gives_the_adopted_store_back(shipped: Path) -> No
     adopted = _store_id(shipped)
     assert adopted in store_owner.own_store_ids()
     other = make_repo(shipped.parent / "other")
-    store_owner.remember_own_store("kept-adopted-elsewhere", adopted_in=other)
+    store_registry.remember_own_store("kept-adopted-elsewhere", adopted_in=other)
     assert trust_grant.forget(shipped)
     assert adopted not in store_owner.own_store_ids() and "kept-adopted-elsewhere" in store_owner.own_store_ids()
     report = load_config(shipped).trust

@@ -51,7 +51,7 @@ async def test_trust_adopts_the_store_and_the_session_has_its_rules(fake_llm: Fa
     (root / ".agent-tui" / "config.toml").write_text('[approval]\nallow_commands = ["make test"]\n')
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-xdg"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
-    shipped_id = next(a.value for a in load_config(root).trust.asks if a.key == "memory store")
+    shipped_id = next(a.value["id"] for a in load_config(root).trust.asks if a.key == "memory store")
     fake_llm.default_reply = lambda req: Reply.text("hi")
     app = make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
                              theme="textual-dark", preload_llm=False, mcp=False))
