@@ -111,7 +111,9 @@ class Workspace:
     def memory_trusted(self) -> bool:
         """Whether what the store already holds — project rules, memos, recall — may reach the model:
         agent-tui created this store for the user, or the user trusted the workspace that ships it."""
-        return self.trust.trusted or not any(a.key == STORE_ASK_KEY for a in self.trust.asks)
+        opened = Path(self.store.path).resolve()  # (an ask can be of the store only trusting opens: store_path)
+        return self.trust.trusted or not any(a.key == STORE_ASK_KEY and (self.root / a.source).resolve() == opened
+                                             for a in self.trust.asks)
 
     def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
         """The store's sessions, newest first; none from a store the user did not create until the

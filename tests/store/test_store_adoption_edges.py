@@ -242,3 +242,19 @@ def test_a_folder_with_a_tab_or_a_newline_in_its_name(tmp_path: Path, monkeypatc
     assert store_registry.disown_adopted(tab) == 1 and store_registry.disown_adopted(newline) == 1
     assert store_registry.own_store_ids() == set()
     assert os.path.exists(store_registry.registry_path())
+
+
+def test_untrusted_the_users_own_store_still_applies_beside_a_shipped_one_the_config_points_to(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ask is of the store trusting would open (``shipped.db``); the store an untrusted run opens is the user's
+    own, and its rules apply: only a store that is asked about is held back."""
+    root = make_repo(tmp_path / "cloned")
+    author_store(root, monkeypatch, tmp_path, store=Path("shipped.db"))
+    ws = Workspace(root)  # the user's own store, at the default place
+    ws.add_rule("MY-RULE: use pnpm")
+    ws.close()
+    (root / ".agent-tui" / "config.toml").write_text('store_path = "shipped.db"\n')
+    report = load_config(root).trust
+    assert report.pending and [a.source for a in report.asks if a.key == "memory store"] == ["shipped.db"]
+    text = in_session(root)
+    assert "MY-RULE: use pnpm" in text and SHIPPED not in text
