@@ -149,3 +149,26 @@ async def test_a_paste_with_a_key_right_behind_it_goes_in_once(demo_workspace: P
         await wait_for(pilot, lambda: prompt.value == "hello", "the paste in the box")
         await pilot.pause(0.2)
         assert prompt.value == "hello" and getattr(app.screen.focused, "value", "") == ""
+
+
+async def test_words_typed_on_the_inspector_land_in_the_box_and_act_on_no_row(demo_workspace: Path) -> None:
+    """A tester typed "do it" on the inspector: `d` evicted the row and "o it" went nowhere; "please review" pinned
+    a row, tried to evict it twice and opened its view.  A letter the inspector does not bind starts the typing:
+    from then on every letter is text (its first letter, if one of the inspector's, still acts, as on every panel)."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await _on_panel(pilot, "f2", InspectorScreen)
+        screen = app.screen
+        await wait_for(pilot, lambda: bool(screen.rows), "the rows")
+        before = {r.id: (r.state, r.pinned) for r in screen.rows}
+        await pilot.press(*"ok please review the evict path")
+        await wait_for(pilot, lambda: prompt.value == "ok please review the evict path", "the words in the box")
+        await pilot.pause(0.2)
+        assert app.screen is screen, "no letter opened a view or closed the panel"
+        assert {r.id: (r.state, r.pinned) for r in app.controller.rows()} == before, "no row was pinned or evicted"
+
+        prompt.value = ""
+        screen.typing = False  # (as when the inspector opens again)
+        await pilot.press(*"do it")
+        await wait_for(pilot, lambda: prompt.value == "o it", "what follows the command letter, in the box")
+        assert any("evict" in str(n.message) for n in app._notifications), "`d` acted on the row (and said so)"

@@ -29,7 +29,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 from agent_tui.ui.columns import clip, fit_widths
 from agent_tui.ui.messages import BudgetChanged, ItemChanged
 from agent_tui.ui.rows import SORT_KEYS, ItemRow, filter_rows, red_flags, sort_rows
-from agent_tui.ui.screens.to_box import PastesToBox
+from agent_tui.ui.screens.to_box import TypesToBox
 
 PREVIEW = 80
 HEADER = ("id", "category", "sent", "age", "state", "pin", "preview")
@@ -48,8 +48,10 @@ STATE_STYLE = {"in": "$success", "evicted": "$error", "summarised": "$accent", "
                "stubbed": "$warning", "released": "$foreground 50%"}
 
 
-class InspectorScreen(PastesToBox, Screen[None]):
-    """A sortable, filterable table of context items."""
+class InspectorScreen(TypesToBox, Screen[None]):
+    """A sortable, filterable table of context items.  Its letters act on the selected row until the user types
+    a letter it does not bind; from then on every letter goes into the message box (``TypesToBox``): typing
+    "do it" here evicted the row on `d` and dropped the rest."""
 
     CSS_PATH = "inspector.tcss"
     AUTO_FOCUS = "#items"
@@ -64,6 +66,8 @@ class InspectorScreen(PastesToBox, Screen[None]):
         Binding("s", "sort", "Sort"),
         Binding("slash,f", "filter", "Filter"),
     ]
+    VIEW_KEYS = frozenset("puedrvxsf/")
+    """The printable keys bound above."""
 
     def __init__(self, query: str = "") -> None:
         super().__init__()
@@ -122,6 +126,8 @@ class InspectorScreen(PastesToBox, Screen[None]):
         focused = self.focused
         if isinstance(focused, Input) and character and character.isprintable():
             focused.insert_text_at_cursor(character)
+            return True
+        if character and character.isprintable() and self.to_box(character):
             return True
         for node in (focused or self).ancestors_with_self:
             for binding in node._bindings.key_to_bindings.get(key, ()):
