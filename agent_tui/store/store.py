@@ -40,15 +40,19 @@ _ITEM_COLUMNS = ("session_id", "id", "category", "role", "tokens", "pinned", "st
                  "updated")
 
 
-def _upsert_sql(columns: tuple[str, ...]) -> str:
+def _upsert_sql(columns: tuple[str, ...], last: bool = False) -> str:
+    """The item upsert; ``last`` also puts the item after every item its session holds (``seq``)."""
     keep = ("session_id", "id", "created")
-    sets = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keep)
-    return (f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+    sets = ", ".join(f"{c} = excluded.{c}" for c in (*columns, *(("seq",) if last else ())) if c not in keep)
+    values = ", ".join("?" * len(columns))
+    if last:  # (computed in the statement: two processes appending to one session interleave, never collide)
+        values += ", (SELECT COALESCE(MAX(seq), -1) + 1 FROM items WHERE session_id = ?)"
+    return (f"INSERT INTO items ({', '.join(columns)}{', seq' if last else ''}) VALUES ({values}) "
             f"ON CONFLICT (session_id, id) DO UPDATE SET {sets}")
 
 
 _UPSERT = _upsert_sql(_ITEM_COLUMNS)
-_UPSERT_SEQ = _upsert_sql((*_ITEM_COLUMNS, "seq"))
+_UPSERT_LAST = _upsert_sql(_ITEM_COLUMNS, last=True)
 
 
 _USAGE_COLUMNS = "cost_usd, prompt_tokens, completion_tokens, cached_tokens"
@@ -259,12 +263,16 @@ class MemoryStore:
 
     @_writes
     def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None:
-        """Insert or update an item's content and state (``seq`` kept when not given)."""
+        """Insert or update an item's content and state.  ``seq`` given (the engine's position for the item, at
+        its end): the item goes after every item the session holds, as the store orders them.  Two instances on
+        one session (the TUI and a ``run --session``) both counted positions from their own items, gave theirs the
+        same numbers, and a resume interleaved the two turns: the user messages merged and each tool result
+        went past its call, read as "interrupted"."""
         row = [session_id, item.id, str(item.category), item.role, item.tokens, int(item.pinned), str(item.state),
                str(item.priority), str(item.scope), item.turn, _j(item.provenance), item.summarised_into,
                _j(item.tool_calls), item.tool_call_id, item.name, _s(item.content), item.created_at, time.time()]
         with self.lock:
-            self.db.execute(_UPSERT_SEQ if seq is not None else _UPSERT, row + [seq] if seq is not None else row)
+            self.db.execute(_UPSERT_LAST if seq is not None else _UPSERT, row + [session_id] if seq is not None else row)
 
     def save_items(self, session_id: str, items: Iterable[ContextItem]) -> None:
         with self.batch():
