@@ -47,6 +47,9 @@ class ActionsMixin:
         # hold the final reply, so an evict could seem to make it grow
         effect = (f"next request {before:,} → {breakdown['total']:,} tokens"
                   if before is not None and breakdown is not None else "")
+        if action == "evict" and effect and breakdown is not None and before is not None \
+                and breakdown["total"] > before and not note:  # (a tester evicted a 2-line read to save tokens)
+            note = "its text was shorter than the note that stands for it (its id, to restore it): it saves nothing"
         message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned, note, effect)
         self.screen.post_message(message)
         if breakdown is not None:

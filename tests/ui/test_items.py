@@ -159,3 +159,25 @@ async def test_restore_in_a_filtered_view_keeps_the_cursor_in_place(demo_workspa
         await wait_for(pilot, lambda: {m.item_id for m in recorder.of(ItemRestored)} == {"t2", after},
                        "the second restore")
         assert app.controller.engine.get(summarised[0]).state == State.SUMMARISED
+
+
+async def test_evicting_an_output_shorter_than_its_stub_says_it_saves_nothing(demo_workspace: Path,
+                                                                              recorder: Recorder) -> None:
+    """A tester evicted a 2-line read to save tokens: "next request 2,995 → 3,007 tokens" and no word why."""
+    app = demo_app(demo_workspace)
+    async with app.run_test(size=(120, 40), message_hook=recorder) as pilot:
+        await denied_demo_turn(pilot)
+        engine = app.controller.engine
+        with app.controller.lock:
+            engine.add_user("how many lines?")
+            engine.add_assistant("", [{"id": "call_wc", "type": "function",
+                                       "function": {"name": "bash", "arguments": '{"command": "wc -l a.txt"}'}}])
+            tiny = engine.add_tool_result("call_wc", "bash", "2")
+            engine.add_assistant("Two.")
+            engine.end_turn()
+        app.item_action("evict", tiny.id)
+        await wait_for(pilot, lambda: recorder.of(ItemEvicted), "ItemEvicted")
+        said = recorder.of(ItemEvicted)[-1]
+        went = re.fullmatch(r"next request ([\d,]+) → ([\d,]+) tokens", said.effect)
+        assert went is not None and int(went[2].replace(",", "")) > int(went[1].replace(",", ""))
+        assert "saves nothing" in said.note
