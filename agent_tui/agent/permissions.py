@@ -178,7 +178,7 @@ class Policy:
                 commands = self.always_outside_commands if outside else self.always_commands
                 commands.add(str(args.get("command", "")).strip())
         elif (path := _file_of(name, args)) is not None:
-            self.always_paths.add((name, path))
+            self.always_paths.update((tool, path) for tool in FILE_WRITES)  # ("Always, this file": an edit or a rewrite)
         else:
             self.always.add(name)
 
@@ -201,7 +201,7 @@ class Policy:
             if path is None and name in self.always:
                 v = Verdict("allow", f"you allowed {name} always")
             elif path is not None and (name, path) in self.always_paths:
-                v = Verdict("allow", f"you allowed {name} on {path} always")
+                v = Verdict("allow", f"you allowed writes to {path} always")
         if v.decision == "ask" and kind == "command" and self.sandbox_missing:
             if self.interactive:
                 return v
