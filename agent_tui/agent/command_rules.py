@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -369,6 +370,23 @@ def prefix_covers(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:
         return False
     code_at = inline_code_at(cmd.argv)
     return code_at is None or code_at < n
+
+
+def rule_stopped(cmd: SimpleCommand, prefixes: list[tuple[str, ...]]) -> str:
+    """Why a rule that names ``cmd`` word for word still does not cover it ("" when none names it): the option
+    past the prefix that runs a program or writes a file, or the inline code.  A tester's `git log` rule did not
+    cover `git log -p -1 --ext-diff`, and the dialog said only that no rule covered `git log -p`."""
+    for prefix in prefixes:
+        n = len(prefix)
+        if not cmd.argv or len(cmd.argv) < n or cmd.argv[:n] != prefix or any(cmd.dynamic[:n]):
+            continue
+        rule = shlex.join(prefix)
+        if (option := reaching_option(cmd.program, cmd.argv[1:], start=max(0, n - 1))) is not None:
+            return f"your rule `{rule}` stops at `{option}`: it can run a program or write a file the rule never named"
+        code_at = inline_code_at(cmd.argv)
+        if code_at is not None and code_at >= n:
+            return f"your rule `{rule}` stops at `{cmd.argv[code_at]}`: it runs code written on the line"
+    return ""
 
 
 def uncovered(parsed: ParsedCommand, prefixes: list[tuple[str, ...]]) -> list[SimpleCommand]:

@@ -37,6 +37,7 @@ from agent_tui.agent.command_rules import (
     blockers,
     offered_prefix,
     prefix_covers,
+    rule_stopped,
     uncovered,
 )
 from agent_tui.agent.command_rules_git import repo_program_blockers
@@ -246,6 +247,7 @@ class Policy:
             shown = ", ".join(f"`{shown_argv(c.argv[:3]) or '(assignment)'}`" for c in missing[:3]) + (
                 f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
             why = [f"no allow rule covers {shown}" + (" outside the sandbox (allow_outside_commands)" if outside else "")]
+            why += [stopped for c in missing[:3] if (stopped := rule_stopped(c, prefixes))]
         if self.sandboxed and self.sandboxed_commands == "allow" and not outside:
             return Verdict("allow", "runs inside the sandbox ([approval] sandboxed_commands = allow)", prefix)
         default = self.default_command

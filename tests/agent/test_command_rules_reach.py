@@ -349,3 +349,19 @@ def test_a_comparison_with_a_word_that_names_a_variable_is_still_asked(tmp_path:
         assert (ws / "pwn").exists(), "the line runs code under bash"
     p = policy(tmp_path, sandboxed=False, allow_commands=["echo"])
     assert decide(p, line) == "ask"
+
+
+def test_the_dialog_says_which_word_stops_the_users_own_rule() -> None:
+    """A tester saved `git log` as a prefix; `git log -p -1 --ext-diff` was asked with "no allow rule covers `git log
+    -p`", which read as if the rule were lost.  The reason names the rule and the option that stops it."""
+    from agent_tui.agent.permissions import Policy
+
+    policy = Policy()
+    policy.always_prefixes.append(("git", "log"))
+    asked = policy.verdict("run_command", "command", {"command": "git log -p -1 --ext-diff"})
+    assert asked.decision == "ask" and "your rule `git log` stops at `--ext-diff`" in asked.reason
+    inline = Policy()
+    inline.always_prefixes.append(("python3",))
+    said = inline.verdict("run_command", "command", {"command": "python3 -c 'print(1)'"}).reason
+    assert "your rule `python3` stops at `-c`" in said
+    assert "stops at" not in Policy().verdict("run_command", "command", {"command": "git log -1"}).reason
