@@ -139,7 +139,8 @@ def test_always_on_a_write_covers_that_file_only(tmp_path: Path) -> None:
     p.remember("write_file", {"path": "scratch.txt", "content": "tmp"})
     assert p.decide("write_file", "write", {"path": "./scratch.txt", "content": "other"}) == "allow"
     assert p.decide("write_file", "write", {"path": "app.py", "content": "# wiped"}) == "ask"
-    assert p.decide("edit_file", "write", {"path": "scratch.txt"}) == "ask", "another tool is asked"
+    assert p.decide("edit_file", "write", {"path": "scratch.txt"}) == "allow", "'this file': an edit of it too"
+    assert p.decide("edit_file", "write", {"path": "app.py"}) == "ask"
     p.remember("fs__write", {"path": "a.txt"})  # an MCP tool: the tool, as its dialog says, whatever its path
     assert p.decide("fs__write", "write", {"path": "b.txt"}) == "allow"
 
