@@ -90,6 +90,11 @@ async def test_a_folded_paste_is_kept_whole_and_a_key_is_masked_on_disk(demo_wor
         await wait_for(pilot, lambda: "my key" in (draft_text(demo_workspace) or ""), "the draft on disk")
     saved = draft_text(demo_workspace) or ""
     assert saved.startswith(big) and key not in saved and "my key is" in saved
+    again = demo_app(demo_workspace)  # (a tester found the mask in the restored box and no word of it)
+    async with again.run_test(size=(100, 30), notifications=True) as pilot:
+        await ready(pilot)
+        assert "[REDACTED:" in again.main.prompt.expanded()
+        assert any("was masked when it was saved" in n for n in restored_notices(again))
 
 
 async def test_quitting_while_up_shows_an_old_message_keeps_the_draft_not_the_old_message(

@@ -129,6 +129,8 @@ class PromptInput(TextArea):
         draft = self.inputs.saved_draft()
         older = self.inputs.older_drafts
         more = f" {older} older unsent one{'s are' if older > 1 else ' is'} in ↑ history." if older else ""
+        if "[REDACTED:" in draft:  # (saved masked: sent as it is, the model would get the mask, not the key)
+            more += " A key or password in it was masked when it was saved: put it back before sending."
         if draft and not self.text:
             # selected: what is typed next (a command, a new message) replaces it, and it goes to ↑, rather
             # than joining its end unseen; → or End goes on writing it
