@@ -183,6 +183,8 @@ class TurnMixin:
             if not answered.done():
                 answered.set_result(answer or "deny")
 
+        for note in [n for n in self._notifications if n.severity == "information"]:
+            self._unnotify(note)  # (a start's notice lay over the dialog's reason and its right-hand buttons)
         self.push_screen(screen, callback=done)
         try:
             answer = await answered
