@@ -4,6 +4,7 @@ opens the session without its pinned rules (they are in no request)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Static
@@ -18,17 +19,26 @@ from tests.support.fixtures import FAKE_MODEL
 from .conftest import ready, turn_done, wait_for
 
 
-async def test_dont_trust_keeps_the_shipped_rules_out(fake_llm: FakeOpenAI, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    root = _shipping_repo(tmp_path)
+def _app_at_the_dialog_of(root: Path, tmp_path: Path, fake_llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The app of the user (their own config dir) on ``root``, its model the fake server answering "hi"."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-xdg"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
     fake_llm.default_reply = lambda req: Reply.text("hi")
-    app = make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
-                             theme="textual-dark", preload_llm=False, mcp=False))
+    return make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
+                              theme="textual-dark", preload_llm=False, mcp=False))
+
+
+async def _trust_dialog(pilot: Any) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query(".trust-ask"),
+                   "the trust dialog")
+
+
+async def test_dont_trust_keeps_the_shipped_rules_out(fake_llm: FakeOpenAI, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app_at_the_dialog_of(_shipping_repo(tmp_path), tmp_path, fake_llm, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query(".trust-ask"),
-                       "the trust dialog")
+        await _trust_dialog(pilot)
         shown = " ".join(str(s.content) for s in app.screen.query(".trust-ask").results(Static))
         assert ".agent-tui/memory.db" in shown and "1 pinned rule" in shown and "SHIPPED-RULE" in shown
         await pilot.press("n")
@@ -49,15 +59,10 @@ async def test_trust_adopts_the_store_and_the_session_has_its_rules(fake_llm: Fa
 
     root = _shipping_repo(tmp_path)
     (root / ".agent-tui" / "config.toml").write_text('[approval]\nallow_commands = ["make test"]\n')
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-xdg"))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    app = _app_at_the_dialog_of(root, tmp_path, fake_llm, monkeypatch)
     shipped_id = next(a.value["id"] for a in load_config(root).trust.asks if a.key == "memory store")
-    fake_llm.default_reply = lambda req: Reply.text("hi")
-    app = make_app(UiOptions(workspace=root, session=SessionSpec(model=FAKE_MODEL, api_base=fake_llm.base_url),
-                             theme="textual-dark", preload_llm=False, mcp=False))
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query(".trust-ask"),
-                       "the trust dialog")
+        await _trust_dialog(pilot)
         await pilot.press("t")
         await ready(pilot)
         assert any(SHIPPED in i.content for i in app.controller.engine.all_items())
