@@ -178,8 +178,9 @@ class Policy:
             else:
                 commands = self.always_outside_commands if outside else self.always_commands
                 commands.add(str(args.get("command", "")).strip())
-        elif (path := _file_of(name, args)) is not None:
-            self.always_paths.update((tool, path) for tool in FILE_WRITES)  # ("Always, this file": an edit or a rewrite)
+        elif name in FILE_WRITES:  # ("Always, this file": an edit or a rewrite of it; a path not resolved: nothing)
+            if (path := _file_of(name, args, self.workspace)) is not None:
+                self.always_paths.update((tool, path) for tool in FILE_WRITES)
         else:
             self.always.add(name)
 
@@ -198,7 +199,7 @@ class Policy:
         else:
             v = Verdict(self.default_write, f"[approval] default_write = {self.default_write}")
         if v.decision == "ask" and kind != "command":
-            path = _file_of(name, args)
+            path = _file_of(name, args, self.workspace)
             if path is None and name in self.always:
                 v = Verdict("allow", f"you allowed {name} always")
             elif path is not None and (name, path) in self.always_paths:
@@ -269,12 +270,21 @@ class Policy:
 FILE_WRITES = frozenset({"write_file", "edit_file"})
 
 
-def _file_of(name: str, args: dict[str, Any]) -> str | None:
-    """The file a built-in write targets, normalised (``./a//b.py`` and ``a/b.py`` are one file); None for any
-    other tool (an MCP tool's 'always' covers the tool, as its dialog says, whatever its arguments)."""
+def _file_of(name: str, args: dict[str, Any], workspace: Path | None = None) -> str | None:
+    """The file a built-in write targets, as the tools find it: resolved in ``workspace`` through its links
+    (``lnk/../notes.txt`` with ``lnk -> sub/deep`` is ``sub/notes.txt``, where ``normpath`` said ``notes.txt``, another
+    file); normalised only, with no workspace.  None for any other tool (an MCP tool's 'always' covers the tool, as
+    its dialog says, whatever its arguments) and for a path the tools would refuse."""
     import posixpath
 
     path = args.get("path")
     if name not in FILE_WRITES or not isinstance(path, str) or not path.strip():
         return None
-    return posixpath.normpath(path.strip())
+    if workspace is None:
+        return posixpath.normpath(path.strip())
+    from agent_tui.tools.workspace import WorkspaceError, resolve
+
+    try:
+        return resolve(workspace, path).relative_to(workspace.resolve()).as_posix()
+    except (WorkspaceError, OSError, RuntimeError, ValueError):
+        return None

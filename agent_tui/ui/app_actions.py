@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from agent_tui.core.item_actions import restorable
+from agent_tui.core.items import State
 from agent_tui.ui.app_commands import UserError
 from agent_tui.ui.controller import MIN_COMPACT_TOKENS, SessionController
 from agent_tui.ui.messages import ITEM_MESSAGES, AgentEventReceived, CompactionSkipped, FilesUndone
@@ -32,6 +33,7 @@ class ActionsMixin:
         with ctl.lock:
             prior = ctl.engine.items.get(item_id)
             already = action == "restore" and prior is not None and not restorable(prior)
+            whole = prior is not None and prior.state == State.IN and not prior.provenance.get("stub")  # (sent whole)
             copies = ctl.history_copies(item_id) if action == "evict" else []
             before = None if self.turn_running else ctl.next_request_tokens()
             item = ctl.act(action, item_id)
@@ -48,7 +50,7 @@ class ActionsMixin:
         effect = (f"next request {before:,} → {breakdown['total']:,} tokens"
                   if before is not None and breakdown is not None else "")
         if action == "evict" and effect and breakdown is not None and before is not None \
-                and breakdown["total"] > before and not note:  # (a tester evicted a 2-line read to save tokens)
+                and breakdown["total"] > before and not note and whole:  # (a tester evicted a 2-line read)
             note = "its text was shorter than the note that stands for it (its id, to restore it): it saves nothing"
         message = ITEM_MESSAGES[action](item.id, str(item.state), item.pinned, note, effect)
         self.screen.post_message(message)

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 RUNNING_NOTICE = "A turn is running"
 
 
+HINTS_AN_APPROVAL_CLEARS = frozenset({"Earlier session kept"})
+"""Titles of the start's hints an approval dialog takes down (what they say, f5 shows again); every other notice
+stays: a warning, an item action's effect, the input history's trust notice may say why the dialog came."""
+
+
 class TurnMixin:
     """Mixed into AgentApp: the message's way to a turn, the turn worker, approvals and the turn's end."""
 
@@ -183,8 +188,8 @@ class TurnMixin:
             if not answered.done():
                 answered.set_result(answer or "deny")
 
-        for note in [n for n in self._notifications if n.severity == "information"]:
-            self._unnotify(note)  # (a start's notice lay over the dialog's reason and its right-hand buttons)
+        for note in [n for n in self._notifications if n.title in HINTS_AN_APPROVAL_CLEARS]:
+            self._unnotify(note)  # (it lay over the dialog's reason and its right-hand buttons for 12 s)
         self.push_screen(screen, callback=done)
         try:
             answer = await answered

@@ -418,14 +418,16 @@ async def test_an_approved_call_shows_as_running_not_awaiting_approval(demo_work
 
 
 async def test_an_approval_clears_the_notices_that_would_lie_over_it(demo_workspace: Path) -> None:
-    """A start's notice ("Earlier session kept") lay over the dialog's reason and its right-hand buttons for 5 s;
-    a warning stays (it may say why the dialog came)."""
+    """The start's "Earlier session kept" hint lay over the dialog's reason and its right-hand buttons for 12 s; every
+    other notice stays (a warning, or the input history's trust notice, may say why the dialog came)."""
     app = demo_app(demo_workspace)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await ready(pilot)
-        app.notify("Earlier session kept: resume it with f5", title="Session")
+        app.notify("your last session is kept: f5 resumes it", title="Earlier session kept", timeout=12)
         app.notify("the sandbox is missing: commands run on the host", severity="warning")
+        app.notify("a repository can plant one: trust the folder to load it", title="Input history not loaded")
         await demo_until_approval(pilot)
-        said = [(n.severity, n.message) for n in app._notifications]
-        assert ("warning", "the sandbox is missing: commands run on the host") in said
-        assert not any("Earlier session kept" in m for _, m in said)
+        said = [n.message for n in app._notifications]
+        assert "the sandbox is missing: commands run on the host" in said
+        assert "a repository can plant one: trust the folder to load it" in said, "a notice that matters stays"
+        assert "your last session is kept: f5 resumes it" not in said

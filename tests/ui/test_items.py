@@ -181,3 +181,15 @@ async def test_evicting_an_output_shorter_than_its_stub_says_it_saves_nothing(de
         went = re.fullmatch(r"next request ([\d,]+) → ([\d,]+) tokens", said.effect)
         assert went is not None and int(went[2].replace(",", "")) > int(went[1].replace(",", ""))
         assert "saves nothing" in said.note
+        with app.controller.lock:  # (a review's case) a long output sent as a stub: its text was never the cost
+            engine.add_user("and the log?")
+            engine.add_assistant("", [{"id": "call_log", "type": "function",
+                                       "function": {"name": "bash", "arguments": '{"command": "seq 2000"}'}}])
+            big = engine.add_tool_result("call_log", "bash", "\n".join(str(i) for i in range(2000)))
+            engine.add_assistant("Long.")
+            engine.end_turn()
+            engine.add_user("next")
+            engine.compactor.stub(big, "dropped after its turn")
+        app.item_action("evict", big.id)
+        await wait_for(pilot, lambda: recorder.of(ItemEvicted)[-1].item_id == big.id, "the second eviction")
+        assert "saves nothing" not in recorder.of(ItemEvicted)[-1].note
