@@ -273,12 +273,13 @@ class AgentApp(TurnMixin, SessionMixin, ActionsMixin, CommandsMixin, App[int]):
             return None  # opening the session reports it
         return report if report.pending else None
 
-    def _trust_decided(self, report: TrustReport, trusted: bool) -> None:
+    async def _trust_decided(self, report: TrustReport, trusted: bool) -> None:
         granted: str | bool = False
         if trusted:
             from agent_tui.store.trust_grant import grant
 
-            granted, problem = grant(report)
+            # (off the UI thread: adopting a shipped store digests it and may wait 1 s for its write lock)
+            granted, problem = await asyncio.to_thread(grant, report)
             if problem:
                 self.notify(f"trusted for this run only: {problem}", severity="warning")
         # trusted: exactly the asks the dialog listed (a config changed while it was open is not applied)

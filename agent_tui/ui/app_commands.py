@@ -6,6 +6,7 @@ a missing argument, and starts the right worker or opens the right screen.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -174,13 +175,13 @@ class CommandsMixin:
         store = next((a.source for a in report.asks if a.key == STORE_ASK_KEY), "this workspace's store")
         refusal = refuse_resume(store, target)
 
-        def decided(answer: bool | None) -> None:
+        async def decided(answer: bool | None) -> None:
             if not answer:
                 self.notify(refusal, title="Sessions hidden", severity="warning", timeout=12)
                 return
             trust: bool | str | None = None  # the trust store decides: a config changed meanwhile is asked again
             if report.pending:
-                granted, problem = grant(report)
+                granted, problem = await asyncio.to_thread(grant, report)  # (off the UI thread: see _trust_decided)
                 if problem:
                     self.notify(f"trusted for this run only: {problem}", severity="warning")
                     trust = granted
@@ -193,7 +194,7 @@ class CommandsMixin:
             self.open_session(self.options.session.resume(sid), note)
 
         if not report.pending:
-            decided(True)  # trusted meanwhile (`agent-tui trust --yes` in another terminal)
+            self.call_next(decided, True)  # trusted meanwhile (`agent-tui trust --yes` in another terminal)
             return
         self.push_screen(TrustScreen(report), callback=decided)
 

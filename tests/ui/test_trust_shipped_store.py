@@ -75,3 +75,31 @@ async def test_trust_adopts_the_store_and_the_session_has_its_rules(fake_llm: Fa
     report = load_config(root).trust
     assert [a.key for a in report.asks] == ["approval.allow_commands"] and report.trusted, "the store is the user's own"
     assert shipped_id not in store_owner.own_store_ids()
+
+
+async def test_trusting_adopts_the_store_off_the_ui_thread(fake_llm: FakeOpenAI, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adoption digests the store and may wait 1 s for its write lock: the dialog's answer runs it in a thread,
+    and the app keeps drawing meanwhile."""
+    import threading
+
+    from agent_tui.store import trust_grant
+
+    real_grant, ran_in, release = trust_grant.grant, [], threading.Event()
+
+    def slow_grant(report: Any, trusts: Any = None) -> tuple[str, str]:
+        ran_in.append(threading.current_thread())
+        release.wait(10)
+        return real_grant(report, trusts)
+
+    monkeypatch.setattr(trust_grant, "grant", slow_grant)
+    app = _app_at_the_dialog_of(_shipping_repo(tmp_path), tmp_path, fake_llm, monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _trust_dialog(pilot)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: bool(ran_in), "the grant started")
+        assert ran_in[0] is not threading.main_thread()
+        await pilot.pause(0.2)  # (the event loop runs while the grant waits)
+        release.set()
+        await ready(pilot)
+        assert any(SHIPPED in i.content for i in app.controller.engine.all_items())
