@@ -361,31 +361,34 @@ def _names_outside(word: str, root: Path) -> bool:
     return full != root and root not in full.parents
 
 
+def _names(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:
+    """``cmd`` starts with ``prefix`` word for word, none of those words computed."""
+    n = len(prefix)
+    return bool(cmd.argv) and len(cmd.argv) >= n and cmd.argv[:n] == prefix and not any(cmd.dynamic[:n])
+
+
+def _stop(prefix: tuple[str, ...], cmd: SimpleCommand) -> tuple[str, str] | None:
+    """For a prefix that names ``cmd``: the word past it that the prefix does not reach, and why (an option that
+    runs a program or writes a file, inline code); None when the prefix covers ``cmd``."""
+    n = len(prefix)
+    if (option := reaching_option(cmd.program, cmd.argv[1:], start=max(0, n - 1))) is not None:
+        return option, "it can run a program or write a file the rule never named"
+    code_at = inline_code_at(cmd.argv)
+    return (cmd.argv[code_at], "it runs code written on the line") if code_at is not None and code_at >= n else None
+
+
 def prefix_covers(prefix: tuple[str, ...], cmd: SimpleCommand) -> bool:
     """True when ``cmd`` starts with ``prefix`` word for word (and the prefix reaches any inline code)."""
-    n = len(prefix)
-    if not cmd.argv or len(cmd.argv) < n or cmd.argv[:n] != prefix:
-        return False
-    if any(cmd.dynamic[:n]) or reaching_option(cmd.program, cmd.argv[1:], start=max(0, n - 1)) is not None:
-        return False
-    code_at = inline_code_at(cmd.argv)
-    return code_at is None or code_at < n
+    return _names(prefix, cmd) and _stop(prefix, cmd) is None
 
 
 def rule_stopped(cmd: SimpleCommand, prefixes: list[tuple[str, ...]]) -> str:
-    """Why a rule that names ``cmd`` word for word still does not cover it ("" when none names it): the option
-    past the prefix that runs a program or writes a file, or the inline code.  A tester's `git log` rule did not
-    cover `git log -p -1 --ext-diff`, and the dialog said only that no rule covered `git log -p`."""
+    """Why a rule that names ``cmd`` word for word still does not cover it ("" when none names it).  A tester's
+    `git log` rule did not cover `git log -p -1 --ext-diff`, and the dialog said only that no rule covered
+    `git log -p`."""
     for prefix in prefixes:
-        n = len(prefix)
-        if not cmd.argv or len(cmd.argv) < n or cmd.argv[:n] != prefix or any(cmd.dynamic[:n]):
-            continue
-        rule = shlex.join(prefix)
-        if (option := reaching_option(cmd.program, cmd.argv[1:], start=max(0, n - 1))) is not None:
-            return f"your rule `{rule}` stops at `{option}`: it can run a program or write a file the rule never named"
-        code_at = inline_code_at(cmd.argv)
-        if code_at is not None and code_at >= n:
-            return f"your rule `{rule}` stops at `{cmd.argv[code_at]}`: it runs code written on the line"
+        if _names(prefix, cmd) and (stop := _stop(prefix, cmd)) is not None:
+            return f"your rule `{shlex.join(prefix)}` stops at `{stop[0]}`: {stop[1]}"
     return ""
 
 

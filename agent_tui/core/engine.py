@@ -191,7 +191,7 @@ class ContextEngine:
         if self.store is not None:
             if message:
                 self.store.append_message(self.session_id, item)
-            self.store.save_item(self._home(item), item, seq=len(self.order))
+            self.store.save_item(self._home(item), item, last=True)
         return item
 
     def _store_batch(self) -> AbstractContextManager[Any]:

@@ -140,21 +140,53 @@ class StoreFacts:
     """Digest of all it holds that can reach a model (``content_digest``; "" when not asked for)."""
 
 
-DIGESTED = (("items", "session_id, id, pinned, content"), ("memos", "id, session_id, content"),
-            ("capsules", "id, content"), ("decisions", "id, content"))
+DIGESTED = (("items", "session_id, id, pinned, content", "session_id, id"), ("memos", "id, session_id, content", "id"),
+            ("capsules", "id, content", "id"), ("decisions", "id, content", "id"))
 """What can reach a model from a store, by table: pinned rules and the archive recall searches (items),
-memos (the latest seeds a session), capsules and decisions (recalled)."""
+memos (the latest seeds a session), capsules and decisions (recalled): (table, columns, their order)."""
 
 
 def content_digest(conn: sqlite3.Connection) -> str:
     """A digest of every row ``DIGESTED`` names, in a fixed order: any row added, changed or removed by
     anyone changes it.  Read in the caller's transaction (adoption checks it under its write lock)."""
     h = hashlib.sha256()
-    for table, columns in DIGESTED:
+    for table, columns, order in DIGESTED:
         h.update(f"\x00{table}\x00".encode())
-        for row in conn.execute(f"SELECT {columns} FROM {table} ORDER BY {columns.split(', content')[0]}"):
+        for row in conn.execute(f"SELECT {columns} FROM {table} ORDER BY {order}"):
             h.update(repr(tuple(row)).encode("utf-8", "surrogatepass") + b"\x1e")
     return h.hexdigest()
+
+
+_DIGESTS: dict[tuple[object, ...], str] = {}
+"""Digests of store files this process read, by the files' identity and last change (a start reads the config
+three or four times before the session opens: a 32 MB store took 0.1 s each)."""
+
+
+def _file_key(path: Path) -> tuple[object, ...]:
+    """The store file's and its journal's identity and last change (a change by anyone moves a size or a time;
+    a checkout, the inode).  Taken before the store is read: a write in between then only makes a key that
+    can no longer match."""
+    key: list[object] = [str(path)]
+    for f in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = f.stat()
+        except OSError:
+            key.append(None)
+            continue
+        if f is path:
+            key += [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]  # (a ctime no copy can set back)
+        else:  # (an empty journal holds nothing, and a read-only open touches it each time)
+            key += [st.st_ino, st.st_size, st.st_mtime_ns] if st.st_size else [None]
+    return tuple(key)
+
+
+def _digest_of(key: tuple[object, ...], conn: sqlite3.Connection) -> str:
+    """``content_digest`` read on ``conn``, unless this process digested the file when its key was the same."""
+    if key not in _DIGESTS:
+        if len(_DIGESTS) >= 8:
+            _DIGESTS.clear()
+        _DIGESTS[key] = content_digest(conn)
+    return _DIGESTS[key]
 
 
 def read_store(path: Path, digest: bool = False) -> StoreFacts | None:
@@ -179,12 +211,14 @@ def _frozen(path: Path) -> bool:
 
 
 def _read_store(path: Path, mode: str, digest: bool) -> StoreFacts | None:
+    key = _file_key(path) if digest else ()
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?{mode}", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
         return StoreFacts("", (), 0, f"cannot be read ({exc})")
     try:
         conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
+        conn.execute("BEGIN")  # (one snapshot: the facts shown are those of the content digested)
         # (SQLite's names ignore case: a table named `Items` is the `items` every query reads)
         tables = {str(r[0]).lower() for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "items" not in tables:
@@ -196,8 +230,7 @@ def _read_store(path: Path, mode: str, digest: bool) -> StoreFacts | None:
         memos = conn.execute("SELECT count(*) FROM memos").fetchone()[0] if "memos" in tables else 0
         store_id = str(row[0]) if row else ""
         if digest and not (store_id and store_id in own_store_ids()):
-            conn.execute("BEGIN")  # (one snapshot for the facts and the digest)
-            return StoreFacts(store_id, rules, int(memos), digest=content_digest(conn))
+            return StoreFacts(store_id, rules, int(memos), digest=_digest_of(key, conn))
         return StoreFacts(store_id, rules, int(memos))
     except sqlite3.Error as exc:
         return StoreFacts("", (), 0, f"cannot be read ({exc})")

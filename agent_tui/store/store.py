@@ -262,17 +262,16 @@ class MemoryStore:
             self.db.execute("UPDATE sessions SET updated = ? WHERE id = ?", [time.time(), session_id])
 
     @_writes
-    def save_item(self, session_id: str, item: ContextItem, seq: int | None = None) -> None:
-        """Insert or update an item's content and state.  ``seq`` given (the engine's position for the item, at
-        its end): the item goes after every item the session holds, as the store orders them.  Two instances on
-        one session (the TUI and a ``run --session``) both counted positions from their own items, gave theirs the
-        same numbers, and a resume interleaved the two turns: the user messages merged and each tool result
-        went past its call, read as "interrupted"."""
+    def save_item(self, session_id: str, item: ContextItem, last: bool = False) -> None:
+        """Insert or update an item's content and state; ``last``: it goes after every item the session holds,
+        numbered in the write itself.  Two instances on one session (the TUI and a ``run --session``) numbered
+        from their own items, gave theirs the same numbers, and a resume interleaved the two turns: the user
+        messages merged and each tool result went past its call, read as "interrupted"."""
         row = [session_id, item.id, str(item.category), item.role, item.tokens, int(item.pinned), str(item.state),
                str(item.priority), str(item.scope), item.turn, _j(item.provenance), item.summarised_into,
                _j(item.tool_calls), item.tool_call_id, item.name, _s(item.content), item.created_at, time.time()]
         with self.lock:
-            self.db.execute(_UPSERT_LAST if seq is not None else _UPSERT, row + [session_id] if seq is not None else row)
+            self.db.execute(_UPSERT_LAST if last else _UPSERT, [*row, session_id] if last else row)
 
     def save_items(self, session_id: str, items: Iterable[ContextItem]) -> None:
         with self.batch():

@@ -258,3 +258,19 @@ def test_untrusted_the_users_own_store_still_applies_beside_a_shipped_one_the_co
     assert report.pending and [a.source for a in report.asks if a.key == "memory store"] == ["shipped.db"]
     text = in_session(root)
     assert "MY-RULE: use pnpm" in text and SHIPPED not in text
+
+
+def test_a_store_is_digested_once_until_it_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start reads the config three or four times before the session opens: the digest of an unchanged store is
+    computed once, and any write (here one of the same length) is digested anew."""
+    from agent_tui.core import store_owner
+
+    root = make_repo(tmp_path / "cloned")
+    author_store(root, monkeypatch, tmp_path)
+    calls: list[int] = []
+    real = store_owner.content_digest
+    monkeypatch.setattr(store_owner, "content_digest", lambda conn: calls.append(1) or real(conn))
+    first = load_config(root).trust.asks[0].value
+    assert load_config(root).trust.asks[0].value == first and len(calls) == 1
+    sql(root / STORE, f"UPDATE items SET content = '{SHIPPED.upper()}' WHERE content = '{SHIPPED}'")
+    assert load_config(root).trust.asks[0].value["content"] != first["content"] and len(calls) == 2
