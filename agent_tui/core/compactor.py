@@ -78,10 +78,11 @@ class Compactor:
         return summary.render_since(covered)
 
     def consolidates(self, new_tokens: int) -> bool:
-        """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one (segments
-        the user pinned ride in the head and stay as they are)."""
+        """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one, within the
+        summary's share (segments the user pinned ride in the head and stay as they are).  A first
+        segment over the share is one too: it is cut to the share like any consolidation."""
         live = [it for it in self.segments if it.state == State.IN and not it.pinned]
-        return bool(live) and sum(it.tokens for it in live) + new_tokens > self.summary_cap()
+        return sum(it.tokens for it in live) + new_tokens > self.summary_cap()
 
     def keep_steps(self, forced: bool) -> int:
         """Steps an event keeps verbatim: the latest one (the model works on it); more when asked."""
@@ -124,7 +125,7 @@ class Compactor:
         segments = sum(it.tokens for it in self.segments)
         new = max(100, plan.tokens // 20)
         whole = self.consolidates(new)
-        summary = min(2000, segments + new) if whole else new  # what the summarising call writes
+        summary = min(2000, self.summary_cap(), segments + new) if whole else new  # what the summarising call writes
         current = {it.id: it for it in (e.window.file_item(af) for af in e.files.files.values())}
         current.update((it.id, it) for it in e.window.heads.current())
         files = sum(it.tokens for it in current.values())
@@ -137,7 +138,8 @@ class Compactor:
         self.decision = decide(self.costs, request=request, floor=floor, head=head, growth=growth,
                                summary=summary, hard_limit=hard_limit,
                                min_excess=max(512, e.plan.input_budget // 20), stable=stable,
-                               since_event=e.steps_total - self.event_step if self.event_step else None)
+                               since_event=e.steps_total - self.event_step if self.event_step else None,
+                               budget=e.plan.input_budget)
         return plan if self.decision.compact else None
 
     def apply(self, plan: EvictionPlan, summary: Summary, summariser: str = "",
@@ -156,7 +158,7 @@ class Compactor:
             whole = self.consolidates(e.counter.count(override or part))
         if override:
             override = with_user_words(override, summary, None if whole else {it.id for it in items})
-        text = (override or (summary.render() if whole else part)).strip()
+        text = (override or (summary.render(self.summary_cap(), e.counter.count) if whole else part)).strip()
         empty = not text
         text = text or "(nothing worth keeping was found in the evicted rounds)"
         item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,

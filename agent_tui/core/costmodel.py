@@ -44,6 +44,8 @@ INSTRUCTION_TOKENS = 400
 #: the step it kept verbatim (the next step makes it evictable); an event for that alone would
 #: rewrite the block for one step's history.  The window limit does not wait.
 MIN_EVENT_GAP = 4
+#: Share of the budget an event at the window limit must free while the request is not yet urgent.
+WINDOW_EVENT_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -106,19 +108,32 @@ def event_cost(costs: CacheCosts, request: int, rewritten: int, summary: int) ->
 
 
 def decide(costs: CacheCosts, *, request: int, floor: int, head: int, growth: float, summary: int,
-           hard_limit: int, min_excess: int, stable: int = 0, since_event: int | None = None) -> Decision:
+           hard_limit: int, min_excess: int, stable: int = 0, since_event: int | None = None,
+           budget: int | None = None) -> Decision:
     """Compact when the excess over the post-compaction ``floor`` reaches the economic batch
     size (and ``since_event``, the steps since the last event, is at least ``MIN_EVENT_GAP``),
-    or when the ``request`` passes ``hard_limit`` (the window) with anything to evict.
+    or when the ``request`` passes ``hard_limit`` (the window) with an excess worth an event.
     ``stable``: tokens after the head an event keeps byte-identical (unchanged files of the
-    block), read from the cache rather than rewritten."""
+    block), read from the cache rather than rewritten.
+
+    Past ``hard_limit`` an event runs at once, except within ``MIN_EVENT_GAP`` steps of the last one: then
+    it must free ``WINDOW_EVENT_SHARE`` of ``budget`` (the most a request may hold), until the request is
+    halfway from the limit to ``budget``, where any excess goes.  In a small window the floor (task,
+    block, latest step) can sit just under the limit; an event for the few hundred tokens above it
+    bought one step and was due again at the next (a summarising call every two or three steps of an
+    8K window)."""
     excess = max(0, request - floor)
     cost = event_cost(costs, request, max(0, floor - head - stable), summary) + costs.read * stable
     g = max(growth, 1.0)
     threshold = int(math.sqrt(2.0 * cost * g / max(costs.hold, 1e-3)))
     threshold = max(threshold, min_excess)
-    if request >= hard_limit and excess > 0:
+    urgent = budget is None or request >= hard_limit + (budget - hard_limit) // 2
+    worth = max(min_excess, int(budget * WINDOW_EVENT_SHARE)) if budget else min_excess
+    recent = since_event is not None and since_event < MIN_EVENT_GAP
+    if request >= hard_limit and excess > 0 and (urgent or excess >= worth or not recent):
         return Decision(True, "window limit", excess, threshold, cost)
     if excess >= threshold and (since_event is None or since_event >= MIN_EVENT_GAP):
         return Decision(True, "cost model", excess, threshold, cost)
+    if request >= hard_limit and excess > 0:
+        return Decision(False, "near the window: an event would free too little yet", excess, threshold, cost)
     return Decision(False, "not worth it yet", excess, threshold, cost)

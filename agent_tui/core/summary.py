@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -103,17 +103,19 @@ class Summary:
         out.text_override = newer.text_override  # an LLM's text belongs to the event that wrote it
         return out
 
-    def render(self) -> str:
-        """The text sent to the model."""
+    def render(self, limit: int | None = None, count: Callable[[str], int] | None = None) -> str:
+        """The text sent to the model; within ``limit`` tokens (as ``count`` counts them) when both are
+        given: the oldest entries of the fullest section go first, the user's instructions never (they
+        stay in the store and ``recall`` finds them, as entries past ``SECTION_LIMIT`` do)."""
         if self.text_override:
             return self.text_override.strip()
+        sections = {s: list(self.sections.get(s) or []) for s in SECTIONS}
+        if limit is not None and count is not None:
+            _trim(sections, limit, count)
         parts: list[str] = []
         for s in SECTIONS:
-            entries = self.sections.get(s) or []
-            if not entries:
-                continue
-            lines = [f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]" for e in entries]
-            parts.append(f"{SECTION_TITLES[s]}:\n" + "\n".join(lines))
+            if sections[s]:
+                parts.append(f"{SECTION_TITLES[s]}:\n" + "\n".join(_line(e) for e in sections[s]))
         return "\n".join(parts)
 
     def render_since(self, covered: Collection[str]) -> str:
@@ -170,6 +172,26 @@ def with_user_words(text: str, summary: Summary, sources: Collection[str] | None
         return text
     lines = [f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]" for e in missing]
     return f"{text.rstrip()}\n\n{VERBATIM_TITLE}:\n" + "\n".join(lines)
+
+
+def _line(e: Entry) -> str:
+    return f"- {'(to confirm) ' if e.uncertain else ''}{e.text} [{e.source}]"
+
+
+def _trim(sections: dict[str, list[Entry]], limit: int, count: Callable[[str], int]) -> None:
+    """Drop entries from ``sections`` (oldest first, from the section holding the most tokens) until the
+    rendering fits ``limit``; user instructions are never dropped.  Each line is counted once."""
+    sizes = {s: [count(_line(e)) + 1 for e in entries] for s, entries in sections.items()}
+    total = sum(sum(v) for v in sizes.values()) + sum(count(SECTION_TITLES[s]) + 2 for s in SECTIONS if sections[s])
+    while total > limit:
+        candidates = [s for s in SECTIONS if s != "instructions" and sections[s]]
+        if not candidates:
+            return
+        s = max(candidates, key=lambda name: sum(sizes[name]))
+        sections[s].pop(0)
+        total -= sizes[s].pop(0)
+        if not sections[s]:
+            total -= count(SECTION_TITLES[s]) + 2
 
 
 class SummariserError(Exception):

@@ -61,3 +61,17 @@ def test_a_cost_model_event_waits_four_steps_after_the_last_but_the_window_does_
     assert decide(costs, hard_limit=10**9, since_event=MIN_EVENT_GAP, **kw).compact  # type: ignore[arg-type]
     d = decide(costs, hard_limit=15_000, since_event=1, **kw)  # type: ignore[arg-type]
     assert d.compact and d.reason == "window limit"
+
+
+def test_right_after_an_event_the_window_limit_waits_until_an_event_frees_a_quarter_of_the_budget() -> None:
+    costs = CacheCosts(read=0.1, write=1.0, output=4.0, hold=0.2)
+    kw = dict(head=100, growth=200.0, summary=100, min_excess=512, hard_limit=4_500, budget=6_000, since_event=1)
+    small = decide(costs, request=4_700, floor=4_300, **kw)  # type: ignore[arg-type]
+    assert not small.compact and "near the window" in small.reason
+    assert decide(costs, request=4_700, floor=3_100, **kw).compact  # type: ignore[arg-type]  # frees 1,600 >= 1,500
+    urgent = decide(costs, request=5_300, floor=5_000, **kw)  # type: ignore[arg-type]  # past halfway to the budget
+    assert urgent.compact and urgent.reason == "window limit"
+    assert decide(costs, request=4_700, floor=4_300, **{**kw, "budget": None}).compact  # type: ignore[arg-type]
+    # the first crossing of the limit (the user's compact_at) compacts, as it did; so does one 4 steps on
+    assert decide(costs, request=4_700, floor=4_300, **{**kw, "since_event": None}).compact  # type: ignore[arg-type]
+    assert decide(costs, request=4_700, floor=4_300, **{**kw, "since_event": MIN_EVENT_GAP}).compact  # type: ignore[arg-type]
