@@ -213,7 +213,8 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                                          and not it.pinned) if whole else None
                 asm = self.engine.assemble(self.runner.schemas(self.engine), auto_compact=False, status=False,
                                            log=False)
-                msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus)
+                msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus,
+                                              max_words=comp.summary_words())
                 sent = self.engine.counter.count_messages(msgs)
                 text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
                 junk = unusable_summary(text) if text else ""

@@ -72,6 +72,12 @@ class Compactor:
         """Tokens the summary segments may take before an event consolidates them."""
         return max(256, int(self.engine.plan.caps[Category.SUMMARY]))
 
+    def summary_words(self) -> int:
+        """Words the summarising call is asked for: up to 400, fewer where the summary's share is small
+        (about 0.7 words a token; an 8K window's share is ~300 tokens, and a longer answer would
+        outgrow it at once)."""
+        return max(50, min(400, self.summary_cap() * 7 // 10))
+
     def segment_text(self, summary: Summary) -> str:
         """What ``summary`` adds to the segments already in the block (the next segment)."""
         covered = set(self.summary.covers) if self.summary is not None else set()
