@@ -139,6 +139,12 @@ def to_markdown(result: BenchResult) -> str:
         "",
         *_table(rows, base),
     ]
+    blind = without_usage(result)
+    if blind:
+        out += ["", f"{len(blind)} session{'s' if len(blind) != 1 else ''} recorded no token usage "
+                f"({', '.join(blind[:5])}{', …' if len(blind) > 5 else ''}): what the client sent unrecorded on every "
+                "call (tool definitions, its own prompt) is unknown there and counted as 0 tokens for every strategy, "
+                "so every strategy's share of `full` looks lower than it is."]
     checks = aims(rows)
     if checks:
         out += ["", "Aims for `agent-tui`:", ""]
@@ -162,6 +168,12 @@ def to_markdown(result: BenchResult) -> str:
     return "\n".join(out) + "\n"
 
 
+def without_usage(result: BenchResult) -> list[str]:
+    """Ids of the sessions whose recording has no token usage: their unrecorded prefix could not be estimated
+    (``replay.calibrate``) and counts as 0 for every strategy (bench F14: it went unsaid)."""
+    return [s.id for s in result.sessions if not any(r is not None for r in s.recorded)]
+
+
 def to_json(result: BenchResult) -> dict[str, Any]:
     """The report as a JSON-friendly dict."""
     rows = overall(result)
@@ -169,7 +181,8 @@ def to_json(result: BenchResult) -> dict[str, Any]:
     for i, s in enumerate(result.sessions):
         per_session.append({
             "id": s.id, "source": s.source, "model": s.model, "path": s.path, "window": s.window,
-            "calls": s.calls, "prefix_tokens": s.prefix_tokens, "malformed": s.malformed,
+            "calls": s.calls, "prefix_tokens": s.prefix_tokens, "usage_recorded": bool(s.recorded and any(
+                r is not None for r in s.recorded)), "malformed": s.malformed,
             "strategies": {n: compute([result.runs[n][i]]).to_json() for n in result.strategies},
         })
     return {
@@ -180,6 +193,7 @@ def to_json(result: BenchResult) -> dict[str, Any]:
         "run_seconds": round(result.seconds, 2),
         "malformed": result.malformed,
         "skipped": list(result.skipped),
+        "without_usage": without_usage(result),
         "strategies": {n: m.to_json() for n, m in rows.items()},
         "aims": [{"aim": a, "met": ok, "measured": v} for a, ok, v in aims(rows)],
         "by_source": {src: {n: m.to_json() for n, m in srows.items()} for src, srows in by_source(result).items()},

@@ -88,3 +88,36 @@ def test_a_window_smaller_than_the_unrecorded_prefix_skips_the_session_with_why(
     assert result.skipped and all("no larger than what the client sent unrecorded" in s["reason"]
                                   for s in result.skipped)
     assert run_benchmark([FIXTURES / "claude-code"], ["full"]).sessions, "at its own window it is replayed"
+
+
+def _drop_usage(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _drop_usage(x) for k, x in v.items() if k != "usage"}
+    if isinstance(v, list):
+        return [_drop_usage(x) for x in v]
+    return v
+
+
+def test_a_session_with_no_recorded_usage_is_named_not_silently_counted_with_no_prefix(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Bench F14: without usage the unrecorded prefix (tool definitions, the client's prompt) cannot be
+    estimated and counts as 0 for every strategy; the report says so and names the session."""
+    src = FIXTURES / "mini-swe-agent" / "tiny.traj.json"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "tiny.traj.json").write_text(src.read_text())
+    blind = tmp_path / "blind"
+    blind.mkdir()
+    (blind / "tiny.traj.json").write_text(json.dumps(_drop_usage(json.loads(src.read_text()))))
+    assert main(["--traces", str(plain), "--json", "--jobs", "1"]) == 0
+    seen = json.loads(capsys.readouterr().out)
+    assert seen["without_usage"] == [] and seen["per_session"][0]["usage_recorded"] is True
+    assert seen["per_session"][0]["prefix_tokens"] > 0
+    assert main(["--traces", str(blind), "--json", "--jobs", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (session,) = data["per_session"]
+    assert session["usage_recorded"] is False and session["prefix_tokens"] == 0
+    assert data["without_usage"] == [session["id"]]
+    assert main(["--traces", str(blind), "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1 session recorded no token usage" in out and session["id"] in out
