@@ -354,8 +354,10 @@ LOOP_CLOSED = "[Tool loop interrupted here: no reply was given to these results.
 
 
 def close_open_loops(messages: list[dict[str, Any]]) -> int:
-    """Put :data:`LOOP_CLOSED` between tool results and a user message that follows them (engine notes and
-    system messages in between do not count); returns how many were put in."""
+    """Put :data:`LOOP_CLOSED` between tool results and a user message that follows them (engine notes, system
+    messages and empty replies in between do not count: an empty reply is left out of the request, and the
+    results would then run into the user's message, which Claude reads as the old loop going on); returns how
+    many were put in."""
     out: list[dict[str, Any]] = []
     after_results = False
     added = 0
@@ -366,7 +368,7 @@ def close_open_loops(messages: list[dict[str, Any]]) -> int:
             added += 1
         if role in ("tool", "function"):
             after_results = True
-        elif role == "assistant" or said_by_user(m):
+        elif (role == "assistant" and not is_empty_reply(m)) or said_by_user(m):
             after_results = False
         out.append(m)
     messages[:] = out

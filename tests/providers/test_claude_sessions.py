@@ -285,3 +285,29 @@ async def test_a_whitespace_reply_never_reaches_claude_as_a_placeholder(tmp_path
             texts = [b.get("text") for b in m["content"] if b.get("type") == "text"] if isinstance(m["content"], list) \
                 else [m["content"]]
             assert all(t and t.strip() for t in texts), m
+
+
+@pytest.mark.parametrize("empty", [Turn(thinking="Nothing to add."), Turn(thinking="Cut off here", finish="length")],
+                         ids=["thinking only", "cut by max_tokens"])
+async def test_after_an_empty_reply_to_tool_results_the_next_turn_is_taken(tmp_path: Path, empty: Turn) -> None:
+    """A tool step, then a reply with thinking and no text: the turn ends 'empty' and says "say 'continue' to
+    retry".  The empty reply is left out of Claude's requests, and the loop was taken for closed by it, so the
+    tool results ran into the user's next message: Claude read that as the old loop going on, whose thinking is
+    not sent any more (400 "Expected `thinking` ... but found `tool_use`")."""
+    root = make_repo(tmp_path / "p")
+    with FakeAnthropic() as fake:
+        fake.script(Turn(thinking="Read it.", calls=[("read_file", {"path": "README.md"})]), empty)
+        agent, ws = provider_agent(root, CLAUDE, fake.base_url, THINKING)
+        try:
+            await run_turn(agent, "read the readme")
+            fake.script(Turn(thinking="Ok.", text="It describes the project."))
+            events = await run_turn(agent, "continue")
+        finally:
+            ws.close()
+    assert fake.rejections == [], fake.rejections
+    assert events[-1].status == "done" and events[-1].text == "It describes the project."
+    last = fake.answered[-1].body["messages"]
+    first_user_after_results = next(m for m in last if m["role"] == "user" and isinstance(m["content"], list)
+                                    and any(b.get("type") == "tool_result" for b in m["content"]))
+    assert all(b.get("type") == "tool_result" for b in first_user_after_results["content"]), \
+        "the results share a turn with the user's next message"
