@@ -375,6 +375,24 @@ def close_open_loops(messages: list[dict[str, Any]]) -> int:
     return added
 
 
+def successive_users_joined(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with each run of user messages joined into one (deepseek-reasoner refuses "successive user
+    or assistant messages"): texts one after the other, a blank line between."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        prev = out[-1] if out else None
+        if prev is None or m.get("role") != "user" or prev.get("role") != "user":
+            out.append(m)
+            continue
+        a, b = prev.get("content"), m.get("content")
+        if isinstance(a, str) and isinstance(b, str):
+            out[-1] = {**prev, "content": f"{a}\n\n{b}"}
+        else:
+            parts = [p for c in (a, b) for p in (c if isinstance(c, list) else [{"type": "text", "text": str(c or "")}])]
+            out[-1] = {**prev, "content": parts}
+    return out
+
+
 def is_empty_reply(message: Mapping[str, Any]) -> bool:
     """An assistant message with neither text (whitespace is none: Claude refuses a blank text block, and
     litellm puts its "[System: Empty message content sanitised …]" line there) nor tool calls."""
@@ -483,6 +501,8 @@ def request_kwargs(config: LLMConfig, messages: Sequence[dict[str, Any]], tools:
         # as its own words
     if bound and reasoning:  # (last: the check compares the request as it goes, loops closed, empty replies out)
         attach_bound(msgs, kw.get("tools"), reasoning, reasoning_key)
+    if fam == "deepseek":  # (the assembler merges them; a summary's or memo's call appends its ask to a request
+        msgs[:] = successive_users_joined(msgs)  # that may end with the user's message)
     if fam == "openai" and system_as_user(model) and (provider_of(model) == "azure" or openai_itself(config.api_base)):
         # (only OpenAI's own API and Azure take the role: vLLM and other servers refuse it)
         msgs[:] = [{**m, "role": "developer"} if m.get("role") == "system" else m for m in msgs]

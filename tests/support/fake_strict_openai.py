@@ -6,6 +6,8 @@
   left without its tool message before the next message, a tool message answering no (open) call;
 * ``reasoning`` mode (o-series / GPT-5): ``temperature`` other than 1 and ``max_tokens``
   (must be ``max_completion_tokens``); usage reports ``reasoning_tokens``;
+* ``deepseek`` mode: two user or two assistant messages in a row (deepseek-reasoner's "does not support
+  successive user or assistant messages");
 * ``deepseek`` mode (thinking, DeepSeek's default): streams ``reasoning_content``; a request, with ``tools`` or
   without, must bring ``reasoning_content`` back on every assistant message of the history, earlier turns
   included ("must be fully passed back to the API in all subsequent requests — even for turns where the
@@ -74,6 +76,13 @@ class FakeStrictOpenAI(FakeDialect):
         msgs = body.get("messages") or []
         last_user = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
         thinking = self.mode == "deepseek" and (body.get("thinking") or {}).get("type") != "disabled"
+        if self.mode == "deepseek":
+            roles = [str(m.get("role")) for m in msgs]
+            for n in range(1, len(roles)):
+                if roles[n] == roles[n - 1] and roles[n] in ("user", "assistant"):
+                    raise Rejected(f"deepseek-reasoner does not support successive user or assistant messages "
+                                   f"(messages[{n - 1}] and messages[{n}] in your input). You should interleave the "
+                                   "user/assistant messages in the message sequence.")
         if thinking:  # with tools or without: a summary's or memo's call too
             for m in msgs:
                 if m.get("role") != "assistant":
