@@ -70,6 +70,9 @@ class BudgetUpdated(Event):
     """Provider tokens per engine-counted token for this model (learnt; scales the input budget)."""
     estimated_prompt_tokens: int = 0
     """What the provider is expected to report as prompt_tokens for this request (total x calibration)."""
+    compaction: str = ""
+    """Why the request was or was not compacted first (the cost model's latest answer: 'not worth it yet',
+    'near the window: an event would free too little yet', ...; "" before any)."""
 
     @classmethod
     def from_breakdown(cls, bd: dict[str, Any], step: int, turn: int) -> BudgetUpdated:

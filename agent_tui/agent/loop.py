@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,11 @@ from agent_tui.agent.loop_window import WindowLimits
 from agent_tui.agent.memo_writer import extractive_memo, repeats_instruction
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
-from agent_tui.agent.summariser_llm import summary_request_cached, unusable_summary
+from agent_tui.agent.summariser_llm import (
+    summary_call_room,
+    summary_request_cached,
+    unusable_summary,
+)
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
@@ -119,14 +123,18 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
 
     # helpers ------------------------------------------------------------------------
     async def _complete_text(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                             cache_breakpoints: Sequence[int] = ()) -> str:
+                             cache_breakpoints: Sequence[int] = (), max_tokens: int | None = None) -> str:
         """A plain model call (summaries, memos); ``tools``, ``cache_breakpoints`` and the turn's kept
         reasoning are sent to keep the cached prefix identical and marked (a DeepSeek step's
-        reasoning_content, not a placeholder), the answer is text."""
+        reasoning_content, not a placeholder), the answer is text.  ``max_tokens``: the answer's own limit,
+        when lower than the configured one."""
         from agent_tui.agent.llm import Completion, stream_completion
 
+        llm = self.llm
+        if max_tokens is not None and llm is not None and (not llm.max_output_tokens or max_tokens < llm.max_output_tokens):
+            llm = replace(llm, max_output_tokens=max_tokens)
         text = ""
-        async for e in stream_completion(self.llm, messages, tools, cache_breakpoints=cache_breakpoints,
+        async for e in stream_completion(llm, messages, tools, cache_breakpoints=cache_breakpoints,
                                          session_id=self.engine.session_id, reasoning=self._reasoning_map()):
             if isinstance(e, Completion):
                 text = e.text
@@ -214,12 +222,24 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                 asm = self.engine.assemble(self.runner.schemas(self.engine), auto_compact=False, status=False,
                                            log=False)
                 msgs = summary_request_cached(asm.messages, plan.summary_items, previous, focus,
-                                              max_words=comp.summary_words())
+                                              max_words=comp.summary_words(whole))
                 sent = self.engine.counter.count_messages(msgs)
-                text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints)
+                room = summary_call_room(self.engine.plan, sent + self.engine.head.tools_tokens,
+                                         self.llm.max_output_tokens)
+                if room is None:
+                    error = ("the summarising call would not fit the window (the request as it stands, the "
+                             "instruction and the summary); used the extractive summary")
+                    sent = 0
+                    text = ""
+                else:
+                    text = await self._complete_text(msgs, asm.tools or None, asm.cache_breakpoints, max_tokens=room)
                 junk = unusable_summary(text) if text else ""
+                size = self.engine.counter.count(text) if text else 0
                 if junk:
                     error = f"the model's summary was not used ({junk}); used the extractive summary"
+                elif text and size > comp.summary_cap():
+                    error = (f"the model's summary ({size:,} tokens) is larger than the summary's share of the window "
+                             f"({comp.summary_cap():,}); used the extractive summary, cut to the share")
                 elif text:
                     summary.text_override = text
                     name = "llm"
@@ -311,6 +331,8 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                     budget_event = ev.BudgetUpdated.from_breakdown(bd, step, eng.turn)
                     budget_event.calibration = round(self.calibration.factor, 4)
                     budget_event.estimated_prompt_tokens = self.calibration.estimate(bd["total"])
+                    decision = eng.compactor.decision
+                    budget_event.compaction = decision.reason if decision is not None else ""
                     yield budget_event
                     for e in self._thresholds(bd):
                         yield e

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agent_tui.agent.prompts import load_prompt, render_prompt
+from agent_tui.core.budget import BudgetPlan
 from agent_tui.core.items import ContextItem
 
 MAX_ITEM_CHARS = 4000
@@ -48,6 +49,25 @@ def summary_request(items: Sequence[ContextItem], previous: str, max_words: int)
     system = render_prompt("summary", max_words=max_words, merge_rule=load_prompt("summary_rule_whole").strip())
     body = f"Previous summary:\n{previous or '(none)'}\n\nNew conversation to fold in:\n{render_items(items)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+#: The most a summarising call may write: a summary is asked for at most 400 words (about 550 tokens).
+SUMMARY_MAX_TOKENS = 2048
+#: Below this much room for its answer, a summarising call is not made (the extractive summary is used).
+SUMMARY_MIN_TOKENS = 256
+
+
+def summary_call_room(plan: BudgetPlan, sent: int, configured: int | None) -> int | None:
+    """The output limit of a summarising call whose messages count ``sent`` tokens: ``SUMMARY_MAX_TOKENS`` (the
+    configured limit when lower), less what the window cannot hold beside the request; None when not even
+    ``SUMMARY_MIN_TOKENS`` fit.  The call resends the request as it stands plus the instruction, and in a small
+    window a request may stand well past ``compact_at``: with the whole output reserve as its limit it went past
+    the window, and a server that enforces its context (vLLM, llama.cpp) refused it."""
+    want = min(SUMMARY_MAX_TOKENS, configured) if configured else SUMMARY_MAX_TOKENS
+    free = plan.window - plan.margin - int(sent * (plan.calibration or 1.0))
+    if free < SUMMARY_MIN_TOKENS:
+        return None
+    return min(want, free)
 
 
 def summary_request_cached(request: Sequence[dict[str, Any]], leaving: Sequence[ContextItem], previous: str | None,

@@ -72,11 +72,18 @@ class Compactor:
         """Tokens the summary segments may take before an event consolidates them."""
         return max(256, int(self.engine.plan.caps[Category.SUMMARY]))
 
-    def summary_words(self) -> int:
-        """Words the summarising call is asked for: up to 400, fewer where the summary's share is small
-        (about 0.7 words a token; an 8K window's share is ~300 tokens, and a longer answer would
-        outgrow it at once)."""
-        return max(50, min(400, self.summary_cap() * 7 // 10))
+    def summary_target(self) -> int:
+        """Tokens a consolidated summary is cut to: 60 % of the share, so that the segments of a few
+        events fit beside it before the next consolidation (cut to the whole share, every event after
+        the first consolidation was one again)."""
+        return max(128, self.summary_cap() * 6 // 10)
+
+    def summary_words(self, whole: bool) -> int:
+        """Words the summarising call is asked for (about 0.7 words a token): a whole summary, what
+        ``summary_target`` holds; a segment, what the share has left beside it.  Up to 400 either way: fewer
+        only where the share is small (an 8K window's is ~300 tokens)."""
+        tokens = self.summary_target() if whole else self.summary_cap() - self.summary_target()
+        return max(50, min(400, tokens * 7 // 10))
 
     def segment_text(self, summary: Summary) -> str:
         """What ``summary`` adds to the segments already in the block (the next segment)."""
@@ -131,7 +138,7 @@ class Compactor:
         segments = sum(it.tokens for it in self.segments)
         new = max(100, plan.tokens // 20)
         whole = self.consolidates(new)
-        summary = min(2000, self.summary_cap(), segments + new) if whole else new  # what the summarising call writes
+        summary = min(2000, self.summary_target(), segments + new) if whole else new  # what the summarising call writes
         current = {it.id: it for it in (e.window.file_item(af) for af in e.files.files.values())}
         current.update((it.id, it) for it in e.window.heads.current())
         files = sum(it.tokens for it in current.values())
@@ -164,7 +171,7 @@ class Compactor:
             whole = self.consolidates(e.counter.count(override or part))
         if override:
             override = with_user_words(override, summary, None if whole else {it.id for it in items})
-        text = (override or (summary.render(self.summary_cap(), e.counter.count) if whole else part)).strip()
+        text = (override or (summary.render(self.summary_target(), e.counter.count) if whole else part)).strip()
         empty = not text
         text = text or "(nothing worth keeping was found in the evicted rounds)"
         item = e._new_item("sum", Category.SUMMARY, text, scope=Scope.SESSION, priority=Priority.HIGH,

@@ -117,8 +117,8 @@ def decide(costs: CacheCosts, *, request: int, floor: int, head: int, growth: fl
     block), read from the cache rather than rewritten.
 
     Past ``hard_limit`` an event runs at once, except within ``MIN_EVENT_GAP`` steps of the last one: then
-    it must free ``WINDOW_EVENT_SHARE`` of ``budget`` (the most a request may hold), until the request is
-    halfway from the limit to ``budget``, where any excess goes.  In a small window the floor (task,
+    it must free ``WINDOW_EVENT_SHARE`` of ``budget`` (the most a request may hold), or ``min_excess`` once
+    the request is halfway from the limit to ``budget``; any excess goes only past ``budget``.  In a small window the floor (task,
     block, latest step) can sit just under the limit; an event for the few hundred tokens above it
     bought one step and was due again at the next (a summarising call every two or three steps of an
     8K window)."""
@@ -127,10 +127,12 @@ def decide(costs: CacheCosts, *, request: int, floor: int, head: int, growth: fl
     g = max(growth, 1.0)
     threshold = int(math.sqrt(2.0 * cost * g / max(costs.hold, 1e-3)))
     threshold = max(threshold, min_excess)
+    over = budget is None or request >= budget
     urgent = budget is None or request >= hard_limit + (budget - hard_limit) // 2
     worth = max(min_excess, int(budget * WINDOW_EVENT_SHARE)) if budget else min_excess
     recent = since_event is not None and since_event < MIN_EVENT_GAP
-    if request >= hard_limit and excess > 0 and (urgent or excess >= worth or not recent):
+    enough = over or excess >= (min_excess if urgent else worth)
+    if request >= hard_limit and excess > 0 and (enough or not recent):
         return Decision(True, "window limit", excess, threshold, cost)
     if excess >= threshold and (since_event is None or since_event >= MIN_EVENT_GAP):
         return Decision(True, "cost model", excess, threshold, cost)

@@ -69,8 +69,11 @@ def test_right_after_an_event_the_window_limit_waits_until_an_event_frees_a_quar
     small = decide(costs, request=4_700, floor=4_300, **kw)  # type: ignore[arg-type]
     assert not small.compact and "near the window" in small.reason
     assert decide(costs, request=4_700, floor=3_100, **kw).compact  # type: ignore[arg-type]  # frees 1,600 >= 1,500
-    urgent = decide(costs, request=5_300, floor=5_000, **kw)  # type: ignore[arg-type]  # past halfway to the budget
+    # past halfway to the budget: an event that frees min_excess; past the budget itself, any
+    assert not decide(costs, request=5_300, floor=5_000, **kw).compact  # type: ignore[arg-type]
+    urgent = decide(costs, request=5_300, floor=4_700, **kw)  # type: ignore[arg-type]
     assert urgent.compact and urgent.reason == "window limit"
+    assert decide(costs, request=6_100, floor=6_000, **kw).compact  # type: ignore[arg-type]
     assert decide(costs, request=4_700, floor=4_300, **{**kw, "budget": None}).compact  # type: ignore[arg-type]
     # the first crossing of the limit (the user's compact_at) compacts, as it did; so does one 4 steps on
     assert decide(costs, request=4_700, floor=4_300, **{**kw, "since_event": None}).compact  # type: ignore[arg-type]

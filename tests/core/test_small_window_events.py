@@ -19,14 +19,20 @@ from tests.core.core_helpers import call, filler, request_text
 TASK = "TASK: make the parser keep dropped elements; run the tests after every change. "
 
 
-def small_window_session(window: int, steps: int) -> tuple[ContextEngine, list[int], list[int]]:
+TOOLS = [{"type": "function", "function": {"name": f"tool_{k}", "description": filler(f"tool{k}", 140),
+                                           "parameters": {"type": "object", "properties": {}}}} for k in range(12)]
+"""Tool definitions of about 1,900 tokens, as agent-tui's own (they ride in every request's head)."""
+
+
+def small_window_session(window: int, steps: int, task_words: int = 1900,
+                         tools: list[dict[str, object]] | None = None) -> tuple[ContextEngine, list[int], list[int]]:
     """A task of about a third of an 8K budget, two edited files, then ``steps`` steps of short outputs
     with a thought each; returns the engine, the steps that compacted and every request's size."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         eng = ContextEngine(Settings.default(window=window), workspace=root)
         eng.pin_rule("RULE: never push to main")
-        eng.add_user(TASK + filler("task", 1900))
+        eng.add_user(TASK + filler("task", task_words))
         for j in range(2):
             rel = f"src/mod{j}.py"
             (root / "src").mkdir(exist_ok=True)
@@ -42,7 +48,7 @@ def small_window_session(window: int, steps: int) -> tuple[ContextEngine, list[i
             eng.add_tool_result(c["id"], "run_command", f"ValueError: case {k} still drops element {k}\n"
                                 f"tests/test_case{k}.py:{k + 10}: AssertionError\n{k} passed, 1 failed\n"
                                 + filler(f"out{k}", 80), scope="session")
-            asm = eng.assemble()
+            asm = eng.assemble(tools)
             text = request_text(asm.messages)
             assert "RULE: never push to main" in text and TASK.strip() in text
             sizes.append(asm.breakdown.total)
@@ -84,3 +90,13 @@ def test_a_summary_cut_to_its_share_drops_the_oldest_entries_of_the_fullest_sect
     assert "decided to rename old3" in cut  # a short section keeps its newest
     only_users = summary.render(5, count)
     assert all(f"never touch vendor/{k}" in only_users for k in range(3))  # over the limit, but kept
+
+
+def test_a_large_task_and_the_tool_definitions_do_not_make_every_step_an_event() -> None:
+    """The tools (~2.2K tokens) and a task of ~2K tokens put the floor of an 8K window past the point halfway
+    from compact_at to the budget: every step counted as urgent and compacted, freeing a few hundred tokens
+    (59 events in 60 steps, the request no smaller after most of them)."""
+    eng, events, _ = small_window_session(8192, 60, task_words=1500, tools=TOOLS)
+    assert eng.head.tools_tokens > 1500
+    assert events and len(events) <= 60 // 2, f"{len(events)} events in 60 steps: {events}"
+    assert all(b - a >= 2 for a, b in zip(events, events[1:], strict=False)), events
