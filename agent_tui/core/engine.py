@@ -36,7 +36,7 @@ from agent_tui.core.estimate import request_estimate
 from agent_tui.core.file_window import FileWindow
 from agent_tui.core.head import DEFAULT_SYSTEM, Head
 from agent_tui.core.history_index import HistoryIndex
-from agent_tui.core.instructions import Instructions
+from agent_tui.core.instructions import Instructions, config_rules
 from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope
 from agent_tui.core.locked import locked
@@ -125,6 +125,7 @@ class ContextEngine:
         """The user's pin / unpin / evict / restore (core/item_actions)."""
         self.instructions = Instructions(workspace) if workspace is not None else None
         """AGENTS.md / CLAUDE.md files as pinned rule items (core/instructions)."""
+        config_rules(self)
         if self.instructions is not None:
             self.instructions.refresh(self)  # loaded now, so their warnings are known before the first step
 
@@ -364,6 +365,7 @@ class ContextEngine:
         changed on disk and release idle read-only files.  Nothing already sent changes here
         (aging happens only inside an event).  Idempotent."""
         self.sync_from_store()
+        config_rules(self)  # (a resumed session's items came from the store, where this one is not kept)
         if self.instructions is not None:
             self.instructions.refresh(self)
         self.files.refresh()
