@@ -59,6 +59,8 @@ __all__ = ["DEFAULT_SYSTEM", "ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
 GLOBAL_SESSION = "global"
 """Session id under which workspace-wide pins (project rules) are stored."""
+CROWDED_HEAD = 0.4
+"""Share of the input budget past which the head (system prompt, rules, tools) leaves the task too little room."""
 
 
 @locked
@@ -109,6 +111,7 @@ class ContextEngine:
         block is rebuilt (a compaction event, a resume), so the request only ever grows at its end (core/tail)."""
         self.log_requests = log_requests
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
+        self._head_warned = False
         self.reasoning_cost: Callable[[ContextItem], int] | None = None
         """Tokens of provider reasoning the next request sends back with an assistant message (set by
         the agent, which knows the provider: DeepSeek's thinking mode resends every turn's, Claude its
@@ -475,6 +478,7 @@ class ContextEngine:
             return asm  # a preview (memo writer, CLI): not a request, so not the latest one
         if not self.compactor.event_size:
             self.compactor.event_size = asm.breakdown.total
+        self._warn_small_window(asm.breakdown)
         self.step += 1
         self.last = asm
         if asm.tail_on is not None:
@@ -485,6 +489,19 @@ class ContextEngine:
                 [t.__dict__ for t in asm.trace], {"messages": asm.messages, "tools": asm.tools},
             )
         return asm
+
+    def _warn_small_window(self, bd: Breakdown) -> None:
+        """Once a session: the head (system prompt, rules, tool definitions) takes ``CROWDED_HEAD`` of what a request
+        may hold, so what is left for the task and its steps makes a compaction due at almost every step."""
+        head = sum(bd.categories.get(str(c), 0) for c in (Category.SYSTEM, Category.RULES, Category.TOOLS))
+        if self._head_warned or not bd.input_budget or head < CROWDED_HEAD * bd.input_budget:
+            return
+        self._head_warned = True
+        self.warnings.append(
+            f"the window ({bd.window:,} tokens) is small for this setup: the system prompt, rules and tool definitions "
+            f"take {head:,} tokens, {100 * head / bd.input_budget:.0f} % of what a request may hold, so most steps will "
+            "compact; a larger window (--window, or the model's), or fewer tools (`agent-tui mcp`, [tools]), leaves "
+            "the task room")
 
     def breakdown(self) -> Breakdown:
         """The breakdown of the latest assembly (assembling once if there is none)."""

@@ -100,3 +100,16 @@ def test_a_large_task_and_the_tool_definitions_do_not_make_every_step_an_event()
     assert eng.head.tools_tokens > 1500
     assert events and len(events) <= 60 // 2, f"{len(events)} events in 60 steps: {events}"
     assert all(b - a >= 2 for a, b in zip(events, events[1:], strict=False)), events
+
+
+def test_a_window_the_tools_crowd_is_warned_about_once_and_a_roomy_one_not() -> None:
+    """At --window 4000 the tool definitions took 62 % of what a request may hold and nothing said so."""
+    for window, warned in ((4096, True), (32_768, False)):
+        eng = ContextEngine(Settings.default(window=window))
+        eng.add_user("TASK: fix the parser")
+        for _ in range(3):
+            eng.assemble(TOOLS)
+        said = [w for w in eng.warnings if "small for this setup" in w]
+        assert len(said) == (1 if warned else 0), (window, eng.warnings)
+        if warned:
+            assert "tool definitions" in said[0] and "%" in said[0]
