@@ -270,6 +270,8 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
         ):
             if pct >= at and level not in self._announced:
                 self._announced.add(level)
+                if level == "fresh":
+                    self._announced.add("compact")  # (past both: "past the compaction point" after it read backwards)
                 out.append(ev.ThresholdCrossed(level, bd["used_pct"], msg.format(p=bd["used_pct"])))
                 break
             if pct < at * 0.9:
