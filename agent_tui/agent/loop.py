@@ -190,9 +190,10 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits):
                     text = ""
             except Exception:  # the extractive memo below never fails
                 text = ""
+        by_model = bool(text)
         if not text:
             text = extractive_memo(self.engine)
-        item = self.engine.save_memo(text, kind=kind)
+        item = self.engine.save_memo(text, kind=kind, by_model=by_model)
         return ev.MemoSaved(item.id, kind, text)
 
     async def compact(self, force: bool = False, focus: str = "", summarise: bool = True) -> list[ev.Event]:

@@ -335,13 +335,14 @@ class ContextEngine:
         self.answered = True
 
     # memos and recall -----------------------------------------------------------------
-    def save_memo(self, text: str, kind: str = "manual", show_now: bool | None = None) -> ContextItem:
+    def save_memo(self, text: str, kind: str = "manual", show_now: bool | None = None,
+                  by_model: bool = False) -> ContextItem:
         """The task's rolling memo, updated in place within a task (core/memos).  ``show_now``
         rebuilds the compaction block so the next request carries it (one cache break, like a pin):
         by default for a memo the user asks for, or before the first request; an automatic memo, or
         one the model wrote with save_memo (its call's arguments are in the history already), waits
         for the next compaction event."""
-        item = save_rolling_memo(self, text, kind)
+        item = save_rolling_memo(self, text, kind, by_model)
         if show_now is None:
             show_now = self.last is None or kind not in ("auto", "pre-compaction")
         if show_now:

@@ -17,8 +17,9 @@ from typing import Any
 from agent_tui.core.items import Category, ContextItem, Scope, State
 
 EXTRACTED = frozenset({"pre-compaction"})
-"""Memo kinds copied from the turn's lines (no model): they never replace a memo written for the task (a tester
-saw the model's precise memo demoted to "replaced" four steps later, and the copy seed the next session)."""
+"""Memo kinds copied from the turn's lines (no model): they never replace a memo written for the task, by the
+model or the user (a tester saw the model's precise memo demoted to "replaced" four steps later, and the copy seed
+the next session; another saw `/compact` after a finished task replace the model's end-of-task memo)."""
 
 
 def memo_text(kind: str, turn: int, text: str) -> str:
@@ -38,24 +39,27 @@ def _same_task(memo: ContextItem, task: str | None, turn: int) -> bool:
     return bool(memo.provenance.get("task_turn") == turn)
 
 
-def save_rolling_memo(engine: Any, text: str, kind: str) -> ContextItem:
-    """Write the task's memo: update this task's memo in place, or start it (superseding older ones)."""
+def save_rolling_memo(engine: Any, text: str, kind: str, by_model: bool = False) -> ContextItem:
+    """Write the task's memo: update this task's memo in place, or start it (superseding older ones).
+    ``by_model``: the model wrote the text (an automatic memo at a task's end), which a copy never replaces."""
     current = window_memos(engine)
     seed = kind.startswith("seed")
     task = getattr(engine, "task_item", None)
     mine = None if seed else next((it for it in current if _same_task(it, task, engine.turn)
                                    and not str(it.provenance.get("kind", "")).startswith("seed")), None)
-    if mine is not None and kind in EXTRACTED and mine.provenance.get("kind") == "manual":
+    if mine is not None and kind in EXTRACTED and (mine.provenance.get("kind") == "manual"
+                                                   or mine.provenance.get("by_model")):
         return mine  # (the model's or the user's own memo says more than a copy of the turn's lines)
     if mine is not None:
         content = engine.redact(memo_text(kind, engine.turn, text))
         mine.content, mine.tokens = content, engine.counter.count(content)
-        mine.provenance.update(kind=kind, version=int(mine.provenance.get("version") or 1) + 1)
+        mine.provenance.update(kind=kind, version=int(mine.provenance.get("version") or 1) + 1, by_model=by_model)
         engine._save(mine)
         item = mine
     else:
         item = engine._new_item("memo", Category.MEMORY, memo_text(kind, engine.turn, text), scope=Scope.SESSION,
-                                provenance={"kind": kind, "task_turn": engine.turn, "task": task, "version": 1})
+                                provenance={"kind": kind, "task_turn": engine.turn, "task": task, "version": 1,
+                                            "by_model": by_model})
         with engine._store_batch():
             engine._add(item)
             for old in current:

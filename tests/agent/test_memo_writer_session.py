@@ -83,3 +83,30 @@ def test_a_copied_memo_at_an_event_leaves_the_memo_written_for_the_task() -> Non
     eng.add_user("now the variance flag")  # (after an answer: a new task)
     fresh = eng.save_memo(extractive_memo(eng), kind="pre-compaction")
     assert fresh is not written, "a new task's copy starts its own memo"
+
+
+async def test_compact_after_a_finished_task_leaves_the_models_end_of_task_memo(tmp_path, fake_llm) -> None:  # type: ignore[no-untyped-def]
+    """A tester: `/compact` after a finished turn replaced the model's end-of-task memo ("Done: counter edits…")
+    with the extractive pre-compaction copy of the turn's lines."""
+    from agent_tui.agent import events as ev
+    from tests.agent.helpers import make_agent, make_repo
+    from tests.support.fake_openai import Reply
+
+    root = make_repo(tmp_path / "proj")
+    fake_llm.default_reply = lambda req: Reply.text(
+        "Done: the restock bug is fixed in inventory/stock.py; next: the audit log." if "progress memo" in
+        str(req["messages"][-1].get("content", "")).lower() else "Fixed it.")
+    agent, ws = make_agent(root, fake_llm.base_url)
+    try:
+        for n in range(3):
+            agent.engine.add_user(f"fix the restock bug in inventory/stock.py, part {n} " + "w " * 200)
+            agent.engine.add_assistant(f"Fixed part {n}. " + "v " * 200)
+        saved = await agent.write_memo("auto")
+        assert "next: the audit log" in saved.text
+        events = await agent.compact(force=True)
+        assert any(isinstance(e, ev.Compacted) for e in events), events
+        memo = agent.engine.items[saved.memo_id]
+    finally:
+        ws.close()
+    assert "next: the audit log" in memo.content, memo.content
+    assert memo.provenance.get("kind") == "auto"
