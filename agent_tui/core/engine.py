@@ -59,8 +59,11 @@ __all__ = ["DEFAULT_SYSTEM", "ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
 GLOBAL_SESSION = "global"
 """Session id under which workspace-wide pins (project rules) are stored."""
-CROWDED_HEAD = 0.4
+CROWDED_HEAD = 0.5
 """Share of the input budget past which the head (system prompt, rules, tools) leaves the task too little room."""
+CHOSEN_WINDOW_PROVIDERS = ("agent-tui-demo/",)
+"""Models whose small window agent-tui chose itself (the offline demo's, to show a compaction): not warned about
+(``agent.demo.DEMO_PROVIDER``, not imported: the core knows no agent; a test keeps them equal)."""
 
 
 @locked
@@ -495,7 +498,8 @@ class ContextEngine:
         """Once a session: the head (system prompt, rules, tool definitions) takes ``CROWDED_HEAD`` of what a request
         may hold, so what is left for the task and its steps makes a compaction due at almost every step."""
         head = sum(bd.categories.get(str(c), 0) for c in (Category.SYSTEM, Category.RULES, Category.TOOLS))
-        if self._head_warned or not bd.input_budget or head < CROWDED_HEAD * bd.input_budget:
+        if self._head_warned or not bd.input_budget or head < CROWDED_HEAD * bd.input_budget \
+                or (self.settings.model or "").startswith(CHOSEN_WINDOW_PROVIDERS):
             return
         self._head_warned = True
         self.warnings.append(

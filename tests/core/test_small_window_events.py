@@ -113,3 +113,16 @@ def test_a_window_the_tools_crowd_is_warned_about_once_and_a_roomy_one_not() -> 
         assert len(said) == (1 if warned else 0), (window, eng.warnings)
         if warned:
             assert "tool definitions" in said[0] and "%" in said[0]
+
+
+def test_the_demos_own_small_window_is_not_warned_about() -> None:
+    from dataclasses import replace
+
+    from agent_tui.agent.demo import DEMO_MODEL, DEMO_PROVIDER
+    from agent_tui.core.engine import CHOSEN_WINDOW_PROVIDERS
+
+    assert f"{DEMO_PROVIDER}/" in CHOSEN_WINDOW_PROVIDERS
+    eng = ContextEngine(replace(Settings.default(window=4096), model=DEMO_MODEL))
+    eng.add_user("TASK: fix the parser")
+    eng.assemble(TOOLS)
+    assert not [w for w in eng.warnings if "small for this setup" in w]

@@ -63,7 +63,8 @@ async def test_compact_now_keeps_the_gauge_right(demo_workspace: Path, recorder:
         assert done.summary_id is not None and done.evicted > 0
         assert engine.summary_item is not None and engine.summary_item.id == done.summary_id
         assert sum(1 for i in engine.items.values() if i.summarised_into == done.summary_id) == done.evicted
-        assert recorder.events(ev.MemoSaved)[-1].kind == "pre-compaction"
+        # the model's end-of-task memo stays: the compaction's copy of the turn's lines does not replace it
+        assert [m.kind for m in recorder.events(ev.MemoSaved)][-1:] == ["auto"]
         await wait_for(pilot, lambda: not app.main.status.busy and app.main.status.state == "ready", "idle")
         after = await gauge_agrees(pilot)
         assert after["categories"]["summary"] > 0
