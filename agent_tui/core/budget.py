@@ -137,3 +137,22 @@ def make_plan(settings: Settings, calibration: float = 1.0) -> BudgetPlan:
         warning=win.warning,
         calibration=calibration,
     )
+
+
+CROWDED_HEAD = 0.5
+"""Share of the input budget past which the head (system prompt, rules, tools) leaves the task too little room."""
+CHOSEN_WINDOW_PROVIDERS = ("agent-tui-demo/",)
+"""Models whose small window agent-tui chose itself (the offline demo's, to show a compaction): not warned about
+(``agent.demo.DEMO_PROVIDER``, not imported: the core knows no agent; a test keeps them equal)."""
+
+
+def crowded_head(model: str | None, window: int, input_budget: int, head: int) -> str | None:
+    """The warning for a window whose head (system prompt, rules, tool definitions: ``head`` tokens) takes
+    ``CROWDED_HEAD`` of what a request may hold, so what is left makes a compaction due at almost every step;
+    None when it does not (or the window is the demo's own)."""
+    if not input_budget or head < CROWDED_HEAD * input_budget or (model or "").startswith(CHOSEN_WINDOW_PROVIDERS):
+        return None
+    return (f"the window ({window:,} tokens) is small for this setup: the system prompt, rules and tool definitions "
+            f"take {head:,} tokens, {100 * head / input_budget:.0f} % of what a request may hold, so most steps will "
+            "compact; a larger window (--window, or the model's), or fewer tools (`agent-tui mcp`, [tools]), leaves "
+            "the task room")

@@ -26,7 +26,7 @@ from typing import Any
 from agent_tui.core.activefiles import ActiveFiles
 from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
 from agent_tui.core.block import CompactionBlock
-from agent_tui.core.budget import BudgetPlan, make_plan
+from agent_tui.core.budget import BudgetPlan, crowded_head, make_plan
 from agent_tui.core.compaction import CompactionResult
 from agent_tui.core.compactor import Compactor
 from agent_tui.core.config import Settings
@@ -41,7 +41,7 @@ from agent_tui.core.item_actions import EngineError, ItemActions
 from agent_tui.core.items import Category, ContextItem, IdAllocator, Priority, Scope
 from agent_tui.core.locked import locked
 from agent_tui.core.memory import EvictionPlan
-from agent_tui.core.memos import drop_memos_in_window, save_rolling_memo
+from agent_tui.core.memos import add_recalled, save_rolling_memo
 from agent_tui.core.redact import default_redactor, register_secret
 from agent_tui.core.released_heads import PREFIX as HEAD_PREFIX
 from agent_tui.core.results import MemoryResultStore, ResultStore, SessionResults
@@ -59,11 +59,6 @@ __all__ = ["DEFAULT_SYSTEM", "ContextEngine", "EngineError", "GLOBAL_SESSION"]
 
 GLOBAL_SESSION = "global"
 """Session id under which workspace-wide pins (project rules) are stored."""
-CROWDED_HEAD = 0.5
-"""Share of the input budget past which the head (system prompt, rules, tools) leaves the task too little room."""
-CHOSEN_WINDOW_PROVIDERS = ("agent-tui-demo/",)
-"""Models whose small window agent-tui chose itself (the offline demo's, to show a compaction): not warned about
-(``agent.demo.DEMO_PROVIDER``, not imported: the core knows no agent; a test keeps them equal)."""
 
 
 @locked
@@ -356,15 +351,7 @@ class ContextEngine:
         """Recalled memories for this turn, labelled for reference: a note appended to the history
         (after the user's message), evicted by the next event like any other (never a memo the
         request already carries)."""
-        hits = drop_memos_in_window(self, hits)
-        out = []
-        for h in hits:
-            text = f"- (for reference, {h.get('kind')} {h.get('id')}) {h.get('content', '')}"
-            item = self._new_item("rc", Category.MEMORY, text, role="user", scope=Scope.TURN, priority=Priority.LOW,
-                                  provenance={"recall": h.get("kind"), "ref": h.get("id"), "score": h.get("score"),
-                                              "note": "recall"})
-            out.append(self._add(item))
-        return out
+        return add_recalled(self, hits)
 
     # compaction ---------------------------------------------------------------------------
     def prepare_step(self) -> None:
@@ -495,18 +482,11 @@ class ContextEngine:
         return asm
 
     def _warn_small_window(self, bd: Breakdown) -> None:
-        """Once a session: the head (system prompt, rules, tool definitions) takes ``CROWDED_HEAD`` of what a request
-        may hold, so what is left for the task and its steps makes a compaction due at almost every step."""
+        """Once a session: a window the head crowds (``budget.crowded_head``)."""
         head = sum(bd.categories.get(str(c), 0) for c in (Category.SYSTEM, Category.RULES, Category.TOOLS))
-        if self._head_warned or not bd.input_budget or head < CROWDED_HEAD * bd.input_budget \
-                or (self.settings.model or "").startswith(CHOSEN_WINDOW_PROVIDERS):
-            return
-        self._head_warned = True
-        self.warnings.append(
-            f"the window ({bd.window:,} tokens) is small for this setup: the system prompt, rules and tool definitions "
-            f"take {head:,} tokens, {100 * head / bd.input_budget:.0f} % of what a request may hold, so most steps will "
-            "compact; a larger window (--window, or the model's), or fewer tools (`agent-tui mcp`, [tools]), leaves "
-            "the task room")
+        if not self._head_warned and (said := crowded_head(self.settings.model, bd.window, bd.input_budget, head)):
+            self._head_warned = True
+            self.warnings.append(said)
 
     def breakdown(self) -> Breakdown:
         """The breakdown of the latest assembly (assembling once if there is none)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_tui.core.items import Category, ContextItem, Scope, State
+from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 
 EXTRACTED = frozenset({"pre-compaction"})
 """Memo kinds copied from the turn's lines (no model): they never replace a memo written for the task, by the
@@ -88,4 +88,16 @@ def drop_memos_in_window(engine: Any, hits: Sequence[dict[str, Any]]) -> list[di
             continue
         seen.add(body)
         out.append(dict(h))
+    return out
+
+
+def add_recalled(engine: Any, hits: Sequence[dict[str, Any]]) -> list[ContextItem]:
+    """Recalled memories as notes appended to the history (never a memo the request already carries)."""
+    out = []
+    for h in drop_memos_in_window(engine, hits):
+        text = f"- (for reference, {h.get('kind')} {h.get('id')}) {h.get('content', '')}"
+        item = engine._new_item("rc", Category.MEMORY, text, role="user", scope=Scope.TURN, priority=Priority.LOW,
+                                provenance={"recall": h.get("kind"), "ref": h.get("id"), "score": h.get("score"),
+                                            "note": "recall"})
+        out.append(engine._add(item))
     return out

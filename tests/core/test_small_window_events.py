@@ -119,7 +119,7 @@ def test_the_demos_own_small_window_is_not_warned_about() -> None:
     from dataclasses import replace
 
     from agent_tui.agent.demo import DEMO_MODEL, DEMO_PROVIDER
-    from agent_tui.core.engine import CHOSEN_WINDOW_PROVIDERS
+    from agent_tui.core.budget import CHOSEN_WINDOW_PROVIDERS
 
     assert f"{DEMO_PROVIDER}/" in CHOSEN_WINDOW_PROVIDERS
     eng = ContextEngine(replace(Settings.default(window=4096), model=DEMO_MODEL))

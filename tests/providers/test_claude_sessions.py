@@ -108,7 +108,8 @@ async def test_claude_thinking_turn_after_a_tool_call_cancelled_by_the_user(tmp_
 
 
 def test_loop_closed_only_before_the_user_and_only_for_claude() -> None:
-    from agent_tui.agent.llm_provider import LOOP_CLOSED, request_kwargs
+    from agent_tui.agent.llm_provider import request_kwargs
+    from agent_tui.agent.llm_turns import LOOP_CLOSED
     from agent_tui.agent.llm_types import LLMConfig
 
     call = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
