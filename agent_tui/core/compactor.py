@@ -93,7 +93,7 @@ class Compactor:
     def consolidates(self, new_tokens: int) -> bool:
         """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one, within the
         summary's share (segments the user pinned ride in the head and stay as they are).  A first
-        segment over the share is one too: it is cut to the share like any consolidation."""
+        segment over the share is one too: it is cut to ``summary_target`` like any consolidation."""
         live = [it for it in self.segments if it.state == State.IN and not it.pinned]
         return sum(it.tokens for it in live) + new_tokens > self.summary_cap()
 

@@ -435,9 +435,9 @@ def load_config(workspace: Path | None = None, *, user_file: Path | None = None,
                          problems=tuple(problems), foreign_store=str(store_file(root, full_store)) if adoptable else "",
                          adopted_fingerprint=(fingerprint(rest) if rest else "") if adoptable else "")
     merged = merge_tables(user if granted else without_servers(user, own_asks), split.full if granted else split.tight)
-    both = [r for part in (user.get("rules"), wdata.get("rules")) if isinstance(part, list) for r in part]
-    if isinstance(user.get("rules"), list) and isinstance(wdata.get("rules"), list):
-        merged["rules"] = list(dict.fromkeys(both))  # the user's rules for every project, then the project's own
+    mine, theirs = user.get("rules"), wdata.get("rules")
+    if isinstance(mine, list) and isinstance(theirs, list):  # the user's rules for every project, then the project's
+        merged["rules"] = list(dict.fromkeys([*mine, *theirs]))
     where = f"{up} + {wp}" if wdata else str(up)
     return LoadedConfig(settings_from_dict(merged, where), report)
 

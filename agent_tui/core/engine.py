@@ -359,7 +359,7 @@ class ContextEngine:
         changed on disk and release idle read-only files.  Nothing already sent changes here
         (aging happens only inside an event).  Idempotent."""
         self.sync_from_store()
-        config_rules(self)  # (a resumed session's items came from the store, where this one is not kept)
+        config_rules(self)
         if self.instructions is not None:
             self.instructions.refresh(self)
         self.files.refresh()

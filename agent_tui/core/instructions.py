@@ -101,33 +101,23 @@ CONFIG_RULES_ID = PREFIX + "config rules"
 """The item of the config's ``rules``."""
 
 
-def config_rules(engine: Any) -> bool:
+def config_rules(engine: Any) -> None:
     """Keep the config's ``rules`` (the user's file, and a workspace's: a key it may always set, like its
-    AGENTS.md) as one pinned rule item, in every request and visible as every rule is; True if it changed.
-    The key was read and documented, and then never sent."""
+    AGENTS.md) as one pinned rule item, in every request and visible as every rule is.  The key was read and
+    documented, and then never sent.  Called before each step: a resumed session's items come from the store,
+    where this one is not kept (the engine's settings, and so the text, do not change in a session)."""
+    if CONFIG_RULES_ID in engine.items:
+        return
     rules = [" ".join(r.split()) for r in engine.settings.rules if r.strip()]
-    item = engine.items.get(CONFIG_RULES_ID)
     if not rules:
-        if item is None:
-            return False
-        del engine.items[CONFIG_RULES_ID]
-        engine.order.remove(CONFIG_RULES_ID)
-        engine.history.reset()
-        engine.history.version += 1
-        return True
+        return
     content = clean_text(engine.redact("From your config's `rules` (every request):\n" + "\n".join(f"- {r}" for r in rules)))
-    if item is not None and item.content == content:
-        return False
-    if item is None:
-        engine.items[CONFIG_RULES_ID] = ContextItem(
-            id=CONFIG_RULES_ID, category=Category.RULES, content=content, tokens=engine.counter.count(content),
-            pinned=True, priority=Priority.HIGH, scope=Scope.SESSION, turn=engine.turn,
-            provenance={"source": "config", "instructions": True})
-        engine.order.append(CONFIG_RULES_ID)
-    else:
-        item.content, item.tokens = content, engine.counter.count(content)
+    engine.items[CONFIG_RULES_ID] = ContextItem(
+        id=CONFIG_RULES_ID, category=Category.RULES, content=content, tokens=engine.counter.count(content),
+        pinned=True, priority=Priority.HIGH, scope=Scope.SESSION, turn=engine.turn,
+        provenance={"source": "config", "instructions": True})
+    engine.order.append(CONFIG_RULES_ID)
     engine.history.version += 1
-    return True
 
 
 class Instructions:
