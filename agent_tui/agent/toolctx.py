@@ -37,14 +37,17 @@ class EngineToolContext:
         """False for a store the user did not create (``core/store_owner.py``) while the folder is not
         trusted: ``recall`` then searches only this session, never the memos and sessions it shipped with."""
 
-    def note_read(self, path: str, content: str) -> None:
-        self.engine.note_file_read(path, content)
+    def note_read(self, path: str, content: str, lines: list[tuple[int, int]] | None = None) -> None:
+        self.engine.note_file_read(path, content, lines=lines)
 
     def note_edit(self, path: str, content: str, kind: str = "edit") -> None:
         self.engine.note_file_edit(path, content, kind=kind)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.engine.last_seen_hash(path)
+
+    def seen_part(self, path: str) -> list[tuple[int, int]] | None:
+        return self.engine.seen_part(path)
 
     def undo_journal(self) -> UndoJournal:
         """The journal of the session the engine holds now (``/undo`` reads the same one)."""

@@ -69,6 +69,16 @@ class ActiveFile:
     regions: list[Region] = field(default_factory=list)
     """Line spans the agent was shown (ranged or query reads) or changed (edits), oldest first
     (core/file_regions): what the block carries of a file it cannot carry whole."""
+    seen: str = ""
+    """content_hash of the text the model's edits may be based on: it moves with the model's reads
+    and edits and with a request sent to it (``mark_sent``), never with a re-read alone, so a call
+    already on its way when the user saved the file is refused ("" until set: ``hash``)."""
+    seen_part: list[tuple[int, int]] | None = None
+    """The 1-based line spans of that text the model was shown (ranged or query reads, ``[]`` for an
+    outline); None when it saw all of it or wrote it whole (what write_file requires)."""
+
+    def __post_init__(self) -> None:
+        self.seen = self.seen or self.hash
 
     @property
     def item_id(self) -> str:
@@ -81,6 +91,19 @@ TOO_LARGE = ("Too large to keep whole in the window: the read_file results in th
              "read (after a compaction, the lines read or edited last follow here); read more with read_file "
              "start_line/end_line or query.")
 """What an active file over its share shows instead of a cut copy (a pinned one keeps its head)."""
+
+
+def _seen_part(old: ActiveFile | None, new_hash: str, edited: bool, kind: str,
+               lines: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:
+    """What the model knows of a file after a read (``lines`` shown, None for all) or an edit: a whole
+    write is known whole, an edit keeps what was known whole, a read adds its lines to those already
+    seen of the same text."""
+    before = old.seen_part if old is not None and old.seen == new_hash else []
+    if edited:
+        return None if kind != "edit" or (old is not None and old.seen_part is None) else []
+    if lines is None or before is None:
+        return None
+    return [*before, *lines]
 
 
 def _stat(root: Path | None, path: str) -> tuple[float, int] | None:
@@ -105,10 +128,11 @@ class ActiveFiles:
         """Every script path a command of this session ran, in order (a file written later can match)."""
 
     def note(self, path: str, content: str, turn: int, *, step: int = 0, edited: bool = False,
-             kind: str = "edit") -> ActiveFile:
+             kind: str = "edit", lines: list[tuple[int, int]] | None = None) -> ActiveFile:
         """Record a read or an edit: this content is what the model now knows (the regions seen
         so far move with the text; an edit's changed lines become the newest region).  ``kind``
-        of an edit: ``create`` (a file that did not exist), ``write`` (whole) or ``edit`` (in part)."""
+        of an edit: ``create`` (a file that did not exist), ``write`` (whole) or ``edit`` (in part).
+        ``lines``: the spans a read showed (None: all of it)."""
         st = _stat(self.workspace, path)
         mtime, size = st if st else (0.0, len(content.encode("utf-8", "surrogateescape")))
         old = self.files.get(path)
@@ -128,6 +152,7 @@ class ActiveFiles:
                         pinned=old is not None and old.pinned, regions=regions, written=written,
                         read_step=read_step,
                         ran=(old is not None and old.ran) or any(same_file(path, w) for w in self.run_words))
+        af.seen_part = _seen_part(old, af.hash, edited, kind, lines)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         if edited and read_step >= 0:
@@ -182,7 +207,23 @@ class ActiveFiles:
 
     def last_seen_hash(self, path: str) -> str | None:
         af = self.files.get(path)
-        return af.hash if af else None
+        return af.seen if af else None
+
+    def seen_part(self, path: str) -> list[tuple[int, int]] | None:
+        """What the model was shown of the text ``last_seen_hash`` names (``ActiveFile.seen_part``)."""
+        af = self.files.get(path)
+        return af.seen_part if af else []
+
+    def mark_sent(self) -> None:
+        """A request is going to the model: it shows every active file as it stands (its read output,
+        its file note, the block), so what the model answers may be based on the current text.  A
+        file it knew whole and now sees changed (whole or the changed lines) is still known whole;
+        one it knew in parts is known in no part any more (the lines moved)."""
+        for af in self.files.values():
+            if af.seen != af.hash:
+                af.seen = af.hash
+                if af.seen_part is not None:
+                    af.seen_part = []
 
     def refresh(self) -> list[ActiveFile]:
         """Re-read files changed on disk since last seen; returns the ones that changed."""

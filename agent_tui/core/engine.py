@@ -404,9 +404,11 @@ class ContextEngine:
 
     # active files and user actions (core/file_window, core/item_actions) ---------------------
     def note_file_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
-                       outline: bool = False, whole: bool = False) -> ContextItem:
+                       outline: bool = False, whole: bool = False,
+                       lines: list[tuple[int, int]] | None = None) -> ContextItem:
         """The model now knows ``content`` of ``path`` (see FileWindow.note_read)."""
-        return self.window.note_read(path, content, edited=edited, shown_by=shown_by, outline=outline, whole=whole)
+        return self.window.note_read(path, content, edited=edited, shown_by=shown_by, outline=outline, whole=whole,
+                                     lines=lines)
 
     def note_file_edit(self, path: str, content: str, *, shown_by: str | None = None,
                        kind: str = "edit") -> ContextItem:
@@ -420,6 +422,14 @@ class ContextEngine:
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.files.last_seen_hash(path)
+
+    def seen_part(self, path: str) -> list[tuple[int, int]] | None:
+        return self.files.seen_part(path)
+
+    def request_sent(self) -> None:
+        """The request assembled goes to the model: its answer may be based on the files as they stand
+        (``ActiveFiles.mark_sent``; an assembly alone, a preview, moves nothing)."""
+        self.files.mark_sent()
 
     def pin(self, item_id: str) -> ContextItem:
         return self.actions.pin(item_id)

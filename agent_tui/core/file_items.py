@@ -23,17 +23,19 @@ USER_RELEASE = "released by the user (evict)"
 """The trace reason of a file the user evicted."""
 
 _FIELDS = ("hash", "mtime", "size", "last_touched", "changed_on_disk", "missing", "edited", "written", "ran", "last_step",
-           "read_step", "pinned", "dropped")
+           "read_step", "pinned", "dropped", "seen")
 
 
 def _key(af: ActiveFile) -> tuple[Any, ...]:
-    return (*(getattr(af, f) for f in _FIELDS), tuple(af.regions))
+    part = None if af.seen_part is None else tuple(af.seen_part)
+    return (*(getattr(af, f) for f in _FIELDS), tuple(af.regions), part)
 
 
 def file_row(af: ActiveFile, tokens: int, state: State = State.IN, why: str = "") -> ContextItem:
     """The store row of one active file (content: the file's raw text, so it can be rebuilt)."""
     prov: dict[str, Any] = {"path": af.path, **{f: getattr(af, f) for f in _FIELDS},
-                            "regions": [[r.start, r.end, r.seq, r.step] for r in af.regions]}
+                            "regions": [[r.start, r.end, r.seq, r.step] for r in af.regions],
+                            "seen_part": None if af.seen_part is None else [list(s) for s in af.seen_part]}
     if why:
         prov["why"] = why
     return ContextItem(id=af.item_id, category=Category.FILES, content=af.content, tokens=tokens, pinned=af.pinned,
@@ -50,6 +52,10 @@ def active_from_row(row: ContextItem) -> ActiveFile:
     af.last_step = int(p.get("last_step") or 0)
     af.read_step = int(p.get("read_step") if p.get("read_step") is not None else -1)
     af.dropped = str(p.get("dropped") or "")
+    af.seen = str(p.get("seen") or af.hash)  # (rows from before it was kept: what the model saw was the text)
+    part = p.get("seen_part")
+    af.seen_part = None if part is None else [(int(s[0]), int(s[1])) for s in part
+                                              if isinstance(s, list) and len(s) == 2 and all(isinstance(x, int) for x in s)]
     af.regions = [Region(*map(int, r)) for r in p.get("regions") or []
                   if isinstance(r, list) and len(r) == 4 and all(isinstance(x, int) for x in r)]
     return af

@@ -78,10 +78,13 @@ class FileWindow:
         self.ledger.flush(self.engine)
 
     def note_read(self, path: str, content: str, *, edited: bool = False, shown_by: str | None = None,
-                       outline: bool = False, whole: bool = False, kind: str = "edit") -> ContextItem:
+                       outline: bool = False, whole: bool = False, kind: str = "edit",
+                       lines: list[tuple[int, int]] | None = None) -> ContextItem:
         """The model now knows ``content`` of ``path`` (``shown_by``: the history item showing it;
-        ``whole``: that item shows exactly this text, so no file note is needed even for a task file)."""
-        af = self.files.note(path, content, self.engine.turn, step=self.engine.steps_total, edited=edited, kind=kind)
+        ``whole``: that item shows exactly this text, so no file note is needed even for a task file;
+        ``lines``: the spans a read showed, None for all of it)."""
+        af = self.files.note(path, content, self.engine.turn, step=self.engine.steps_total, edited=edited, kind=kind,
+                             lines=lines)
         if shown_by is not None:
             af.shown_by, af.outline, af.shown_whole = shown_by, outline, whole
         if self.engine.instructions is not None:
@@ -216,8 +219,6 @@ class FileWindow:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
         return self.note_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None, kind=kind)
 
-    def last_seen_hash(self, path: str) -> str | None:
-        return self.files.last_seen_hash(path)
 
     def file_item(self, af: Any) -> ContextItem:
         since = self.regions_since()

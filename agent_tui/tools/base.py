@@ -86,12 +86,13 @@ class ToolContext(Protocol):
     results: ResultStore
     model: str | None
 
-    def note_read(self, path: str, content: str) -> None:
+    def note_read(self, path: str, content: str, lines: list[tuple[int, int]] | None = None) -> None:
         """The model has seen (part of) ``path``; ``content`` is the full file text.
 
         Partial reads (ranges, queries, outlines) also pass the full text: the engine
         decides what to keep in the window, and the hash of the full text is what
-        makes a later edit safe.
+        makes a later edit safe.  ``lines``: the 1-based inclusive line spans shown
+        (``[]`` for an outline); None when the whole text was shown.
         """
         ...
 
@@ -105,7 +106,13 @@ class ToolContext(Protocol):
         ...
 
     def last_seen_hash(self, path: str) -> str | None:
-        """``content_hash`` of the text the model last saw for ``path``; None if never read."""
+        """``content_hash`` of the text the model last saw for ``path``; None if never read.  It moves
+        on with the model's reads and edits and with a request sent to it, never with a re-read alone:
+        a call already on its way was made from the text before."""
+        ...
+
+    def seen_part(self, path: str) -> list[tuple[int, int]] | None:
+        """The line spans of that text the model was shown; None when it saw all of it (or wrote it)."""
         ...
 
     def journaled(self, path: str, before: bytes | None, after: bytes) -> AbstractContextManager[None]:

@@ -5,6 +5,11 @@ write stops midway) and writes *through* a hard link, changing every other name 
 the file, possibly one outside the workspace.  So the new content goes to a temp
 file in the same folder, is fsynced, takes the old file's mode, and is renamed over
 the target (atomic on POSIX); the folder is fsynced so the rename survives a crash.
+The new file is a new inode, so the old one's metadata is carried over on purpose
+(``_keep_metadata``): its owner, then its extended attributes (user.* ones, the POSIX ACL in
+``system.posix_acl_access``, file capabilities), then every mode bit: in that order, as the
+kernel clears setuid/setgid on a chown and file capabilities on a write.  Metadata that
+cannot be carried over never fails the write.
 A target with more than one link, or one that is not a regular file, is refused; so
 is a read-only one (no write bit, or no write access for us): the rename needs only the
 folder's permission, so without this check the user's write protection would be ignored.
@@ -173,9 +178,58 @@ def _fsync_folder(folder: int) -> None:
             os.close(fd)
 
 
+def _keep_metadata(fd: int, folder: int, name: str, st: os.stat_result) -> int:
+    """Give the new file ``fd`` the owner and extended attributes of the old file ``name`` (lstat ``st``);
+    the mode to set last.  A setuid/setgid bit is dropped when the owner/group could not be kept (a user
+    editing another's file): it meant the old owner's rights, and chown would clear it too."""
+    mode = stat.S_IMODE(st.st_mode)
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except OSError:
+        now = os.fstat(fd)
+        if now.st_uid != st.st_uid:
+            mode &= ~stat.S_ISUID
+        if now.st_gid != st.st_gid:
+            mode &= ~stat.S_ISGID
+    _copy_xattrs(fd, folder, name, st)
+    return mode
+
+
+def _copy_xattrs(fd: int, folder: int, name: str, st: os.stat_result) -> None:
+    """Copy the extended attributes of the old file ``name`` onto ``fd``, one by one, skipping any the
+    filesystem or our rights refuse; drop those the new file got that the old one lacks (an ACL inherited
+    from the folder's default), except security.* ones (the label the system gave it)."""
+    if not hasattr(os, "listxattr"):
+        return
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
+    try:
+        old = os.open(name, flags, dir_fd=folder)
+    except OSError:
+        return
+    try:
+        same = os.fstat(old)
+        if (same.st_dev, same.st_ino) != (st.st_dev, st.st_ino):
+            return  # (swapped meanwhile: not the file whose metadata this is)
+        wanted: dict[str, bytes] = {}
+        for attr in os.listxattr(old):
+            with contextlib.suppress(OSError):
+                wanted[attr] = os.getxattr(old, attr)
+    except OSError:
+        return
+    finally:
+        os.close(old)
+    with contextlib.suppress(OSError):
+        for attr in os.listxattr(fd):
+            if attr not in wanted and not attr.startswith("security."):
+                with contextlib.suppress(OSError):
+                    os.removexattr(fd, attr)
+    for attr, value in wanted.items():
+        with contextlib.suppress(OSError):
+            os.setxattr(fd, attr, value)
+
+
 def _replace_in(folder: int, name: str, data: bytes, rel: str, expected: bytes | None) -> None:
     st = _check_target(folder, name, rel)
-    mode = stat.S_IMODE(st.st_mode) if st else _new_file_mode()
     try:
         fd, tmp = _temp_file(folder, name)
     except OSError as exc:
@@ -183,10 +237,7 @@ def _replace_in(folder: int, name: str, data: bytes, rel: str, expected: bytes |
     try:
         try:
             _write_all(fd, data)
-            os.fchmod(fd, mode)
-            if st is not None:
-                with contextlib.suppress(OSError):
-                    os.fchown(fd, st.st_uid, st.st_gid)
+            os.fchmod(fd, _new_file_mode() if st is None else _keep_metadata(fd, folder, name, st))
             os.fsync(fd)
         finally:
             os.close(fd)

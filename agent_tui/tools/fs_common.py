@@ -1,9 +1,10 @@
 """What edit_file and write_file share: the stale-read check, line endings and diffs.
 
 An edit is only safe if it is based on what is on disk now.  The engine records the
-hash of the text the model last saw (``note_read``/``note_edit``); before changing a
-file the tools compare it with the hash of the current disk content and refuse on any
-difference, telling the model to read again.
+hash of the text the model last saw (``note_read``/``note_edit``, and a request sent to it);
+before changing a file the tools compare it with the hash of the current disk content and
+refuse on any difference, telling the model to read again.  A whole-file write also needs
+the model to have seen every line of it (``require_whole_view``).
 
 The model sees lines without their endings, so it cannot copy a ``\\r``.  Its text is
 matched with any line ending (``eol_pattern``) and written with the endings of the
@@ -38,6 +39,39 @@ def require_fresh(ctx: ToolContext, rel: str, current: str, action: str) -> None
             f"Refused: '{rel}' changed on disk since you last read it. Read it again with "
             f"read_file and redo the {action} against its current content."
         )
+
+
+def require_whole_view(ctx: ToolContext, rel: str, current: str) -> None:
+    """Raise ToolError unless the model was shown all of ``current`` (a whole read, ranges covering every
+    line, or its own write): replacing a file it saw only as an outline, a range or search hits would
+    throw away lines it never saw."""
+    spans = ctx.seen_part(rel)
+    total = len(split_lines(current))
+    if spans is None or covers(spans, total):
+        return
+    seen = sum(min(b, total) - a + 1 for a, b in merge_spans(spans) if a <= total)
+    raise ToolError(
+        f"Refused: you have seen only part of '{rel}' ({seen:,} of its {total:,} lines: an outline, a "
+        f"line range or search hits), and write_file would replace all of it. Change parts with edit_file, or "
+        f"read every line first (read_file, with start_line/end_line for a large file)."
+    )
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """1-based inclusive line spans, sorted, with touching or overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def covers(spans: list[tuple[int, int]], total: int) -> bool:
+    """True when ``spans`` cover lines 1..``total``."""
+    merged = merge_spans(spans)
+    return total == 0 or (bool(merged) and merged[0][0] <= 1 and merged[0][1] >= total)
 
 
 def newline_of(text: str) -> str:

@@ -4,7 +4,9 @@ Search/replace (not line numbers, not whole-file rewrites) is the edit format mo
 get right most often and that costs the fewest output tokens.  It fails loudly and
 helpfully: a stale read, text not found (with the most similar lines shown, numbered,
 so the model can copy them exactly) and an ambiguous match (with the count and where)
-are all refused before anything is written.
+are all refused before anything is written.  Overlapping occurrences count ("}\\n}" occurs twice
+in three lines of "}"), as the model cannot tell which one it meant; replace_all changes them
+left to right without overlap.  The file's byte order mark stays (``with_bom_of``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
+    BOM,
     compact_diff,
     diff_stats,
     ending_near,
@@ -114,8 +117,29 @@ def not_found_message(rel: str, text: str, old_text: str) -> str:
 
 
 def occurrences(text: str, needle: str) -> list[tuple[int, int]]:
-    """(start, end) of each non-overlapping occurrence of LF ``needle``, with any line endings."""
-    return [m.span() for m in eol_pattern(needle).finditer(text)]
+    """(start, end) of every occurrence of LF ``needle``, with any line endings, overlapping ones included
+    ("}\\n}" occurs twice in three lines of "}"; ``finditer`` would see one and call the edit unique).
+    Each place counts once: a match starting inside a run of ``\\r`` before a line feed is the same line
+    ending as the one starting at the run's first ``\\r``."""
+    pattern = eol_pattern(needle)
+    at_eol = needle.lstrip("\r").startswith("\n")
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start = m.start()
+        if not (at_eol and start > 0 and text[start - 1] == "\r"):
+            spans.append(m.span())
+        pos = start + 1
+    return spans
+
+
+def non_overlapping(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans ``replace_all`` changes: left to right, each one that starts after the last taken ends."""
+    taken: list[tuple[int, int]] = []
+    for start, end in spans:
+        if not taken or start >= taken[-1][1]:
+            taken.append((start, end))
+    return taken
 
 
 def replaced(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
@@ -128,6 +152,20 @@ def replaced(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
         pos = end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def with_bom_of(current: str, updated: str) -> str:
+    """``updated`` with exactly one byte order mark if ``current`` starts with one, else none.  read_file
+    shows the BOM as part of line 1, so old_text may take it along and new_text may leave it out or add
+    one; it is the file's encoding mark, not text the model edits (a U+FEFF further on is text)."""
+    if current.startswith(BOM):
+        if not updated.startswith(BOM):
+            return BOM + updated
+        if updated.startswith(BOM * 2) and not current.startswith(BOM * 2):
+            return updated[1:]
+    elif updated.startswith(BOM):
+        return updated[1:]
+    return updated
 
 
 def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, str, list[int]]:
@@ -153,18 +191,25 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, s
             raise ToolError("old_text and new_text stand for the same text of the file (a [REDACTED:…] line is "
                             "its current line, whatever value you meant): nothing to change.")
     spans = occurrences(current, old_text)
-    where = [current.count("\n", 0, start) + 1 for start, _ in spans]
-    if not where:
+    if not spans:
         # (against the file as the model was shown it: a similarity to the real text rose as a guess of a masked
         # value improved, an oracle that needed no approval)
         raise ToolError(not_found_message(rel, redact_keeping_lines(current), old_text))
-    if len(where) > 1 and not args.get("replace_all"):
-        at = ", ".join(str(n) for n in where[:20])
+    if len(spans) > 1 and not args.get("replace_all"):
+        at = ", ".join(str(current.count("\n", 0, start) + 1) for start, _ in spans[:20])
         raise ToolError(
-            f"old_text occurs {len(where)} times in {rel} (at lines {at}). Include more "
+            f"old_text occurs {len(spans)} times in {rel} (at lines {at}). Include more "
             "surrounding lines so it is unique, or set replace_all=true to change all of them."
         )
-    return target, rel, current, replaced(current, spans, new_text), where
+    spans = non_overlapping(spans)
+    where = [current.count("\n", 0, start) + 1 for start, _ in spans]
+    updated = with_bom_of(current, replaced(current, spans, new_text))
+    if updated == current:
+        raise ToolError(
+            f"This edit would leave {rel} as it is: old_text and new_text differ only in the byte order mark "
+            "(\\ufeff) at the start of the file, which edit_file keeps as it is. Nothing to change."
+        )
+    return target, rel, current, updated, where
 
 
 async def check_edit(args: dict[str, Any], ctx: ToolContext) -> None:

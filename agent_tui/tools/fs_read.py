@@ -3,9 +3,10 @@
 Line numbers on every line let the model cite and re-read precisely.  A file too big
 for the context is never dumped: the model gets an outline with line numbers, the line
 count and a handle to the whole text, and reads the ranges it needs.  Every successful
-read calls ``ctx.note_read(path, full_text)`` - also for ranges, queries and outlines -
+read calls ``ctx.note_read(path, full_text, spans)`` - also for ranges, queries and outlines -
 because the engine, not the tool, decides what to keep in the window, and the hash of
-the full text is what later lets ``edit_file`` prove the file has not changed since.
+the full text is what later lets ``edit_file`` prove the file has not changed since.  The
+spans say which lines were shown: ``write_file`` replaces only a file the model saw whole.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
+from agent_tui.tools.fs_common import covers
 from agent_tui.tools.fs_read_big import read_big_range
 from agent_tui.tools.outline import outline
 from agent_tui.tools.paging import fetch_hint
@@ -193,8 +195,8 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if big is not None:
         return big
     _, rel, text = await asyncio.to_thread(read_text, ctx.workspace, args["path"])
-    ctx.note_read(rel, text)
     out, meta, raw_tokens, lines = await asyncio.to_thread(_view, rel, text, args, ctx.model)
+    ctx.note_read(rel, text, shown_spans(meta, len(lines)) if out else [])
     if out:
         return await asyncio.to_thread(make_result, out, ctx, raw_tokens=raw_tokens, meta=meta)
     handle = ctx.results.put(text, {"path": rel, "kind": "file"})
@@ -202,6 +204,14 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     out = await asyncio.to_thread(read_outline, rel, text, lines, handle, raw_tokens, counter)
     meta = {"path": rel, "total_lines": len(lines), "outline": True}
     return make_result(out, ctx, handle=handle, raw_tokens=raw_tokens, meta=meta)
+
+
+def shown_spans(meta: dict[str, Any], total: int) -> list[tuple[int, int]] | None:
+    """The line spans a range or query view showed, None when they are every line of the file (what
+    ``ToolContext.note_read`` takes: write_file overwrites only a file the model saw whole)."""
+    spans = [meta["range"]] if "range" in meta else meta.get("ranges") or []
+    out = [(int(a), int(b)) for a, b in spans]
+    return None if covers(out, total) else out
 
 
 def _big_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult | None:

@@ -1,12 +1,14 @@
-"""write_file: create files, and overwrite only what the model has seen.
+"""write_file: create files, and overwrite only what the model has seen, all of it.
 
 Creating a file is the common case and needs no prior read.  Overwriting an existing
-file throws its content away, so it is held to the same rule as an edit: the model
-must have read the current version.  Parent folders are created (inside the workspace
-only: the path guard runs first).  An overwritten file keeps its format (``in_file_format``):
-its line endings (given LF content, a line kept from the old file keeps its ending and a new
-line takes that of the line it replaces or follows, so a CRLF file stays CRLF), its byte order
-mark and its final newline.  The write is atomic (``fs_atomic``): a full disk leaves the old file whole.
+file throws its content away, so it is held to the same rule as an edit, and more: the
+model must have been shown all of the current version (``require_whole_view``), not an
+outline, a range or search hits, or the lines it never saw would go with it.  Parent folders
+are created (inside the workspace only: the path guard runs first).  An overwritten file keeps
+its format (``in_file_format``): its line endings (given LF content, a line kept from the old
+file keeps its ending and a new line takes that of the line it replaces or follows, so a CRLF
+file stays CRLF), its byte order mark and its final newline.  The write is atomic
+(``fs_atomic``): a full disk leaves the old file whole.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from agent_tui.tools.fs_common import (
     diff_stats,
     in_file_format,
     require_fresh,
+    require_whole_view,
     to_lf,
     unified,
 )
@@ -38,7 +41,7 @@ SPEC = ToolSpec(
     name="write_file",
     description=(
         "Create a file with the given content (parent folders are created). Use it for new "
-        "files. Overwriting an existing file is allowed only after reading it. Not for "
+        "files. Overwriting an existing file is allowed only after reading all of it. Not for "
         "changing part of an existing file: use edit_file, which is cheaper and safer."
     ),
     parameters={
@@ -68,6 +71,7 @@ def plan_write(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str |
     if target.exists():
         old = decode_text(read_file_bytes(target, rel), target, rel)
         require_fresh(ctx, rel, old, "overwrite")
+        require_whole_view(ctx, rel, old)
     if has_mask(content):  # copied from a redacted read (tools/fs_unmask)
         view = masked_view(old) if old is not None else MaskedFile()
         content = unmask(to_lf(content), view)

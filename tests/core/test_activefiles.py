@@ -76,7 +76,11 @@ def test_file_changed_on_disk_is_reread_and_flagged(tmp_path: Path) -> None:
     notes = [eng.items[i] for i in eng.order if eng.items[i].provenance.get("note") == "file"]
     assert new in notes[-1].content and "VERSION = 1" not in notes[-1].content
     assert "changed on disk" in notes[-1].content and notes[-1].content in request_text(asm.messages)
-    # The edit tool compares against what the model saw: now the new content.
+    # The edit tool compares against what the model saw: an assembly alone (the gauge, /threshold during a
+    # turn) shows the model nothing, so a call already on its way, made from the old text, is still refused ...
+    assert eng.last_seen_hash("lib.py") == content_hash(old)
+    # ... and once the request goes to the model, its answer may be based on the new text.
+    eng.request_sent()
     assert eng.last_seen_hash("lib.py") == content_hash(new)
 
 

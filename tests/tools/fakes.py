@@ -21,6 +21,8 @@ class FakeContext:
     results: MemoryResultStore = field(default_factory=MemoryResultStore)
     model: str | None = None
     seen: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, list[tuple[int, int]] | None] = field(default_factory=dict)
+    """What the model was shown of each seen text: line spans, or None for all of it."""
     reads: list[tuple[str, str]] = field(default_factory=list)
     edits: list[tuple[str, str]] = field(default_factory=list)
     memos: list[str] = field(default_factory=list)
@@ -28,17 +30,24 @@ class FakeContext:
     memories: list[dict[str, Any]] = field(default_factory=list)
     journal: list[tuple[str, bytes | None, bytes]] = field(default_factory=list)
 
-    def note_read(self, path: str, content: str) -> None:
-        self.seen[path] = content_hash(content)
+    def note_read(self, path: str, content: str, lines: list[tuple[int, int]] | None = None) -> None:
+        h = content_hash(content)
+        known = self.parts.get(path, []) if self.seen.get(path) == h else []
+        self.parts[path] = None if lines is None or known is None else [*known, *lines]
+        self.seen[path] = h
         self.reads.append((path, content))
 
     def note_edit(self, path: str, content: str, kind: str = "edit") -> None:
+        self.parts[path] = None if kind != "edit" else self.parts.get(path, [])
         self.seen[path] = content_hash(content)
         self.edits.append((path, content))
         self.edit_kinds.append(kind)
 
     def last_seen_hash(self, path: str) -> str | None:
         return self.seen.get(path)
+
+    def seen_part(self, path: str) -> list[tuple[int, int]] | None:
+        return self.parts.get(path, [])
 
     @contextmanager
     def journaled(self, path: str, before: bytes | None, after: bytes) -> Iterator[None]:

@@ -24,8 +24,15 @@ OLD = "".join(f"line {i}\n" for i in range(1, 20001))
 
 
 async def _read(call: Call, path: str) -> None:
-    result = await call("read_file", path=path, start_line=1, end_line=2)
-    assert not result.is_error, result.text
+    """Read every line, range after range (write_file overwrites only a file seen whole)."""
+    start = 1
+    while True:
+        result = await call("read_file", path=path, start_line=start)
+        assert not result.is_error, result.text
+        last = result.meta["range"][1]
+        if last >= result.meta["total_lines"]:
+            return
+        start = last + 1
 
 
 async def test_hard_linked_target_is_refused_and_outside_file_unchanged(
@@ -96,7 +103,7 @@ def test_file_size_limit_in_a_real_process_leaves_the_old_file_intact(ws: Path) 
         ctx = FakeContext(workspace=Path({str(ws)!r}))
         reg = builtin_registry()
         async def main():
-            await reg.run("read_file", {{"path": "data.txt", "start_line": 1, "end_line": 1}}, ctx)
+            ctx.note_read("data.txt", Path({str(ws)!r}, "data.txt").read_text())  # seen whole (as _read does)
             r = await reg.run("write_file", {{"path": "data.txt", "content": "y" * 1_000_000}}, ctx)
             print(r.is_error, r.text)
         asyncio.run(main())
