@@ -168,9 +168,21 @@ def in_file_format(old: str, new: str) -> str:
     old_lines, old_ends = split_ends(old)
     if new and not new.endswith(("\n", "\r")) and old_lines[-1] == "" and len(old_ends) > 1:
         new += "\r\n" if own_crlf else old_ends[-2]  # (the model's CRLF, else the ending of old's last line)
-    if old.startswith(BOM) and not new.startswith(BOM):
-        new = BOM + new
-    return new
+    return with_bom_of(old, new)
+
+
+def with_bom_of(current: str, updated: str) -> str:
+    """``updated`` with exactly one byte order mark if ``current`` starts with one, else none.  read_file
+    shows the BOM as part of line 1, so the model may take it along, leave it out or add one; it is the
+    file's encoding mark, not text the model edits (a U+FEFF further on is text)."""
+    if current.startswith(BOM):
+        if not updated.startswith(BOM):
+            return BOM + updated
+        if updated.startswith(BOM * 2) and not current.startswith(BOM * 2):
+            return updated[1:]
+    elif updated.startswith(BOM):
+        return updated[1:]
+    return updated
 
 
 def unified(old: str, new: str, rel: str, context: int = 3) -> str:

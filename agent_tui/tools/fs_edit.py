@@ -19,7 +19,6 @@ from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.fs_atomic import atomic_write
 from agent_tui.tools.fs_common import (
-    BOM,
     compact_diff,
     diff_stats,
     ending_near,
@@ -28,6 +27,7 @@ from agent_tui.tools.fs_common import (
     require_fresh,
     to_lf,
     unified,
+    with_bom_of,
     with_endings,
 )
 from agent_tui.tools.fs_unmask import has_mask, masked_view, refuse_masks, unmask
@@ -152,20 +152,6 @@ def replaced(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
         pos = end
     parts.append(text[pos:])
     return "".join(parts)
-
-
-def with_bom_of(current: str, updated: str) -> str:
-    """``updated`` with exactly one byte order mark if ``current`` starts with one, else none.  read_file
-    shows the BOM as part of line 1, so old_text may take it along and new_text may leave it out or add
-    one; it is the file's encoding mark, not text the model edits (a U+FEFF further on is text)."""
-    if current.startswith(BOM):
-        if not updated.startswith(BOM):
-            return BOM + updated
-        if updated.startswith(BOM * 2) and not current.startswith(BOM * 2):
-            return updated[1:]
-    elif updated.startswith(BOM):
-        return updated[1:]
-    return updated
 
 
 def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, str, list[int]]:

@@ -157,3 +157,17 @@ def test_a_preview_shows_the_change_a_masked_edit_or_write_will_make(tmp_path: P
     write = write_diff({"path": "conf.py", "content": 'API_KEY = "[REDACTED:API_KEY]"\nTIMEOUT = 45\n'}, tmp_path)
     assert "+TIMEOUT = 45" in write and "API_KEY" not in "".join(
         line for line in write.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+def test_the_preview_counts_overlapping_occurrences_as_the_edit_does(tmp_path: Path) -> None:
+    """The edit refuses an old_text whose occurrences overlap ('}\\n}' in three lines of '}'); the preview
+    counted with str.count, saw one, and showed the user a change that would never be made."""
+    (tmp_path / "a.js").write_text("}\n}\n}\n")
+    diff = edit_diff({"path": "a.js", "old_text": "}\n}", "new_text": "} // x\n}"}, tmp_path)
+    assert diff.startswith("# old_text occurs 2 times in a.js: the edit will be refused")
+
+
+def test_the_preview_keeps_the_files_byte_order_mark_as_the_edit_does(tmp_path: Path) -> None:
+    (tmp_path / "b.txt").write_bytes(b"\xef\xbb\xbfa\nb\n")
+    diff = edit_diff({"path": "b.txt", "old_text": "\ufeffa", "new_text": "A"}, tmp_path)
+    assert "+\ufeffA" in diff.splitlines() and "-\ufeffa" in diff.splitlines()

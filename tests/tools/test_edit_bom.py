@@ -73,3 +73,17 @@ async def test_an_edit_only_removing_the_bom_is_refused_as_no_change(ws: Path, c
     failed, text, after = await _edit(ws, call, BOM_BYTES + b"a\nb\n", BOM + "a", "a")
     assert failed and "differ only in the byte order mark" in text
     assert after == BOM_BYTES + b"a\nb\n"
+
+
+@pytest.mark.parametrize(("data", "content", "written"), [
+    (b"a\n", BOM + "b\n", b"b\n"),  # a file without one gets none from the content
+    (BOM_BYTES + b"a\n", BOM + BOM + "b\n", BOM_BYTES + b"b\n"),  # one, not two
+    (BOM_BYTES + b"a\n", "b\n", BOM_BYTES + b"b\n"),  # kept when the content leaves it out
+])
+async def test_write_file_keeps_exactly_the_files_bom(ws: Path, call: Call, data: bytes, content: str,
+                                                      written: bytes) -> None:
+    (ws / "w.txt").write_bytes(data)
+    assert not (await call("read_file", path="w.txt")).is_error
+    result = await call("write_file", path="w.txt", content=content)
+    assert not result.is_error, result.text
+    assert (ws / "w.txt").read_bytes() == written
