@@ -207,7 +207,7 @@ class ActiveFiles:
 
     def last_seen_hash(self, path: str) -> str | None:
         af = self.files.get(path)
-        return af.seen if af else None
+        return (af.seen or None) if af else None
 
     def seen_part(self, path: str) -> list[tuple[int, int]] | None:
         """What the model was shown of the text ``last_seen_hash`` names (``ActiveFile.seen_part``)."""

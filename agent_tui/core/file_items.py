@@ -143,6 +143,7 @@ def file_action(engine: Any, action: str, item_id: str) -> ContextItem:
         if af is None:
             text = read_for_pin(engine.files.workspace, path)
             af = engine.files.note(path, text, engine.turn, step=engine.steps_total)
+            af.seen, af.seen_part = "", []  # (the model has not been shown it yet: the next request does)
         if action == "pin":
             af.pinned = True
     elif af is None:

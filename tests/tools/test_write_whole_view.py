@@ -103,3 +103,17 @@ async def test_what_was_seen_comes_back_with_a_resumed_session(tools: Tools) -> 
     await tools("read_file", path="c.txt")
     whole = active_from_row(file_row(tools.engine.files.files["c.txt"], tokens=10))
     assert whole.seen_part is None
+
+
+async def test_a_file_the_user_pins_is_seen_only_once_a_request_shows_it(tools: Tools) -> None:
+    """Pinning brings a file in by the user's hand: the model has not seen it until a request carries it, so a
+    write already on its way is not based on it, and it knows it whole only after reading it."""
+    (tools.ws / "p.txt").write_text("pinned\ntext\n")
+    tools.engine.pin("f:p.txt")
+    refused = await tools("edit_file", path="p.txt", old_text="pinned", new_text="PINNED")
+    assert refused.is_error and "read 'p.txt' first" in refused.text
+    tools.engine.assemble()
+    tools.engine.request_sent()
+    assert not (await tools("edit_file", path="p.txt", old_text="pinned", new_text="PINNED")).is_error
+    assert (await tools("write_file", path="p.txt", content="x\n")).is_error
+    assert (tools.ws / "p.txt").read_text() == "PINNED\ntext\n"
