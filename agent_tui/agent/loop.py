@@ -226,7 +226,7 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
                         yield e
                     completion = None
                     partial = ""
-                    eng.request_sent()
+                    eng.request_sent(asm)
                     try:
                         async for e in llm_mod.stream_completion(
                                 self.llm, asm.messages, asm.tools or None, cache_breakpoints=asm.cache_breakpoints,

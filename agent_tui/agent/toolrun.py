@@ -162,6 +162,8 @@ class ToolRunner:
             shaped = await shape_result_async(text, max_tokens=cap, store=eng.results, intent=json.dumps(args or {})[:300],
                                   label=name, model=eng.settings.model)
             text, handle = shaped.text, handle or shaped.handle
+            if name == "read_file" and (result.meta or {}).get("path"):
+                eng.files.view_cut(str(result.meta["path"]))  # (write_file needs the whole text seen)
         scope = (self.tool_settings.get(name) or {}).get("scope", "turn")
         prov: dict[str, Any] = {"args": args if args is not None else call.arguments}
         if handle:

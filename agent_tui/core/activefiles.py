@@ -93,17 +93,40 @@ TOO_LARGE = ("Too large to keep whole in the window: the read_file results in th
 """What an active file over its share shows instead of a cut copy (a pinned one keeps its head)."""
 
 
-def _seen_part(old: ActiveFile | None, new_hash: str, edited: bool, kind: str,
+def _seen_part(old: ActiveFile | None, content: str, new_hash: str, edited: bool, kind: str,
                lines: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:
     """What the model knows of a file after a read (``lines`` shown, None for all) or an edit: a whole
     write is known whole, an edit keeps what was known whole, a read adds its lines to those already
-    seen of the same text."""
+    seen of the same text (all of them: known whole)."""
     before = old.seen_part if old is not None and old.seen == new_hash else []
     if edited:
         return None if kind != "edit" or (old is not None and old.seen_part is None) else []
     if lines is None or before is None:
         return None
-    return [*before, *lines]
+    spans = merge_spans([*before, *lines])
+    return None if covers(spans, line_count(content)) else spans
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """1-based inclusive line spans, sorted, with touching or overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def covers(spans: list[tuple[int, int]], total: int) -> bool:
+    """True when ``spans`` cover lines 1..``total``."""
+    merged = merge_spans(spans)
+    return total == 0 or (bool(merged) and merged[0][0] <= 1 and merged[0][1] >= total)
+
+
+def line_count(text: str) -> int:
+    """Lines of ``text`` as read_file numbers them (a last line without its newline counts)."""
+    return 0 if not text else text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def _stat(root: Path | None, path: str) -> tuple[float, int] | None:
@@ -152,7 +175,7 @@ class ActiveFiles:
                         pinned=old is not None and old.pinned, regions=regions, written=written,
                         read_step=read_step,
                         ran=(old is not None and old.ran) or any(same_file(path, w) for w in self.run_words))
-        af.seen_part = _seen_part(old, af.hash, edited, kind, lines)
+        af.seen_part = _seen_part(old, content, af.hash, edited, kind, lines)
         self.files.pop(path, None)  # keep the dict ordered by last touch
         self.files[path] = af
         if edited and read_step >= 0:
@@ -214,16 +237,28 @@ class ActiveFiles:
         af = self.files.get(path)
         return af.seen_part if af else []
 
-    def mark_sent(self) -> None:
-        """A request is going to the model: it shows every active file as it stands (its read output,
-        its file note, the block), so what the model answers may be based on the current text.  A
-        file it knew whole and now sees changed (whole or the changed lines) is still known whole;
-        one it knew in parts is known in no part any more (the lines moved)."""
-        for af in self.files.values():
-            if af.seen != af.hash:
-                af.seen = af.hash
-                if af.seen_part is not None:
-                    af.seen_part = []
+    def mark_sent(self, views: dict[str, tuple[str, str]]) -> None:
+        """A request is going to the model, showing the files that changed since it last saw them as
+        ``views`` says (path: the hash shown, and how: ``whole`` text, the changed ``region``, or ``none``,
+        a pointer).  What the model answers may be based on what it was shown: a file it knew whole and
+        now sees changed in full or by its changed lines is still known whole; one it knew in parts is
+        known in no part any more (the lines moved); one shown only by a pointer is not seen anew."""
+        for path, (shown, how) in views.items():
+            af = self.files.get(path)
+            if af is None or af.seen == shown or how == "none":
+                continue
+            af.seen = shown
+            if how == "whole":
+                af.seen_part = None
+            elif af.seen_part is not None:
+                af.seen_part = []
+
+    def view_cut(self, path: str) -> None:
+        """The read the model just made of ``path`` reached it shortened (its output was over the results'
+        cap): it saw some of the lines, which ones is not known."""
+        af = self.files.get(path)
+        if af is not None and af.seen == af.hash:
+            af.seen_part = []
 
     def refresh(self) -> list[ActiveFile]:
         """Re-read files changed on disk since last seen; returns the ones that changed."""

@@ -133,6 +133,8 @@ class Assembly:
     block, history), ascending; the LLM layer puts provider cache markers there."""
     tail_on: tuple[str, str] | None = None
     """(item id, line) when the status line joined that item's message: the engine keeps it there."""
+    file_views: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Active files this request shows changed by a file note: path → (hash, ``whole``/``region``/``none``)."""
 
     @property
     def item_ids(self) -> list[str]:

@@ -293,6 +293,7 @@ class Compactor:
         self.release_idle_written()
         items = self.carried()
         files = e.window.blocks([])
+        e.window.note_block(files)
         items += files + e.window.heads.current()
         self.block.rebuild(items, e.counter)
         w = e.window

@@ -426,10 +426,10 @@ class ContextEngine:
     def seen_part(self, path: str) -> list[tuple[int, int]] | None:
         return self.files.seen_part(path)
 
-    def request_sent(self) -> None:
-        """The request assembled goes to the model: its answer may be based on the files as they stand
+    def request_sent(self, asm: Assembly) -> None:
+        """``asm`` goes to the model: its answer may be based on the files as it shows them
         (``ActiveFiles.mark_sent``; an assembly alone, a preview, moves nothing)."""
-        self.files.mark_sent()
+        self.files.mark_sent(asm.file_views)
 
     def pin(self, item_id: str) -> ContextItem:
         return self.actions.pin(item_id)
@@ -474,6 +474,7 @@ class ContextEngine:
         asm = assemble(inp)
         self.tool_items.trace(asm, sent_tools)
         asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
+        asm.file_views = self.window.views_now()
         asm.compaction = compaction
         if not log:
             return asm  # a preview (memo writer, CLI): not a request, so not the latest one

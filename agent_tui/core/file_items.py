@@ -52,10 +52,11 @@ def active_from_row(row: ContextItem) -> ActiveFile:
     af.last_step = int(p.get("last_step") or 0)
     af.read_step = int(p.get("read_step") if p.get("read_step") is not None else -1)
     af.dropped = str(p.get("dropped") or "")
-    af.seen = str(p.get("seen") or af.hash)  # (rows from before it was kept: what the model saw was the text)
-    part = p.get("seen_part")
-    af.seen_part = None if part is None else [(int(s[0]), int(s[1])) for s in part
-                                              if isinstance(s, list) and len(s) == 2 and all(isinstance(x, int) for x in s)]
+    # (a row from before these were kept: what the model saw was this text, in some part)
+    af.seen = str(p["seen"]) if "seen" in p else af.hash
+    part = p.get("seen_part", [])
+    af.seen_part = None if part is None else [(int(s[0]), int(s[1])) for s in part if isinstance(s, list)
+                                              and len(s) == 2 and all(isinstance(x, int) for x in s)]
     af.regions = [Region(*map(int, r)) for r in p.get("regions") or []
                   if isinstance(r, list) and len(r) == 4 and all(isinstance(x, int) for x in r)]
     return af

@@ -66,6 +66,9 @@ class FileWindow:
         self.known_raw: dict[str, str] = {}
         """Per active file, the raw text the engine knew at the last request (an edit's note diffs
         against it when the file is too large to show)."""
+        self.views: dict[str, tuple[str, str]] = {}
+        """Per active file changed outside the model's tools, how the request shows its text: (hash, ``whole``,
+        ``region`` or ``none``); what a request sent makes the model's view (``ActiveFiles.mark_sent``)."""
 
     def release(self, af: Any, why: str, *, head: bool = True) -> None:
         """Report ``af`` as released (it has left ``files`` already); its import header stays
@@ -131,6 +134,23 @@ class FileWindow:
         the next compaction block carries them if it cannot carry the whole file."""
         self.files.note_lines(path, spans, self.engine.steps_total)
 
+    def views_now(self) -> dict[str, tuple[str, str]]:
+        """``views`` of the files as they stand (a view of an older text of a file is no view of it)."""
+        files = self.files.files
+        return {p: v for p, v in self.views.items() if p in files and files[p].hash == v[0]}
+
+    def note_block(self, items: list[ContextItem]) -> None:
+        """A compaction event carries these files in its block, and the read outputs that showed them may
+        be stubbed from now on: a file the block does not carry whole is no longer known whole."""
+        for item in items:
+            af = self.files.files.get(str(item.provenance.get("path")))
+            if af is None:
+                continue
+            whole = af.content in item.content
+            self.views[af.path] = (af.hash, "whole" if whole else "none")
+            if not whole and af.seen == af.hash and af.seen_part is None:
+                af.seen_part = []
+
     def sync_notes(self) -> list[TraceEntry]:
         """Append a file note for every active file whose current text the request does not show
         yet; returns trace entries for the files (what shows each)."""
@@ -171,6 +191,8 @@ class FileWindow:
             and (item.tokens > REGION_MIN_TOKENS or too_large) else None
         shown_text = file_regions.base(item.content) if af.shown_by is not None else item.content
         text = region or f"[file note: current text of {af.path}, {why}]\n{shown_text}"
+        self.views[af.path] = (af.hash, "none" if af.missing or af.dropped else "region" if region
+                               else "whole" if af.content in shown_text else "none")
         note = self.engine._new_item("m", Category.FILES, text, role="user", scope=Scope.SESSION,
                               priority=Priority.HIGH,
                               provenance={"note": "file", "path": af.path, "hash": af.hash,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from agent_tui.core.activefiles import covers, merge_spans
 from agent_tui.core.hashing import content_hash
 from agent_tui.tools.base import ToolContext, ToolError
 from agent_tui.tools.workspace import split_lines
@@ -55,23 +56,6 @@ def require_whole_view(ctx: ToolContext, rel: str, current: str) -> None:
         f"line range or search hits), and write_file would replace all of it. Change parts with edit_file, or "
         f"read every line first (read_file, with start_line/end_line for a large file)."
     )
-
-
-def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """1-based inclusive line spans, sorted, with touching or overlapping ones joined."""
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(spans):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
-
-
-def covers(spans: list[tuple[int, int]], total: int) -> bool:
-    """True when ``spans`` cover lines 1..``total``."""
-    merged = merge_spans(spans)
-    return total == 0 or (bool(merged) and merged[0][0] <= 1 and merged[0][1] >= total)
 
 
 def newline_of(text: str) -> str:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agent_tui.core.activefiles import covers
 from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
-from agent_tui.tools.fs_common import covers
 from agent_tui.tools.fs_read_big import read_big_range
 from agent_tui.tools.outline import outline
 from agent_tui.tools.paging import fetch_hint

@@ -80,7 +80,7 @@ def test_file_changed_on_disk_is_reread_and_flagged(tmp_path: Path) -> None:
     # turn) shows the model nothing, so a call already on its way, made from the old text, is still refused ...
     assert eng.last_seen_hash("lib.py") == content_hash(old)
     # ... and once the request goes to the model, its answer may be based on the new text.
-    eng.request_sent()
+    eng.request_sent(asm)
     assert eng.last_seen_hash("lib.py") == content_hash(new)
 
 

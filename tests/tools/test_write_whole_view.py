@@ -107,13 +107,59 @@ async def test_what_was_seen_comes_back_with_a_resumed_session(tools: Tools) -> 
 
 async def test_a_file_the_user_pins_is_seen_only_once_a_request_shows_it(tools: Tools) -> None:
     """Pinning brings a file in by the user's hand: the model has not seen it until a request carries it, so a
-    write already on its way is not based on it, and it knows it whole only after reading it."""
+    call already on its way is not based on it; the request that shows it whole makes it known whole."""
     (tools.ws / "p.txt").write_text("pinned\ntext\n")
     tools.engine.pin("f:p.txt")
     refused = await tools("edit_file", path="p.txt", old_text="pinned", new_text="PINNED")
     assert refused.is_error and "read 'p.txt' first" in refused.text
-    tools.engine.assemble()
-    tools.engine.request_sent()
+    asm = tools.engine.assemble()
+    assert "pinned\ntext" in "\n".join(str(m.get("content")) for m in asm.messages)
+    tools.engine.request_sent(asm)
     assert not (await tools("edit_file", path="p.txt", old_text="pinned", new_text="PINNED")).is_error
-    assert (await tools("write_file", path="p.txt", content="x\n")).is_error
-    assert (tools.ws / "p.txt").read_text() == "PINNED\ntext\n"
+    assert not (await tools("write_file", path="p.txt", content="x\n")).is_error
+
+
+async def test_a_save_between_the_loops_assembly_and_its_send_is_not_seen(tmp_path: Path) -> None:
+    """The request sent is the one the loop assembled: an assembly in between (the UI's gauge, /threshold in
+    its thread) re-reads a save, but the model is shown only what the loop's request carries."""
+    (tmp_path / "n.md").write_text("# Notes\n- one\n")
+    t = Tools(tmp_path)
+    await t("read_file", path="n.md")
+    asm = t.engine.assemble()
+    (tmp_path / "n.md").write_text("# Notes\n- one\n- USER SAVE\n")
+    t.engine.assemble(auto_compact=False, log=False)
+    t.engine.request_sent(asm)
+    assert (await t("write_file", path="n.md", content="# Notes\n- One\n")).is_error
+    assert "USER SAVE" in (tmp_path / "n.md").read_text()
+
+
+async def test_a_pin_adopted_from_another_process_is_not_seen(tmp_path: Path) -> None:
+    from agent_tui.core.file_items import file_row
+
+    (tmp_path / "p.txt").write_text("pinned\ntext\n")
+    cli = Tools(tmp_path)
+    cli.engine.pin("f:p.txt")  # `agent-tui memory pin f:p.txt`
+    tui = Tools(tmp_path)
+    assert tui.engine.window.ledger.adopt(tui.engine, [file_row(cli.engine.files.files["p.txt"], tokens=5)])
+    assert (await tui("edit_file", path="p.txt", old_text="pinned", new_text="PINNED")).is_error
+
+
+async def test_a_row_from_before_the_view_was_kept_comes_back_seen_in_part(tools: Tools) -> None:
+    from agent_tui.core.file_items import active_from_row, file_row
+
+    t = tools
+    await t("read_file", path="big.py")  # an outline
+    row = file_row(t.engine.files.files["big.py"], tokens=10)
+    del row.provenance["seen_part"], row.provenance["seen"]  # as the previous version wrote it
+    t.engine.files.files["big.py"] = active_from_row(row)
+    assert (await t("write_file", path="big.py", content="x\n")).is_error
+    assert (t.ws / "big.py").read_text() == BIG
+
+
+async def test_ranges_covering_every_line_make_the_file_known_whole(tools: Tools) -> None:
+    """Read by ranges, then edited, then written whole: the ranges made it known whole, and an edit keeps that."""
+    await tools("read_file", path="c.txt", start_line=1, end_line=60)
+    await tools("read_file", path="c.txt", start_line=61, end_line=100)
+    assert tools.engine.files.files["c.txt"].seen_part is None
+    assert not (await tools("edit_file", path="c.txt", old_text="line 7\n", new_text="line seven\n")).is_error
+    assert not (await tools("write_file", path="c.txt", content="x\n")).is_error
