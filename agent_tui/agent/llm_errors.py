@@ -308,6 +308,17 @@ def _local_bug(exc: BaseException) -> BaseException | None:
     return bug
 
 
+_OLLAMA_ERROR_RE = re.compile(r"""unexpected response from ollama: \{['"]error['"]: ['"](?P<text>.*?)['"]\}""",
+                              re.IGNORECASE | re.DOTALL)
+
+
+def ollama_stream_error(said: str) -> str | None:
+    """What Ollama said in an ``{"error": …}`` line of its stream (the model runner crashed, ran out of
+    memory…), which litellm reports as a bad request after an HTTP 200; None for any other message."""
+    m = _OLLAMA_ERROR_RE.search(said)
+    return m.group("text") if m else None
+
+
 def classify(exc: BaseException, config: LLMConfig) -> Failure:
     """Map any exception from a litellm call to a :class:`Failure`."""
     import litellm.exceptions as le
@@ -360,6 +371,8 @@ def classify(exc: BaseException, config: LLMConfig) -> Failure:
                     f"'openai/gpt-4o' or 'anthropic/claude-sonnet-4-5'", "unknown_provider")
     if status is not None and status >= 500:
         return fail(f"server error (HTTP {status}): {said}", "server", True, retry_after_seconds(exc))
+    if (ollama := ollama_stream_error(said)) is not None:
+        return fail(f"the Ollama server failed while answering: {ollama}", "server", True)
     if isinstance(exc, le.BadRequestError | le.UnprocessableEntityError) or status in (400, 413, 422):
         return fail(f"Request rejected by {model} (HTTP {status or 400}): {said}", "bad_request")
     if isinstance(exc, OSError) or type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
