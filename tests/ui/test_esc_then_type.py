@@ -42,3 +42,5 @@ async def test_typing_behind_esc_on_help_or_the_picker_reaches_the_box(demo_work
         at_once(app, "escape", *"quit q", "enter")
         await wait_for(pilot, lambda: app.screen is main and recorder.of(TaskSubmitted), "the message sent")
         assert [m.text for m in recorder.of(TaskSubmitted)][-1] == "quit q", "the q did not close anything twice"
+        # (the app takes the message before the test closes it: on a busy machine it was taken mid-teardown)
+        await wait_for(pilot, lambda: app.turn_worker is not None, "the message taken")
