@@ -12,7 +12,8 @@ frozen between events), the append-only history (:mod:`agent_tui.core.history_in
 file notes from :mod:`agent_tui.core.file_window`) and the tail
 (:mod:`agent_tui.core.tail`).  History changes in the middle only at a compaction
 event, which the cost model (:mod:`agent_tui.core.costmodel`) schedules and
-:mod:`agent_tui.core.eventplan` fills.
+:mod:`agent_tui.core.eventplan` fills; :mod:`agent_tui.core.engine_request` composes
+each request from the segments and records it.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.activefiles import ActiveFiles
-from agent_tui.core.assembler import Assembly, AssemblyInput, Breakdown, assemble
+from agent_tui.core.assembler import Assembly, Breakdown
 from agent_tui.core.block import CompactionBlock
-from agent_tui.core.budget import BudgetPlan, crowded_head, make_plan
+from agent_tui.core.budget import BudgetPlan, make_plan
 from agent_tui.core.compaction import CompactionResult
 from agent_tui.core.compactor import Compactor
 from agent_tui.core.config import Settings
 from agent_tui.core.costmodel import CacheCosts, Decision
+from agent_tui.core.engine_request import compose, record
 from agent_tui.core.engine_store import EngineStore
 from agent_tui.core.estimate import request_estimate
 from agent_tui.core.file_window import FileWindow
@@ -109,7 +111,8 @@ class ContextEngine:
         block is rebuilt (a compaction event, a resume), so the request only ever grows at its end (core/tail)."""
         self.log_requests = log_requests
         self.warnings: list[str] = [self.plan.warning] if self.plan.warning else []
-        self._head_warned = False
+        self.head_warned = False
+        """The crowded-window warning was given (once a session: core/engine_request.record)."""
         self.reasoning_cost: Callable[[ContextItem], int] | None = None
         """Tokens of provider reasoning the next request sends back with an assistant message (set by
         the agent, which knows the provider: DeepSeek's thinking mode resends every turn's, Claude its
@@ -452,52 +455,16 @@ class ContextEngine:
 
     def assemble(self, tools: Sequence[dict[str, Any]] | None = None, *, auto_compact: bool = True,
                  status: bool = True, status_note: str = "", log: bool = True) -> Assembly:
-        """The exact request for the next model call (a compaction event first if one pays)."""
+        """The exact request for the next model call (a compaction event first if one pays;
+        core/engine_request composes it and, unless it is a preview, ``log=False``, records it)."""
         self.tools_tokens(tools)
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
-        file_trace = self.window.sync_notes()
-        groups, excluded_trace, carried = self.history.window_groups()
-        blocks, excluded = self.head.sort(self.history.blocks(), self.block, carried)
-        self.window.blocks(excluded)  # (the block carries the files: this reports releases)
-        sent_tools, tools_tokens = self.tool_items.apply(self, tools)
-        self.head.tools_tokens = tools_tokens
-        hist = self.history.messages()
-        inp = AssemblyInput(plan=self.plan, counter=self.counter, system=self.system, blocks=blocks,
-                            groups=groups, excluded=excluded, current_turn=self.turn, tools=sent_tools,
-                            tools_tokens=tools_tokens, status=status, status_note=status_note,
-                            excluded_trace=excluded_trace + file_trace, block=self.block,
-                            keep=frozenset([*(n for n in self.window.shown_note.values() if n),
-                                            *self.compactor.task_kept()]),
-                            turn_start=bool(hist) and hist[-1].role == "user"
-                            and not hist[-1].provenance.get("note"), stuck=dict(self.stuck))
-        asm = assemble(inp)
-        self.tool_items.trace(asm, sent_tools)
-        asm.messages = self.redact.messages(asm.messages)  # the boundary: active files included
-        asm.file_views = self.window.views_now()
+        asm = compose(self, tools, status=status, status_note=status_note)
         asm.compaction = compaction
-        if not log:
-            return asm  # a preview (memo writer, CLI): not a request, so not the latest one
-        if not self.compactor.event_size:
-            self.compactor.event_size = asm.breakdown.total
-        self._warn_small_window(asm.breakdown)
-        self.step += 1
-        self.last = asm
-        if asm.tail_on is not None:
-            self.stuck[asm.tail_on[0]] = asm.tail_on[1]
-        if self.store is not None and self.log_requests:
-            self.store.log_assembly(
-                self.session_id, self.turn, self.step, asm.breakdown.to_json(), asm.item_ids,
-                [t.__dict__ for t in asm.trace], {"messages": asm.messages, "tools": asm.tools},
-            )
+        if log:
+            record(self, asm)
         return asm
-
-    def _warn_small_window(self, bd: Breakdown) -> None:
-        """Once a session: a window the head crowds (``budget.crowded_head``)."""
-        head = sum(bd.categories.get(str(c), 0) for c in (Category.SYSTEM, Category.RULES, Category.TOOLS))
-        if not self._head_warned and (said := crowded_head(self.settings.model, bd.window, bd.input_budget, head)):
-            self._head_warned = True
-            self.warnings.append(said)
 
     def breakdown(self) -> Breakdown:
         """The breakdown of the latest assembly (assembling once if there is none)."""
