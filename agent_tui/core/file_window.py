@@ -241,7 +241,6 @@ class FileWindow:
         """An edit or write made ``content`` current (``shown_by``: a call that shows it whole)."""
         return self.note_read(path, content, edited=True, shown_by=shown_by, whole=shown_by is not None, kind=kind)
 
-
     def file_item(self, af: Any) -> ContextItem:
         since = self.regions_since()
         key = ("file", af.path, af.hash, af.changed_on_disk, af.missing, self.task_file(af), af.pinned,

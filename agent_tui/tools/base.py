@@ -92,7 +92,7 @@ class ToolContext(Protocol):
         Partial reads (ranges, queries, outlines) also pass the full text: the engine
         decides what to keep in the window, and the hash of the full text is what
         makes a later edit safe.  ``lines``: the 1-based inclusive line spans shown
-        (``[]`` for an outline); None when the whole text was shown.
+        (``[]`` for an outline; spans that cover every line, or None, mean the whole text).
         """
         ...
 

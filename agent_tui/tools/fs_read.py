@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent_tui.core.activefiles import covers
 from agent_tui.core.redact_whole import redact_keeping_lines
 from agent_tui.core.safe_files import MAX_READ_BYTES
 from agent_tui.core.tokens import TokenCounter, counter_for
@@ -196,7 +195,7 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return big
     _, rel, text = await asyncio.to_thread(read_text, ctx.workspace, args["path"])
     out, meta, raw_tokens, lines = await asyncio.to_thread(_view, rel, text, args, ctx.model)
-    ctx.note_read(rel, text, shown_spans(meta, len(lines)) if out else [])
+    ctx.note_read(rel, text, shown_spans(meta) if out else [])
     if out:
         return await asyncio.to_thread(make_result, out, ctx, raw_tokens=raw_tokens, meta=meta)
     handle = ctx.results.put(text, {"path": rel, "kind": "file"})
@@ -206,12 +205,10 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return make_result(out, ctx, handle=handle, raw_tokens=raw_tokens, meta=meta)
 
 
-def shown_spans(meta: dict[str, Any], total: int) -> list[tuple[int, int]] | None:
-    """The line spans a range or query view showed, None when they are every line of the file (what
-    ``ToolContext.note_read`` takes: write_file overwrites only a file the model saw whole)."""
+def shown_spans(meta: dict[str, Any]) -> list[tuple[int, int]]:
+    """The line spans a range or query view showed (the engine knows a file whole once they cover it)."""
     spans = [meta["range"]] if "range" in meta else meta.get("ranges") or []
-    out = [(int(a), int(b)) for a, b in spans]
-    return None if covers(out, total) else out
+    return [(int(a), int(b)) for a, b in spans]
 
 
 def _big_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.activefiles import covers, line_count
 from agent_tui.core.hashing import content_hash
 from agent_tui.core.results import MemoryResultStore
 from agent_tui.tools.base import ToolResult
@@ -33,7 +34,8 @@ class FakeContext:
     def note_read(self, path: str, content: str, lines: list[tuple[int, int]] | None = None) -> None:
         h = content_hash(content)
         known = self.parts.get(path, []) if self.seen.get(path) == h else []
-        self.parts[path] = None if lines is None or known is None else [*known, *lines]
+        spans = None if lines is None or known is None else [*known, *lines]
+        self.parts[path] = None if spans is not None and covers(spans, line_count(content)) else spans
         self.seen[path] = h
         self.reads.append((path, content))
 
