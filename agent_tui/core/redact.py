@@ -36,6 +36,9 @@ MIN_LEN = MIN_SECRET_LEN
 UNTOUCHED_FIELDS = frozenset(
     {"thinking_blocks", "reasoning_content", "signature", "provider_specific_fields"}
 )
+#: A request's call ids, never rewritten there: the provider made them (they hold nothing of the user's), a
+#: changed id would unpair a call from its result, and scanning them cost a scan per call per request.
+REQUEST_IDS = frozenset({"id", "tool_call_id"})
 #: Texts whose redaction is remembered (by the text itself).
 CACHE_SIZE = 4096
 
@@ -130,31 +133,33 @@ class Redactor:
             self._cache[done] = done  # redacting is idempotent: the output is known clean
         return done
 
-    def value(self, v: Any) -> Any:
-        """``v`` (JSON-like: str, list, dict) with every string redacted; reasoning fields kept."""
+    def value(self, v: Any, keep: frozenset[str] = UNTOUCHED_FIELDS) -> Any:
+        """``v`` (JSON-like: str, list, dict) with every string redacted; the fields named in ``keep``
+        (reasoning data) kept as they are."""
         if isinstance(v, str):
             return self(v)
         if isinstance(v, list):
-            return [self.value(x) for x in v]
+            return [self.value(x, keep) for x in v]
         if isinstance(v, tuple):
-            return tuple(self.value(x) for x in v)
+            return tuple(self.value(x, keep) for x in v)
         if isinstance(v, dict):
-            return {k: (x if k in UNTOUCHED_FIELDS else self.value(x)) for k, x in v.items()}
+            return {k: (x if k in keep else self.value(x, keep)) for k, x in v.items()}
         return v
 
     def messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """A request's messages with content and tool-call arguments redacted (same objects
         when nothing changed, so a cached request prefix stays byte-identical)."""
         out = []
+        keep = UNTOUCHED_FIELDS | REQUEST_IDS
         for m in messages:
-            if self._clean(m):  # the common case: nothing to mask, no copy made
+            if self._clean(m, keep):  # the common case: nothing to mask, no copy made
                 out.append(m)
                 continue
-            red = self.value(m)
+            red = self.value(m, keep)
             out.append(m if red == m else red)
         return out
 
-    def _clean(self, v: Any) -> bool:
+    def _clean(self, v: Any, keep: frozenset[str]) -> bool:
         """True when ``value(v) == v`` (every string in it redacts to itself).  A request has
         hundreds of messages, nearly all seen before: a message's strings are looked up in the
         cache right here, without a call per field."""
@@ -163,18 +168,18 @@ class Redactor:
         if isinstance(v, dict):
             cache = self._cache
             for k, x in v.items():
-                if k in UNTOUCHED_FIELDS:
+                if k in keep:
                     continue
                 if type(x) is str:
                     if len(x) >= MIN_LEN:
                         done = cache.get(x)
                         if (self(x) if done is None else done) != x:
                             return False
-                elif not self._clean(x):
+                elif not self._clean(x, keep):
                     return False
             return True
         if isinstance(v, (list, tuple)):
-            return all(self._clean(x) for x in v)
+            return all(self._clean(x, keep) for x in v)
         return True
 
 

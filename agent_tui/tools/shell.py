@@ -64,28 +64,34 @@ def excerpt(lines: list[str], head: int, tail: int, errors: int, width: int) -> 
     """Head, middle error lines (numbered) and tail with gap markers; (text, errors shown)."""
     n = len(lines)
     if n <= head + tail:
-        return "\n".join(clip(line, width) for line in lines), 0
+        return "\n".join(_cut(line, width) for line in lines), 0
     middle = error_lines(lines[head : n - tail])
     chosen = [i + head for i in spread(middle, errors)]
-    out = [clip(line, width) for line in lines[:head]]
+    out = [_cut(line, width) for line in lines[:head]]
     prev = head - 1
     for i in chosen:
         if i - prev > 1:
             out.append(f"… {i - prev - 1:,} lines omitted …")
-        out.append(f"L{i + 1}: {clip(lines[i], width)}")
+        out.append(f"L{i + 1}: {_cut(lines[i], width)}")
         prev = i
     if n - tail - prev > 1:
         out.append(f"… {n - tail - prev - 1:,} lines omitted …")
-    out += [clip(line, width) for line in lines[n - tail :]]
+    out += [_cut(line, width) for line in lines[n - tail :]]
     return "\n".join(out), len(chosen)
 
 
+def _cut(line: str, width: int) -> str:
+    """``line`` as an excerpt shows it: whole, or redacted whole, then clipped (the part of a secret left
+    after a cut would not be recognisable; a line shown whole is redacted with the rest by the engine)."""
+    return clip(redact_whole(line), width) if len(line) > width else line
+
+
 def shape_output(output: str, counter: TokenCounter) -> tuple[str, bool]:
-    """The output as shown and whether anything was left out.  A line an excerpt may cut (longer than the
-    narrowest width it uses) is redacted whole first: the part of a secret left after the cut would not be
-    recognisable (the engine redacts what is shown; a line shown whole is redacted there)."""
-    lines = [redact_whole(line) if len(line) > MIN_WIDTH else line for line in clean_text(output).split("\n")]
-    full = "\n".join(lines)
+    """The output as shown and whether anything was left out.  Only a line an excerpt cuts is redacted
+    here, whole, before its cut (``_cut``); the engine redacts what is shown, so an output shown whole,
+    and the lines left out, cost no scan here."""
+    full = clean_text(output)
+    lines = full.split("\n")
     if len(lines) <= HEAD_LINES + TAIL_LINES and counter.count_within(full, OUTPUT_TOKEN_CAP) is not None:
         return full, "[base64 " in full and "[base64 " not in output
     for scale in (1.0, 0.6, 0.35, 0.2, 0.1):

@@ -53,3 +53,22 @@ def test_a_known_secret_spanning_lines_is_masked_on_every_line_of_a_range() -> N
     assert not any(part in kept for part in secret.split("\n")), kept
     assert kept.split("\n")[0] == "header" and kept.split("\n")[4] == "footer = 1"
     assert "[REDACTED:env:MULTILINE_KEY]" in kept.split("\n")[1]
+
+
+def test_an_output_shown_whole_is_masked_where_it_enters_the_window() -> None:
+    """An output short enough to show whole is no longer redacted line by line by the tool: the engine's
+    scan of the whole text masks its long lines (and what only the whole text shows, the AWS key id on
+    the line above its secret key)."""
+    from agent_tui.core.config import Settings
+    from agent_tui.core.engine import ContextEngine
+
+    aws = "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\nsecret = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    output = f"{'z' * 120} token={TOKEN} tail\n{aws}done\n"
+    shown, cut = shape_output(output, counter_for(None))
+    assert not cut and shown == output.rstrip("\n")  # nothing cut: the tool leaves the redaction to the engine
+    e = ContextEngine(Settings.default(window=32_768))
+    e.add_user("run it")
+    e.add_assistant(None, [{"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": "{}"}}])
+    item = e.add_tool_result("c1", "run_command", shown)
+    assert TOKEN not in item.content and "wJalrXUtnFEMI" not in item.content, item.content
+    assert "z" * 120 in item.content and "done" in item.content
