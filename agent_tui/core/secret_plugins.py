@@ -123,6 +123,100 @@ def _scanners() -> tuple[tuple[re.Pattern[str], str | None], ...]:
     return tuple(out)
 
 
+#: What makes a plugin regex one RE2 takes (RE2 has no lookaround, no repetition past 1,000): each
+#: rewrite matches the same or more, so the set may flag a regex that then finds nothing, never miss one.
+_RE2_WIDER = (
+    (re.compile(r"\(\?:\(\?<=\\W\)\|\(\?<=\^\)\)"), ""),  # (?:(?<=\W)|(?<=^)): dropped
+    (re.compile(r"\(\?<?[!=](?:[^()\\]|\\.)*\)"), ""),  # other lookarounds without groups: dropped
+    (re.compile(r"\{(\d+),\d{4,}\}"), r"{\1,}"),  # {50,1024}: {50,}
+)
+#: Python's ``\s`` in ASCII text, as the inside of a character class (RE2's ``\s`` has no ``\v``, ``\x1c``-``\x1f``).
+_PY_BLANKS = "\\t\\n\\v\\f\\r \\x1c-\\x1f"
+
+
+def _as_python_reads(pattern: str, multiline: bool) -> str:
+    """``pattern`` with each ``\\s`` spelt as Python reads it (``[…]`` outside a class, its inside within one),
+    and, unless ``multiline``, each ``$`` too (Python's also matches before a last newline; RE2's does not)."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        step = 1
+        part = pattern[i]
+        if part == "\\" and i + 1 < len(pattern):
+            step = 2
+            part = pattern[i:i + 2]
+            if part == "\\s":
+                part = _PY_BLANKS if in_class else f"[{_PY_BLANKS}]"
+        elif part == "[" and not in_class:
+            in_class = True
+            for literal in ("[]", "[^]"):  # a "]" first in a class is a literal
+                if pattern.startswith(literal, i):
+                    part, step = literal, len(literal)
+        elif part == "]" and in_class:
+            in_class = False
+        elif part == "$" and not in_class and not multiline:
+            part = "(?:\\n?$)"
+        out.append(part)
+        i += step
+    return "".join(out)
+
+
+@lru_cache(maxsize=1)
+def _ascii_set() -> tuple[Any, frozenset[int]]:
+    """One RE2 set of every plugin regex RE2 can take (widened: ``_RE2_WIDER``), and the indexes of the
+    ones it cannot (run on every text): a single pass over an ASCII text tells which regexes may match.
+    (None, every index) when google-re2 is missing."""
+    every = frozenset(range(len(detectors()[0])))
+    try:
+        import re2
+    except ImportError:
+        return None, every
+    flags = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s"}
+    found = re2.Set.SearchSet(re2.Options())
+    outside: set[int] = set()
+    added: list[int] = []
+    for i, (_, regex, _, _) in enumerate(detectors()[0]):
+        pattern = regex.pattern
+        for rule, repl in _RE2_WIDER:
+            pattern = rule.sub(repl, pattern)
+        pattern = _as_python_reads(pattern, bool(regex.flags & re.MULTILINE))
+        inline = "".join(c for f, c in flags.items() if regex.flags & f)
+        try:
+            verbose = regex.flags & re.VERBOSE and any(c.isspace() or c == "#" for c in pattern)
+            if verbose or "(?<" in pattern or "(?!" in pattern or "(?=" in pattern:
+                raise ValueError(pattern)
+            found.Add(f"(?{inline}){pattern}" if inline else pattern)
+            added.append(i)
+        except Exception:  # (RE2 logs what it could not parse, once)
+            outside.add(i)
+    found.Compile()
+    return _IndexedSet(found, tuple(added)), frozenset(outside)
+
+
+class _IndexedSet:
+    """An RE2 set answering with the detectors' own indexes."""
+
+    __slots__ = ("found", "index")
+
+    def __init__(self, found: Any, index: tuple[int, ...]) -> None:
+        self.found = found
+        self.index = index
+
+    def matching(self, text: str) -> set[int]:
+        index = self.index
+        return {index[n] for n in self.found.Match(text) or ()}
+
+
+def _may_match(text: str) -> set[int] | frozenset[int] | None:
+    """The detectors' indexes that may match an ASCII ``text`` (one RE2 pass), or None (any may)."""
+    if not text.isascii():
+        return None  # (Unicode classes and case folding differ between RE2 and Python's re)
+    found, outside = _ascii_set()
+    if found is None:
+        return None
+    return found.matching(text) | outside
+
+
 def _lines_with(text: str, literal: str) -> list[tuple[int, int]]:
     """The (start, end) of the lines a match holding ``literal`` can span, merged where they touch: the
     line of each occurrence, through the line where the whitespace after it ends (npm's ``=\\s*`` may
@@ -165,11 +259,14 @@ def _jwts(text: str, regex: re.Pattern[str]) -> Iterator[Finding]:
 
 
 def known_formats(text: str, view: TextView | None = None) -> Iterator[Finding]:
-    """What detect-secrets' plugins find in ``text``: their regexes (those a ``view`` shows cannot match
-    skipped), and quoted base64 strings of high entropy."""
+    """What detect-secrets' plugins find in ``text``: their regexes (with a ``view``, those an RE2 set's
+    one pass or their gate shows cannot match skipped), and quoted base64 strings of high entropy."""
     patterns, entropy = detectors()
+    scanners = _scanners()
     size = len(text)
-    for (kind, _, gate, shortest), (scan, how) in zip(patterns, _scanners(), strict=True):
+    may = _may_match(text) if view is not None else None
+    for n in range(len(patterns)) if may is None else sorted(may):
+        (kind, _, gate, shortest), (scan, how) = patterns[n], scanners[n]
         if view is not None and (size < shortest or (gate is not None and not gate.admits(view))):
             continue
         if how == "jwt":
