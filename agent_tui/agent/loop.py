@@ -230,7 +230,8 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
                     try:
                         async for e in llm_mod.stream_completion(
                                 self.llm, asm.messages, asm.tools or None, cache_breakpoints=asm.cache_breakpoints,
-                                session_id=eng.session_id, reasoning=self._reasoning_map()):
+                                session_id=eng.session_id, reasoning=self._reasoning_map(),
+                                prompt_tokens=budget_event.estimated_prompt_tokens):
                             if isinstance(e, llm_mod.TextDelta):
                                 partial += e.text
                                 self._keep_streamed(partial)
