@@ -31,6 +31,7 @@ from agent_tui.agent.loop_streamed import StreamKeeper
 from agent_tui.agent.loop_window import WindowLimits
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
+from agent_tui.agent.text_tool_calls import TextCalls, adopt_text_calls
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
@@ -268,16 +269,19 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
                         yield ev.ErrorEvent(unpriced, fatal=False)
                     if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
+                written = adopt_text_calls(completion, asm.tools)  # (calls a local model wrote as its text)
                 with eng.lock:  # (a pin from the inspector's thread may add an item meanwhile)
                     earlier = {str(c.get("id")) for it in eng.items.values() for c in it.tool_calls or () if c.get("id")}
                 unique_call_ids(completion.tool_calls, earlier)
                 finish = self._judge(completion)
                 item = eng.add_assistant(completion.text, assistant_calls(completion.tool_calls) or None,
-                                         provenance=self._reply_provenance(completion, finish.status))
+                                         provenance=self._reply_provenance(completion, finish.status, written))
                 self._streamed_recorded()
                 partial = ""
                 yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls),
                                           reasoning=completion.reasoning or thinking_text(completion))
+                if written is not None:
+                    yield ev.WarningRaised(written.notice)
                 if finish.notice:
                     yield ev.ErrorEvent(finish.notice, fatal=False)
                 if finish.window_filled and (smaller := self._window_stated(finish.window_filled, "stopped a reply")):
@@ -316,9 +320,12 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
             yield ev.WarningRaised(warning)
         yield ev.TurnFinished(eng.turn, step, final_text, status)
 
-    def _reply_provenance(self, completion: Any, finish: str) -> dict[str, Any] | None:
-        """What the record keeps beyond the message: unparsable arguments as received, how it ended."""
+    def _reply_provenance(self, completion: Any, finish: str, written: TextCalls | None = None) -> dict[str, Any] | None:
+        """What the record keeps beyond the message: unparsable arguments as received, how it ended, the text
+        its calls were read from."""
         prov: dict[str, Any] = {}
+        if written is not None:
+            prov["calls_from_text"] = self.engine.redact(written.text[:4000])
         raw = {c.id: self.engine.redact(c.arguments[:4000]) for c in completion.tool_calls if c.arguments_error}
         if raw:
             prov["raw_arguments"] = raw
