@@ -67,7 +67,8 @@ class MemoryEvents:
         next summary segment (what the rounds leaving add), unless the segments outgrow their
         share, when it rewrites the whole summary.  If it fails, the extractive summary is used.
         ``focus`` (from `/compact FOCUS`) says what to keep above all.  ``summarise=False``: no summarising
-        call (after a refusal for size, it would resend the request that was too large).
+        call (after a refusal for size, it would resend the request that was too large); nor is one made
+        for a batch too small to pay for it (``Compactor.worth_a_call``) unless the user asked for the event.
         """
         self.engine.prepare_step()
         plan = self.engine.plan_compaction(force=force)
@@ -78,7 +79,8 @@ class MemoryEvents:
         comp = self.engine.compactor
         whole = comp.consolidates(self.engine.counter.count(comp.segment_text(summary)))
         name, sent, error = "extractive", 0, None
-        if summarise and self.llm is not None and self.opts.summariser == "llm" and plan.summary_items:
+        if summarise and self.llm is not None and self.opts.summariser == "llm" and plan.summary_items \
+                and (force or focus or comp.worth_a_call(plan, whole)):
             try:
                 previous = "\n\n".join(it.content for it in comp.segments if it.state == State.IN
                                          and not it.pinned) if whole else None

@@ -209,9 +209,10 @@ class AgentTuiStrategy:
         asm = self.engine.assemble()
         comp = asm.compaction
         summarising = cached = summary = 0
-        if comp is not None and comp.ok:
-            # Charged as the product's one summarising call: the request as it stood (its part
-            # already sent is a cache read) plus the instruction, the summary as output.
+        if comp is not None and comp.ok and comp.worth_a_call:
+            # Charged as the product's one summarising call, when it makes one (a batch too small for
+            # a call keeps its extractive summary): the request as it stood (its part already sent is a
+            # cache read) plus the instruction, the summary as output.
             summarising = estimate + INSTRUCTION_TOKENS
             cached = min(before, estimate)
             summary = comp.summary_tokens

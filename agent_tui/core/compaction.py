@@ -40,6 +40,8 @@ class CompactionResult:
     """Why it failed (then nothing was evicted)."""
     decisions: list[str] = field(default_factory=list)
     """Decisions extracted into the decision store."""
+    worth_a_call: bool = True
+    """Whether the batch was large enough for a summarising model call (``Compactor.worth_a_call``)."""
 
     @property
     def ok(self) -> bool:

@@ -31,6 +31,11 @@ from agent_tui.core.items import Category, ContextItem, Priority, Scope, State
 from agent_tui.core.memory import EvictionPlan
 from agent_tui.core.summary import Summariser, Summary, extract_decisions, with_user_words
 
+CALL_RATIO = 4
+"""A summarising model call is made for a batch at least this many times what it asks the model to write."""
+MIN_CALL_TOKENS = 1_000
+"""...and never for a batch under this many tokens."""
+
 
 class Compactor:
     """Compaction events for one session (the engine delegates ``compact`` and friends here)."""
@@ -89,6 +94,15 @@ class Compactor:
         """What ``summary`` adds to the segments already in the block (the next segment)."""
         covered = set(self.summary.covers) if self.summary is not None else set()
         return summary.render_since(covered)
+
+    def worth_a_call(self, plan: EvictionPlan, whole: bool) -> bool:
+        """Whether a summarising model call pays for this batch: it holds at least ``CALL_RATIO`` times
+        what the call is asked to write (and ``MIN_CALL_TOKENS``).  A smaller batch keeps its extractive
+        summary, which is free and loses little of it; the call would resend the whole request for a
+        few hundred tokens of summary (in an 8K window, at almost every other step)."""
+        live = sum(it.tokens for it in self.segments if it.state == State.IN and not it.pinned) if whole else 0
+        asked = self.summary_words(whole) * 10 // 7
+        return sum(it.tokens for it in plan.summary_items) + live >= max(MIN_CALL_TOKENS, CALL_RATIO * asked)
 
     def consolidates(self, new_tokens: int) -> bool:
         """Whether an event adding a segment of ``new_tokens`` rewrites the summary as one, within the
@@ -169,6 +183,7 @@ class Compactor:
         part = self.segment_text(summary)
         if whole is None:
             whole = self.consolidates(e.counter.count(override or part))
+        call = self.worth_a_call(plan, whole)
         if override:
             override = with_user_words(override, summary, None if whole else {it.id for it in items})
         text = (override or (summary.render(self.summary_target(), e.counter.count) if whole else part)).strip()
@@ -208,7 +223,7 @@ class Compactor:
                                                                           if it.state == State.IN)
         res = CompactionResult(evicted=evicted, summary_id=item.id, summariser=summariser, tokens_before=before,
                                tokens_after=after, summary_tokens=item.tokens, input_tokens=input_tokens,
-                               reason=plan.reason, decisions=decisions)
+                               reason=plan.reason, decisions=decisions, worth_a_call=call)
         self.results.append(res)
         return res
 
