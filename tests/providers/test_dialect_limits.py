@@ -14,8 +14,8 @@ import pytest
 
 from agent_tui.agent.llm_provider import request_kwargs
 from agent_tui.agent.llm_types import LLMConfig
-from agent_tui.mcp import defs
 from agent_tui.core.tool_names import qualify
+from agent_tui.mcp import defs
 from tests.agent.helpers import make_repo
 from tests.providers.helpers import assert_loop, run_loop
 from tests.support.fake_anthropic import FakeAnthropic

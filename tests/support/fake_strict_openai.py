@@ -37,7 +37,6 @@ from typing import Any
 
 from tests.support.fake_dialect import FakeDialect, Rejected, Turn, new_id, now
 
-
 #: The request fields an OpenAI-compatible server that is not OpenAI takes (``compatible`` mode).
 COMMON_FIELDS = frozenset({
     "model", "messages", "stream", "stream_options", "temperature", "top_p", "max_tokens", "max_completion_tokens",

@@ -258,7 +258,7 @@ async def test_a_git_file_naming_another_repository_is_refused(
 ) -> None:
     """A ``.git`` file (``gitdir: …``) can name any git folder on the disk: a dotfiles repository at
     ``~``, ``/etc/.git``.  The read tools would show that repository's history and files, unasked."""
-    other = _private_repo(tmp_path)
+    _private_repo(tmp_path)
     ws = tmp_path / "clone"
     ws.mkdir()
     (ws / ".git").write_text("gitdir: ../private/.git\n")
