@@ -280,8 +280,9 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
                 partial = ""
                 yield ev.AssistantMessage(item.id, completion.text, len(completion.tool_calls),
                                           reasoning=completion.reasoning or thinking_text(completion))
-                if written is not None:
-                    yield ev.WarningRaised(written.notice)
+                if written is not None and "calls_from_text" not in self._announced:
+                    self._announced.add("calls_from_text")  # (a model that does it once does it at every step)
+                    yield ev.WarningRaised(written.notice + " Later ones are run the same way without a word.")
                 if finish.notice:
                     yield ev.ErrorEvent(finish.notice, fatal=False)
                 if finish.window_filled and (smaller := self._window_stated(finish.window_filled, "stopped a reply")):

@@ -151,3 +151,21 @@ async def test_a_reply_that_shows_json_ends_the_turn_as_before(tmp_path: Path, t
     assert not [e for e in events if isinstance(e, ev.ToolCallStarted)]
     assert not [e for e in events if isinstance(e, ev.WarningRaised) and "as the text of its reply" in e.message]
     assert (events[-1].status, events[-1].text) == ("done", text)
+
+
+async def test_a_model_that_always_writes_its_calls_as_text_is_told_about_once(tmp_path: Path) -> None:
+    """A model whose template the server cannot parse does it at every step: one warning, not one a step."""
+    root = make_repo(tmp_path / "p")
+    git = json.dumps({"name": "git_status", "arguments": {}})
+    with FakeOllama() as fake:
+        fake.script(Turn(text=FORMS["bare"]), Turn(text=git), Turn(text=ANSWER), Turn(text=FORMS["tags"]),
+                    Turn(text="again"))
+        agent, ws = provider_agent(root, "ollama_chat/qwen2.5-coder", fake.base_url)
+        try:
+            events = await run_turn(agent, "why does test_add fail?") + await run_turn(agent, "read it again")
+        finally:
+            ws.close()
+    ran = [e.name for e in events if isinstance(e, ev.ToolCallFinished) and not e.is_error]
+    assert ran == ["read_file", "git_status", "read_file"]
+    notes = [e.message for e in events if isinstance(e, ev.WarningRaised) and "as the text of its reply" in e.message]
+    assert len(notes) == 1 and "Later ones" in notes[0]
