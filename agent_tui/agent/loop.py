@@ -35,8 +35,8 @@ from agent_tui.agent.text_tool_calls import TextCalls, adopt_text_calls
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
-from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.engine import ContextEngine
+from agent_tui.core.engine_request import shorten_answered
 from agent_tui.core.items import Category
 from agent_tui.core.message_fit import too_large
 from agent_tui.core.parse import loads_json
@@ -346,14 +346,7 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
 
     def _shorten_old_calls(self) -> int:
         """Before the 'compacted harder' retry: shorten long arguments of calls that already ran."""
-        eng = self.engine
-        with eng.lock:
-            answered = {it.tool_call_id for it in eng.items.values() if it.role == "tool" and it.tool_call_id}
-            changed = shorten_answered_calls([eng.items[i] for i in eng.order], answered)
-            for it in changed:
-                eng._save(it)
-            eng.window.forget_shown_by({it.id for it in changed})
-        return len(changed)
+        return shorten_answered(self.engine)
 
     def _was_task(self) -> bool:
         """True if this turn changed something (edits or commands), i.e. a task ended."""

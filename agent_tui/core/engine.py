@@ -32,7 +32,7 @@ from agent_tui.core.compaction import CompactionResult
 from agent_tui.core.compactor import Compactor
 from agent_tui.core.config import Settings
 from agent_tui.core.costmodel import CacheCosts, Decision
-from agent_tui.core.engine_request import compose, record
+from agent_tui.core.engine_request import compose, record, shorten_answered
 from agent_tui.core.engine_store import EngineStore
 from agent_tui.core.estimate import request_estimate
 from agent_tui.core.file_window import FileWindow
@@ -461,6 +461,8 @@ class ContextEngine:
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
         asm = compose(self, tools, status=status, status_note=status_note)
+        if log and asm.breakdown.over_budget and shorten_answered(self):
+            asm = compose(self, tools, status=status, status_note=status_note)  # (before a server refuses it)
         asm.compaction = compaction
         if log:
             record(self, asm)

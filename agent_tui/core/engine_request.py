@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_tui.core.assembler import Assembly, AssemblyInput, assemble
 from agent_tui.core.budget import crowded_head
+from agent_tui.core.call_args import shorten_answered_calls
 from agent_tui.core.items import Category
 
 
@@ -41,6 +42,21 @@ def compose(engine: Any, tools: Sequence[dict[str, Any]] | None, *, status: bool
     asm.messages = e.redact.messages(asm.messages)  # the boundary: active files included
     asm.file_views = e.window.views_now()
     return asm
+
+
+def shorten_answered(engine: Any) -> int:
+    """Shorten, in place, the long arguments of calls that already ran (a long heredoc, the text a write
+    created: its result, or the file, says what it did), and forget them as what showed a file's text; the
+    number of messages changed.  What a request gives up last before a window would refuse it: the task,
+    the latest step and the protected files are all it holds then."""
+    e = engine
+    with e.lock:
+        answered = {it.tool_call_id for it in e.items.values() if it.role == "tool" and it.tool_call_id}
+        changed = shorten_answered_calls([e.items[i] for i in e.order], answered)
+        for it in changed:
+            e._save(it)
+        e.window.forget_shown_by({it.id for it in changed})
+    return len(changed)
 
 
 def record(engine: Any, asm: Assembly) -> None:
