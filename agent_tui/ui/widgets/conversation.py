@@ -121,6 +121,8 @@ class Conversation(VerticalScroll):
             await self.end_reply()
             if e.reasoning.strip():  # before the step's answer (already streamed) or its tool panels
                 await self.mount(ThinkingBlock(e.reasoning), before=reply if reply is not None else None)
+            if reply is not None and e.tool_calls and not e.text.strip():
+                await reply.remove()  # what streamed was the calls, written as text: their panels show them
         elif isinstance(e, ev.ToolCallStarted):
             await self.end_reply()
             panel = ToolCallPanel(e.call_id, e.name, e.arguments, e.kind)
