@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.core.parse import loads_json
+from agent_tui.core.redact_whole import redact_whole
 from agent_tui.core.results import ResultStore
 from agent_tui.core.tokens import TokenCounter, counter_for
 from agent_tui.tools.cleaning import clean_text
@@ -122,6 +123,7 @@ def shape_result(
     handle = store.put(
         text, {"label": label, "intent": intent, "chars": len(text), "tokens": raw_tokens}
     )
+    cleaned = redact_whole(cleaned)  # before any cut: the part of a secret left after one is not recognisable
     shaped = ""
     for footer in _footers(handle, text, raw_tokens):
         found = _fit(cleaned, footer, label, max_tokens, counter, intent)

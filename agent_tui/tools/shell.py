@@ -72,7 +72,7 @@ def excerpt(lines: list[str], head: int, tail: int, errors: int, width: int) -> 
     for i in chosen:
         if i - prev > 1:
             out.append(f"… {i - prev - 1:,} lines omitted …")
-        out.append(f"L{i + 1}: {_cut(lines[i], width)}")
+        out.append(f"L{i + 1}: {_cut(redact_whole(lines[i]), width)}")  # (its prefix hides a whole-line rule's match)
         prev = i
     if n - tail - prev > 1:
         out.append(f"… {n - tail - prev - 1:,} lines omitted …")

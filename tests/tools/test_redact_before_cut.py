@@ -72,3 +72,12 @@ def test_an_output_shown_whole_is_masked_where_it_enters_the_window() -> None:
     item = e.add_tool_result("c1", "run_command", shown)
     assert TOKEN not in item.content and "wJalrXUtnFEMI" not in item.content, item.content
     assert "z" * 120 in item.content and "done" in item.content
+
+
+def test_a_pgpass_line_picked_from_the_middle_is_masked_under_its_line_number() -> None:
+    """A middle line is shown as ``L151: <line>``; the .pgpass rule reads whole lines, so the prefix hid the
+    password from the engine's scan.  Middle lines are redacted alone before they get their number."""
+    entry = "analytics-replica-01.prod.internal.example.com:5432:warehouse:etl_user:Tq7vLm2pXw9rKs4n"
+    lines = [f"line {i}" for i in range(150)] + [entry] + [f"tail {i}" for i in range(150)]
+    shown, _ = shape_output("\n".join(lines), counter_for(None))
+    assert "L151:" in shown and "Tq7vLm2pXw9rKs4n" not in shown, shown
