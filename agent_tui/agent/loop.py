@@ -31,7 +31,7 @@ from agent_tui.agent.loop_streamed import StreamKeeper
 from agent_tui.agent.loop_window import WindowLimits
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
-from agent_tui.agent.text_tool_calls import TextCalls, adopt_text_calls
+from agent_tui.agent.text_tool_calls import TextCalls, adopt_text_calls, local_server
 from agent_tui.agent.toolctx import EngineToolContext
 from agent_tui.agent.toolrun import ToolRunner
 from agent_tui.core.budget import make_plan
@@ -269,7 +269,7 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
                         yield ev.ErrorEvent(unpriced, fatal=False)
                     if not completion.usage.estimated and self.calibration.observe(bd["total"], usage.prompt_tokens):
                         eng.plan = make_plan(eng.settings, self.calibration.factor)
-                written = adopt_text_calls(completion, asm.tools)  # (calls a local model wrote as its text)
+                written = adopt_text_calls(completion, asm.tools) if local_server(self.llm) else None  # (its text)
                 with eng.lock:  # (a pin from the inspector's thread may add an item meanwhile)
                     earlier = {str(c.get("id")) for it in eng.items.values() for c in it.tool_calls or () if c.get("id")}
                 unique_call_ids(completion.tool_calls, earlier)
@@ -326,8 +326,8 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
         its calls were read from."""
         prov: dict[str, Any] = {}
         if written is not None:
-            prov["calls_from_text"] = self.engine.redact(written.text[:4000])
-        raw = {c.id: self.engine.redact(c.arguments[:4000]) for c in completion.tool_calls if c.arguments_error}
+            prov["calls_from_text"] = self.engine.redact(written.text)[:4000]
+        raw = {c.id: self.engine.redact(c.arguments)[:4000] for c in completion.tool_calls if c.arguments_error}
         if raw:
             prov["raw_arguments"] = raw
         if finish != "ok":

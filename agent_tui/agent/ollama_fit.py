@@ -27,12 +27,13 @@ MARGIN = 0.02
 def fit_answer(config: LLMConfig, prompt_tokens: int | None) -> LLMConfig:
     """``config`` with its answer limit lowered to what ``num_ctx`` leaves beside a prompt of
     ``prompt_tokens`` (the server's count, estimated); unchanged for other providers or with no estimate.
-    Raises :class:`ContextOverflow` when less than :data:`MIN_ANSWER` is left."""
+    Raises :class:`ContextOverflow` when less than :data:`MIN_ANSWER` is left (or than the configured limit,
+    when that is lower)."""
     if prompt_tokens is None or not config.num_ctx or family_of(config) != "ollama":
         return config
     window = int(config.num_ctx)
     room = window - int(prompt_tokens * (1 + MARGIN))
-    if room < MIN_ANSWER:
+    if room < min(MIN_ANSWER, config.max_output_tokens or MIN_ANSWER):  # (a limit set lower is the user's)
         raise ContextOverflow(
             f"the request (about {prompt_tokens:,} tokens) leaves no room for an answer in the model's num_ctx "
             f"({window:,}); Ollama would have cut it silently", limit=window)

@@ -7,7 +7,9 @@ with raw JSON shown as the answer.  A reply with no structured calls whose whole
 (bare JSON objects or a list of them, fenced, or tagged; keys ``name`` and ``arguments`` or ``parameters``,
 an optional ``"type": "function"``), every one naming a tool the request offered, is read as those calls and
 runs the normal way.  Anything else stays the answer, unchanged: prose around the JSON (an example shown to
-the user), a name not offered, JSON that does not parse.  No partial match is guessed at.
+the user), a name not offered, JSON that does not parse.  No partial match is guessed at.  Only for models
+served that way (``local_server``): a hosted API parses calls itself, and there a reply that is only a
+call's JSON was written to be read (a user asked to see the call), not run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.agent.llm_finish import FILTER_REASONS, LENGTH_REASONS
-from agent_tui.agent.llm_types import Completion, ToolCall, check_arguments
+from agent_tui.agent.llm_provider import family_of, openai_itself, provider_of
+from agent_tui.agent.llm_types import Completion, LLMConfig, ToolCall, check_arguments
+
+LOCAL_PROVIDERS = frozenset({"hosted_vllm", "vllm", "lm_studio", "llamafile"})
+"""litellm prefixes of self-hosted OpenAI-dialect servers (besides ``openai/`` at another ``api_base``)."""
 
 _TAG = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
@@ -35,6 +41,21 @@ class TextCalls:
 
     text: str
     notice: str
+
+
+def local_server(config: LLMConfig | None) -> bool:
+    """Whether ``config``'s model is served by a server that may hand a call back as text: Ollama, a
+    self-hosted OpenAI-dialect server (``openai/`` at an ``api_base`` that is not OpenAI's, vLLM, LM Studio,
+    llamafile)."""
+    if config is None:
+        return False
+    fam = family_of(config)
+    if fam == "ollama":
+        return True
+    provider = provider_of(config.model)
+    if provider in LOCAL_PROVIDERS:
+        return True
+    return fam == "openai" and provider == "openai" and not openai_itself(config.api_base)
 
 
 def offered_names(tools: Sequence[dict[str, Any]] | None) -> set[str]:

@@ -140,3 +140,24 @@ def test_any_prose_beside_a_call_keeps_the_reply_an_answer(prose: str, before: b
     text = f"{prose}\n{call}" if before else f"{call}\n{prose}"
     if parse_text_calls(prose, OFFERED) is None:  # (prose that is itself only calls would be calls)
         assert parse_text_calls(text, OFFERED) is None
+
+
+def test_what_the_record_keeps_of_the_text_is_redacted_before_it_is_cut() -> None:
+    """The record keeps 4,000 characters of the text; cut first, a token across the cut kept 38 of its
+    characters readable (a reviewer's finding)."""
+    import json as _json
+    from types import SimpleNamespace
+
+    from agent_tui.agent.llm_types import Completion
+    from agent_tui.agent.loop import Agent
+    from agent_tui.agent.text_tool_calls import adopt_text_calls
+    from agent_tui.core.redact import default_redactor
+
+    token = "ghp_" + "Zq8Lm2Xv7Rt4Kp9Wn3Bc6Hd1Fs5Gj0Ay2UeQ"
+    text = _json.dumps({"name": "write_file", "arguments": {"path": "cfg.txt", "content": "x" * 3893 + f" {token}\n"}})
+    reply = Completion(text=text)
+    written = adopt_text_calls(reply, [{"type": "function", "function": {"name": "write_file", "parameters": {}}}])
+    assert written is not None and 3_950 < written.text.find(token) < 4_000
+    prov = Agent._reply_provenance(SimpleNamespace(engine=SimpleNamespace(redact=default_redactor())), reply, "ok",
+                                   written)
+    assert not any(token[:k] in prov["calls_from_text"] for k in range(8, len(token) + 1))

@@ -35,6 +35,10 @@ def test_the_answer_limit_is_lowered_to_the_room_left_and_only_for_ollama() -> N
     assert unlimited.max_output_tokens is not None and 1_000 + unlimited.max_output_tokens <= WINDOW
     with pytest.raises(ContextOverflow, match="num_ctx"):
         fit_answer(ollama, WINDOW - 100)
+    small = replace(ollama, max_output_tokens=300)  # the user's own limit fits the room: sent as set
+    assert fit_answer(small, WINDOW - 500) is small
+    with pytest.raises(ContextOverflow):
+        fit_answer(small, WINDOW - 250)
     other = LLMConfig(model="openai/gpt-4o", num_ctx=WINDOW, max_output_tokens=ANSWER)
     assert fit_answer(other, WINDOW + 5_000) is other  # (other servers refuse it themselves)
     assert fit_answer(ollama, None) is ollama

@@ -169,3 +169,37 @@ async def test_a_model_that_always_writes_its_calls_as_text_is_told_about_once(t
     assert ran == ["read_file", "git_status", "read_file"]
     notes = [e.message for e in events if isinstance(e, ev.WarningRaised) and "as the text of its reply" in e.message]
     assert len(notes) == 1 and "Later ones" in notes[0]
+
+
+@pytest.mark.parametrize("model, dialect", [("anthropic/claude-sonnet-4-5", "anthropic"), ("gemini/gemini-2.5-pro", "gemini")])
+async def test_a_hosted_api_reply_that_is_only_a_calls_json_is_an_answer(tmp_path: Path, model: str,
+                                                                        dialect: str) -> None:
+    """A hosted API parses calls itself: a reply that is only a call's JSON was written to be read (the user
+    asked to see the call), and running it would do what the user did not ask (a reviewer's finding)."""
+    root = make_repo(tmp_path / "p")
+    shown = "```json\n" + json.dumps({"name": "write_file", "arguments": {"path": "NOTES.md", "content": "x"}}) + "\n```"
+    fake_cls = FakeAnthropic if dialect == "anthropic" else FakeGemini
+    with fake_cls() as fake:
+        fake.script(Turn(text=shown))
+        base = fake.base_url if dialect == "anthropic" else fake.base_url + "/v1beta"
+        agent, ws = provider_agent(root, model, base, {})
+        try:
+            events = await run_turn(agent, "show me the call you would make to write NOTES.md; don't make it")
+        finally:
+            ws.close()
+    assert not [e for e in events if isinstance(e, ev.ToolCallStarted)]
+    assert not (root / "NOTES.md").exists()
+    assert events[-1].status == "done" and events[-1].text == shown
+
+
+def test_only_servers_that_may_hand_back_calls_as_text_are_read_so() -> None:
+    from agent_tui.agent.llm_types import LLMConfig
+    from agent_tui.agent.text_tool_calls import local_server
+
+    local = [("ollama_chat/qwen2.5-coder", None), ("openai/qwen3-coder", "http://127.0.0.1:8000/v1"),
+             ("hosted_vllm/qwen3", "http://gpu:8000/v1")]
+    hosted = [("openai/gpt-4o", None), ("openai/gpt-4o", "https://api.openai.com/v1"), ("anthropic/claude-sonnet-4-5", None),
+              ("gemini/gemini-2.5-pro", None), ("openai/deepseek-chat", "https://api.deepseek.com"),
+              ("azure/gpt-4o", "https://x.openai.azure.com")]
+    assert all(local_server(LLMConfig(model=m, api_base=b)) for m, b in local)
+    assert not any(local_server(LLMConfig(model=m, api_base=b)) for m, b in hosted)
