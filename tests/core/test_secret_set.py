@@ -114,3 +114,20 @@ def test_the_rewrite_for_re2_matches_wherever_python_does(pattern: str) -> None:
     check()
     for text in ("ab\n", "key\v=\x1cx", "\x1f,tok", "abc\x1e", "]x", "\v", "$q\n"):
         check.hypothesis.inner_test(text)  # (the texts where RE2 and Python read differently)
+
+
+@pytest.mark.parametrize("pattern", [r"ab{,3}c", r"[MNO][a-z\d_-]{3,5}\.[a-z]{2}", r"[0-9a-z]{4}-us[0-9]{1,2}"])
+def test_the_widened_form_matches_wherever_python_does(pattern: str) -> None:
+    """``{,n}`` is read as Python reads it (RE2 took it as text) and a leading counted run of classes is
+    dropped: the set's form of a regex finds a match wherever the regex does."""
+    import re2
+
+    from agent_tui.core.secret_plugins import _RE2_WIDER, _as_python_reads
+
+    widened = pattern
+    for rule, repl in _RE2_WIDER:
+        widened = rule.sub(repl, widened)
+    ours, theirs = re.compile(pattern), re2.compile(_as_python_reads(widened, False))
+    for text in ("ac", "abbbc", "xMa1_9.bc", "N-abcd.zz", "abcd-us1", "0a9z-us12", "no match here"):
+        if ours.search(text):
+            assert theirs.search(text), (pattern, widened, text)
