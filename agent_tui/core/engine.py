@@ -461,7 +461,8 @@ class ContextEngine:
         self.prepare_step()
         compaction = self.compact() if auto_compact else None
         asm = compose(self, tools, status=status, status_note=status_note)
-        if log and asm.breakdown.over_budget and shorten_answered(self):
+        bd = asm.breakdown
+        if log and bd.over_budget and shorten_answered(self, need=bd.total - bd.input_budget):
             asm = compose(self, tools, status=status, status_note=status_note)  # (before a server refuses it)
         asm.compaction = compaction
         if log:

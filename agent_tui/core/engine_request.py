@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_tui.core.assembler import Assembly, AssemblyInput, assemble
 from agent_tui.core.budget import crowded_head
-from agent_tui.core.call_args import shorten_answered_calls
+from agent_tui.core.call_args import shorten_answered_calls, shorten_arguments
 from agent_tui.core.items import Category
 
 
@@ -44,19 +44,36 @@ def compose(engine: Any, tools: Sequence[dict[str, Any]] | None, *, status: bool
     return asm
 
 
-def shorten_answered(engine: Any) -> int:
-    """Shorten, in place, the long arguments of calls that already ran (a long heredoc, the text a write
+def shorten_answered(engine: Any, need: int | None = None) -> int:
+    """Shorten, in place, the long arguments of calls that ran and succeeded (a long heredoc, the text a write
     created: its result, or the file, says what it did), and forget them as what showed a file's text; the
     number of messages changed.  What a request gives up last before a window would refuse it: the task,
-    the latest step and the protected files are all it holds then."""
+    the latest step and the protected files are all it holds then.  A call whose result is an error keeps
+    its arguments (the model may send them again, mended).  ``need``: tokens the request is over; when the
+    shortening would save fewer, nothing is changed (it would lose text and still be refused)."""
     e = engine
     with e.lock:
-        answered = {it.tool_call_id for it in e.items.values() if it.role == "tool" and it.tool_call_id}
+        answered = {it.tool_call_id for it in e.items.values()
+                    if it.role == "tool" and it.tool_call_id and not it.provenance.get("error")}
+        if need is not None and _saving(e, answered) < need:
+            return 0
         changed = shorten_answered_calls([e.items[i] for i in e.order], answered)
         for it in changed:
             e._save(it)
         e.window.forget_shown_by({it.id for it in changed})
     return len(changed)
+
+
+def _saving(engine: Any, answered: set[str]) -> int:
+    """Tokens ``shorten_answered`` would save on the calls in ``answered`` (counted, nothing changed)."""
+    count, saved = engine.counter.count, 0
+    for i in engine.order:
+        for c in engine.items[i].tool_calls or ():
+            args = str((c.get("function") or {}).get("arguments") or "")
+            short = shorten_arguments(args) if c.get("id") in answered else None
+            if short is not None:
+                saved += count(args) - count(short)
+    return saved
 
 
 def record(engine: Any, asm: Assembly) -> None:

@@ -128,11 +128,11 @@ def _scanners() -> tuple[tuple[re.Pattern[str], str | None], ...]:
 _RE2_WIDER = (
     (re.compile(r"\(\?:\(\?<=\\W\)\|\(\?<=\^\)\)"), ""),  # (?:(?<=\W)|(?<=^)): dropped
     (re.compile(r"\(\?<?[!=](?:[^()\\]|\\.)*\)"), ""),  # other lookarounds without groups: dropped
-    (re.compile(r"\{(\d+),\d{4,}\}"), r"{\1,}"),  # {50,1024}: {50,}
-    (re.compile(r"\{,(\d+)\}"), r"{0,\1}"),  # {,n}: Python's {0,n} (RE2 reads it as text)
-    # A leading run of character classes with a counted repetition, dropped (a match of the rest is in every
-    # match of the whole): Discord's ``[MNO][a-zA-Z\d_-]{23,25}`` grew RE2's DFA on base64 (~1 s a MB).
-    (re.compile(r"^(?:\[(?:[^\]\\]|\\.)+\])+\{\d+(?:,\d*)?\}"), ""),
+    (re.compile(r"(?<!\\)\{(\d+),\d{4,}\}"), r"{\1,}"),  # {50,1024}: {50,}
+    (re.compile(r"(?<!\\)\{,(\d+)\}"), r"{0,\1}"),  # {,n}: Python's {0,n} (RE2 reads it as text)
+    # A leading run of character classes with a counted repetition (greedy; no class opening with "]"),
+    # dropped (a match of the rest is in every match of the whole): Discord's ``[MNO][a-zA-Z\d_-]{23,25}`` grew RE2's DFA on base64 (~1 s a MB).
+    (re.compile(r"^(?:\[(?!\^?\])(?:[^\]\\]|\\.)+\])+\{\d+(?:,\d*)?\}(?![?+])"), ""),
 )
 #: Python's ``\s`` in ASCII text, as the inside of a character class (RE2's ``\s`` has no ``\v``, ``\x1c``-``\x1f``).
 _PY_BLANKS = "\\t\\n\\v\\f\\r \\x1c-\\x1f"

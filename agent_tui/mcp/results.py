@@ -17,6 +17,7 @@ from typing import Any
 import mcp_types as types
 
 from agent_tui.core.parse import loads_json
+from agent_tui.core.redact_whole import redact_whole
 from agent_tui.core.results import ResultStore
 from agent_tui.core.tokens import counter_for
 from agent_tui.mcp.config import ToolSettings
@@ -150,6 +151,7 @@ def exact_view(
     raw = counter.count(text)
     if raw <= max_tokens:
         return text, None, raw, raw
+    text = redact_whole(text)  # before the cut: the part of a secret left after it is not recognisable
     handle = store.put(text, {"label": label, "chars": len(text), "tokens": raw, "shape": "exact"})
     footer = f"\n[truncated; whole output stored as {handle}: {len(text):,} chars, {raw:,} tokens; {fetch_hint(handle, text)}]"
     head = get_page(text, 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.core.redact_whole import redact_whole
 from agent_tui.tools.base import ToolContext, ToolError, ToolResult, ToolSpec, make_result
 from agent_tui.tools.paging import get_page, page_count, page_header
 
@@ -46,6 +47,7 @@ async def fetch_result(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     content = ctx.results.get(handle)
     if content is None:
         raise ToolError(f"Unknown handle '{handle}': nothing is stored under it.")
+    content = redact_whole(content)  # (a store kept in memory holds it as it came) before a page cuts it
     try:
         text = get_page(content, page)
     except ValueError as exc:

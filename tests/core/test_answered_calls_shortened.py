@@ -53,3 +53,29 @@ def test_a_preview_never_changes_the_history() -> None:
     assert preview.breakdown.over_budget
     (item,) = [it for it in e.items.values() if it.tool_calls]
     assert json.loads(item.tool_calls[0]["function"]["arguments"])["command"] == _heredoc("a", 4_000)
+
+
+def test_a_call_whose_result_is_an_error_keeps_its_arguments() -> None:
+    """A write that failed (a missing folder) is sent again, mended: the model needs its text (a reviewer's
+    finding: it was shortened like any call that ran)."""
+    e = ContextEngine(Settings.default(window=8_000))
+    e.add_user("TASK-MARK " + filler("task", 2_600))
+    body = filler("new", 3_500) + " UNIQUE-END-MARK"
+    e.add_assistant("Writing b.py", [call("c1", name="write_file", path="no/such/b.py", content=body)])
+    e.add_tool_result("c1", "write_file", "Error: no/such does not exist", provenance={"error": True})
+    asm = e.assemble()
+    sent = {c["id"]: json.loads(c["function"]["arguments"]) for m in asm.messages for c in m.get("tool_calls") or []}
+    assert sent["c1"]["content"] == body
+    (failed,) = [it for it in e.items.values() if it.tool_calls and it.tool_calls[0]["id"] == "c1"]
+    assert json.loads(failed.tool_calls[0]["function"]["arguments"])["content"] == body
+
+
+def test_nothing_is_shortened_when_it_would_not_bring_the_request_within_budget() -> None:
+    e = ContextEngine(Settings.default(window=8_000))
+    e.add_user("TASK-MARK " + filler("task", 6_700))
+    e.add_assistant("Writing the fix.", [call("c1", command=_heredoc("a", 400))])
+    e.add_tool_result("c1", "run_command", "<returncode>0</returncode>")
+    asm = e.assemble()
+    assert asm.breakdown.over_budget
+    (item,) = [it for it in e.items.values() if it.tool_calls]
+    assert json.loads(item.tool_calls[0]["function"]["arguments"])["command"] == _heredoc("a", 400)

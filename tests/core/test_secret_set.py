@@ -116,7 +116,8 @@ def test_the_rewrite_for_re2_matches_wherever_python_does(pattern: str) -> None:
         check.hypothesis.inner_test(text)  # (the texts where RE2 and Python read differently)
 
 
-@pytest.mark.parametrize("pattern", [r"ab{,3}c", r"[MNO][a-z\d_-]{3,5}\.[a-z]{2}", r"[0-9a-z]{4}-us[0-9]{1,2}"])
+@pytest.mark.parametrize("pattern", [r"ab{,3}c", r"[MNO][a-z\d_-]{3,5}\.[a-z]{2}", r"[0-9a-z]{4}-us[0-9]{1,2}",
+                                     r"[^]{3}]x", r"\{,3}k", r"[a-z]{2,4}?x", r"\{2,5000}q"])
 def test_the_widened_form_matches_wherever_python_does(pattern: str) -> None:
     """``{,n}`` is read as Python reads it (RE2 took it as text) and a leading counted run of classes is
     dropped: the set's form of a regex finds a match wherever the regex does."""
@@ -128,6 +129,7 @@ def test_the_widened_form_matches_wherever_python_does(pattern: str) -> None:
     for rule, repl in _RE2_WIDER:
         widened = rule.sub(repl, widened)
     ours, theirs = re.compile(pattern), re2.compile(_as_python_reads(widened, False))
-    for text in ("ac", "abbbc", "xMa1_9.bc", "N-abcd.zz", "abcd-us1", "0a9z-us12", "no match here"):
+    for text in ("ac", "abbbc", "xMa1_9.bc", "N-abcd.zz", "abcd-us1", "0a9z-us12", "no match here", "ax", "{,3}k",
+                 "abx", "{2,5000}q"):
         if ours.search(text):
             assert theirs.search(text), (pattern, widened, text)

@@ -81,3 +81,25 @@ def test_a_pgpass_line_picked_from_the_middle_is_masked_under_its_line_number() 
     lines = [f"line {i}" for i in range(150)] + [entry] + [f"tail {i}" for i in range(150)]
     shown, _ = shape_output("\n".join(lines), counter_for(None))
     assert "L151:" in shown and "Tq7vLm2pXw9rKs4n" not in shown, shown
+
+
+async def test_a_page_of_a_stored_output_and_an_mcp_head_are_cut_from_redacted_text() -> None:
+    """A store kept in memory holds an output as it came; a page boundary (8,000 characters) or the head an
+    MCP 'exact' result keeps cut a token in two, and neither half was recognisable (a reviewer's finding)."""
+    from agent_tui.core.results import MemoryResultStore
+    from agent_tui.mcp.results import exact_view
+    from agent_tui.tools.fetch import fetch_result
+
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4"
+    body = ("log line of ordinary text\n" * 400)[:8000 - 25] + "export GH_TOKEN=" + token + "\n" + "more\n" * 3000
+    store = MemoryResultStore()
+    head, handle, _, _ = exact_view(body, 3_000, store, "mcp:x", None)
+    assert handle is not None and not any(token[:k] in head for k in range(8, len(token) + 1))
+
+    from tests.tools.fakes import FakeContext
+
+    raw = MemoryResultStore()
+    ctx = FakeContext(workspace=Path("/nonexistent"), results=raw)
+    kept = raw.put(body)  # (as a store kept in memory holds an output: as it came)
+    shown = [(await fetch_result({"handle": kept, "page": n}, ctx)).text for n in (1, 2)]
+    assert not any(token[k:k + 8] in "".join(shown) for k in range(0, len(token) - 7)), shown[1][:200]
