@@ -18,11 +18,23 @@ def _heredoc(tag: str, words: int) -> str:
     return f"cat > fix_{tag}.py << 'EOF'\n{filler(tag, words)}\nEOF"
 
 
-def test_an_over_budget_request_shortens_the_calls_that_ran_and_fits() -> None:
-    e = ContextEngine(Settings.default(window=8_000))
-    e.add_user("TASK-MARK " + filler("task", 2_600))
-    e.add_assistant("Writing the fix.", [call("c1", command=_heredoc("a", 4_000))])
+def _session(window: int, task_words: int, heredoc_words: int) -> ContextEngine:
+    """A task, then a step whose command wrote a heredoc and succeeded."""
+    e = ContextEngine(Settings.default(window=window))
+    e.add_user("TASK-MARK " + filler("task", task_words))
+    e.add_assistant("Writing the fix.", [call("c1", command=_heredoc("a", heredoc_words))])
     e.add_tool_result("c1", "run_command", "<returncode>0</returncode>")
+    return e
+
+
+def _written(e: ContextEngine) -> str:
+    """The command of the engine's one call, as the engine keeps it."""
+    (item,) = [it for it in e.items.values() if it.tool_calls]
+    return str(json.loads(item.tool_calls[0]["function"]["arguments"])["command"])
+
+
+def test_an_over_budget_request_shortens_the_calls_that_ran_and_fits() -> None:
+    e = _session(8_000, 2_600, 4_000)
     asm = e.assemble()
     sent = [c for m in asm.messages for c in m.get("tool_calls") or []]
     assert [c["id"] for c in sent] == ["c1"]
@@ -33,10 +45,7 @@ def test_an_over_budget_request_shortens_the_calls_that_ran_and_fits() -> None:
 
 
 def test_a_request_within_budget_keeps_every_call_as_written() -> None:
-    e = ContextEngine(Settings.default(window=64_000))
-    e.add_user("TASK-MARK " + filler("task", 2_600))
-    e.add_assistant("Writing the fix.", [call("c1", command=_heredoc("a", 4_000))])
-    e.add_tool_result("c1", "run_command", "<returncode>0</returncode>")
+    e = _session(64_000, 2_600, 4_000)
     asm = e.assemble()
     sent = [c for m in asm.messages for c in m.get("tool_calls") or []]
     assert json.loads(sent[0]["function"]["arguments"])["command"] == _heredoc("a", 4_000)
@@ -45,14 +54,10 @@ def test_a_request_within_budget_keeps_every_call_as_written() -> None:
 def test_a_preview_never_changes_the_history() -> None:
     """The gauge's preview assembly (``log=False``) reports the request as it stands; only the loop's
     assembly (the request that goes out) shortens."""
-    e = ContextEngine(Settings.default(window=8_000))
-    e.add_user("TASK-MARK " + filler("task", 2_600))
-    e.add_assistant("Writing the fix.", [call("c1", command=_heredoc("a", 4_000))])
-    e.add_tool_result("c1", "run_command", "<returncode>0</returncode>")
+    e = _session(8_000, 2_600, 4_000)
     preview = e.assemble(log=False)
     assert preview.breakdown.over_budget
-    (item,) = [it for it in e.items.values() if it.tool_calls]
-    assert json.loads(item.tool_calls[0]["function"]["arguments"])["command"] == _heredoc("a", 4_000)
+    assert _written(e) == _heredoc("a", 4_000)
 
 
 def test_a_call_whose_result_is_an_error_keeps_its_arguments() -> None:
@@ -71,11 +76,7 @@ def test_a_call_whose_result_is_an_error_keeps_its_arguments() -> None:
 
 
 def test_nothing_is_shortened_when_it_would_not_bring_the_request_within_budget() -> None:
-    e = ContextEngine(Settings.default(window=8_000))
-    e.add_user("TASK-MARK " + filler("task", 6_700))
-    e.add_assistant("Writing the fix.", [call("c1", command=_heredoc("a", 400))])
-    e.add_tool_result("c1", "run_command", "<returncode>0</returncode>")
+    e = _session(8_000, 6_700, 400)
     asm = e.assemble()
     assert asm.breakdown.over_budget
-    (item,) = [it for it in e.items.values() if it.tool_calls]
-    assert json.loads(item.tool_calls[0]["function"]["arguments"])["command"] == _heredoc("a", 400)
+    assert _written(e) == _heredoc("a", 400)
