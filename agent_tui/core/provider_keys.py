@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from agent_tui.core.secret_words import WordSet
+
 #: Keys of the model providers agent-tui talks to that detect-secrets 1.5 has no plugin for (Anthropic,
 #: Google AI Studio, DeepSeek, OpenRouter, Hugging Face, Groq, xAI) or finds only with the legacy
 #: ``T3BlbkFJ`` marker (OpenAI project, service-account and admin keys), and GitHub's fine-grained
@@ -52,6 +54,7 @@ PREFIXES: tuple[str, ...] = ("sk-", "AIza", "hf_", "gsk_", "xai-", "github_pat_"
                              "sk_test_", "rk_live_", "rk_test_", "pul-", "hvs.", "hvb.", "hvr.", "LS0tLS1CRUdJTiB")
 """Every match of :data:`PROVIDER_KEYS` starts with one of these."""
 
+_PREFIX_WORDS = WordSet(PREFIXES)
 _ONE = re.compile("|".join(f"(?P<k{n}>{p.pattern})" for n, (_, p) in enumerate(PROVIDER_KEYS)))
 _KINDS = {f"k{n}": kind for n, (kind, _) in enumerate(PROVIDER_KEYS)}
 
@@ -62,7 +65,7 @@ _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 
 def provider_keys(text: str) -> list[tuple[int, int, str]]:
     """(start, end, kind) of every provider key in ``text`` (a key starts a word)."""
-    if not any(p in text for p in PREFIXES):
+    if not _PREFIX_WORDS.present(text):
         return []
     return [(m.start(), m.end(), _KINDS[m.lastgroup or ""]) for m in _ONE.finditer(text)
             if m.start() == 0 or text[m.start() - 1] not in _WORD]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from agent_tui.core.secret_cli import password_like
 from agent_tui.core.secret_gates import TextView
 from agent_tui.core.secret_values import Finding
+from agent_tui.core.secret_words import WordSet
 
 #: A quoted SQL string's value (also with its quotes escaped, SQL inside JSON), group ``v``.
 _SQL_VALUE = r"N?(?P<q>\\?['\"])(?P<v>[^'\"\\\n]{1,200}+)(?P=q)"
@@ -110,7 +111,7 @@ def positional_secrets(text: str, view: TextView | None = None) -> Iterator[Find
     """Passwords given by place or by a program's own keyword (see the module's docstring)."""
     low = None if view is None else view.lowered
     whole = [(0, len(text))]
-    present = None if low is None else {w for w in _ALL_WORDS if w in low}
+    present = None if low is None else _WORDS.present(text, low)
     for rule in _RULES:
         if present is None:
             yield from rule.find(text, whole)
@@ -390,3 +391,4 @@ _RULES: tuple[_Rule, ...] = (
 )
 #: Every rule's words, looked up once per text (a word shared by two rules is not searched twice).
 _ALL_WORDS: tuple[str, ...] = tuple(dict.fromkeys(w for rule in _RULES for w in rule.words))
+_WORDS = WordSet(_ALL_WORDS, fold=True)

@@ -307,6 +307,19 @@ _CHANGES = re.compile(
     r"\b(sed|perl|ruby)\b[^|;&\n]{0,300}?[ \t](-[a-zA-Z]*i|--in-place)\b"
     r"|\bgit\s+(apply|am|checkout|restore|reset|stash|revert|mv|rm)\b|(^|[;&|(]\s*)(mv|cp|rm)\s",
 )
+#: ``_CHANGES``'s alternatives apart, each behind a word every match of it holds: a long command (a heredoc
+#: of a whole file) was searched from every position for the one with no literal start.
+_CHANGE_PARTS = (
+    (("sed", "perl", "ruby"), re.compile(r"\b(sed|perl|ruby)\b[^|;&\n]{0,300}?[ \t](-[a-zA-Z]*i|--in-place)\b")),
+    (("git",), re.compile(r"\bgit\s+(apply|am|checkout|restore|reset|stash|revert|mv|rm)\b")),
+    (("mv", "cp", "rm"), re.compile(r"(^|[;&|(]\s*)(mv|cp|rm)\s")),
+)
+
+
+def changes_files(command: str) -> bool:
+    """``_CHANGES.search(command)`` is not None, found faster."""
+    return any(any(w in command for w in words) and regex.search(command) is not None
+               for words, regex in _CHANGE_PARTS)
 
 
 def file_changing_commands(item: ContextItem) -> list[str]:
@@ -319,7 +332,7 @@ def file_changing_commands(item: ContextItem) -> list[str]:
         cmd = _arguments(call).get("command")
         if isinstance(cmd, list):
             cmd = " ".join(str(c) for c in cmd)
-        if isinstance(cmd, str) and cmd.strip() and _CHANGES.search(cmd):
+        if isinstance(cmd, str) and cmd.strip() and changes_files(cmd):
             cmd = cmd.strip()
             if len(cmd) > CHANGE_CHARS:
                 cmd = cmd[:CHANGE_CHARS * 2 // 3] + " … " + cmd[-CHANGE_CHARS // 3:]
