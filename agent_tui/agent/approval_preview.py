@@ -109,14 +109,14 @@ def edit_diff(args: dict[str, Any], workspace: Path | None) -> str:
     new = str(args.get("new_text", "")).replace("\r\n", "\n")
     found = _current(workspace, path)
     if found is not None and old:
-        from agent_tui.tools.fs_edit import non_overlapping, occurrences, replaced, with_bom_of
+        from agent_tui.tools.fs_edit import edited, occurrences
 
         rel, text = found
         old, new = _unmasked(text, old, new)
         spans = occurrences(text, old)  # (the tool's own matching: overlapping occurrences count)
         count = len(spans)
         if count == 1 or (count > 1 and args.get("replace_all")):
-            diff = unified(text, with_bom_of(text, replaced(text, non_overlapping(spans), new)), rel)
+            diff = unified(text, edited(text, spans, new), rel)
             if count > 1:
                 diff = f"# {count} occurrences replaced\n{diff}"
             return diff

@@ -52,7 +52,6 @@ from .llm_types import (
     Usage,
     UsageTotals,
 )
-from .ollama_fit import fit_answer
 
 __all__ = [
     "Completion", "ContextOverflow", "LLMClient", "LLMConfig", "LLMError", "LLMEvent",
@@ -176,16 +175,13 @@ async def stream_completion(
     cache_breakpoints: Sequence[int] = (),
     session_id: str | None = None,
     reasoning: Mapping[str, Mapping[str, Any]] | None = None,
-    prompt_tokens: int | None = None,
 ) -> AsyncIterator[LLMEvent]:
     """Stream one model call: ``TextDelta``/``ReasoningDelta``/``ToolCallDelta`` events,
     ``Retrying`` before each retry, and a final ``Completion``.
 
     ``cache_breakpoints`` (the assembly's stable-segment ends), ``session_id`` (the
     prompt-cache key) and ``reasoning`` (kept provider data by tool-call id) shape the
-    request per provider (:mod:`agent_tui.agent.llm_provider`).  ``prompt_tokens``: the request's
-    size as the server will count it (estimated), which an Ollama answer must fit beside
-    (:mod:`agent_tui.agent.ollama_fit`).
+    request per provider (:mod:`agent_tui.agent.llm_provider`).
 
     Raises :class:`NoModelConfigured`, :class:`ContextOverflow`,
     :class:`StreamInterrupted` or :class:`LLMError`.  Cancelling the consuming task
@@ -193,7 +189,6 @@ async def stream_completion(
     """
     if config is None or not (config.model or "").strip():  # (None: a session opened with no model at all)
         raise NoModelConfigured()
-    config = fit_answer(config, prompt_tokens)
     litellm = await _aload()
     kwargs = request_kwargs(config, messages, tools, breakpoints=cache_breakpoints, session_id=session_id,
                             reasoning=reasoning)

@@ -29,6 +29,7 @@ from agent_tui.agent.loop_memory import MemoryEvents
 from agent_tui.agent.loop_reasoning import ReasoningMixin, thinking_text
 from agent_tui.agent.loop_streamed import StreamKeeper
 from agent_tui.agent.loop_window import WindowLimits
+from agent_tui.agent.ollama_fit import fit_answer
 from agent_tui.agent.permissions import Policy
 from agent_tui.agent.prompts import render_prompt
 from agent_tui.agent.text_tool_calls import TextCalls, adopt_text_calls, local_server
@@ -227,12 +228,12 @@ class Agent(ReasoningMixin, StreamKeeper, WindowLimits, MemoryEvents):
                         yield e
                     completion = None
                     partial = ""
-                    eng.request_sent(asm)
                     try:
+                        llm = fit_answer(self.llm, budget_event.estimated_prompt_tokens)  # (Ollama: may refuse it here)
+                        eng.request_sent(asm)
                         async for e in llm_mod.stream_completion(
-                                self.llm, asm.messages, asm.tools or None, cache_breakpoints=asm.cache_breakpoints,
-                                session_id=eng.session_id, reasoning=self._reasoning_map(),
-                                prompt_tokens=budget_event.estimated_prompt_tokens):
+                                llm, asm.messages, asm.tools or None, cache_breakpoints=asm.cache_breakpoints,
+                                session_id=eng.session_id, reasoning=self._reasoning_map()):
                             if isinstance(e, llm_mod.TextDelta):
                                 partial += e.text
                                 self._keep_streamed(partial)

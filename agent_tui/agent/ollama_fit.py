@@ -24,12 +24,12 @@ MARGIN = 0.02
 """Share added to the prompt's estimate (the engine's count, calibrated to the server's, is not exact)."""
 
 
-def fit_answer(config: LLMConfig, prompt_tokens: int | None) -> LLMConfig:
+def fit_answer(config: LLMConfig | None, prompt_tokens: int | None) -> LLMConfig | None:
     """``config`` with its answer limit lowered to what ``num_ctx`` leaves beside a prompt of
     ``prompt_tokens`` (the server's count, estimated); unchanged for other providers or with no estimate.
     Raises :class:`ContextOverflow` when less than :data:`MIN_ANSWER` is left (or than the configured limit,
     when that is lower)."""
-    if prompt_tokens is None or not config.num_ctx or family_of(config) != "ollama":
+    if config is None or prompt_tokens is None or not config.num_ctx or family_of(config) != "ollama":
         return config
     window = int(config.num_ctx)
     room = window - int(prompt_tokens * (1 + MARGIN))

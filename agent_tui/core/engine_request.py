@@ -65,10 +65,14 @@ def shorten_answered(engine: Any, need: int | None = None) -> int:
 
 
 def _saving(engine: Any, answered: set[str]) -> int:
-    """Tokens ``shorten_answered`` would save on the calls in ``answered`` (counted, nothing changed)."""
+    """Tokens ``shorten_answered`` would save in the request on the calls in ``answered`` (counted, nothing
+    changed; a call no longer in the window saves nothing there)."""
     count, saved = engine.counter.count, 0
     for i in engine.order:
-        for c in engine.items[i].tool_calls or ():
+        it = engine.items[i]
+        if not it.in_window:
+            continue
+        for c in it.tool_calls or ():
             args = str((c.get("function") or {}).get("arguments") or "")
             short = shorten_arguments(args) if c.get("id") in answered else None
             if short is not None:

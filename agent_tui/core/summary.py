@@ -303,17 +303,15 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-_CHANGES = re.compile(
-    r"\b(sed|perl|ruby)\b[^|;&\n]{0,300}?[ \t](-[a-zA-Z]*i|--in-place)\b"
-    r"|\bgit\s+(apply|am|checkout|restore|reset|stash|revert|mv|rm)\b|(^|[;&|(]\s*)(mv|cp|rm)\s",
-)
-#: ``_CHANGES``'s alternatives apart, each behind a word every match of it holds: a long command (a heredoc
-#: of a whole file) was searched from every position for the one with no literal start.
+#: The alternatives of the commands that may change files, each behind a word every match of it holds: a long
+#: command (a heredoc of a whole file) was searched from every position for the one with no literal start.
 _CHANGE_PARTS = (
     (("sed", "perl", "ruby"), re.compile(r"\b(sed|perl|ruby)\b[^|;&\n]{0,300}?[ \t](-[a-zA-Z]*i|--in-place)\b")),
     (("git",), re.compile(r"\bgit\s+(apply|am|checkout|restore|reset|stash|revert|mv|rm)\b")),
     (("mv", "cp", "rm"), re.compile(r"(^|[;&|(]\s*)(mv|cp|rm)\s")),
 )
+_CHANGES = re.compile("|".join(regex.pattern for _, regex in _CHANGE_PARTS))
+"""The commands that may change files, as one regex (what ``changes_files`` answers)."""
 
 
 def changes_files(command: str) -> bool:

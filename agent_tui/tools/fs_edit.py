@@ -142,6 +142,12 @@ def non_overlapping(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return taken
 
 
+def edited(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
+    """``text`` with ``new_text`` in place of the occurrences at ``spans`` (``occurrences``) as the edit makes
+    it: left to right without overlap, the file's byte order mark kept."""
+    return with_bom_of(text, replaced(text, non_overlapping(spans), new_text))
+
+
 def replaced(text: str, spans: list[tuple[int, int]], new_text: str) -> str:
     """``text`` with each span replaced by ``new_text`` in that span's line endings; nothing else changes."""
     parts: list[str] = []
@@ -187,9 +193,8 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, s
             f"old_text occurs {len(spans)} times in {rel} (at lines {at}). Include more "
             "surrounding lines so it is unique, or set replace_all=true to change all of them."
         )
-    spans = non_overlapping(spans)
-    where = [current.count("\n", 0, start) + 1 for start, _ in spans]
-    updated = with_bom_of(current, replaced(current, spans, new_text))
+    where = [current.count("\n", 0, start) + 1 for start, _ in non_overlapping(spans)]
+    updated = edited(current, spans, new_text)
     if updated == current:
         raise ToolError(
             f"This edit would leave {rel} as it is: old_text and new_text differ only in the byte order mark "

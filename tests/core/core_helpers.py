@@ -70,3 +70,17 @@ def request_text(messages: Sequence[dict[str, Any]]) -> str:
         if m.get("tool_calls"):
             parts.append(json.dumps(m["tool_calls"]))
     return "\n".join(p for p in parts if p)
+
+
+def without_re2(monkeypatch: Any) -> None:
+    """Make ``import re2`` fail from now on in this test (google-re2 missing, a broken install)."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_re2(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "re2":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_re2)

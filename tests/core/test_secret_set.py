@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agent_tui.core import secret_plugins
 from agent_tui.core.secret_plugins import _ascii_set, _may_match, detectors
 from agent_tui.core.secrets import find_secrets
+from tests.core.core_helpers import without_re2
 
 ASCII = st.characters(max_codepoint=127)
 REGEXES = [(n, kind, regex) for n, (kind, regex, _, _) in enumerate(detectors()[0])]
@@ -69,17 +70,8 @@ def test_the_scan_with_the_set_finds_what_the_full_scan_finds(text: str) -> None
 
 def test_without_re2_every_regex_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """google-re2 missing (a broken install): no regex is skipped by the set, the findings are the same."""
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_re2(name: str, *args: object, **kwargs: object) -> object:
-        if name == "re2":
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
-
     secret_plugins._ascii_set.cache_clear()
-    monkeypatch.setattr(builtins, "__import__", no_re2)
+    without_re2(monkeypatch)
     try:
         found, outside = _ascii_set()
         assert found is None and outside == frozenset(range(len(REGEXES)))

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from agent_tui.core.provider_keys import PREFIXES
 from agent_tui.core.secret_positional import _ALL_WORDS
 from agent_tui.core.secret_words import WordSet
+from tests.core.core_helpers import without_re2
 
 pieces = st.lists(st.one_of(st.sampled_from([*PREFIXES, *_ALL_WORDS, *(w.upper() for w in _ALL_WORDS), "PassWord",
                                              "\u0130", "\u212a", "é", "\n", " "]),
@@ -23,16 +24,7 @@ def test_the_words_found_are_the_substring_tests(text: str) -> None:
 
 
 def test_without_re2_the_substring_tests_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
-    real = builtins.__import__
-
-    def no_re2(name: str, *args: object, **kwargs: object) -> object:
-        if name == "re2":
-            raise ImportError(name)
-        return real(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_re2)
+    without_re2(monkeypatch)
     words = WordSet(("sudo", "passwd"), fold=True)
     assert words.present("SUDO -S < file; cat /etc/PASSWD") == {"sudo", "passwd"}
     assert words._set is None
